@@ -1,0 +1,68 @@
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { defaultFieldResolver, getNamedType, isObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import type { AccessRule } from '../../lib/access/requestAccess.js';
+import type { GraphQLContext } from './context.js';
+import { typeDefs } from './generated/typeDefs.js';
+import { operationRules } from './operations.js';
+import { resolvers } from './resolvers/index.js';
+
+const isNamespace = (type: GraphQLObjectType) => type.name.endsWith('Namespace');
+
+export interface OperationField {
+  operation: 'query' | 'mutation';
+  path: string;
+  type: GraphQLObjectType;
+  fieldName: string;
+}
+
+/** Every operation of the schema: root fields and fields of namespace types, as dotted paths. */
+export function listOperations(schema: GraphQLSchema): OperationField[] {
+  const found: OperationField[] = [];
+  const walk = (operation: 'query' | 'mutation', type: GraphQLObjectType, prefix: string) => {
+    for (const field of Object.values(type.getFields())) {
+      const path = prefix ? `${prefix}.${field.name}` : field.name;
+      const target = getNamedType(field.type);
+      if (isObjectType(target) && isNamespace(target)) walk(operation, target, path);
+      else found.push({ operation, path, type, fieldName: field.name });
+    }
+  };
+  const query = schema.getQueryType();
+  const mutation = schema.getMutationType();
+  if (query) walk('query', query, '');
+  if (mutation) walk('mutation', mutation, '');
+  return found;
+}
+
+/**
+ * Builds the executable schema. Namespace fields resolve to an empty object; every operation field is
+ * wrapped so that its access rule is checked before its resolver runs.
+ */
+export function buildSchema(rules: typeof operationRules = operationRules): GraphQLSchema {
+  const schema = makeExecutableSchema<GraphQLContext>({ typeDefs, resolvers: resolvers as never });
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const target = getNamedType(field.type);
+      if (isObjectType(target) && isNamespace(target)) field.resolve = () => ({});
+    }
+  }
+  const operations = listOperations(schema);
+  const missing = operations.filter((op) => !rules[op.operation][op.path]).map((op) => `${op.operation} ${op.path}`);
+  if (missing.length > 0) throw new Error(`Operations without an access rule in operations.ts: ${missing.join(', ')}`);
+  const known = new Set(operations.map((op) => `${op.operation} ${op.path}`));
+  const extra = (['query', 'mutation'] as const).flatMap((kind) => Object.keys(rules[kind]).map((path) => `${kind} ${path}`)).filter((key) => !known.has(key));
+  if (extra.length > 0) throw new Error(`Access rules for operations the schema does not have: ${extra.join(', ')}`);
+  for (const op of operations) {
+    const field = op.type.getFields()[op.fieldName]!;
+    field.resolve = guarded(rules[op.operation][op.path]!, field.resolve ?? defaultFieldResolver);
+  }
+  return schema;
+}
+
+function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, resolve: R): R {
+  const wrapped = async (parent: unknown, args: unknown, context: GraphQLContext, info: unknown) => {
+    await context.access.authorize(rule);
+    return (resolve as unknown as (...a: unknown[]) => unknown)(parent, args, context, info);
+  };
+  return wrapped as unknown as R;
+}

@@ -1,0 +1,66 @@
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError as yogaMaskError } from 'graphql-yoga';
+import { authenticate } from '../../lib/access/caller.js';
+import { RequestAccess } from '../../lib/access/requestAccess.js';
+import { DomainError } from '../../lib/errors.js';
+import type { Store } from '../../lib/store/client.js';
+import type { GraphQLContext } from './context.js';
+import { buildSchema } from './schema.js';
+
+/** The DomainError behind a GraphQL error, however deeply graphql-js wrapped it. */
+function domainErrorOf(error: unknown): DomainError | undefined {
+  let current: unknown = error;
+  while (current) {
+    if (current instanceof DomainError) return current;
+    current = current instanceof GraphQLError ? current.originalError : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Domain errors keep their message and code (and the HTTP status of request-level failures); GraphQL's
+ * own errors (syntax, validation) pass through; anything else is masked as an internal error.
+ */
+function maskError(error: unknown, message: string, isDev?: boolean): Error {
+  const domain = domainErrorOf(error);
+  if (domain) {
+    const source = error instanceof GraphQLError ? error : undefined;
+    return new GraphQLError(domain.message, {
+      nodes: source?.nodes,
+      path: source?.path,
+      extensions: {
+        code: domain.code,
+        ...domain.details,
+        ...(domain.httpStatus ? { http: { status: domain.httpStatus } } : {}),
+      },
+    });
+  }
+  return yogaMaskError(error, message, isDev);
+}
+
+export interface YogaOptions {
+  store: Store;
+  /** Serve GraphiQL on GET /graphql (local stack only). */
+  graphiql: boolean;
+}
+
+export function createGraphQLServer({ store, graphiql }: YogaOptions) {
+  return createYoga<Record<string, unknown>, GraphQLContext>({
+    schema: buildSchema(),
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: graphiql ? { title: 'PLM API', headers: JSON.stringify({ 'x-api-key': '', 'x-organization': '@', 'x-library': '@' }, null, 2) } : false,
+    maskedErrors: { maskError },
+    context: async ({ request }) => {
+      const caller = await authenticate(store, {
+        apiKey: request.headers.get('x-api-key') ?? undefined,
+        authorization: request.headers.get('authorization') ?? undefined,
+      });
+      const access = new RequestAccess(store, caller, {
+        organization: request.headers.get('x-organization')?.trim() || undefined,
+        library: request.headers.get('x-library')?.trim() || undefined,
+      });
+      return { store, caller, access };
+    },
+  });
+}

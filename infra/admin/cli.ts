@@ -1,0 +1,73 @@
+/**
+ * Operator CLI. `npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME
+ * --library-slug SLUG --email EMAIL [--plan PLAN]` creates a tenant and prints one JSON line.
+ *
+ * Target table: the local stack's DynamoDB Local (DYNAMODB_PORT, TABLE_NAME, same defaults as npm start),
+ * unless TABLE_NAME is set together with AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID) and no
+ * DYNAMODB_ENDPOINT/DYNAMODB_PORT: then the deployed table in AWS_REGION.
+ */
+import { parseArgs } from 'node:util';
+import { DomainError } from '../../lib/errors.js';
+import { bootstrapTenant } from '../../lib/orgs/bootstrap.js';
+import { createStore } from '../../lib/store/client.js';
+import { localConfig } from '../local/config.js';
+
+const usage = `Usage:
+  npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME --library-slug SLUG --email EMAIL [--plan PLAN]`;
+
+function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
+  if (deployed || env.DYNAMODB_ENDPOINT) return env;
+  const config = localConfig(env);
+  return { ...env, DYNAMODB_ENDPOINT: `http://127.0.0.1:${config.dynamodbPort}`, TABLE_NAME: config.tableName };
+}
+
+function fail(message: string, status: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(status);
+}
+
+async function bootstrap(args: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        'org-name': { type: 'string' },
+        'org-slug': { type: 'string' },
+        'library-name': { type: 'string' },
+        'library-slug': { type: 'string' },
+        email: { type: 'string' },
+        plan: { type: 'string' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    fail(`${(error as Error).message}\n${usage}`, 2);
+  }
+  const required = ['org-name', 'org-slug', 'library-name', 'library-slug', 'email'] as const;
+  const missing = required.filter((name) => !values[name]);
+  if (missing.length) fail(`Missing ${missing.map((m) => `--${m}`).join(', ')}\n${usage}`, 2);
+
+  const store = createStore(targetEnv(process.env));
+  try {
+    const result = await bootstrapTenant(store, {
+      orgName: values['org-name']!,
+      orgSlug: values['org-slug']!,
+      libraryName: values['library-name']!,
+      librarySlug: values['library-slug']!,
+      email: values.email!,
+      ...(values.plan ? { plan: values.plan } : {}),
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } catch (error) {
+    if (error instanceof DomainError) fail(`bootstrap refused (${error.code}): ${error.message}`, 2);
+    throw error;
+  } finally {
+    store.ddb.destroy();
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'bootstrap') await bootstrap(rest);
+else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);

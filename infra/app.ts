@@ -1,0 +1,34 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { passwordPolicies, type PasswordPolicyMode } from '../lib/accounts/passwordPolicy.js';
+import { PlmStack } from './stack.js';
+
+const app = new App();
+
+/** A deployment setting: CDK context (`-c key=value`) first, then the environment variable, then the default. */
+function setting(contextKey: string, envName: string, fallback: string): string {
+  const fromContext: unknown = app.node.tryGetContext(contextKey);
+  if (typeof fromContext === 'string' && fromContext !== '') return fromContext;
+  return process.env[envName] || fallback;
+}
+
+function passwordPolicyMode(mode: string): PasswordPolicyMode {
+  if (!Object.hasOwn(passwordPolicies, mode)) {
+    throw new Error(`passwordPolicy / PASSWORD_POLICY must be one of ${Object.keys(passwordPolicies).join(', ')}, not "${mode}"`);
+  }
+  return mode as PasswordPolicyMode;
+}
+
+// Without a trailing slash, so handlers can append paths such as /verify-email.
+const appUrl = setting('appUrl', 'APP_URL', 'http://localhost:3000').replace(/\/+$/, '');
+
+// Environment-agnostic on purpose: no lookups, so `cdk synth` runs offline without credentials.
+new PlmStack(app, setting('stackName', 'PLM_STACK_NAME', 'Plm'), {
+  description: 'PLM service: HTTP API, Lambda handlers, DynamoDB table, Cognito user pool',
+  appUrl,
+  authAllowedOrigins: setting('authAllowedOrigins', 'AUTH_ALLOWED_ORIGINS', new URL(appUrl).origin),
+  mailFrom: setting('mailFrom', 'MAIL_FROM', 'no-reply@example.com'),
+  passwordPolicy: passwordPolicyMode(setting('passwordPolicy', 'PASSWORD_POLICY', 'standard')),
+});
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { CapturedMail } from '../../lib/mail/mailer.js';
+import { newMeter, withMeter } from '../../lib/store/meter.js';
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export interface LocalHandlers {
+  graphql: LambdaHandler;
+  auth: LambdaHandler;
+  scim: LambdaHandler;
+}
+
+export interface LocalServerState {
+  /** Set once the emulators and the table are ready; /health answers 503 until then. */
+  handlers?: LocalHandlers;
+  outbox?: () => CapturedMail[];
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The API Gateway HTTP API (payload 2.0) event that the deployed stack would hand the function. */
+export function eventFromRequest(request: IncomingMessage, body: Buffer, routeKey: string): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const cookies = request.headers.cookie?.split(/;\s*/).filter(Boolean);
+  const textual = /json|text|graphql|x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(cookies?.length ? { cookies } : {}),
+    queryStringParameters: url.search ? Object.fromEntries(url.searchParams) : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: request.headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length ? (textual ? body.toString('utf8') : body.toString('base64')) : undefined,
+    isBase64Encoded: body.length > 0 && !textual,
+  } as APIGatewayProxyEventV2;
+}
+
+function route(pathname: string, method: string): { name: keyof LocalHandlers; routeKey: string } | undefined {
+  if (pathname === '/graphql') return { name: 'graphql', routeKey: `${method} /graphql` };
+  if (pathname.startsWith('/auth/')) return { name: 'auth', routeKey: 'ANY /auth/{proxy+}' };
+  if (pathname === '/scim/v2' || pathname.startsWith('/scim/v2/')) return { name: 'scim', routeKey: 'ANY /scim/v2/{proxy+}' };
+  return undefined;
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/**
+ * One HTTP server for the whole local stack: it routes like the deployed HTTP API and calls the same
+ * Lambda handlers in-process. Each response carries x-plm-consumed-capacity (local only) with the
+ * DynamoDB requests and capacity units the call used, for the benchmark.
+ */
+export function createLocalServer(state: LocalServerState): Server {
+  return createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const method = request.method ?? 'GET';
+      if (url.pathname === '/health') {
+        return send(response, state.handlers ? 200 : 503, { status: state.handlers ? 'ok' : 'starting' });
+      }
+      if (!state.handlers) return send(response, 503, { code: 'STARTING', message: 'The local stack is still starting' });
+      if (url.pathname === '/_local/mail' && method === 'GET') return send(response, 200, state.outbox?.() ?? []);
+      const target = route(url.pathname, method);
+      if (!target) return send(response, 404, { code: 'NOT_FOUND', message: `No route ${method} ${url.pathname}` });
+      const event = eventFromRequest(request, await readBody(request), target.routeKey);
+      const meter = newMeter();
+      const result = await withMeter(meter, () => state.handlers![target.name](event));
+      const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+      if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+      headers['x-plm-consumed-capacity'] = JSON.stringify(meter);
+      const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined;
+      response.writeHead(result.statusCode ?? 200, headers).end(body);
+    } catch (error) {
+      console.error('local server: handler failed', error);
+      if (!response.headersSent) send(response, 500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' });
+      else response.end();
+    }
+  });
+}

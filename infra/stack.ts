@@ -1,0 +1,256 @@
+import { fileURLToPath } from 'node:url';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { passwordPolicies, type PasswordPolicyMode } from '../lib/accounts/passwordPolicy.js';
+import { tableDefinition } from '../lib/store/table.js';
+
+export interface PlmStackProps extends StackProps {
+  /** Origin of the web application; verification links point at `${appUrl}/verify-email`. */
+  readonly appUrl: string;
+  /** Comma-separated origins allowed to call the signup and verification routes. */
+  readonly authAllowedOrigins: string;
+  /** Sender address of outbound mail; must be a verified SES identity in the deployed account. */
+  readonly mailFrom: string;
+  /** Password policy mode of the account routes (spec: standard or nist). */
+  readonly passwordPolicy: PasswordPolicyMode;
+}
+
+const functionNames = ['graphql', 'auth', 'scim'] as const;
+type FunctionName = (typeof functionNames)[number];
+
+const logRetention = logs.RetentionDays.THREE_MONTHS;
+
+/** JSON access log lines from HTTP API context variables (the CDK default format uses REST API variables). */
+const httpApiAccessLogFormat = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    requestTime: '$context.requestTime',
+    sourceIp: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    routeKey: '$context.routeKey',
+    path: '$context.path',
+    protocol: '$context.protocol',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+  }),
+);
+
+export class PlmStack extends Stack {
+  constructor(scope: Construct, id: string, props: PlmStackProps) {
+    super(scope, id, props);
+
+    const table = this.createTable();
+    const { userPool, userPoolClient } = this.createUserPool(props.passwordPolicy);
+
+    const environment = {
+      TABLE_NAME: table.tableName,
+      COGNITO_USER_POOL_ID: userPool.userPoolId,
+      COGNITO_CLIENT_ID: userPoolClient.userPoolClientId,
+      APP_URL: props.appUrl,
+      AUTH_ALLOWED_ORIGINS: props.authAllowedOrigins,
+      MAIL_FROM: props.mailFrom,
+      PASSWORD_POLICY: props.passwordPolicy,
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    const functions = Object.fromEntries(
+      functionNames.map((name) => [name, this.createFunction(name, environment, table)]),
+    ) as Record<FunctionName, NodejsFunction>;
+    this.grantAuthPermissions(functions.auth, userPool, props.mailFrom);
+
+    const api = this.createHttpApi(functions);
+
+    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
+  }
+
+  private createTable(): dynamodb.TableV2 {
+    const stringKey = (name: string): dynamodb.Attribute => ({ name, type: dynamodb.AttributeType.STRING });
+    return new dynamodb.TableV2(this, 'Table', {
+      partitionKey: stringKey(tableDefinition.partitionKey),
+      sortKey: stringKey(tableDefinition.sortKey),
+      globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+        indexName: index.indexName,
+        partitionKey: stringKey(index.partitionKey),
+        sortKey: stringKey(index.sortKey),
+      })),
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  private createUserPool(passwordPolicy: PasswordPolicyMode) {
+    const userPool = new cognito.UserPool(this, 'UserPool', {
+      signInAliases: { email: true },
+      // Accounts are created and verified by the /auth routes through the Admin APIs; Cognito sends no mail
+      // and offers no self-service flows of its own.
+      selfSignUpEnabled: false,
+      autoVerify: { email: false },
+      accountRecovery: cognito.AccountRecovery.NONE,
+      // lib/accounts enforces the spec policy before Cognito sees a password. Cognito repeats the length only:
+      // its character classes are narrower than the spec's (a symbol is any non-letter, non-digit, non-space).
+      passwordPolicy: {
+        minLength: passwordPolicies[passwordPolicy].minLength,
+        requireLowercase: false,
+        requireUppercase: false,
+        requireDigits: false,
+        requireSymbols: false,
+      },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(userPool).acknowledge(
+      {
+        id: 'AwsSolutions-COG1',
+        reason:
+          "Password rules are the spec's: lib/accounts enforces 12-256 characters with four character classes (standard) or 15-256 without (nist, after NIST SP 800-63B), plus a common-pattern check. Cognito enforces the same minimum length; its fixed symbol list would reject passwords the spec accepts, so it requires no classes.",
+      },
+      {
+        id: 'AwsSolutions-COG2',
+        reason: 'The interface spec defines no MFA step: sign-in is API key, session after email verification, or Bearer JWT issued to already authenticated users.',
+      },
+      {
+        id: 'AwsSolutions-COG8',
+        reason:
+          'Threat protection is a paid per-user tier and is not a spec requirement; sign-in goes through our /auth routes, which rate-limit per client IP and apply the spec password policy with its common-pattern check. Choose FeaturePlan.PLUS (and pass ContextData to AdminInitiateAuth) where a deployment wants it.',
+      },
+    );
+
+    const userPoolClient = userPool.addClient('AppClient', {
+      generateSecret: false,
+      authFlows: { adminUserPassword: true },
+      disableOAuth: true,
+      preventUserExistenceErrors: true,
+    });
+    return { userPool, userPoolClient };
+  }
+
+  private createFunction(name: FunctionName, environment: Record<string, string>, table: dynamodb.TableV2): NodejsFunction {
+    const logGroup = new logs.LogGroup(this, `${pascalCase(name)}FunctionLogs`, {
+      retention: logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // An explicit role that may write only to this function's log group, instead of the
+    // AWSLambdaBasicExecutionRole managed policy (which grants logs:* on every log group).
+    const role = new iam.Role(this, `${pascalCase(name)}FunctionRole`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    logGroup.grantWrite(role);
+    table.grantReadWriteData(role);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(table.node.defaultChild as dynamodb.CfnGlobalTable)}.Arn>/index/*]`,
+      reason: 'Queries on the table GSIs (tableDefinition.globalSecondaryIndexes); the wildcard covers only indexes of this one table.',
+    });
+
+    const fn = new NodejsFunction(this, `${pascalCase(name)}Function`, {
+      entry: fileURLToPath(new URL(`../functions/${name}/handler.ts`, import.meta.url)),
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 1024,
+      timeout: Duration.seconds(29),
+      role,
+      logGroup,
+      environment,
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        // ESM bundles have no `require`; CommonJS dependencies inside the bundle still call it.
+        banner: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);",
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        // Ship the SDK versions we test against rather than the runtime's copy.
+        bundleAwsSDK: true,
+      },
+    });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'nodejs22.x is the runtime the architecture fixes (code must also run on Node 20 locally); moving to a newer runtime is a deliberate upgrade, not a synth-time default.',
+    });
+    return fn;
+  }
+
+  private grantAuthPermissions(authFunction: NodejsFunction, userPool: cognito.UserPool, mailFrom: string): void {
+    userPool.grant(authFunction, 'cognito-idp:Admin*');
+    const sesIdentities = this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+    authFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [sesIdentities],
+        conditions: { StringEquals: { 'ses:FromAddress': mailAddress(mailFrom) } },
+      }),
+    );
+    Validations.of(authFunction.role!).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Action::cognito-idp:Admin*]',
+        reason: 'The auth routes drive identities only through the Cognito Admin APIs (AdminCreateUser, AdminSetUserPassword, AdminInitiateAuth and their kin); the grant is scoped to this one user pool.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason: 'SendEmail is authorized against SES identity ARNs, and whether MAIL_FROM is verified as an address or as its domain is decided per account; the ses:FromAddress condition pins the sender to MAIL_FROM.',
+      },
+    );
+  }
+
+  private createHttpApi(functions: Record<FunctionName, NodejsFunction>): HttpApi {
+    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
+      retention: logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const api = new HttpApi(this, 'HttpApi', {
+      description: 'PLM service: GraphQL, account and SCIM routes',
+      createDefaultStage: false,
+    });
+    api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
+    });
+
+    const integrate = (name: FunctionName) =>
+      new HttpLambdaIntegration(`${pascalCase(name)}Integration`, functions[name], {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      });
+    const graphql = integrate('graphql');
+    const auth = integrate('auth');
+    const scim = integrate('scim');
+
+    api.addRoutes({ path: '/graphql', methods: [HttpMethod.POST, HttpMethod.GET], integration: graphql });
+    api.addRoutes({ path: '/auth/{proxy+}', methods: [HttpMethod.ANY], integration: auth });
+    api.addRoutes({ path: '/scim/v2', methods: [HttpMethod.ANY], integration: scim });
+    api.addRoutes({ path: '/scim/v2/{proxy+}', methods: [HttpMethod.ANY], integration: scim });
+
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Every handler authenticates the caller itself (x-api-key, Bearer JWT, session cookie with CSRF header, SCIM bearer token), as the interface spec requires; /auth/signup and /auth/config are public by design.',
+    });
+    return api;
+  }
+}
+
+function pascalCase(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** `PLM <noreply@example.com>` -> `noreply@example.com`; a bare address is returned as is. */
+function mailAddress(mailFrom: string): string {
+  return /<([^>]+)>/.exec(mailFrom)?.[1] ?? mailFrom;
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { DomainError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import {
+  ApiKeyChangedError,
+  getApiKey,
+  insertApiKey,
+  listApiKeys,
+  replaceApiKeySecret,
+  revokeApiKey,
+  updateApiKeyName,
+  type ApiKeyRecord,
+} from '../store/apiKey.js';
+import { nowIso } from '../store/items.js';
+import { generateApiKeySecret } from './secrets.js';
+
+/** The library and owner an API key operation acts in: taken from the request context, never from input. */
+export interface ApiKeyScope {
+  organizationId: string;
+  libraryId: string;
+  userId: string;
+}
+
+export interface IssuedApiKey {
+  apiKey: ApiKeyRecord;
+  /** The secret, returned once at creation or rotation and never stored. */
+  secret: string;
+}
+
+const createInput = z.object({
+  name: z.string().trim().min(1, 'name must not be empty').max(100, 'name must be at most 100 characters'),
+  expiresAt: z.iso.datetime({ offset: true }).nullish(),
+});
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new InvalidInputError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; '));
+  return parsed.data;
+}
+
+export function newApiKey(scope: ApiKeyScope, input: { name: string; expiresAt?: string | null | undefined }, at = nowIso()): IssuedApiKey {
+  const { name, expiresAt } = parse(createInput, input);
+  if (expiresAt && Date.parse(expiresAt) <= Date.parse(at)) throw new InvalidInputError('expiresAt must be in the future', { field: 'expiresAt' });
+  const { secret, hash, displayPrefix } = generateApiKeySecret();
+  return {
+    secret,
+    apiKey: {
+      id: randomUUID(),
+      organizationId: scope.organizationId,
+      libraryId: scope.libraryId,
+      ownerUserId: scope.userId,
+      name,
+      prefix: displayPrefix,
+      secretHash: hash,
+      status: 'ACTIVE',
+      createdAt: at,
+      rotatedAt: null,
+      revokedAt: null,
+      expiresAt: expiresAt ? new Date(expiresAt).toISOString() : null,
+    },
+  };
+}
+
+export async function createApiKey(store: Store, scope: ApiKeyScope, input: { name: string; expiresAt?: string | null }): Promise<IssuedApiKey> {
+  const issued = newApiKey(scope, input);
+  await insertApiKey(store, issued.apiKey);
+  return issued;
+}
+
+/** The caller's own keys in the library, newest first. */
+export async function listApiKeysForUser(store: Store, scope: ApiKeyScope): Promise<ApiKeyRecord[]> {
+  const keys = await listApiKeys(store, scope.organizationId, scope.libraryId);
+  return keys.filter((key) => key.ownerUserId === scope.userId).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** One of the caller's own keys; someone else's key is reported as not found. */
+export async function findApiKeyForUser(store: Store, scope: ApiKeyScope, keyId: string): Promise<ApiKeyRecord> {
+  const key = await getApiKey(store, scope.organizationId, scope.libraryId, keyId);
+  if (!key || key.ownerUserId !== scope.userId) throw new NotFoundError('API key', keyId);
+  return key;
+}
+
+export class ApiKeyRevokedError extends DomainError {
+  constructor(keyId: string) {
+    super('API_KEY_REVOKED', `API key ${keyId} is revoked`, undefined, { id: keyId });
+  }
+}
+
+function concurrentChange(keyId: string, error: unknown): DomainError {
+  return new DomainError('CONFLICT', `API key ${keyId} was changed by another request; read it again`, undefined, { id: keyId }, { cause: error });
+}
+
+export async function rotateApiKey(store: Store, scope: ApiKeyScope, keyId: string): Promise<IssuedApiKey> {
+  const key = await findApiKeyForUser(store, scope, keyId);
+  if (key.status !== 'ACTIVE') throw new ApiKeyRevokedError(keyId);
+  const { secret, hash, displayPrefix } = generateApiKeySecret();
+  try {
+    return { secret, apiKey: await replaceApiKeySecret(store, key, hash, displayPrefix, nowIso()) };
+  } catch (error) {
+    if (error instanceof ApiKeyChangedError) throw concurrentChange(keyId, error);
+    throw error;
+  }
+}
+
+/** Revokes the key: requests with its secret are refused with 401 from now on. Idempotent. */
+export async function deactivateApiKey(store: Store, scope: ApiKeyScope, keyId: string): Promise<ApiKeyRecord> {
+  const key = await findApiKeyForUser(store, scope, keyId);
+  if (key.status === 'REVOKED') return key;
+  try {
+    return await revokeApiKey(store, key, nowIso());
+  } catch (error) {
+    if (error instanceof ApiKeyChangedError) throw concurrentChange(keyId, error);
+    throw error;
+  }
+}
+
+export async function revokeAllApiKeysForUser(store: Store, scope: ApiKeyScope): Promise<number> {
+  const active = (await listApiKeysForUser(store, scope)).filter((key) => key.status === 'ACTIVE');
+  for (const key of active) await deactivateApiKey(store, scope, key.id);
+  return active.length;
+}
+
+export async function renameApiKey(store: Store, scope: ApiKeyScope, keyId: string, name: string): Promise<ApiKeyRecord> {
+  const key = await findApiKeyForUser(store, scope, keyId);
+  return updateApiKeyName(store, key, parse(createInput.shape.name, name));
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { AlreadyExistsError, InvalidInputError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import { failedConditionIndexes, nowIso, withTable } from '../store/items.js';
+import { getLibraryStats, libraryPuts, listLibraries, type LibraryRecord, type LibraryStatsRecord } from '../store/library.js';
+import { assertValidSlug } from './slugs.js';
+
+export const createLibraryInput = z.object({
+  name: z.string().trim().min(1, 'name must not be empty').max(200),
+  slug: z.string(),
+  description: z.string().max(2000).nullish(),
+});
+export type CreateLibraryInput = z.infer<typeof createLibraryInput>;
+
+export function newLibraryRecord(organizationId: string, input: CreateLibraryInput, createdBy: string, at = nowIso()): LibraryRecord {
+  const parsed = createLibraryInput.safeParse(input);
+  if (!parsed.success) throw new InvalidInputError(parsed.error.issues.map((issue) => issue.message).join('; '));
+  assertValidSlug(parsed.data.slug, 'Library');
+  return {
+    id: randomUUID(),
+    organizationId,
+    name: parsed.data.name,
+    slug: parsed.data.slug,
+    description: parsed.data.description ?? null,
+    createdAt: at,
+    createdBy,
+  };
+}
+
+/** Creates a library in the organization; its slug is unique there (a conditional put of the slug item). */
+export async function createLibrary(store: Store, organizationId: string, input: CreateLibraryInput, createdBy: string): Promise<LibraryRecord> {
+  const library = newLibraryRecord(organizationId, input, createdBy);
+  try {
+    await store.ddb.send(new TransactWriteCommand({ TransactItems: libraryPuts(library).map((item) => withTable(store, item)) }));
+  } catch (error) {
+    if (failedConditionIndexes(error)?.length) {
+      throw new AlreadyExistsError(`A library with slug "${library.slug}" already exists in this organization`, { field: 'slug' });
+    }
+    throw error;
+  }
+  return library;
+}
+
+export async function librariesOfOrganization(store: Store, organizationId: string): Promise<LibraryRecord[]> {
+  const libraries = await listLibraries(store, organizationId);
+  return libraries.sort((a, b) => a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug));
+}
+
+export function libraryStats(store: Store, library: LibraryRecord): Promise<LibraryStatsRecord> {
+  return getLibraryStats(store, library.organizationId, library.id);
+}

@@ -1,0 +1,161 @@
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { failedConditionIndexes, getItem, queryAll, withTable } from './items.js';
+
+/** Key metadata lives in the organization's partition, grouped by library. */
+export const apiKeyKey = (orgId: string, libraryId: string, keyId: string) => ({ PK: `ORG#${orgId}`, SK: `APIKEY#${libraryId}#${keyId}` });
+/** The only place a secret appears: its SHA-256, looked up on every request. */
+export const apiKeySecretKey = (secretHash: string) => ({ PK: `APIKEYHASH#${secretHash}`, SK: 'APIKEYHASH' });
+
+export const apiKeyRecord = z.object({
+  id: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  ownerUserId: z.string().uuid(),
+  name: z.string(),
+  /** First characters of the secret, shown in lists so a person can tell keys apart. */
+  prefix: z.string(),
+  secretHash: z.string(),
+  status: z.enum(['ACTIVE', 'REVOKED']),
+  createdAt: z.string(),
+  rotatedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+});
+export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;
+
+export const apiKeySecretRecord = z.object({
+  keyId: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  ownerUserId: z.string().uuid(),
+  expiresAtIso: z.string().nullable(),
+});
+export type ApiKeySecretRecord = z.infer<typeof apiKeySecretRecord>;
+
+function secretPut(key: ApiKeyRecord) {
+  const record: ApiKeySecretRecord = {
+    keyId: key.id,
+    organizationId: key.organizationId,
+    libraryId: key.libraryId,
+    ownerUserId: key.ownerUserId,
+    expiresAtIso: key.expiresAt,
+  };
+  return {
+    Put: {
+      Item: {
+        ...apiKeySecretKey(key.secretHash),
+        entity: 'ApiKeySecret',
+        ...record,
+        // TTL removes expired secrets eventually; authentication also checks expiresAtIso itself.
+        ...(key.expiresAt ? { expiresAt: Math.ceil(Date.parse(key.expiresAt) / 1000) } : {}),
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export function apiKeyPuts(key: ApiKeyRecord) {
+  return [
+    { Put: { Item: { ...apiKeyKey(key.organizationId, key.libraryId, key.id), entity: 'ApiKey', ...key }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    secretPut(key),
+  ];
+}
+
+export function getApiKeySecret(store: Store, secretHash: string): Promise<ApiKeySecretRecord | undefined> {
+  return getItem(store, apiKeySecretKey(secretHash), apiKeySecretRecord, 'API key secret');
+}
+
+export function getApiKey(store: Store, orgId: string, libraryId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  return getItem(store, apiKeyKey(orgId, libraryId, keyId), apiKeyRecord, 'API key');
+}
+
+export function listApiKeys(store: Store, orgId: string, libraryId: string): Promise<ApiKeyRecord[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': `APIKEY#${libraryId}#` },
+    },
+    apiKeyRecord,
+    'API key',
+  );
+}
+
+export async function insertApiKey(store: Store, key: ApiKeyRecord): Promise<void> {
+  await store.ddb.send(new TransactWriteCommand({ TransactItems: apiKeyPuts(key).map((item) => withTable(store, item)) }));
+}
+
+/** Thrown when the key changed between read and write (rotated or revoked concurrently). */
+export class ApiKeyChangedError extends Error {}
+
+/** Swaps the secret: the old one stops working in the same transaction that makes the new one work. */
+export async function replaceApiKeySecret(store: Store, key: ApiKeyRecord, newSecretHash: string, newPrefix: string, at: string): Promise<ApiKeyRecord> {
+  const updated: ApiKeyRecord = { ...key, secretHash: newSecretHash, prefix: newPrefix, rotatedAt: at };
+  try {
+    await store.ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: store.tableName,
+              Key: apiKeyKey(key.organizationId, key.libraryId, key.id),
+              UpdateExpression: 'SET secretHash = :new, prefix = :prefix, rotatedAt = :at',
+              ConditionExpression: 'secretHash = :old AND #status = :active',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':new': newSecretHash, ':prefix': newPrefix, ':at': at, ':old': key.secretHash, ':active': 'ACTIVE' },
+            },
+          },
+          { Delete: { TableName: store.tableName, Key: apiKeySecretKey(key.secretHash) } },
+          withTable(store, secretPut(updated)),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (failedConditionIndexes(error)?.includes(0)) throw new ApiKeyChangedError('API key changed concurrently', { cause: error });
+    throw error;
+  }
+  return updated;
+}
+
+/** Revokes: the secret item is deleted, so the next request with it is unknown (401). */
+export async function revokeApiKey(store: Store, key: ApiKeyRecord, at: string): Promise<ApiKeyRecord> {
+  try {
+    await store.ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: store.tableName,
+              Key: apiKeyKey(key.organizationId, key.libraryId, key.id),
+              UpdateExpression: 'SET #status = :revoked, revokedAt = :at',
+              ConditionExpression: 'secretHash = :hash AND #status = :active',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': at, ':hash': key.secretHash, ':active': 'ACTIVE' },
+            },
+          },
+          { Delete: { TableName: store.tableName, Key: apiKeySecretKey(key.secretHash) } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (failedConditionIndexes(error)?.includes(0)) throw new ApiKeyChangedError('API key changed concurrently', { cause: error });
+    throw error;
+  }
+  return { ...key, status: 'REVOKED', revokedAt: at };
+}
+
+export async function updateApiKeyName(store: Store, key: ApiKeyRecord, name: string): Promise<ApiKeyRecord> {
+  await store.ddb.send(
+    new UpdateCommand({
+      TableName: store.tableName,
+      Key: apiKeyKey(key.organizationId, key.libraryId, key.id),
+      UpdateExpression: 'SET #name = :name',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': name },
+    }),
+  );
+  return { ...key, name };
+}

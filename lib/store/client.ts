@@ -1,0 +1,65 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { currentMeter } from './meter.js';
+import { tableNameFromEnv } from './table.js';
+
+export interface Store {
+  readonly ddb: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+const readCommands = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
+
+interface ConsumedCapacityShape {
+  CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+}
+
+/**
+ * Every call asks DynamoDB for its consumed capacity and adds it to the meter of the current unit of
+ * work, so the benchmark and the local server can report capacity units per operation.
+ */
+function addCapacityMetering(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      input.ReturnConsumedCapacity ??= 'TOTAL';
+      const result = await next(args);
+      const meter = currentMeter();
+      if (meter) {
+        const output = result.output as { ConsumedCapacity?: ConsumedCapacityShape | ConsumedCapacityShape[] };
+        const consumed = [output.ConsumedCapacity ?? []].flat();
+        const units = consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+        meter.requests += 1;
+        if (readCommands.has(context.commandName ?? '')) meter.readCapacityUnits += units;
+        else meter.writeCapacityUnits += units;
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'plmCapacityMeter' },
+  );
+}
+
+/**
+ * DYNAMODB_ENDPOINT points the client at DynamoDB Local; without it the SDK's default chain (Lambda role)
+ * is used against the real service.
+ */
+export function createStore(env: NodeJS.ProcessEnv = process.env): Store {
+  const endpoint = env.DYNAMODB_ENDPOINT;
+  const client = new DynamoDBClient(
+    endpoint
+      ? {
+          endpoint,
+          region: env.AWS_REGION || 'local',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          maxAttempts: 3,
+        }
+      : {},
+  );
+  addCapacityMetering(client);
+  const ddb = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return { ddb, tableName: tableNameFromEnv(env) };
+}

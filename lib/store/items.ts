@@ -1,0 +1,67 @@
+import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import type { Store } from './client.js';
+
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+/** Items read from the table are parsed here, so data that breaks its schema fails loudly. */
+export function parseItem<S extends z.ZodType>(schema: S, item: Record<string, unknown>, what: string): z.infer<S> {
+  const result = schema.safeParse(item);
+  if (!result.success) {
+    throw new Error(`Stored ${what} ${item.PK}/${item.SK} does not match its schema: ${result.error.message}`);
+  }
+  return result.data;
+}
+
+export async function getItem<S extends z.ZodType>(store: Store, key: Key, schema: S, what: string): Promise<z.infer<S> | undefined> {
+  const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: key }));
+  return Item ? parseItem(schema, Item, what) : undefined;
+}
+
+/** Every page of a query, parsed. For collections that stay small (a user's keys, an organization's libraries). */
+export async function queryAll<S extends z.ZodType>(
+  store: Store,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  schema: S,
+  what: string,
+): Promise<z.infer<S>[]> {
+  const items: z.infer<S>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(new QueryCommand({ ...input, TableName: store.tableName, ExclusiveStartKey }));
+    for (const item of page.Items ?? []) items.push(parseItem(schema, item, what));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+export function isConditionalCheckFailure(error: unknown): boolean {
+  return error instanceof ConditionalCheckFailedException;
+}
+
+/**
+ * Indexes of the transaction items whose condition failed, or undefined if the error is not a cancelled
+ * transaction. Lets adapters say which uniqueness rule (slug, email) a write broke.
+ */
+export function failedConditionIndexes(error: unknown): number[] | undefined {
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  const reasons = error.CancellationReasons ?? [];
+  return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** A transaction item as entity files build it: without the table name, which they do not know. */
+export type TransactItemWithoutTable = { [K in keyof TransactItem]?: Omit<NonNullable<TransactItem[K]>, 'TableName'> };
+
+export function withTable(store: Store, item: TransactItemWithoutTable): TransactItem {
+  const [operation, body] = Object.entries(item)[0]!;
+  return { [operation]: { TableName: store.tableName, ...body } } as TransactItem;
+}

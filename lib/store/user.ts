@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { getItem } from './items.js';
+
+export const userKey = (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' });
+/** Global uniqueness of an email address (lower-cased); maps it to the user id. */
+export const userEmailKey = (email: string) => ({ PK: `EMAIL#${normalizeEmail(email)}`, SK: 'EMAIL' });
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export const userRecord = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  primaryEmail: z.string(),
+  emails: z.array(z.string()),
+  emailVerified: z.boolean(),
+  archived: z.boolean(),
+  createdAt: z.string(),
+});
+export type UserRecord = z.infer<typeof userRecord>;
+
+const emailRecord = z.object({ userId: z.string().uuid() });
+
+export function userPuts(user: UserRecord) {
+  return [
+    { Put: { Item: { ...userKey(user.id), entity: 'User', ...user }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    {
+      Put: { Item: { ...userEmailKey(user.primaryEmail), entity: 'UserEmail', userId: user.id }, ConditionExpression: 'attribute_not_exists(PK)' },
+    },
+  ];
+}
+
+export function getUser(store: Store, userId: string): Promise<UserRecord | undefined> {
+  return getItem(store, userKey(userId), userRecord, 'user');
+}
+
+export async function findUserIdByEmail(store: Store, email: string): Promise<string | undefined> {
+  return (await getItem(store, userEmailKey(email), emailRecord, 'user email'))?.userId;
+}
