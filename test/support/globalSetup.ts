@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { TestProject } from 'vitest/node';
+
+export interface StackInfo {
+  baseUrl: string;
+  dynamodbEndpoint: string;
+  tableName: string;
+  env: Record<string, string>;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stack: StackInfo;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let stack: ChildProcess | undefined;
+
+/** Starts the real local stack (npm start's entry point) on free ports, once per test run. */
+export default async function setup(project: TestProject) {
+  const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
+  const env = { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm' };
+  stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  stack.stdout!.on('data', (chunk) => (output += chunk));
+  stack.stderr!.on('data', (chunk) => (output += chunk));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (stack.exitCode !== null) throw new Error(`The local stack exited during startup:\n${output}`);
+    const healthy = await fetch(`${baseUrl}/health`).then((r) => r.status === 200, () => false);
+    if (healthy) break;
+    if (Date.now() > deadline) throw new Error(`The local stack did not answer /health within 60 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env });
+  return async () => {
+    if (!stack || stack.exitCode !== null) return;
+    const exited = new Promise((r) => stack!.once('exit', r));
+    stack.kill('SIGTERM');
+    await exited;
+  };
+}
