@@ -21,7 +21,7 @@ function domainErrorOf(error: unknown): DomainError | undefined {
  * Domain errors keep their message and code (and the HTTP status of request-level failures); GraphQL's
  * own errors (syntax, validation) pass through; anything else is masked as an internal error.
  */
-function maskError(error: unknown, message: string, isDev?: boolean): Error {
+export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const domain = domainErrorOf(error);
   if (domain) {
     const source = error instanceof GraphQLError ? error : undefined;
