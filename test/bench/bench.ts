@@ -1,0 +1,596 @@
+/**
+ * `npm run bench`: latency and DynamoDB cost of the GraphQL operations, over real HTTP against the local
+ * stack, beside the storage floor (a raw GetItem and PutItem against DynamoDB Local).
+ *
+ * Starts its own local stack (infra/local/start.ts) on free ports as a child process, seeds one tenant,
+ * warms up, then calls every operation BENCH_ITERATIONS times (default 200) one after the other. Cost
+ * comes from the x-plm-consumed-capacity header the local server puts on every response. Latency is
+ * reported but not judged (it depends on the machine); DynamoDB requests and capacity units per call are
+ * deterministic, so each operation has a budget on them and the script exits 1 when one is exceeded.
+ *
+ *   npm run bench                          # table
+ *   BENCH_ITERATIONS=50 npm run bench      # quicker
+ *   npm run bench -- --json                # table, then the same results as JSON on stdout
+ *
+ * Environment: BENCH_ITERATIONS (default 200), BENCH_WARMUP (calls per operation before measuring,
+ * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { createApiKey } from '../../lib/apikeys/apiKeys.js';
+import { bootstrapTenant, type BootstrapResult } from '../../lib/orgs/bootstrap.js';
+import { createLibrary } from '../../lib/orgs/libraries.js';
+import { createStore, type Store } from '../../lib/store/client.js';
+import { organizationKey } from '../../lib/store/organization.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
+// 4 KB (a GetItem of a small item is 0.5); a TransactWriteItems costs 2 WCU per item per KB.
+// Every operation below is called with an API key and x-organization / x-library, so every one of them
+// starts with the same reads:
+//   1. the API key secret item, by hash (authentication; every request)                       1 GetItem
+// and every organization- or library-scoped one continues with
+//   2. the organization slug item (@org_slug -> id; skipped when x-organization is a UUID)    1 GetItem
+//   3. the organization item and the caller's membership (role), in parallel                  2 GetItem
+//   4. the library slug item (@org/lib -> id; skipped for a UUID) and the library item        2 GetItem
+// Step 4 also runs on organization-scoped operations (libraries, organization.current, library.create)
+// because an API key is bound to one library and a mismatching x-library must be refused.
+// So: slug headers = 6 reads / 3 RCU of "context"; UUID headers = 4 reads / 2 RCU.
+// The budgets are the measured cost plus headroom of one small read (1 request, 0.5 RCU) where the
+// operation reads, so that adding one necessary lookup is a conscious budget change, not a silent drift.
+// ---------------------------------------------------------------------------------------------------------
+
+interface Budget {
+  requests: number;
+  readCapacityUnits: number;
+  writeCapacityUnits: number;
+}
+
+/** Key hash + user item + ByUser query (1 membership) + the organization of each SITE_ADMIN membership (1). */
+const USER_ME_BUDGET: Budget = { requests: 4 + 1, readCapacityUnits: 2 + 0.5, writeCapacityUnits: 0 };
+/** Key hash + slug-header context (org slug, org, membership, library slug, library); the org item is the answer. */
+const ORGANIZATION_CURRENT_BUDGET: Budget = { requests: 6 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 0 };
+/**
+ * Slug-header context (6 reads, 3 RCU) + one Query of the organization's LIB# items: 20 libraries of
+ * ~250 bytes are ~5 KB, 2 x 4 KB units, 1 RCU. Headroom: one read, and 0.5 RCU for library items to grow.
+ */
+const LIBRARIES_SLUG_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 4 + 0.5, writeCapacityUnits: 0 };
+/** As above without the two slug lookups (organization slug, library slug): 2 requests and 1 RCU less. */
+const LIBRARIES_UUID_BUDGET: Budget = { requests: 5 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 0 };
+/** Slug-header context + one Query of the library's APIKEY# items (5 small keys, one 4 KB unit, 0.5 RCU). */
+const API_KEY_FIND_ALL_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 3.5 + 0.5, writeCapacityUnits: 0 };
+/**
+ * Slug-header context + one TransactWriteItems of 2 items (library, library slug). AWS bills a
+ * transactional write 2 WCU per item up to 1 KB: 4 WCU. DynamoDB Local 3.x reports only 1 per item (2 WCU;
+ * awslabs/amazon-dynamodb-local-samples#31), so the meter shows 2 here; the budget is the AWS price, so it
+ * keeps holding if DynamoDB Local is fixed. Writes get no headroom: one more item in the transaction is a
+ * design change worth a budget change (and would show as +1 WCU locally, +2 in AWS).
+ */
+const LIBRARY_CREATE_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 4 };
+/** Slug-header context + one TransactWriteItems of 2 items (key metadata, secret hash item): 4 WCU in AWS, 2 reported locally. */
+const API_KEY_CREATE_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 4 };
+
+/** Libraries in the benchmark organization (the bootstrap library plus extra ones), listed by `libraries`. */
+const SEEDED_LIBRARIES = 20;
+/** The caller's API keys in the library (the bootstrap key plus extra ones), listed by `apiKey.findAllForUser`. */
+const SEEDED_API_KEYS = 5;
+
+// ---------------------------------------------------------------------------------------------------------
+
+const iterations = positiveInt('BENCH_ITERATIONS', 200);
+const warmupCalls = positiveInt('BENCH_WARMUP', 20, true);
+const jsonOutput = process.argv.includes('--json');
+const tableName = 'plm';
+const region = 'us-east-1';
+
+function positiveInt(name: string, fallback: number, allowZero = false): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) throw new Error(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} integer, not "${raw}"`);
+  return value;
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+// ---- the local stack, as a child process ------------------------------------------------------------------
+
+interface Stack {
+  child: ChildProcess;
+  baseUrl: string;
+  dynamodbEndpoint: string;
+  output: () => string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let stack: Stack | undefined;
+
+async function startStack(): Promise<Stack> {
+  const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DYNAMODB_PORT: String(dynamodbPort),
+      COGNITO_PORT: String(cognitoPort),
+      TABLE_NAME: tableName,
+      AWS_REGION: region,
+      NODE_NO_WARNINGS: '1',
+      PLM_DATA_DIR: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const forward = process.env.BENCH_STACK_LOGS === 'true';
+  const collect = (chunk: Buffer) => {
+    output += chunk;
+    if (forward) process.stderr.write(`[stack] ${chunk}`);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const started: Stack = { child, baseUrl: `http://127.0.0.1:${port}`, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, output: () => output };
+  stack = started;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`The local stack exited during startup:\n${output}`);
+    const healthy = await fetch(`${started.baseUrl}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (healthy) return started;
+    if (Date.now() > deadline) throw new Error(`The local stack did not answer /health within 60 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** SIGTERM lets start.ts stop its emulators; SIGKILL only if it does not exit within 10 s. */
+async function stopStack(): Promise<void> {
+  const child = stack?.child;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// Last resort when the process ends in a way that skips the finally below (e.g. process.exit elsewhere).
+process.once('exit', () => {
+  const child = stack?.child;
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+});
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    log(`\n${signal}: stopping the local stack`);
+    void stopStack().finally(() => process.exit(130));
+  });
+}
+
+// ---- measurement ------------------------------------------------------------------------------------------
+
+interface Cost {
+  requests: number;
+  readCapacityUnits: number;
+  writeCapacityUnits: number;
+}
+
+interface Result {
+  name: string;
+  kind: 'graphql' | 'storage floor';
+  calls: number;
+  latencyMs: { p50: number; p95: number; p99: number; mean: number; min: number; max: number };
+  /** Averages per call. */
+  perCall: Cost;
+  /** Per-call extremes, to show whether the cost is deterministic. */
+  requestsRange: [number, number];
+  budget: Budget | null;
+  withinBudget: boolean | null;
+  violations: string[];
+}
+
+/** Microsecond precision is plenty for wall-clock latencies. */
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: number[], p: number): number {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+function summarize(name: string, kind: Result['kind'], latencies: number[], costs: Cost[], budget: Budget | null): Result {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  const perCall: Cost = {
+    requests: sum(costs.map((c) => c.requests)) / costs.length,
+    readCapacityUnits: sum(costs.map((c) => c.readCapacityUnits)) / costs.length,
+    writeCapacityUnits: sum(costs.map((c) => c.writeCapacityUnits)) / costs.length,
+  };
+  const requests = costs.map((c) => c.requests);
+  const violations: string[] = [];
+  if (budget) {
+    // The budget applies to every call, not only to the average: the cost should be deterministic.
+    const worst = {
+      requests: Math.max(...requests),
+      readCapacityUnits: Math.max(...costs.map((c) => c.readCapacityUnits)),
+      writeCapacityUnits: Math.max(...costs.map((c) => c.writeCapacityUnits)),
+    };
+    const epsilon = 1e-9;
+    if (worst.requests > budget.requests + epsilon) violations.push(`${worst.requests} DynamoDB requests > budget ${budget.requests}`);
+    if (worst.readCapacityUnits > budget.readCapacityUnits + epsilon) violations.push(`${worst.readCapacityUnits} RCU > budget ${budget.readCapacityUnits}`);
+    if (worst.writeCapacityUnits > budget.writeCapacityUnits + epsilon) violations.push(`${worst.writeCapacityUnits} WCU > budget ${budget.writeCapacityUnits}`);
+  }
+  return {
+    name,
+    kind,
+    calls: latencies.length,
+    latencyMs: {
+      p50: round(percentile(sorted, 50)),
+      p95: round(percentile(sorted, 95)),
+      p99: round(percentile(sorted, 99)),
+      mean: round(sum(sorted) / sorted.length),
+      min: round(sorted[0]!),
+      max: round(sorted[sorted.length - 1]!),
+    },
+    perCall,
+    requestsRange: [Math.min(...requests), Math.max(...requests)],
+    budget,
+    withinBudget: budget ? violations.length === 0 : null,
+    violations,
+  };
+}
+
+// ---- GraphQL operations -----------------------------------------------------------------------------------
+
+interface Operation {
+  name: string;
+  query: string;
+  variables?: (call: number) => Record<string, unknown>;
+  headers: Record<string, string>;
+  budget: Budget;
+  /** Throws when the answer is not what the seeded data implies, so a broken call is never benchmarked. */
+  check?: (data: Record<string, unknown>) => void;
+}
+
+interface GraphQLCall {
+  data: Record<string, unknown>;
+  cost: Cost;
+}
+
+function parseCost(header: string | null, operation: string): Cost {
+  if (!header) throw new Error(`${operation}: the response has no x-plm-consumed-capacity header`);
+  const parsed = JSON.parse(header) as Partial<Cost>;
+  const { requests, readCapacityUnits, writeCapacityUnits } = parsed;
+  if (typeof requests !== 'number' || typeof readCapacityUnits !== 'number' || typeof writeCapacityUnits !== 'number') {
+    throw new Error(`${operation}: x-plm-consumed-capacity is not {requests, readCapacityUnits, writeCapacityUnits}: ${header}`);
+  }
+  return { requests, readCapacityUnits, writeCapacityUnits };
+}
+
+async function callGraphQL(baseUrl: string, operation: Operation, call: number): Promise<GraphQLCall> {
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...operation.headers },
+    body: JSON.stringify({ query: operation.query, variables: operation.variables?.(call) }),
+  });
+  const text = await response.text();
+  let body: { data?: Record<string, unknown> | null; errors?: unknown[] };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    throw new Error(`${operation.name}: HTTP ${response.status}, not JSON: ${text.slice(0, 500)}`);
+  }
+  if (response.status !== 200 || body.errors?.length || !body.data) {
+    throw new Error(`${operation.name}: HTTP ${response.status}: ${JSON.stringify(body.errors ?? body).slice(0, 1000)}`);
+  }
+  return { data: body.data, cost: parseCost(response.headers.get('x-plm-consumed-capacity'), operation.name) };
+}
+
+async function measureOperation(baseUrl: string, operation: Operation, callCounter: { next: number }): Promise<Result> {
+  for (let i = 0; i < warmupCalls; i++) {
+    const { data } = await callGraphQL(baseUrl, operation, callCounter.next++);
+    if (i === 0) operation.check?.(data);
+  }
+  const latencies: number[] = [];
+  const costs: Cost[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const started = performance.now();
+    const { data, cost } = await callGraphQL(baseUrl, operation, callCounter.next++);
+    latencies.push(performance.now() - started);
+    costs.push(cost);
+    if (i === 0 && warmupCalls === 0) operation.check?.(data);
+  }
+  return summarize(operation.name, 'graphql', latencies, costs, operation.budget);
+}
+
+function at(data: Record<string, unknown>, path: string): unknown {
+  return path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | null | undefined)?.[key], data);
+}
+
+function expectLength(data: Record<string, unknown>, path: string, length: number): void {
+  const value = at(data, path);
+  if (!Array.isArray(value) || value.length !== length) {
+    throw new Error(`expected ${path} to list ${length} entries, got ${Array.isArray(value) ? value.length : JSON.stringify(value)}`);
+  }
+}
+
+function operations(tenant: BootstrapResult): Operation[] {
+  const bySlug = { 'x-api-key': tenant.apiKey, 'x-organization': `@${tenant.organization.slug}`, 'x-library': tenant.library.path };
+  const byUuid = { 'x-api-key': tenant.apiKey, 'x-organization': tenant.organization.id, 'x-library': tenant.library.id };
+  const run = randomUUID().slice(0, 8);
+  // Order matters: the reads run first, on exactly the seeded data; the writes run last, since they add
+  // libraries and keys that the reads would otherwise list.
+  return [
+    {
+      name: 'user.me',
+      query: 'query { user { me { hasOrganizations user { id } } } }',
+      headers: bySlug,
+      budget: USER_ME_BUDGET,
+      check: (data) => {
+        if (at(data, 'user.me.user.id') !== tenant.user.id || at(data, 'user.me.hasOrganizations') !== true) throw new Error(`user.me: unexpected ${JSON.stringify(data)}`);
+      },
+    },
+    {
+      name: 'organization.current',
+      query: 'query { organization { current { id name } } }',
+      headers: bySlug,
+      budget: ORGANIZATION_CURRENT_BUDGET,
+      check: (data) => {
+        if (at(data, 'organization.current.id') !== tenant.organization.id) throw new Error(`organization.current: unexpected ${JSON.stringify(data)}`);
+      },
+    },
+    {
+      name: 'libraries (slug headers)',
+      query: 'query { libraries { id slug name } }',
+      headers: bySlug,
+      budget: LIBRARIES_SLUG_BUDGET,
+      check: (data) => expectLength(data, 'libraries', SEEDED_LIBRARIES),
+    },
+    {
+      name: 'libraries (UUID headers)',
+      query: 'query { libraries { id slug name } }',
+      headers: byUuid,
+      budget: LIBRARIES_UUID_BUDGET,
+      check: (data) => expectLength(data, 'libraries', SEEDED_LIBRARIES),
+    },
+    {
+      name: 'apiKey.findAllForUser',
+      query: 'query { apiKey { findAllForUser { id } } }',
+      headers: bySlug,
+      budget: API_KEY_FIND_ALL_BUDGET,
+      check: (data) => expectLength(data, 'apiKey.findAllForUser', SEEDED_API_KEYS),
+    },
+    {
+      name: 'library.create',
+      query: 'mutation ($input: CreateLibraryInput!) { library { create(input: $input) { id } } }',
+      variables: (call) => ({ input: { name: `Bench ${run} ${call}`, slug: `bench-${run}-${call}` } }),
+      headers: bySlug,
+      budget: LIBRARY_CREATE_BUDGET,
+    },
+    {
+      name: 'apiKey.create',
+      query: 'mutation ($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret } } }',
+      variables: (call) => ({ input: { name: `bench ${run} ${call}` } }),
+      headers: bySlug,
+      budget: API_KEY_CREATE_BUDGET,
+      check: (data) => {
+        if (typeof at(data, 'apiKey.create.secret') !== 'string') throw new Error(`apiKey.create: unexpected ${JSON.stringify(data)}`);
+      },
+    },
+  ];
+}
+
+// ---- storage floor ----------------------------------------------------------------------------------------
+
+/** One raw SDK call against DynamoDB Local: the least any operation that touches the table can cost. */
+async function measureFloor(name: string, send: (call: number) => Promise<{ ConsumedCapacity?: { CapacityUnits?: number } }>, kind: 'read' | 'write'): Promise<Result> {
+  for (let i = 0; i < warmupCalls; i++) await send(-1 - i);
+  const latencies: number[] = [];
+  const costs: Cost[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const started = performance.now();
+    const output = await send(i);
+    latencies.push(performance.now() - started);
+    const units = output.ConsumedCapacity?.CapacityUnits;
+    if (typeof units !== 'number') throw new Error(`${name}: DynamoDB Local returned no ConsumedCapacity`);
+    costs.push({ requests: 1, readCapacityUnits: kind === 'read' ? units : 0, writeCapacityUnits: kind === 'write' ? units : 0 });
+  }
+  return summarize(name, 'storage floor', latencies, costs, null);
+}
+
+async function storageFloor(dynamodbEndpoint: string, tenant: BootstrapResult): Promise<Result[]> {
+  const client = new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    const { PK, SK } = organizationKey(tenant.organization.id);
+    const get = await measureFloor(
+      'raw GetItem (organization item)',
+      () => client.send(new GetItemCommand({ TableName: tableName, Key: { PK: { S: PK }, SK: { S: SK } }, ReturnConsumedCapacity: 'TOTAL' })),
+      'read',
+    );
+    const run = randomUUID();
+    // Small items in their own partition, away from every tenant, shaped like a library item (~250 B).
+    const item = (key: string, call: number): Record<string, AttributeValue> => ({
+      PK: { S: `BENCH#${run}` },
+      SK: { S: `${key}#${call}` },
+      entity: { S: 'BenchFloor' },
+      id: { S: randomUUID() },
+      name: { S: `Bench floor item ${call}` },
+      slug: { S: `bench-floor-${call}` },
+      createdAt: { S: new Date().toISOString() },
+      createdBy: { S: tenant.user.id },
+    });
+    const put = await measureFloor(
+      'raw PutItem (new ~250 B item)',
+      (call) => client.send(new PutItemCommand({ TableName: tableName, Item: item('PUT', call), ReturnConsumedCapacity: 'TOTAL' })),
+      'write',
+    );
+    // What library.create and apiKey.create send: one transaction of two conditional puts.
+    const transact = await measureFloor(
+      'raw TransactWriteItems (2 puts)',
+      async (call) => {
+        const output = await client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: ['A', 'B'].map((key) => ({ Put: { TableName: tableName, Item: item(`TX${key}`, call), ConditionExpression: 'attribute_not_exists(PK)' } })),
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+        );
+        return { ConsumedCapacity: { CapacityUnits: (output.ConsumedCapacity ?? []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0) } };
+      },
+      'write',
+    );
+    return [get, put, transact];
+  } finally {
+    client.destroy();
+  }
+}
+
+// ---- seeding ----------------------------------------------------------------------------------------------
+
+async function seed(store: Store): Promise<BootstrapResult> {
+  const slug = `bench-${randomUUID().slice(0, 8)}`;
+  const tenant = await bootstrapTenant(store, {
+    orgName: `Bench ${slug}`,
+    orgSlug: slug,
+    libraryName: 'Main',
+    librarySlug: 'main',
+    email: `${slug}@example.com`,
+  });
+  for (let i = 1; i < SEEDED_LIBRARIES; i++) {
+    const n = String(i).padStart(2, '0');
+    await createLibrary(store, tenant.organization.id, { name: `Library ${n}`, slug: `library-${n}`, description: `Seeded library ${n}` }, tenant.user.id);
+  }
+  const scope = { organizationId: tenant.organization.id, libraryId: tenant.library.id, userId: tenant.user.id };
+  for (let i = 1; i < SEEDED_API_KEYS; i++) await createApiKey(store, scope, { name: `seeded key ${i}` });
+  return tenant;
+}
+
+// ---- output -----------------------------------------------------------------------------------------------
+
+const ms = (value: number) => value.toFixed(2);
+const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/0$/, ''));
+
+function renderTable(results: Result[]): string {
+  const header = ['operation', 'calls', 'p50 ms', 'p95 ms', 'p99 ms', 'req/call', 'RCU/call', 'WCU/call', 'budget req/RCU/WCU', 'status'];
+  const rows: (string[] | { section: string })[] = [];
+  let section: string | undefined;
+  for (const result of results) {
+    if (result.kind !== section) {
+      section = result.kind;
+      rows.push({ section: section === 'graphql' ? 'GraphQL over HTTP (x-api-key, context headers)' : 'storage floor (raw SDK call to DynamoDB Local, ReturnConsumedCapacity TOTAL)' });
+    }
+    const [low, high] = result.requestsRange;
+    rows.push([
+      result.name,
+      String(result.calls),
+      ms(result.latencyMs.p50),
+      ms(result.latencyMs.p95),
+      ms(result.latencyMs.p99),
+      low === high ? units(result.perCall.requests) : `${units(result.perCall.requests)} (${low}-${high})`,
+      units(result.perCall.readCapacityUnits),
+      units(result.perCall.writeCapacityUnits),
+      result.budget ? `${result.budget.requests} / ${units(result.budget.readCapacityUnits)} / ${units(result.budget.writeCapacityUnits)}` : '-',
+      result.withinBudget === null ? '' : result.withinBudget ? 'ok' : 'OVER',
+    ]);
+  }
+  const cells = rows.filter((row): row is string[] => Array.isArray(row));
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
+  const numeric = (column: number) => column > 0 && column < 8;
+  const line = (row: string[]) => row.map((cell, column) => (numeric(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const rule = widths.map((width) => '-'.repeat(width)).join('  ');
+  const out = [line(header), rule];
+  for (const row of rows) {
+    if (Array.isArray(row)) out.push(line(row));
+    else out.push(`${out.length > 2 ? '\n' : ''}[${row.section}]`);
+  }
+  return out.join('\n');
+}
+
+// ---- main -------------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  log(`Starting the local stack (node ${process.version})...`);
+  const started = await startStack();
+  const store = createStore({ DYNAMODB_ENDPOINT: started.dynamodbEndpoint, TABLE_NAME: tableName, AWS_REGION: region });
+  log(`Stack ready at ${started.baseUrl}; seeding one tenant with ${SEEDED_LIBRARIES} libraries and ${SEEDED_API_KEYS} API keys...`);
+  const tenant = await seed(store);
+  log(`Measuring ${iterations} calls per operation after ${warmupCalls} warm-up calls each...`);
+
+  const results: Result[] = [];
+  const callCounter = { next: 0 };
+  for (const operation of operations(tenant)) {
+    log(`  ${operation.name}`);
+    results.push(await measureOperation(started.baseUrl, operation, callCounter));
+  }
+  log('  storage floor');
+  results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
+
+  const over = results.filter((result) => result.withinBudget === false);
+  console.log('');
+  console.log(`PLM benchmark: ${iterations} sequential calls per operation, ${warmupCalls} warm-up calls, node ${process.version}, local stack on DynamoDB Local`);
+  console.log(`Seeded: 1 organization, ${SEEDED_LIBRARIES} libraries, ${SEEDED_API_KEYS} API keys of the caller in the bootstrap library.`);
+  console.log('Latency is client-side wall time per HTTP call (or SDK call); cost is from x-plm-consumed-capacity (or ConsumedCapacity), averaged.');
+  console.log('');
+  console.log(renderTable(results));
+  console.log('');
+  const transactFloor = results.find((result) => result.name.startsWith('raw TransactWriteItems'));
+  if (transactFloor && transactFloor.perCall.writeCapacityUnits < 4) {
+    console.log(
+      `Note: DynamoDB Local reports ${units(transactFloor.perCall.writeCapacityUnits)} WCU for a TransactWriteItems of 2 small puts; AWS bills 4 (2 WCU per item\n` +
+        '      up to 1 KB). WCU of the transactional writes above (library.create, apiKey.create) are half of what AWS bills;\n' +
+        '      their budgets are set at the AWS price. See awslabs/amazon-dynamodb-local-samples#31.',
+    );
+  }
+  if (over.length) {
+    console.log(`BUDGET EXCEEDED (${over.length} operation${over.length === 1 ? '' : 's'}):`);
+    for (const result of over) console.log(`  ${result.name}: ${result.violations.join('; ')}`);
+  } else {
+    console.log('All operations within their DynamoDB budgets.');
+  }
+  if (jsonOutput) {
+    console.log('');
+    console.log(
+      JSON.stringify(
+        {
+          iterations,
+          warmupCalls,
+          node: process.version,
+          seeded: { libraries: SEEDED_LIBRARIES, apiKeys: SEEDED_API_KEYS },
+          results,
+          withinBudget: over.length === 0,
+        },
+        null,
+        2,
+      ),
+    );
+  }
+  return over.length ? 1 : 0;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  // After a signal the stack is being stopped under the calls in flight: their failures are expected.
+  if (interrupted) await new Promise(() => {});
+  log(`\nThe benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  exitCode = 2;
+} finally {
+  await stopStack();
+}
+process.exit(exitCode);
