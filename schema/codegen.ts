@@ -27,6 +27,14 @@ const mappers = {
   Me: '../../../lib/accounts/me.js#CurrentUser',
   ApiKey: '../../../lib/store/apiKey.js#ApiKeyRecord',
   ApiKeyWithSecret: '../../../lib/apikeys/apiKeys.js#IssuedApiKey',
+  Component: '../../../lib/store/component.js#ComponentRecord',
+  ComponentHistoryEntry: '../../../lib/store/component.js#ComponentHistoryRecord',
+  ComponentConnection: '../../../lib/components/queries.js#ComponentPage',
+  Config: '../../../lib/store/libraryConfig.js#LibraryConfigRecord',
+  ConfigSyncStatus: '../../../lib/store/libraryConfig.js#LibraryConfigRecord',
+  Category: '../../../lib/config/categories.js#CategoryDefinition',
+  CategoryAttribute: '../../../lib/config/categories.js#AttributeDefinition',
+  CustomStatus: '../../../lib/config/statuses.js#StatusDefinition',
 };
 
 export async function generate(): Promise<Record<string, string>> {
@@ -50,7 +58,7 @@ export async function generate(): Promise<Record<string, string>> {
     config: {
       contextType: '../context.js#GraphQLContext',
       mappers: { ...mappers, ...namespaceTypes },
-      scalars: { DateTime: 'string' },
+      scalars: { DateTime: 'string', JSON: 'unknown' },
       useTypeImports: true,
       enumsAsTypes: true,
       emitLegacyCommonJSImports: false,

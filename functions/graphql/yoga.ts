@@ -4,7 +4,7 @@ import { authenticate } from '../../lib/access/caller.js';
 import { RequestAccess } from '../../lib/access/requestAccess.js';
 import { DomainError } from '../../lib/errors.js';
 import type { Store } from '../../lib/store/client.js';
-import type { GraphQLContext } from './context.js';
+import { requestMemo, type GraphQLContext } from './context.js';
 import { buildSchema } from './schema.js';
 
 /** The DomainError behind a GraphQL error, however deeply graphql-js wrapped it. */
@@ -60,7 +60,7 @@ export function createGraphQLServer({ store, graphiql }: YogaOptions) {
         organization: request.headers.get('x-organization')?.trim() || undefined,
         library: request.headers.get('x-library')?.trim() || undefined,
       });
-      return { store, caller, access };
+      return { store, caller, access, once: requestMemo() };
     },
   });
 }

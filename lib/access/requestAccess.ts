@@ -67,6 +67,12 @@ export class RequestAccess {
     this.requirePermission(rule.permission, access.membership.libraryRoles[access.library.id] ?? access.membership.role);
   }
 
+  /** The caller's permissions in the library of x-library (its effective role there). */
+  async libraryPermissions(): Promise<ReadonlySet<PermissionName>> {
+    const access = await this.library();
+    return systemRoles[access.membership.libraryRoles[access.library.id] ?? access.membership.role].permissions;
+  }
+
   organization(): Promise<OrganizationAccess> {
     this.organizationAccess ??= this.resolveOrganization();
     return this.organizationAccess;

@@ -7,11 +7,10 @@ import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { failedConditionIndexes, nowIso, withTable } from '../store/items.js';
 import { apiKeyPuts } from '../store/apiKey.js';
-import { libraryPuts } from '../store/library.js';
 import { membershipPut } from '../store/membership.js';
 import { organizationPuts, type OrganizationRecord } from '../store/organization.js';
 import { findUserIdByEmail, getUser, userEmailKey, userPuts } from '../store/user.js';
-import { newLibraryRecord } from './libraries.js';
+import { newLibraryItems, newLibraryRecord } from './libraries.js';
 import { assertPlanName, defaultPlan } from './plans.js';
 import { assertValidSlug } from './slugs.js';
 
@@ -33,7 +32,8 @@ export interface BootstrapResult {
 }
 
 /**
- * Creates a tenant in one transaction: the organization, its first library, a Site Admin (an existing user
+ * Creates a tenant in one transaction: the organization, its first library with its default configuration,
+ * a Site Admin (an existing user
  * with that email is reused) and an API key for the library. A taken slug writes nothing.
  */
 export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): Promise<BootstrapResult> {
@@ -64,7 +64,7 @@ export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): P
     : userPuts(user);
   const items = [
     ...organizationPuts(organization),
-    ...libraryPuts(library),
+    ...newLibraryItems(library),
     ...userItems,
     membershipPut({ organizationId: organization.id, userId: user.id, role: 'SITE_ADMIN', libraryRoles: {}, createdAt: at }),
     ...apiKeyPuts(apiKey),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { seedLibraryConfigPuts } from '../config/libraryConfig.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { failedConditionIndexes, nowIso, withTable } from '../store/items.js';
@@ -29,11 +30,16 @@ export function newLibraryRecord(organizationId: string, input: CreateLibraryInp
   };
 }
 
-/** Creates a library in the organization; its slug is unique there (a conditional put of the slug item). */
+/** The items of a new library: the library, its slug, and its default configuration documents. */
+export function newLibraryItems(library: LibraryRecord) {
+  return [...libraryPuts(library), ...seedLibraryConfigPuts(library.organizationId, library.id, library.createdBy, library.createdAt)];
+}
+
+/** Creates a library with its default configuration; its slug is unique in the organization. One transaction. */
 export async function createLibrary(store: Store, organizationId: string, input: CreateLibraryInput, createdBy: string): Promise<LibraryRecord> {
   const library = newLibraryRecord(organizationId, input, createdBy);
   try {
-    await store.ddb.send(new TransactWriteCommand({ TransactItems: libraryPuts(library).map((item) => withTable(store, item)) }));
+    await store.ddb.send(new TransactWriteCommand({ TransactItems: newLibraryItems(library).map((item) => withTable(store, item)) }));
   } catch (error) {
     if (failedConditionIndexes(error)?.length) {
       throw new AlreadyExistsError(`A library with slug "${library.slug}" already exists in this organization`, { field: 'slug' });

@@ -7,9 +7,15 @@ import type { UserRecord } from '../../../lib/store/user.js';
 import type { CurrentUser } from '../../../lib/accounts/me.js';
 import type { ApiKeyRecord } from '../../../lib/store/apiKey.js';
 import type { IssuedApiKey } from '../../../lib/apikeys/apiKeys.js';
+import type { ComponentRecord, ComponentHistoryRecord } from '../../../lib/store/component.js';
+import type { ComponentPage } from '../../../lib/components/queries.js';
+import type { LibraryConfigRecord } from '../../../lib/store/libraryConfig.js';
+import type { CategoryDefinition, AttributeDefinition } from '../../../lib/config/categories.js';
+import type { StatusDefinition } from '../../../lib/config/statuses.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -20,6 +26,8 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /** ISO 8601 timestamp in UTC, e.g. 2026-11-22T04:17:47.000Z. */
   DateTime: { input: string; output: string; }
+  /** Any JSON value: string, number, boolean, object, list or null. */
+  JSON: { input: unknown; output: unknown; }
 };
 
 /**
@@ -135,9 +143,30 @@ export type Query = {
   apiKey: ApiKeyQueryNamespace;
   /** The calling user. Needs no context headers. */
   user: UserQueryNamespace;
+  component: ComponentQueryNamespace;
+  categories: CategoryQueryNamespace;
+  customStatuses: Array<CustomStatus>;
+  configs: Array<Config>;
+  configSyncStatus: ConfigSyncStatus;
+  identifier: IdentifierQueryNamespace;
   /** The libraries of the organization in x-organization, by name. */
   libraries: Array<Library>;
   organization: OrganizationQueryNamespace;
+};
+
+
+export type QueryCustomStatusesArgs = {
+  filter?: InputMaybe<CustomStatusFilterInput>;
+};
+
+
+export type QueryConfigsArgs = {
+  filter?: InputMaybe<ConfigFilterInput>;
+};
+
+
+export type QueryConfigSyncStatusArgs = {
+  type: ConfigType;
 };
 
 export type Mutation = {
@@ -145,6 +174,634 @@ export type Mutation = {
   apiKey: ApiKeyMutationNamespace;
   /** Libraries of the organization in x-organization. */
   library: LibraryMutationNamespace;
+  component: ComponentMutationNamespace;
+  config: ConfigMutationNamespace;
+};
+
+/** A part, assembly or document of a library. */
+export type Component = {
+  __typename?: 'Component';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  /** Follows the library's revision scheme; ordering is defined by that scheme. */
+  revisionValue: Scalars['String']['output'];
+  revision: Revision;
+  /** Increases by one with every write; send it back as expectedVersion. */
+  version: Scalars['Int']['output'];
+  state: ComponentState;
+  status: ComponentStatus;
+  category: ComponentCategory;
+  /** Component part number: unique in the library and never reused. */
+  cpn: Scalars['String']['output'];
+  /** External identifier for integrations. */
+  eid?: Maybe<Scalars['String']['output']>;
+  labels: Array<Label>;
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  createdBy?: Maybe<User>;
+  updatedBy?: Maybe<User>;
+  /** Pinned by the calling user. */
+  isPinned: Scalars['Boolean']['output'];
+  /** Bookmarked by the calling user. */
+  isBookmarked: Scalars['Boolean']['output'];
+  isArchived: Scalars['Boolean']['output'];
+  notRevisionManaged: Scalars['Boolean']['output'];
+  /** NRM flag at the most recent release; null until the component has been released once. */
+  lastReleasedNotRevisionManaged?: Maybe<Scalars['Boolean']['output']>;
+  /** Which derived documents are to be generated; null means the client's defaults. */
+  documentFormats?: Maybe<Array<Scalars['String']['output']>>;
+  /** The values of the category's attributes that are set. */
+  attributeValues: Array<AttributeValue>;
+  /** One attribute's value; null when unset. */
+  attributeValue?: Maybe<Scalars['JSON']['output']>;
+  fileId?: Maybe<Scalars['ID']['output']>;
+  imageFileId?: Maybe<Scalars['ID']['output']>;
+  effectiveAttributeAccess: Array<EffectiveAttributeAccess>;
+  viewerAccess: ViewerAccess;
+  integrationLock: IntegrationLock;
+  /** The integration the current request acts for, if any. */
+  actingIntegrationId?: Maybe<Scalars['ID']['output']>;
+  originIntegrationId?: Maybe<Scalars['ID']['output']>;
+  originIntegration?: Maybe<Integration>;
+  /** Write history, newest first: one record per write. */
+  history: Array<ComponentHistoryEntry>;
+};
+
+
+/** A part, assembly or document of a library. */
+export type ComponentAttributeValueArgs = {
+  attributeId: Scalars['ID']['input'];
+};
+
+
+/** A part, assembly or document of a library. */
+export type ComponentHistoryArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type Revision = {
+  __typename?: 'Revision';
+  value: Scalars['String']['output'];
+};
+
+export type ComponentState =
+  | 'RELEASED'
+  | 'MODIFIED';
+
+export type ComponentStatus = {
+  __typename?: 'ComponentStatus';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  color: Scalars['String']['output'];
+  mapsTo: StatusClassification;
+};
+
+export type ComponentCategory = {
+  __typename?: 'ComponentCategory';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  type: CategoryType;
+};
+
+export type Label = {
+  __typename?: 'Label';
+  name: Scalars['String']['output'];
+};
+
+export type AttributeValue = {
+  __typename?: 'AttributeValue';
+  attributeId: Scalars['ID']['output'];
+  /** The attribute's name in the category (null when the attribute is no longer defined). */
+  name?: Maybe<Scalars['String']['output']>;
+  unit?: Maybe<Scalars['String']['output']>;
+  value?: Maybe<Scalars['JSON']['output']>;
+};
+
+export type EffectiveAttributeAccess = {
+  __typename?: 'EffectiveAttributeAccess';
+  attributeId: Scalars['ID']['output'];
+  canRead: Scalars['Boolean']['output'];
+  canWrite: Scalars['Boolean']['output'];
+};
+
+export type ViewerAccess = {
+  __typename?: 'ViewerAccess';
+  canRead: Scalars['Boolean']['output'];
+  canUpdate: Scalars['Boolean']['output'];
+  canDelete: Scalars['Boolean']['output'];
+  canCreateRevision: Scalars['Boolean']['output'];
+};
+
+export type IntegrationLock = {
+  __typename?: 'IntegrationLock';
+  locked: Scalars['Boolean']['output'];
+  integrationId?: Maybe<Scalars['ID']['output']>;
+};
+
+export type Integration = {
+  __typename?: 'Integration';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+};
+
+export type ComponentHistoryEntry = {
+  __typename?: 'ComponentHistoryEntry';
+  version: Scalars['Int']['output'];
+  action: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  user?: Maybe<User>;
+  actingIntegrationId?: Maybe<Scalars['ID']['output']>;
+  changes: Array<HistoryChange>;
+};
+
+/** One changed field; attribute changes are named attributeValues.<attributeId>. */
+export type HistoryChange = {
+  __typename?: 'HistoryChange';
+  field: Scalars['String']['output'];
+  from?: Maybe<Scalars['JSON']['output']>;
+  to?: Maybe<Scalars['JSON']['output']>;
+};
+
+/**
+ * One attribute of a component. `value` present and null deletes the attribute; an absent `value` key leaves
+ * it unchanged (a client that strips nulls turns a delete into a no-op).
+ */
+export type AttributeValueInput = {
+  attributeId: Scalars['ID']['input'];
+  value?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+/** A value for one element of the library's CPN scheme. */
+export type IdElementOverrideInput = {
+  element: Scalars['String']['input'];
+  value: Scalars['String']['input'];
+};
+
+export type CreateComponentInput = {
+  name: Scalars['String']['input'];
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Omitted: the library's first active PART category. */
+  categoryId?: InputMaybe<Scalars['String']['input']>;
+  /** Omitted: the library's default status. */
+  statusId?: InputMaybe<Scalars['ID']['input']>;
+  /** Omitted: the revision scheme's initial value for the status. */
+  revisionValue?: InputMaybe<Scalars['String']['input']>;
+  eid?: InputMaybe<Scalars['String']['input']>;
+  attributeValues?: InputMaybe<Array<AttributeValueInput>>;
+  fileId?: InputMaybe<Scalars['ID']['input']>;
+  imageFileId?: InputMaybe<Scalars['ID']['input']>;
+  documentFormats?: InputMaybe<Array<Scalars['String']['input']>>;
+  labels?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Parts and documents only; needs the plan's entitlement and components.revision.create. */
+  notRevisionManaged?: InputMaybe<Scalars['Boolean']['input']>;
+  /** A complete CPN (freeform, or a full override as the scheme allows); omitted: generated. */
+  cpn?: InputMaybe<Scalars['String']['input']>;
+  /** Values for some CPN elements; the rest is generated. */
+  cpnOverrides?: InputMaybe<Array<IdElementOverrideInput>>;
+};
+
+export type UpdateComponentInput = {
+  id: Scalars['ID']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  statusId?: InputMaybe<Scalars['ID']['input']>;
+  revisionValue?: InputMaybe<Scalars['String']['input']>;
+  categoryId?: InputMaybe<Scalars['ID']['input']>;
+  eid?: InputMaybe<Scalars['String']['input']>;
+  /** Merge: absent attributes unchanged, a value sets, an explicit null deletes. */
+  attributeValues?: InputMaybe<Array<AttributeValueInput>>;
+  isArchived?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Omitted: unchanged; a list replaces; null clears. */
+  documentFormats?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Omitted: unchanged; a list replaces the labels. */
+  labels?: InputMaybe<Array<Scalars['String']['input']>>;
+  notRevisionManaged?: InputMaybe<Scalars['Boolean']['input']>;
+  fileId?: InputMaybe<Scalars['ID']['input']>;
+  imageFileId?: InputMaybe<Scalars['ID']['input']>;
+  /** When given, must equal the stored version, else VERSION_CONFLICT and nothing changes. */
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type ComponentFilterInput = {
+  ids?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Case-insensitive substring of the name. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Any of these case-insensitive substrings. */
+  names?: InputMaybe<Array<Scalars['String']['input']>>;
+  exactNames?: InputMaybe<Array<Scalars['String']['input']>>;
+  cpns?: InputMaybe<Array<Scalars['String']['input']>>;
+  statusId?: InputMaybe<Scalars['String']['input']>;
+  categoryId?: InputMaybe<Scalars['String']['input']>;
+  categoryType?: InputMaybe<CategoryType>;
+  /** Omitted: archived components are left out; true: only archived; false: only active. */
+  isArchived?: InputMaybe<Scalars['Boolean']['input']>;
+  eid?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ComponentOrderField =
+  | 'CREATED_AT'
+  | 'UPDATED_AT'
+  | 'NAME'
+  | 'CPN';
+
+export type OrderDirection =
+  | 'ASC'
+  | 'DESC';
+
+export type ComponentOrderInput = {
+  field: ComponentOrderField;
+  direction: OrderDirection;
+};
+
+/** first: 1 to 1000, default 50. Default order CREATED_AT descending. */
+export type PaginationInput = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  orderBy?: InputMaybe<ComponentOrderInput>;
+};
+
+export type ComponentEdge = {
+  __typename?: 'ComponentEdge';
+  cursor: Scalars['String']['output'];
+  node: Component;
+};
+
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  hasNextPage: Scalars['Boolean']['output'];
+  endCursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type ComponentConnection = {
+  __typename?: 'ComponentConnection';
+  edges: Array<ComponentEdge>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type DeleteComponentsResult = {
+  __typename?: 'DeleteComponentsResult';
+  deletedIds: Array<Scalars['ID']['output']>;
+  /** Ids that named no component of the library. */
+  notFoundIds: Array<Scalars['ID']['output']>;
+};
+
+export type AttributeValidationError = {
+  __typename?: 'AttributeValidationError';
+  attributeId: Scalars['ID']['output'];
+  message: Scalars['String']['output'];
+};
+
+/** success false with empty errors and a message starting 'Validation could not be completed' means unknown, not valid. */
+export type AttributeValidationResult = {
+  __typename?: 'AttributeValidationResult';
+  success: Scalars['Boolean']['output'];
+  message?: Maybe<Scalars['String']['output']>;
+  errors: Array<AttributeValidationError>;
+};
+
+export type AttributeValidationRequestInput = {
+  /** Caller-chosen; echoed back. */
+  key: Scalars['ID']['input'];
+  categoryId: Scalars['ID']['input'];
+  attributeValues: Array<AttributeValueInput>;
+};
+
+export type KeyedAttributeValidationResultDto = {
+  __typename?: 'KeyedAttributeValidationResultDto';
+  key: Scalars['ID']['output'];
+  success: Scalars['Boolean']['output'];
+  message?: Maybe<Scalars['String']['output']>;
+  errors: Array<AttributeValidationError>;
+};
+
+export type BatchAttributeValidationResultDto = {
+  __typename?: 'BatchAttributeValidationResultDto';
+  /** True only when every request passed. */
+  success: Scalars['Boolean']['output'];
+  /** In submission order. */
+  results: Array<KeyedAttributeValidationResultDto>;
+};
+
+export type PinComponentsInput = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+export type UnPinComponentsInput = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+export type ComponentQueryNamespace = {
+  __typename?: 'ComponentQueryNamespace';
+  findOne?: Maybe<Component>;
+  findAll: ComponentConnection;
+  /** Pre-flight check; create and update check again and that result is authoritative. */
+  validateAttributes: AttributeValidationResult;
+  /** At most 10,000 requests (HTTP 400 otherwise, nothing validated); each independent, in submission order. */
+  validateAttributesBatch: BatchAttributeValidationResultDto;
+  /** The calling user's pinned components, most recently pinned first. */
+  getAllPinnedComponents: Array<Component>;
+};
+
+
+export type ComponentQueryNamespaceFindOneArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type ComponentQueryNamespaceFindAllArgs = {
+  filter?: InputMaybe<ComponentFilterInput>;
+  pagination?: InputMaybe<PaginationInput>;
+};
+
+
+export type ComponentQueryNamespaceValidateAttributesArgs = {
+  categoryId: Scalars['ID']['input'];
+  attributeValues: Array<AttributeValueInput>;
+};
+
+
+export type ComponentQueryNamespaceValidateAttributesBatchArgs = {
+  requests: Array<AttributeValidationRequestInput>;
+};
+
+export type ComponentMutationNamespace = {
+  __typename?: 'ComponentMutationNamespace';
+  /** All or nothing; at most 25 inputs. */
+  create: Array<Component>;
+  /** All or nothing; at most 25 inputs. */
+  update: Array<Component>;
+  /** Permanent. The CPNs stay claimed and are never reused. */
+  delete: DeleteComponentsResult;
+  pin: Array<Component>;
+  unpin: Array<Scalars['ID']['output']>;
+  bookmark: Array<Component>;
+  unbookmark: Array<Scalars['ID']['output']>;
+};
+
+
+export type ComponentMutationNamespaceCreateArgs = {
+  inputs: Array<CreateComponentInput>;
+};
+
+
+export type ComponentMutationNamespaceUpdateArgs = {
+  inputs: Array<UpdateComponentInput>;
+};
+
+
+export type ComponentMutationNamespaceDeleteArgs = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+
+export type ComponentMutationNamespacePinArgs = {
+  input: PinComponentsInput;
+};
+
+
+export type ComponentMutationNamespaceUnpinArgs = {
+  input: UnPinComponentsInput;
+};
+
+
+export type ComponentMutationNamespaceBookmarkArgs = {
+  input: PinComponentsInput;
+};
+
+
+export type ComponentMutationNamespaceUnbookmarkArgs = {
+  input: UnPinComponentsInput;
+};
+
+/**
+ * The four configuration documents of a library. Each is a JSON document validated on write (every problem is
+ * listed in extensions.problems of a CONFIG_INVALID error, and nothing is stored) and versioned. Formats and
+ * examples: README, "Library configuration".
+ */
+export type ConfigType =
+  | 'REVISION_SCHEME'
+  | 'CPN_SCHEME'
+  | 'STATUSES'
+  | 'CATEGORIES';
+
+export type ConfigSyncState =
+  /** Components carry this version's names. */
+  | 'SYNCED'
+  /** Stored; components not yet updated. */
+  | 'PENDING'
+  | 'PROCESSING'
+  /** The last run stopped; run config.manuallyProcessCategoriesConfig (or set the document again). */
+  | 'FAILED';
+
+export type Config = {
+  __typename?: 'Config';
+  /** The document type; one document per type and library. */
+  id: Scalars['ID']['output'];
+  type: ConfigType;
+  version: Scalars['Int']['output'];
+  document: Scalars['JSON']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  updatedBy?: Maybe<User>;
+};
+
+/** Whether components reflect the latest statuses or categories (names are copied onto components). */
+export type ConfigSyncStatus = {
+  __typename?: 'ConfigSyncStatus';
+  type: ConfigType;
+  status: ConfigSyncState;
+  /** The stored document version. */
+  configVersion: Scalars['Int']['output'];
+  /** The version components were last brought up to date with. */
+  syncedVersion: Scalars['Int']['output'];
+  /** Components rewritten by the last run. */
+  componentsUpdated: Scalars['Int']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type ConfigFilterInput = {
+  types?: InputMaybe<Array<ConfigType>>;
+};
+
+export type SetLibraryConfigInput = {
+  type: ConfigType;
+  document: Scalars['JSON']['input'];
+  /** When given, must equal the stored version (VERSION_CONFLICT otherwise). */
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type CategoryAttribute = {
+  __typename?: 'CategoryAttribute';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  /** STRING, NUMBER, INTEGER, BOOLEAN, DATE (YYYY-MM-DD) or ENUM. */
+  valueType: Scalars['String']['output'];
+  unit?: Maybe<Scalars['String']['output']>;
+  required: Scalars['Boolean']['output'];
+  options?: Maybe<Array<Scalars['String']['output']>>;
+  min?: Maybe<Scalars['Float']['output']>;
+  max?: Maybe<Scalars['Float']['output']>;
+  pattern?: Maybe<Scalars['String']['output']>;
+  archived: Scalars['Boolean']['output'];
+};
+
+export type Category = {
+  __typename?: 'Category';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  type: CategoryType;
+  /** Three digits; the first element of the default CPN. */
+  prefix: Scalars['String']['output'];
+  attributes: Array<CategoryAttribute>;
+  archived: Scalars['Boolean']['output'];
+};
+
+export type CategoryType =
+  | 'PART'
+  | 'ASSEMBLY'
+  | 'DOCUMENT';
+
+export type StatusClassification =
+  | 'DESIGN'
+  | 'DEVELOPMENT'
+  | 'PRODUCTION'
+  | 'MAINTENANCE'
+  | 'OBSOLETE';
+
+export type CustomStatus = {
+  __typename?: 'CustomStatus';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  color: Scalars['String']['output'];
+  mapsTo: StatusClassification;
+  isDefault: Scalars['Boolean']['output'];
+  archived: Scalars['Boolean']['output'];
+};
+
+export type CategoryFilterInput = {
+  type?: InputMaybe<CategoryType>;
+  /** Archived categories are left out unless true. */
+  includeArchived?: InputMaybe<Scalars['Boolean']['input']>;
+  ids?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+export type CustomStatusFilterInput = {
+  mapsTo?: InputMaybe<Array<StatusClassification>>;
+  includeArchived?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type CategoryQueryNamespace = {
+  __typename?: 'CategoryQueryNamespace';
+  findAll: Array<Category>;
+};
+
+
+export type CategoryQueryNamespaceFindAllArgs = {
+  filter?: InputMaybe<CategoryFilterInput>;
+};
+
+export type ConfigMutationNamespace = {
+  __typename?: 'ConfigMutationNamespace';
+  /** Stores a new version of one document; statuses and categories are then synced onto components. */
+  setLibraryConfig: Config;
+  /** Re-runs the categories sync (after a FAILED or interrupted run). Idempotent. */
+  manuallyProcessCategoriesConfig: ConfigSyncStatus;
+};
+
+
+export type ConfigMutationNamespaceSetLibraryConfigArgs = {
+  input: SetLibraryConfigInput;
+};
+
+export type ValidateIdentifierOverrideResponse = {
+  __typename?: 'ValidateIdentifierOverrideResponse';
+  /** CPN preview; an unresolved counter is a run of X characters (as many as the digits of its max value). */
+  displayValue?: Maybe<Scalars['String']['output']>;
+  /** True only when every element resolved from the supplied values (no X placeholders). */
+  isDeterministic: Scalars['Boolean']['output'];
+  /** Meaningful only when isDeterministic is true; otherwise disregard it. */
+  isUnique: Scalars['Boolean']['output'];
+  errors: Array<IdentifierElementError>;
+};
+
+export type IdentifierElementError = {
+  __typename?: 'IdentifierElementError';
+  element: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+};
+
+export type IdentifierValidationResult = {
+  __typename?: 'IdentifierValidationResult';
+  success: Scalars['Boolean']['output'];
+  message?: Maybe<Scalars['String']['output']>;
+  errors: Array<IdentifierElementError>;
+  /** For freeform values: whether the CPN is free in the library. */
+  isUnique?: Maybe<Scalars['Boolean']['output']>;
+};
+
+export type IdentifierOverridePermissions = {
+  __typename?: 'IdentifierOverridePermissions';
+  allowOverride: Scalars['Boolean']['output'];
+  allowFreeform: Scalars['Boolean']['output'];
+  caseSensitive: Scalars['Boolean']['output'];
+  /** The caller may override elements when creating or updating components. */
+  canOverride: Scalars['Boolean']['output'];
+  canUseFreeform: Scalars['Boolean']['output'];
+};
+
+export type ElementValueInput = {
+  element: Scalars['String']['input'];
+  value: Scalars['String']['input'];
+};
+
+export type ElementValue = {
+  __typename?: 'ElementValue';
+  element: Scalars['String']['output'];
+  value: Scalars['String']['output'];
+};
+
+export type ReusableGroupInstance = {
+  __typename?: 'ReusableGroupInstance';
+  values: Array<ElementValue>;
+  displayValue: Scalars['String']['output'];
+  /** How many CPNs of the library use this combination. */
+  usageCount: Scalars['Int']['output'];
+};
+
+export type IdentifierQueryNamespace = {
+  __typename?: 'IdentifierQueryNamespace';
+  validateCompleteOverride: ValidateIdentifierOverrideResponse;
+  validateOverrides: IdentifierValidationResult;
+  overridePermissions: IdentifierOverridePermissions;
+  /** configId: CPN_SCHEME. Value combinations of a reusable group already used in the library. */
+  reusableGroupInstances: Array<ReusableGroupInstance>;
+  validateFreeformOverride: IdentifierValidationResult;
+};
+
+
+export type IdentifierQueryNamespaceValidateCompleteOverrideArgs = {
+  overrides: Array<IdElementOverrideInput>;
+  componentId?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type IdentifierQueryNamespaceValidateOverridesArgs = {
+  overrides: Array<IdElementOverrideInput>;
+};
+
+
+export type IdentifierQueryNamespaceReusableGroupInstancesArgs = {
+  configId: Scalars['String']['input'];
+  groupName: Scalars['String']['input'];
+  filters?: InputMaybe<Array<ElementValueInput>>;
+};
+
+
+export type IdentifierQueryNamespaceValidateFreeformOverrideArgs = {
+  value: Scalars['String']['input'];
+  componentId?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A library: a container of components inside an organization. */
@@ -161,7 +818,7 @@ export type Library = {
   createdAt: Scalars['DateTime']['output'];
 };
 
-/** Counts of the library's current (non-deleted) components, kept by every component write. */
+/** Counts of the library's components (archived included; deleted components are gone). */
 export type LibraryStatsType = {
   __typename?: 'LibraryStatsType';
   componentCount: Scalars['Int']['output'];
@@ -326,13 +983,73 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  Component: ResolverTypeWrapper<ComponentRecord>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Revision: ResolverTypeWrapper<Revision>;
+  ComponentState: ComponentState;
+  ComponentStatus: ResolverTypeWrapper<ComponentStatus>;
+  ComponentCategory: ResolverTypeWrapper<ComponentCategory>;
+  Label: ResolverTypeWrapper<Label>;
+  AttributeValue: ResolverTypeWrapper<AttributeValue>;
+  EffectiveAttributeAccess: ResolverTypeWrapper<EffectiveAttributeAccess>;
+  ViewerAccess: ResolverTypeWrapper<ViewerAccess>;
+  IntegrationLock: ResolverTypeWrapper<IntegrationLock>;
+  Integration: ResolverTypeWrapper<Integration>;
+  ComponentHistoryEntry: ResolverTypeWrapper<ComponentHistoryRecord>;
+  HistoryChange: ResolverTypeWrapper<HistoryChange>;
+  AttributeValueInput: AttributeValueInput;
+  IdElementOverrideInput: IdElementOverrideInput;
+  CreateComponentInput: CreateComponentInput;
+  UpdateComponentInput: UpdateComponentInput;
+  ComponentFilterInput: ComponentFilterInput;
+  ComponentOrderField: ComponentOrderField;
+  OrderDirection: OrderDirection;
+  ComponentOrderInput: ComponentOrderInput;
+  PaginationInput: PaginationInput;
+  ComponentEdge: ResolverTypeWrapper<Omit<ComponentEdge, 'node'> & { node: ResolversTypes['Component'] }>;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
+  ComponentConnection: ResolverTypeWrapper<ComponentPage>;
+  DeleteComponentsResult: ResolverTypeWrapper<DeleteComponentsResult>;
+  AttributeValidationError: ResolverTypeWrapper<AttributeValidationError>;
+  AttributeValidationResult: ResolverTypeWrapper<AttributeValidationResult>;
+  AttributeValidationRequestInput: AttributeValidationRequestInput;
+  KeyedAttributeValidationResultDto: ResolverTypeWrapper<KeyedAttributeValidationResultDto>;
+  BatchAttributeValidationResultDto: ResolverTypeWrapper<BatchAttributeValidationResultDto>;
+  PinComponentsInput: PinComponentsInput;
+  UnPinComponentsInput: UnPinComponentsInput;
+  ComponentQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ComponentMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ConfigType: ConfigType;
+  ConfigSyncState: ConfigSyncState;
+  Config: ResolverTypeWrapper<LibraryConfigRecord>;
+  ConfigSyncStatus: ResolverTypeWrapper<LibraryConfigRecord>;
+  ConfigFilterInput: ConfigFilterInput;
+  SetLibraryConfigInput: SetLibraryConfigInput;
+  CategoryAttribute: ResolverTypeWrapper<AttributeDefinition>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Category: ResolverTypeWrapper<CategoryDefinition>;
+  CategoryType: CategoryType;
+  StatusClassification: StatusClassification;
+  CustomStatus: ResolverTypeWrapper<StatusDefinition>;
+  CategoryFilterInput: CategoryFilterInput;
+  CustomStatusFilterInput: CustomStatusFilterInput;
+  CategoryQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ConfigMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ValidateIdentifierOverrideResponse: ResolverTypeWrapper<ValidateIdentifierOverrideResponse>;
+  IdentifierElementError: ResolverTypeWrapper<IdentifierElementError>;
+  IdentifierValidationResult: ResolverTypeWrapper<IdentifierValidationResult>;
+  IdentifierOverridePermissions: ResolverTypeWrapper<IdentifierOverridePermissions>;
+  ElementValueInput: ElementValueInput;
+  ElementValue: ResolverTypeWrapper<ElementValue>;
+  ReusableGroupInstance: ResolverTypeWrapper<ReusableGroupInstance>;
+  IdentifierQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Library: ResolverTypeWrapper<LibraryRecord>;
   LibraryStatsType: ResolverTypeWrapper<LibraryStatsRecord>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   CreateLibraryInput: CreateLibraryInput;
   LibraryMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Organization: ResolverTypeWrapper<OrganizationRecord>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   OrganizationQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   User: ResolverTypeWrapper<UserRecord>;
   Me: ResolverTypeWrapper<CurrentUser>;
@@ -356,13 +1073,66 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   Mutation: Record<PropertyKey, never>;
   DateTime: Scalars['DateTime']['output'];
+  JSON: Scalars['JSON']['output'];
+  Component: ComponentRecord;
+  Int: Scalars['Int']['output'];
+  Boolean: Scalars['Boolean']['output'];
+  Revision: Revision;
+  ComponentStatus: ComponentStatus;
+  ComponentCategory: ComponentCategory;
+  Label: Label;
+  AttributeValue: AttributeValue;
+  EffectiveAttributeAccess: EffectiveAttributeAccess;
+  ViewerAccess: ViewerAccess;
+  IntegrationLock: IntegrationLock;
+  Integration: Integration;
+  ComponentHistoryEntry: ComponentHistoryRecord;
+  HistoryChange: HistoryChange;
+  AttributeValueInput: AttributeValueInput;
+  IdElementOverrideInput: IdElementOverrideInput;
+  CreateComponentInput: CreateComponentInput;
+  UpdateComponentInput: UpdateComponentInput;
+  ComponentFilterInput: ComponentFilterInput;
+  ComponentOrderInput: ComponentOrderInput;
+  PaginationInput: PaginationInput;
+  ComponentEdge: Omit<ComponentEdge, 'node'> & { node: ResolversParentTypes['Component'] };
+  PageInfo: PageInfo;
+  ComponentConnection: ComponentPage;
+  DeleteComponentsResult: DeleteComponentsResult;
+  AttributeValidationError: AttributeValidationError;
+  AttributeValidationResult: AttributeValidationResult;
+  AttributeValidationRequestInput: AttributeValidationRequestInput;
+  KeyedAttributeValidationResultDto: KeyedAttributeValidationResultDto;
+  BatchAttributeValidationResultDto: BatchAttributeValidationResultDto;
+  PinComponentsInput: PinComponentsInput;
+  UnPinComponentsInput: UnPinComponentsInput;
+  ComponentQueryNamespace: Record<PropertyKey, never>;
+  ComponentMutationNamespace: Record<PropertyKey, never>;
+  Config: LibraryConfigRecord;
+  ConfigSyncStatus: LibraryConfigRecord;
+  ConfigFilterInput: ConfigFilterInput;
+  SetLibraryConfigInput: SetLibraryConfigInput;
+  CategoryAttribute: AttributeDefinition;
+  Float: Scalars['Float']['output'];
+  Category: CategoryDefinition;
+  CustomStatus: StatusDefinition;
+  CategoryFilterInput: CategoryFilterInput;
+  CustomStatusFilterInput: CustomStatusFilterInput;
+  CategoryQueryNamespace: Record<PropertyKey, never>;
+  ConfigMutationNamespace: Record<PropertyKey, never>;
+  ValidateIdentifierOverrideResponse: ValidateIdentifierOverrideResponse;
+  IdentifierElementError: IdentifierElementError;
+  IdentifierValidationResult: IdentifierValidationResult;
+  IdentifierOverridePermissions: IdentifierOverridePermissions;
+  ElementValueInput: ElementValueInput;
+  ElementValue: ElementValue;
+  ReusableGroupInstance: ReusableGroupInstance;
+  IdentifierQueryNamespace: Record<PropertyKey, never>;
   Library: LibraryRecord;
   LibraryStatsType: LibraryStatsRecord;
-  Int: Scalars['Int']['output'];
   CreateLibraryInput: CreateLibraryInput;
   LibraryMutationNamespace: Record<PropertyKey, never>;
   Organization: OrganizationRecord;
-  Boolean: Scalars['Boolean']['output'];
   OrganizationQueryNamespace: Record<PropertyKey, never>;
   User: UserRecord;
   Me: CurrentUser;
@@ -402,6 +1172,12 @@ export type ApiKeyMutationNamespaceResolvers<ContextType = GraphQLContext, Paren
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiKey?: Resolver<ResolversTypes['ApiKeyQueryNamespace'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['UserQueryNamespace'], ParentType, ContextType>;
+  component?: Resolver<ResolversTypes['ComponentQueryNamespace'], ParentType, ContextType>;
+  categories?: Resolver<ResolversTypes['CategoryQueryNamespace'], ParentType, ContextType>;
+  customStatuses?: Resolver<Array<ResolversTypes['CustomStatus']>, ParentType, ContextType, Partial<QueryCustomStatusesArgs>>;
+  configs?: Resolver<Array<ResolversTypes['Config']>, ParentType, ContextType, Partial<QueryConfigsArgs>>;
+  configSyncStatus?: Resolver<ResolversTypes['ConfigSyncStatus'], ParentType, ContextType, RequireFields<QueryConfigSyncStatusArgs, 'type'>>;
+  identifier?: Resolver<ResolversTypes['IdentifierQueryNamespace'], ParentType, ContextType>;
   libraries?: Resolver<Array<ResolversTypes['Library']>, ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationQueryNamespace'], ParentType, ContextType>;
 };
@@ -409,11 +1185,286 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   apiKey?: Resolver<ResolversTypes['ApiKeyMutationNamespace'], ParentType, ContextType>;
   library?: Resolver<ResolversTypes['LibraryMutationNamespace'], ParentType, ContextType>;
+  component?: Resolver<ResolversTypes['ComponentMutationNamespace'], ParentType, ContextType>;
+  config?: Resolver<ResolversTypes['ConfigMutationNamespace'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
+  name: 'JSON';
+}
+
+export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Component'] = ResolversParentTypes['Component']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  revisionValue?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Revision'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['ComponentState'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ComponentStatus'], ParentType, ContextType>;
+  category?: Resolver<ResolversTypes['ComponentCategory'], ParentType, ContextType>;
+  cpn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eid?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  labels?: Resolver<Array<ResolversTypes['Label']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  updatedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  isPinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isBookmarked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  notRevisionManaged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  lastReleasedNotRevisionManaged?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  documentFormats?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  attributeValues?: Resolver<Array<ResolversTypes['AttributeValue']>, ParentType, ContextType>;
+  attributeValue?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<ComponentAttributeValueArgs, 'attributeId'>>;
+  fileId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  imageFileId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  effectiveAttributeAccess?: Resolver<Array<ResolversTypes['EffectiveAttributeAccess']>, ParentType, ContextType>;
+  viewerAccess?: Resolver<ResolversTypes['ViewerAccess'], ParentType, ContextType>;
+  integrationLock?: Resolver<ResolversTypes['IntegrationLock'], ParentType, ContextType>;
+  actingIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  originIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  originIntegration?: Resolver<Maybe<ResolversTypes['Integration']>, ParentType, ContextType>;
+  history?: Resolver<Array<ResolversTypes['ComponentHistoryEntry']>, ParentType, ContextType, RequireFields<ComponentHistoryArgs, 'first'>>;
+};
+
+export type RevisionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Revision'] = ResolversParentTypes['Revision']> = {
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ComponentStatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentStatus'] = ResolversParentTypes['ComponentStatus']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  color?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mapsTo?: Resolver<ResolversTypes['StatusClassification'], ParentType, ContextType>;
+};
+
+export type ComponentCategoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentCategory'] = ResolversParentTypes['ComponentCategory']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['CategoryType'], ParentType, ContextType>;
+};
+
+export type LabelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Label'] = ResolversParentTypes['Label']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AttributeValueResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttributeValue'] = ResolversParentTypes['AttributeValue']> = {
+  attributeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  unit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type EffectiveAttributeAccessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EffectiveAttributeAccess'] = ResolversParentTypes['EffectiveAttributeAccess']> = {
+  attributeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  canRead?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  canWrite?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ViewerAccessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ViewerAccess'] = ResolversParentTypes['ViewerAccess']> = {
+  canRead?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  canUpdate?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  canDelete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  canCreateRevision?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type IntegrationLockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IntegrationLock'] = ResolversParentTypes['IntegrationLock']> = {
+  locked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  integrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type IntegrationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Integration'] = ResolversParentTypes['Integration']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ComponentHistoryEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentHistoryEntry'] = ResolversParentTypes['ComponentHistoryEntry']> = {
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  actingIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  changes?: Resolver<Array<ResolversTypes['HistoryChange']>, ParentType, ContextType>;
+};
+
+export type HistoryChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HistoryChange'] = ResolversParentTypes['HistoryChange']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  from?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  to?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type ComponentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentEdge'] = ResolversParentTypes['ComponentEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Component'], ParentType, ContextType>;
+};
+
+export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ComponentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentConnection'] = ResolversParentTypes['ComponentConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ComponentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type DeleteComponentsResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteComponentsResult'] = ResolversParentTypes['DeleteComponentsResult']> = {
+  deletedIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  notFoundIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type AttributeValidationErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttributeValidationError'] = ResolversParentTypes['AttributeValidationError']> = {
+  attributeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AttributeValidationResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttributeValidationResult'] = ResolversParentTypes['AttributeValidationResult']> = {
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['AttributeValidationError']>, ParentType, ContextType>;
+};
+
+export type KeyedAttributeValidationResultDtoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KeyedAttributeValidationResultDto'] = ResolversParentTypes['KeyedAttributeValidationResultDto']> = {
+  key?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['AttributeValidationError']>, ParentType, ContextType>;
+};
+
+export type BatchAttributeValidationResultDtoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BatchAttributeValidationResultDto'] = ResolversParentTypes['BatchAttributeValidationResultDto']> = {
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  results?: Resolver<Array<ResolversTypes['KeyedAttributeValidationResultDto']>, ParentType, ContextType>;
+};
+
+export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentQueryNamespace'] = ResolversParentTypes['ComponentQueryNamespace']> = {
+  findOne?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentQueryNamespaceFindOneArgs, 'id'>>;
+  findAll?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, Partial<ComponentQueryNamespaceFindAllArgs>>;
+  validateAttributes?: Resolver<ResolversTypes['AttributeValidationResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesArgs, 'categoryId' | 'attributeValues'>>;
+  validateAttributesBatch?: Resolver<ResolversTypes['BatchAttributeValidationResultDto'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesBatchArgs, 'requests'>>;
+  getAllPinnedComponents?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
+};
+
+export type ComponentMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentMutationNamespace'] = ResolversParentTypes['ComponentMutationNamespace']> = {
+  create?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceCreateArgs, 'inputs'>>;
+  update?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceUpdateArgs, 'inputs'>>;
+  delete?: Resolver<ResolversTypes['DeleteComponentsResult'], ParentType, ContextType, RequireFields<ComponentMutationNamespaceDeleteArgs, 'ids'>>;
+  pin?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespacePinArgs, 'input'>>;
+  unpin?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceUnpinArgs, 'input'>>;
+  bookmark?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceBookmarkArgs, 'input'>>;
+  unbookmark?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceUnbookmarkArgs, 'input'>>;
+};
+
+export type ConfigResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Config'] = ResolversParentTypes['Config']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['ConfigType'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  document?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type ConfigSyncStatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfigSyncStatus'] = ResolversParentTypes['ConfigSyncStatus']> = {
+  type?: Resolver<ResolversTypes['ConfigType'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ConfigSyncState'], ParentType, ContextType>;
+  configVersion?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  syncedVersion?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  componentsUpdated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type CategoryAttributeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CategoryAttribute'] = ResolversParentTypes['CategoryAttribute']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  valueType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  unit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  options?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  min?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  max?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  pattern?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  archived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type CategoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Category'] = ResolversParentTypes['Category']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['CategoryType'], ParentType, ContextType>;
+  prefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attributes?: Resolver<Array<ResolversTypes['CategoryAttribute']>, ParentType, ContextType>;
+  archived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type CustomStatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CustomStatus'] = ResolversParentTypes['CustomStatus']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  color?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mapsTo?: Resolver<ResolversTypes['StatusClassification'], ParentType, ContextType>;
+  isDefault?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  archived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type CategoryQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CategoryQueryNamespace'] = ResolversParentTypes['CategoryQueryNamespace']> = {
+  findAll?: Resolver<Array<ResolversTypes['Category']>, ParentType, ContextType, Partial<CategoryQueryNamespaceFindAllArgs>>;
+};
+
+export type ConfigMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfigMutationNamespace'] = ResolversParentTypes['ConfigMutationNamespace']> = {
+  setLibraryConfig?: Resolver<ResolversTypes['Config'], ParentType, ContextType, RequireFields<ConfigMutationNamespaceSetLibraryConfigArgs, 'input'>>;
+  manuallyProcessCategoriesConfig?: Resolver<ResolversTypes['ConfigSyncStatus'], ParentType, ContextType>;
+};
+
+export type ValidateIdentifierOverrideResponseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidateIdentifierOverrideResponse'] = ResolversParentTypes['ValidateIdentifierOverrideResponse']> = {
+  displayValue?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  isDeterministic?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isUnique?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['IdentifierElementError']>, ParentType, ContextType>;
+};
+
+export type IdentifierElementErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IdentifierElementError'] = ResolversParentTypes['IdentifierElementError']> = {
+  element?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type IdentifierValidationResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IdentifierValidationResult'] = ResolversParentTypes['IdentifierValidationResult']> = {
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['IdentifierElementError']>, ParentType, ContextType>;
+  isUnique?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+};
+
+export type IdentifierOverridePermissionsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IdentifierOverridePermissions'] = ResolversParentTypes['IdentifierOverridePermissions']> = {
+  allowOverride?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  allowFreeform?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  caseSensitive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  canOverride?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  canUseFreeform?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ElementValueResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ElementValue'] = ResolversParentTypes['ElementValue']> = {
+  element?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ReusableGroupInstanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReusableGroupInstance'] = ResolversParentTypes['ReusableGroupInstance']> = {
+  values?: Resolver<Array<ResolversTypes['ElementValue']>, ParentType, ContextType>;
+  displayValue?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  usageCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type IdentifierQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IdentifierQueryNamespace'] = ResolversParentTypes['IdentifierQueryNamespace']> = {
+  validateCompleteOverride?: Resolver<ResolversTypes['ValidateIdentifierOverrideResponse'], ParentType, ContextType, RequireFields<IdentifierQueryNamespaceValidateCompleteOverrideArgs, 'overrides'>>;
+  validateOverrides?: Resolver<ResolversTypes['IdentifierValidationResult'], ParentType, ContextType, RequireFields<IdentifierQueryNamespaceValidateOverridesArgs, 'overrides'>>;
+  overridePermissions?: Resolver<ResolversTypes['IdentifierOverridePermissions'], ParentType, ContextType>;
+  reusableGroupInstances?: Resolver<Array<ResolversTypes['ReusableGroupInstance']>, ParentType, ContextType, RequireFields<IdentifierQueryNamespaceReusableGroupInstancesArgs, 'configId' | 'groupName'>>;
+  validateFreeformOverride?: Resolver<ResolversTypes['IdentifierValidationResult'], ParentType, ContextType, RequireFields<IdentifierQueryNamespaceValidateFreeformOverrideArgs, 'value'>>;
+};
 
 export type LibraryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Library'] = ResolversParentTypes['Library']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -477,6 +1528,43 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  JSON?: GraphQLScalarType;
+  Component?: ComponentResolvers<ContextType>;
+  Revision?: RevisionResolvers<ContextType>;
+  ComponentStatus?: ComponentStatusResolvers<ContextType>;
+  ComponentCategory?: ComponentCategoryResolvers<ContextType>;
+  Label?: LabelResolvers<ContextType>;
+  AttributeValue?: AttributeValueResolvers<ContextType>;
+  EffectiveAttributeAccess?: EffectiveAttributeAccessResolvers<ContextType>;
+  ViewerAccess?: ViewerAccessResolvers<ContextType>;
+  IntegrationLock?: IntegrationLockResolvers<ContextType>;
+  Integration?: IntegrationResolvers<ContextType>;
+  ComponentHistoryEntry?: ComponentHistoryEntryResolvers<ContextType>;
+  HistoryChange?: HistoryChangeResolvers<ContextType>;
+  ComponentEdge?: ComponentEdgeResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
+  ComponentConnection?: ComponentConnectionResolvers<ContextType>;
+  DeleteComponentsResult?: DeleteComponentsResultResolvers<ContextType>;
+  AttributeValidationError?: AttributeValidationErrorResolvers<ContextType>;
+  AttributeValidationResult?: AttributeValidationResultResolvers<ContextType>;
+  KeyedAttributeValidationResultDto?: KeyedAttributeValidationResultDtoResolvers<ContextType>;
+  BatchAttributeValidationResultDto?: BatchAttributeValidationResultDtoResolvers<ContextType>;
+  ComponentQueryNamespace?: ComponentQueryNamespaceResolvers<ContextType>;
+  ComponentMutationNamespace?: ComponentMutationNamespaceResolvers<ContextType>;
+  Config?: ConfigResolvers<ContextType>;
+  ConfigSyncStatus?: ConfigSyncStatusResolvers<ContextType>;
+  CategoryAttribute?: CategoryAttributeResolvers<ContextType>;
+  Category?: CategoryResolvers<ContextType>;
+  CustomStatus?: CustomStatusResolvers<ContextType>;
+  CategoryQueryNamespace?: CategoryQueryNamespaceResolvers<ContextType>;
+  ConfigMutationNamespace?: ConfigMutationNamespaceResolvers<ContextType>;
+  ValidateIdentifierOverrideResponse?: ValidateIdentifierOverrideResponseResolvers<ContextType>;
+  IdentifierElementError?: IdentifierElementErrorResolvers<ContextType>;
+  IdentifierValidationResult?: IdentifierValidationResultResolvers<ContextType>;
+  IdentifierOverridePermissions?: IdentifierOverridePermissionsResolvers<ContextType>;
+  ElementValue?: ElementValueResolvers<ContextType>;
+  ReusableGroupInstance?: ReusableGroupInstanceResolvers<ContextType>;
+  IdentifierQueryNamespace?: IdentifierQueryNamespaceResolvers<ContextType>;
   Library?: LibraryResolvers<ContextType>;
   LibraryStatsType?: LibraryStatsTypeResolvers<ContextType>;
   LibraryMutationNamespace?: LibraryMutationNamespaceResolvers<ContextType>;

@@ -1,8 +1,21 @@
 import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { apiKeyResolvers } from './apiKey.js';
+import { componentResolvers } from './component.js';
+import { configResolvers } from './config.js';
+import { identifierResolvers } from './identifier.js';
+import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
 import { userResolvers } from './user.js';
 
-export const resolvers: Resolvers = mergeResolvers([userResolvers, organizationResolvers, libraryResolvers, apiKeyResolvers]);
+export const resolvers: Resolvers = mergeResolvers([
+  { JSON: jsonScalar },
+  userResolvers,
+  organizationResolvers,
+  libraryResolvers,
+  apiKeyResolvers,
+  configResolvers,
+  componentResolvers,
+  identifierResolvers,
+]);

@@ -1,0 +1,38 @@
+import { componentWriteContext } from '../../../lib/components/context.js';
+import type { WriteContext } from '../../../lib/components/rules.js';
+import type { AttributeValueChange } from '../../../lib/components/commands.js';
+import { loadLibraryConfiguration, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
+import { getUser, type UserRecord } from '../../../lib/store/user.js';
+import type { GraphQLContext } from '../context.js';
+
+export interface LibraryScope {
+  organizationId: string;
+  libraryId: string;
+  userId: string;
+}
+
+export async function libraryScope(context: GraphQLContext): Promise<LibraryScope> {
+  const { organization, library } = await context.access.library();
+  return { organizationId: organization.id, libraryId: library.id, userId: context.caller.userId };
+}
+
+/** The library configuration, read once per request. */
+export function libraryConfig(context: GraphQLContext): Promise<LibraryConfiguration> {
+  return context.once('libraryConfig', async () => {
+    const scope = await libraryScope(context);
+    return loadLibraryConfiguration(context.store, scope.organizationId, scope.libraryId);
+  });
+}
+
+export function writeContext(context: GraphQLContext): Promise<WriteContext> {
+  return componentWriteContext(context.store, context.access);
+}
+
+export function userById(context: GraphQLContext, userId: string): Promise<UserRecord | null> {
+  return context.once(`user:${userId}`, async () => (await getUser(context.store, userId)) ?? null);
+}
+
+/** GraphQL AttributeValueInput -> domain change: an absent value key is a no-op, an explicit null deletes. */
+export function attributeChanges(inputs: readonly { attributeId: string; value?: unknown }[] | null | undefined): AttributeValueChange[] | undefined {
+  return inputs?.map((input) => ({ attributeId: input.attributeId, hasValue: Object.hasOwn(input, 'value'), value: input.value ?? null }));
+}

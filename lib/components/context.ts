@@ -1,0 +1,22 @@
+import type { RequestAccess } from '../access/requestAccess.js';
+import { loadLibraryConfiguration } from '../config/libraryConfig.js';
+import { assertPlanName, plans } from '../orgs/plans.js';
+import type { Store } from '../store/client.js';
+import { nowIso } from '../store/items.js';
+import type { WriteContext } from './rules.js';
+
+/** What a component write is checked against: the library's configuration, the plan, the caller's permissions. */
+export async function componentWriteContext(store: Store, access: RequestAccess): Promise<WriteContext> {
+  const { organization, library } = await access.library();
+  const [config, permissions] = await Promise.all([loadLibraryConfiguration(store, organization.id, library.id), access.libraryPermissions()]);
+  assertPlanName(organization.plan);
+  return {
+    organizationId: organization.id,
+    libraryId: library.id,
+    userId: access.caller.userId,
+    at: nowIso(),
+    config,
+    entitlements: plans[organization.plan],
+    permissions,
+  };
+}

@@ -1,0 +1,244 @@
+import type { PermissionName } from '../access/permissions.js';
+import type { CategoryDefinition } from '../config/categories.js';
+import { defaultStatus, findCategory, findStatus, type LibraryConfiguration } from '../config/libraryConfig.js';
+import { initialRevision, validateRevision } from '../config/revisionScheme.js';
+import type { StatusDefinition } from '../config/statuses.js';
+import type { Entitlements } from '../orgs/plans.js';
+import { PermissionDeniedError } from '../errors.js';
+import type { ComponentRecord, HistoryChange } from '../store/component.js';
+import { validateAttributeValues } from './attributeValidation.js';
+import type { AttributeValueChange, CreateComponentCommand, UpdateComponentCommand } from './commands.js';
+import {
+  AttributeValidationError,
+  CategoryNotFoundError,
+  ComponentInputError,
+  FeatureNotInPlanError,
+  InvalidRevisionError,
+  NrmError,
+  StatusNotFoundError,
+} from './errors.js';
+
+/** Everything a component write is checked against, read once per call. */
+export interface WriteContext {
+  organizationId: string;
+  libraryId: string;
+  userId: string;
+  at: string;
+  config: LibraryConfiguration;
+  entitlements: Entitlements;
+  permissions: ReadonlySet<PermissionName>;
+}
+
+/** Changing the Not Revision Managed flag needs this permission (and the plan's entitlement). */
+export const nrmPermission: PermissionName = 'components.revision.create';
+
+const limits = { name: 255, description: 10_000, eid: 255, label: 50, labels: 50, documentFormat: 50, documentFormats: 20, fileId: 255 };
+
+function text(value: string | null | undefined, field: string, max: number, index: number, { required = false } = {}): string | null {
+  if (value === undefined || value === null) {
+    if (required) throw new ComponentInputError(`${field} is required`, field, index);
+    return null;
+  }
+  const trimmed = value.trim();
+  if (required && trimmed.length === 0) throw new ComponentInputError(`${field} must not be empty`, field, index);
+  if (trimmed.length > max) throw new ComponentInputError(`${field} must be at most ${max} characters (got ${trimmed.length})`, field, index);
+  return trimmed.length === 0 ? null : trimmed;
+}
+
+function stringList(values: string[], field: string, maxEach: number, maxCount: number, index: number): string[] {
+  if (values.length > maxCount) throw new ComponentInputError(`${field} takes at most ${maxCount} entries (got ${values.length})`, field, index);
+  const seen = new Map<string, string>();
+  for (const raw of values) {
+    const value = raw.trim();
+    if (value.length === 0 || value.length > maxEach) throw new ComponentInputError(`each of ${field} must be 1 to ${maxEach} characters`, field, index);
+    if (!seen.has(value.toLowerCase())) seen.set(value.toLowerCase(), value);
+  }
+  return [...seen.values()];
+}
+
+function resolveCategory(config: LibraryConfiguration, categoryId: string | null | undefined, index: number): CategoryDefinition {
+  if (categoryId === undefined || categoryId === null) {
+    // No category named: the library's first active PART category (documented in the README).
+    const fallback = config.categories.categories.find((c) => c.type === 'PART' && !c.archived);
+    if (!fallback) throw new ComponentInputError('categoryId is required: this library has no active PART category', 'categoryId', index);
+    return fallback;
+  }
+  const category = findCategory(config, categoryId);
+  if (!category) throw new CategoryNotFoundError(categoryId, index);
+  if (category.archived) throw new CategoryNotFoundError(categoryId, index, true);
+  return category;
+}
+
+function resolveStatus(config: LibraryConfiguration, statusId: string, index: number): StatusDefinition {
+  const status = findStatus(config, statusId);
+  if (!status) throw new StatusNotFoundError(statusId, index);
+  if (status.archived) throw new StatusNotFoundError(statusId, index, true);
+  return status;
+}
+
+export function mergeAttributeValues(current: Record<string, unknown>, changes: AttributeValueChange[] | null | undefined): Record<string, unknown> {
+  const merged = { ...current };
+  for (const change of changes ?? []) {
+    if (!change.hasValue) continue;
+    if (change.value === null) delete merged[change.attributeId];
+    else merged[change.attributeId] = change.value;
+  }
+  return merged;
+}
+
+function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number): void {
+  const errors = validateAttributeValues(category, values);
+  if (errors.length > 0) throw new AttributeValidationError(errors, index);
+}
+
+function checkRevision(ctx: WriteContext, value: string, status: StatusDefinition, index: number): void {
+  const problem = validateRevision(ctx.config.revisionScheme, value, status.mapsTo);
+  if (problem) throw new InvalidRevisionError(problem, value, index);
+}
+
+/**
+ * Not Revision Managed rules: parts and documents only, with the plan's entitlement and the permission;
+ * never on an obsolete component; the component is held at a production status.
+ */
+function applyNrm(ctx: WriteContext, category: CategoryDefinition, status: StatusDefinition, statusGiven: boolean, index: number): StatusDefinition {
+  if (status.mapsTo === 'OBSOLETE') throw new NrmError('NRM_NOT_ALLOWED_ON_OBSOLETE', 'An OBSOLETE component cannot be marked Not Revision Managed', index);
+  if (category.type === 'ASSEMBLY') throw new NrmError('NRM_NOT_ALLOWED', 'Not Revision Managed applies only to parts and documents, not assemblies', index);
+  if (status.mapsTo === 'PRODUCTION') return status;
+  if (statusGiven) {
+    throw new NrmError('NRM_REQUIRES_PRODUCTION_STATUS', `A Not Revision Managed component is held at a production status; "${status.name}" maps to ${status.mapsTo}`, index);
+  }
+  const production = ctx.config.statuses.statuses.find((s) => s.mapsTo === 'PRODUCTION' && !s.archived);
+  if (!production) throw new NrmError('NRM_REQUIRES_PRODUCTION_STATUS', 'This library has no active PRODUCTION status to hold a Not Revision Managed component at', index);
+  return production;
+}
+
+function checkNrmAllowed(ctx: WriteContext, index: number): void {
+  if (!ctx.entitlements.notRevisionManaged) throw new FeatureNotInPlanError('Not Revision Managed components', index);
+  if (!ctx.permissions.has(nrmPermission)) throw new PermissionDeniedError(nrmPermission);
+}
+
+/** A new component from a create input, fully validated; the CPN is resolved separately. */
+export function buildNewComponent(ctx: WriteContext, input: CreateComponentCommand, index: number, id: string): Omit<ComponentRecord, 'cpn'> {
+  const name = text(input.name, 'name', limits.name, index, { required: true })!;
+  const category = resolveCategory(ctx.config, input.categoryId, index);
+  const statusGiven = input.statusId !== undefined && input.statusId !== null;
+  let status = statusGiven ? resolveStatus(ctx.config, input.statusId!, index) : defaultStatus(ctx.config);
+  const notRevisionManaged = input.notRevisionManaged === true;
+  if (notRevisionManaged) {
+    checkNrmAllowed(ctx, index);
+    status = applyNrm(ctx, category, status, statusGiven, index);
+  }
+  const revisionValue = input.revisionValue ?? initialRevision(ctx.config.revisionScheme, status.mapsTo);
+  checkRevision(ctx, revisionValue, status, index);
+  const attributeValues = mergeAttributeValues({}, input.attributeValues);
+  checkAttributes(category, attributeValues, index);
+  return {
+    id,
+    organizationId: ctx.organizationId,
+    libraryId: ctx.libraryId,
+    name,
+    description: text(input.description, 'description', limits.description, index),
+    categoryId: category.id,
+    category: { name: category.name, type: category.type, prefix: category.prefix },
+    statusId: status.id,
+    status: { name: status.name, color: status.color, mapsTo: status.mapsTo },
+    revisionValue,
+    state: 'MODIFIED',
+    version: 1,
+    eid: text(input.eid, 'eid', limits.eid, index),
+    labels: stringList(input.labels ?? [], 'labels', limits.label, limits.labels, index),
+    attributeValues,
+    documentFormats: input.documentFormats ? stringList(input.documentFormats, 'documentFormats', limits.documentFormat, limits.documentFormats, index) : null,
+    isArchived: false,
+    notRevisionManaged,
+    lastReleasedNotRevisionManaged: null,
+    fileId: text(input.fileId, 'fileId', limits.fileId, index),
+    imageFileId: text(input.imageFileId, 'imageFileId', limits.fileId, index),
+    originIntegrationId: null,
+    createdAt: ctx.at,
+    updatedAt: ctx.at,
+    createdBy: ctx.userId,
+    updatedBy: ctx.userId,
+  };
+}
+
+/** The component after an update input, validated as a whole; unchanged fields keep their values. */
+export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: UpdateComponentCommand, index: number): ComponentRecord {
+  const next: ComponentRecord = { ...current, attributeValues: { ...current.attributeValues } };
+  if (input.name !== undefined) next.name = text(input.name, 'name', limits.name, index, { required: true })!;
+  if (input.description !== undefined) next.description = text(input.description, 'description', limits.description, index);
+  if (input.eid !== undefined) next.eid = text(input.eid, 'eid', limits.eid, index);
+  if (input.fileId !== undefined) next.fileId = text(input.fileId, 'fileId', limits.fileId, index);
+  if (input.imageFileId !== undefined) next.imageFileId = text(input.imageFileId, 'imageFileId', limits.fileId, index);
+  if (input.labels !== undefined) next.labels = stringList(input.labels ?? [], 'labels', limits.label, limits.labels, index);
+  if (input.documentFormats !== undefined) {
+    next.documentFormats = input.documentFormats === null ? null : stringList(input.documentFormats, 'documentFormats', limits.documentFormat, limits.documentFormats, index);
+  }
+  if (input.isArchived !== undefined && input.isArchived !== null) next.isArchived = input.isArchived;
+
+  let category = findCategory(ctx.config, current.categoryId);
+  if (input.categoryId !== undefined && input.categoryId !== null && input.categoryId !== current.categoryId) {
+    category = resolveCategory(ctx.config, input.categoryId, index);
+  }
+  if (!category) throw new CategoryNotFoundError(current.categoryId, index);
+  next.categoryId = category.id;
+  next.category = { name: category.name, type: category.type, prefix: category.prefix };
+
+  const statusGiven = input.statusId !== undefined && input.statusId !== null && input.statusId !== current.statusId;
+  let status = statusGiven ? resolveStatus(ctx.config, input.statusId!, index) : findStatus(ctx.config, current.statusId);
+  if (!status) throw new StatusNotFoundError(current.statusId, index);
+
+  const nrmChange = input.notRevisionManaged !== undefined && input.notRevisionManaged !== null && input.notRevisionManaged !== current.notRevisionManaged;
+  if (nrmChange) checkNrmAllowed(ctx, index);
+  next.notRevisionManaged = nrmChange ? input.notRevisionManaged! : current.notRevisionManaged;
+  if (next.notRevisionManaged) status = applyNrm(ctx, category, status, statusGiven, index);
+  next.statusId = status.id;
+  next.status = { name: status.name, color: status.color, mapsTo: status.mapsTo };
+
+  if (input.revisionValue !== undefined && input.revisionValue !== null && input.revisionValue !== current.revisionValue) {
+    if (current.notRevisionManaged && next.notRevisionManaged) {
+      throw new NrmError('NRM_REVISION_FIXED', 'A Not Revision Managed component keeps a fixed revision', index);
+    }
+    next.revisionValue = input.revisionValue;
+  }
+  if (next.revisionValue !== current.revisionValue || next.statusId !== current.statusId) checkRevision(ctx, next.revisionValue, status, index);
+
+  next.attributeValues = mergeAttributeValues(current.attributeValues, input.attributeValues);
+  // A category change or any attribute change validates the whole resulting set against the category.
+  if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) checkAttributes(category, next.attributeValues, index);
+  return next;
+}
+
+const trackedFields = [
+  'name',
+  'description',
+  'categoryId',
+  'statusId',
+  'revisionValue',
+  'eid',
+  'labels',
+  'documentFormats',
+  'isArchived',
+  'notRevisionManaged',
+  'fileId',
+  'imageFileId',
+  'cpn',
+] as const satisfies readonly (keyof ComponentRecord)[];
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** What changed between two versions, field by field, attributes as `attributeValues.<id>`. */
+export function diffComponents(before: ComponentRecord | null, after: ComponentRecord): HistoryChange[] {
+  const changes: HistoryChange[] = [];
+  for (const field of trackedFields) {
+    const from = before ? before[field] : null;
+    if (!same(from, after[field])) changes.push({ field, from: from ?? null, to: after[field] ?? null });
+  }
+  const ids = new Set([...Object.keys(before?.attributeValues ?? {}), ...Object.keys(after.attributeValues)]);
+  for (const id of [...ids].sort()) {
+    const from = before?.attributeValues[id] ?? null;
+    const to = after.attributeValues[id] ?? null;
+    if (!same(from, to)) changes.push({ field: `attributeValues.${id}`, from, to });
+  }
+  return changes;
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { normalizeCpn } from '../config/cpnScheme.js';
+import { findCategory } from '../config/libraryConfig.js';
+import type { Store } from '../store/client.js';
+import {
+  componentItem,
+  componentKey,
+  cpnKey,
+  getComponents,
+  historyItem,
+  listComponentHistoryKeys,
+  type ComponentHistoryRecord,
+  type ComponentRecord,
+} from '../store/component.js';
+import { failedConditionIndexes } from '../store/items.js';
+import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
+import { allocateCpn, planCpn } from './cpn.js';
+import { ComponentInputError, ComponentNotFoundError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
+import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
+
+/** Inputs per component.create / component.update call: each is 2 or 3 items of one transaction. */
+export const maxComponentsPerCall = 25;
+
+function historyRecord(ctx: WriteContext, before: ComponentRecord | null, after: ComponentRecord): ComponentHistoryRecord {
+  return {
+    componentId: after.id,
+    version: after.version,
+    action: before ? 'UPDATE' : 'CREATE',
+    at: ctx.at,
+    by: ctx.userId,
+    actingIntegrationId: null,
+    changes: diffComponents(before, after),
+  };
+}
+
+function checkCount(operation: string, count: number): void {
+  if (count > maxComponentsPerCall) throw new TooManyInputsError(operation, maxComponentsPerCall, count);
+}
+
+/**
+ * Creates components, all or none: every input is validated first, then CPN counters are allocated,
+ * then one transaction writes each component, its first history record and its CPN claim. A generated
+ * CPN that collides with a caller-chosen one is re-allocated.
+ */
+export async function createComponents(store: Store, ctx: WriteContext, inputs: CreateComponentCommand[]): Promise<ComponentRecord[]> {
+  checkCount('component.create', inputs.length);
+  const planned = inputs.map((input, index) => {
+    const draft = buildNewComponent(ctx, input, index, randomUUID());
+    const category = findCategory(ctx.config, draft.categoryId)!;
+    return { draft, plan: planCpn(ctx.config.cpnScheme, input, category, index) };
+  });
+  const scheme = ctx.config.cpnScheme;
+  const chosen = new Map<string, number>();
+  planned.forEach(({ plan }, index) => {
+    if (plan.kind !== 'chosen') return;
+    const key = normalizeCpn(scheme, plan.cpn);
+    if (chosen.has(key)) throw new CpnError('CPN_TAKEN', `CPN "${plan.cpn}" is given to two inputs of this call`, index, { cpn: plan.cpn });
+    chosen.set(key, index);
+  });
+
+  const cpns: string[] = [];
+  for (const [index, { plan }] of planned.entries()) cpns.push(await allocateCpn(store, ctx.organizationId, ctx.libraryId, scheme, plan, index));
+
+  for (let attempt = 0; ; attempt += 1) {
+    const records = planned.map(({ draft }, index) => ({ ...draft, cpn: cpns[index]! }));
+    try {
+      await store.ddb.send(
+        new TransactWriteCommand({
+          TransactItems: records.flatMap((record) => [
+            { Put: { TableName: store.tableName, Item: componentItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+            { Put: { TableName: store.tableName, Item: historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, null, record)) } },
+            {
+              Put: {
+                TableName: store.tableName,
+                Item: {
+                  ...cpnKey(ctx.organizationId, ctx.libraryId, normalizeCpn(scheme, record.cpn)),
+                  entity: 'Cpn',
+                  cpn: record.cpn,
+                  componentId: record.id,
+                  deleted: false,
+                  createdAt: ctx.at,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ]),
+        }),
+      );
+      return records;
+    } catch (error) {
+      const failed = failedConditionIndexes(error);
+      if (!failed?.length) throw error;
+      const index = Math.floor(failed[0]! / 3);
+      const plan = planned[index]!.plan;
+      if (plan.kind === 'chosen' || attempt >= 5) {
+        throw new CpnError('CPN_TAKEN', `CPN "${cpns[index]}" is already used in this library (CPNs are never reused)`, index, { cpn: cpns[index] });
+      }
+      // A generated CPN met one chosen earlier by hand: take the next counter value and try again.
+      cpns[index] = await allocateCpn(store, ctx.organizationId, ctx.libraryId, scheme, plan, index);
+    }
+  }
+}
+
+
+/**
+ * Updates components, all or none. Each input is checked against the stored version (expectedVersion,
+ * when given); the write is conditional on the version read, so a concurrent update is never lost: with
+ * an expectedVersion the loser gets VERSION_CONFLICT, without one the call re-reads and re-applies.
+ */
+export async function updateComponents(store: Store, ctx: WriteContext, inputs: UpdateComponentCommand[]): Promise<ComponentRecord[]> {
+  checkCount('component.update', inputs.length);
+  const ids = inputs.map((input) => input.id);
+  const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
+  if (duplicate) throw new ComponentInputError(`component ${duplicate} appears twice in this call`, 'id', ids.lastIndexOf(duplicate));
+  for (let attempt = 0; ; attempt += 1) {
+    const current = await getComponents(store, ctx.organizationId, ctx.libraryId, ids, true);
+    const results = inputs.map((input, index) => {
+      const before = current.get(input.id);
+      if (!before) throw new ComponentNotFoundError(input.id, index);
+      if (input.expectedVersion !== undefined && input.expectedVersion !== null && input.expectedVersion !== before.version) {
+        throw new VersionConflictError(input.id, input.expectedVersion, before.version, index);
+      }
+      const applied = applyUpdate(ctx, before, input, index);
+      const changed = diffComponents(before, applied).length > 0;
+      if (!changed) return { before, after: before, changed };
+      const after: ComponentRecord = {
+        ...applied,
+        version: before.version + 1,
+        state: before.state === 'RELEASED' ? 'MODIFIED' : applied.state,
+        updatedAt: ctx.at,
+        updatedBy: ctx.userId,
+      };
+      return { before, after, changed };
+    });
+    const writes = results.filter((r) => r.changed);
+    if (writes.length === 0) return results.map((r) => r.after);
+    try {
+      await store.ddb.send(
+        new TransactWriteCommand({
+          TransactItems: writes.flatMap(({ before, after }) => [
+            {
+              Put: {
+                TableName: store.tableName,
+                Item: componentItem(after),
+                ConditionExpression: 'version = :version',
+                ExpressionAttributeValues: { ':version': before.version },
+              },
+            },
+            {
+              Put: {
+                TableName: store.tableName,
+                Item: historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, before, after)),
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ]),
+        }),
+      );
+      return results.map((r) => r.after);
+    } catch (error) {
+      const failed = failedConditionIndexes(error);
+      if (!failed?.length) throw error;
+      const lost = writes[Math.floor(failed[0]! / 2)]!;
+      const index = inputs.findIndex((input) => input.id === lost.before.id);
+      const pinned = inputs[index]!.expectedVersion;
+      if ((pinned !== undefined && pinned !== null) || attempt >= 4) {
+        throw new VersionConflictError(lost.before.id, pinned ?? lost.before.version, undefined, index);
+      }
+    }
+  }
+}
+
+export interface DeleteResult {
+  deletedIds: string[];
+  notFoundIds: string[];
+}
+
+/**
+ * Deletes components permanently: the component and its history go; its CPN stays claimed (marked
+ * deleted) so that it is never reused. The component and CPN changes are one transaction; history items
+ * are removed after it, and are unreachable once their component is gone.
+ */
+export async function deleteComponents(store: Store, ctx: WriteContext, ids: string[]): Promise<DeleteResult> {
+  checkCount('component.delete', ids.length);
+  const unique = [...new Set(ids)];
+  const current = await getComponents(store, ctx.organizationId, ctx.libraryId, unique, true);
+  const found = unique.filter((id) => current.has(id));
+  if (found.length > 0) {
+    await store.ddb.send(
+      new TransactWriteCommand({
+        TransactItems: found.flatMap((id) => {
+          const record = current.get(id)!;
+          return [
+            {
+              Delete: {
+                TableName: store.tableName,
+                Key: componentKey(ctx.organizationId, ctx.libraryId, id),
+                ConditionExpression: 'version = :version',
+                ExpressionAttributeValues: { ':version': record.version },
+              },
+            },
+            {
+              Update: {
+                TableName: store.tableName,
+                Key: cpnKey(ctx.organizationId, ctx.libraryId, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
+                UpdateExpression: 'SET deleted = :true, deletedAt = :at',
+                ExpressionAttributeValues: { ':true': true, ':at': ctx.at },
+              },
+            },
+          ];
+        }),
+      }),
+    ).catch((error) => {
+      const failed = failedConditionIndexes(error);
+      if (failed?.length) {
+        const id = found[Math.floor(failed[0]! / 2)]!;
+        throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
+      }
+      throw error;
+    });
+    for (const id of found) {
+      const keys = await listComponentHistoryKeys(store, ctx.organizationId, ctx.libraryId, id);
+      for (let start = 0; start < keys.length; start += 25) {
+        let pending = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
+        while (pending.length > 0) {
+          const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
+          pending = (result.UnprocessedItems?.[store.tableName] as typeof pending | undefined) ?? [];
+        }
+      }
+    }
+  }
+  return { deletedIds: found, notFoundIds: unique.filter((id) => !current.has(id)) };
+}

@@ -1,0 +1,191 @@
+import type { z } from 'zod';
+import { DomainError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import {
+  ConfigVersionConflict,
+  configTypes,
+  getLibraryConfigs,
+  libraryConfigPut,
+  putLibraryConfigVersion,
+  type ConfigType,
+  type LibraryConfigRecord,
+} from '../store/libraryConfig.js';
+import { categoriesDocument, defaultCategories, type CategoriesDocument, type CategoryDefinition } from './categories.js';
+import { cpnSchemeDocument, defaultCpnScheme, type CpnScheme } from './cpnScheme.js';
+import { defaultRevisionScheme, revisionSchemeDocument, type RevisionScheme } from './revisionScheme.js';
+import { defaultStatuses, statusesDocument, type StatusDefinition, type StatusesDocument } from './statuses.js';
+
+/** The validated configuration of one library, as every component write and read uses it. */
+export interface LibraryConfiguration {
+  revisionScheme: RevisionScheme;
+  cpnScheme: CpnScheme;
+  statuses: StatusesDocument;
+  categories: CategoriesDocument;
+  records: Record<ConfigType, LibraryConfigRecord>;
+  /** Documents present in the table (libraries are seeded at creation; the others read as defaults). */
+  stored: ReadonlySet<ConfigType>;
+}
+
+const documentSchemas: Record<ConfigType, z.ZodType> = {
+  REVISION_SCHEME: revisionSchemeDocument,
+  CPN_SCHEME: cpnSchemeDocument,
+  STATUSES: statusesDocument,
+  CATEGORIES: categoriesDocument,
+};
+
+const defaultDocuments: Record<ConfigType, object> = {
+  REVISION_SCHEME: defaultRevisionScheme,
+  CPN_SCHEME: defaultCpnScheme,
+  STATUSES: defaultStatuses,
+  CATEGORIES: defaultCategories,
+};
+
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
+/** A configuration document that fails validation; every problem is listed, nothing is stored. */
+export class ConfigInvalidError extends DomainError {
+  constructor(type: ConfigType, readonly problems: ConfigProblem[]) {
+    super('CONFIG_INVALID', `The ${type} document is invalid: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`, undefined, {
+      configType: type,
+      problems,
+    });
+  }
+}
+
+export class ConfigVersionConflictError extends DomainError {
+  constructor(type: ConfigType, expected: number, actual: number) {
+    super('VERSION_CONFLICT', `The ${type} configuration is at version ${actual}, not ${expected}; read it again`, undefined, {
+      configType: type,
+      expectedVersion: expected,
+      currentVersion: actual,
+    });
+  }
+}
+
+function newRecord(type: ConfigType, document: object, version: number, by: string, at: string, synced: boolean): LibraryConfigRecord {
+  return {
+    type,
+    version,
+    document: document as Record<string, unknown>,
+    updatedAt: at,
+    updatedBy: by,
+    syncStatus: synced ? 'SYNCED' : 'PENDING',
+    syncedVersion: synced ? version : version - 1,
+    syncUpdatedAt: at,
+    syncComponentsUpdated: 0,
+    syncError: null,
+  };
+}
+
+/** The four default documents, written in the transaction that creates a library. */
+export function seedLibraryConfigPuts(orgId: string, libraryId: string, by: string, at: string) {
+  return configTypes.map((type) => libraryConfigPut(orgId, libraryId, newRecord(type, defaultDocuments[type], 1, by, at, true)));
+}
+
+function parseDocument<T>(type: ConfigType, document: unknown): T {
+  const parsed = documentSchemas[type].safeParse(document);
+  if (!parsed.success) {
+    throw new ConfigInvalidError(
+      type,
+      parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+    );
+  }
+  return parsed.data as T;
+}
+
+/** Reads (one BatchGetItem) and validates a library's configuration; absent documents are the defaults. */
+export async function loadLibraryConfiguration(store: Store, orgId: string, libraryId: string): Promise<LibraryConfiguration> {
+  const stored = await getLibraryConfigs(store, orgId, libraryId);
+  const records = Object.fromEntries(
+    configTypes.map((type) => [type, stored[type] ?? newRecord(type, defaultDocuments[type], 1, 'system', new Date(0).toISOString(), true)]),
+  ) as Record<ConfigType, LibraryConfigRecord>;
+  return {
+    revisionScheme: parseDocument<RevisionScheme>('REVISION_SCHEME', records.REVISION_SCHEME.document),
+    cpnScheme: parseDocument<CpnScheme>('CPN_SCHEME', records.CPN_SCHEME.document),
+    statuses: parseDocument<StatusesDocument>('STATUSES', records.STATUSES.document),
+    categories: parseDocument<CategoriesDocument>('CATEGORIES', records.CATEGORIES.document),
+    records,
+    stored: new Set(configTypes.filter((type) => stored[type])),
+  };
+}
+
+/**
+ * Identifiers are permanent: a status, category or attribute that existed may be archived but not removed,
+ * and a category keeps its type, because components refer to them.
+ */
+function permanenceProblems(type: ConfigType, previous: LibraryConfiguration, next: unknown): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (type === 'STATUSES') {
+    const ids = new Set((next as StatusesDocument).statuses.map((s) => s.id));
+    for (const status of previous.statuses.statuses) {
+      if (!ids.has(status.id)) problems.push({ path: 'statuses', message: `status "${status.id}" cannot be removed; set archived: true instead` });
+    }
+  }
+  if (type === 'CATEGORIES') {
+    const byId = new Map((next as CategoriesDocument).categories.map((c) => [c.id, c]));
+    for (const category of previous.categories.categories) {
+      const replacement = byId.get(category.id);
+      if (!replacement) {
+        problems.push({ path: 'categories', message: `category "${category.id}" cannot be removed; set archived: true instead` });
+        continue;
+      }
+      if (replacement.type !== category.type) {
+        problems.push({ path: `categories.${category.id}.type`, message: `category "${category.id}" is a ${category.type} and cannot become a ${replacement.type}` });
+      }
+      const attributeIds = new Set(replacement.attributes.map((a) => a.id));
+      for (const attribute of category.attributes) {
+        if (!attributeIds.has(attribute.id)) {
+          problems.push({ path: `categories.${category.id}.attributes`, message: `attribute "${attribute.id}" cannot be removed; set archived: true instead` });
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Stores a new version of one configuration document after validating it completely. expectedVersion,
+ * when given, must be the stored version. Returns the new record; components are synced by the caller.
+ */
+export async function writeLibraryConfig(
+  store: Store,
+  orgId: string,
+  libraryId: string,
+  type: ConfigType,
+  document: unknown,
+  expectedVersion: number | null | undefined,
+  userId: string,
+): Promise<LibraryConfigRecord> {
+  const current = await loadLibraryConfiguration(store, orgId, libraryId);
+  const previous = current.records[type];
+  if (expectedVersion !== undefined && expectedVersion !== null && expectedVersion !== previous.version) {
+    throw new ConfigVersionConflictError(type, expectedVersion, previous.version);
+  }
+  const parsed = parseDocument<object>(type, document);
+  const problems = permanenceProblems(type, current, parsed);
+  if (problems.length > 0) throw new ConfigInvalidError(type, problems);
+  const needsSync = type === 'STATUSES' || type === 'CATEGORIES';
+  const record = newRecord(type, parsed, previous.version + 1, userId, new Date().toISOString(), !needsSync);
+  try {
+    await putLibraryConfigVersion(store, orgId, libraryId, record, current.stored.has(type) ? previous.version : null);
+  } catch (error) {
+    if (error instanceof ConfigVersionConflict) throw new ConfigVersionConflictError(type, previous.version, previous.version + 1);
+    throw error;
+  }
+  return record;
+}
+
+export function findStatus(config: LibraryConfiguration, statusId: string): StatusDefinition | undefined {
+  return config.statuses.statuses.find((s) => s.id === statusId);
+}
+
+export function defaultStatus(config: LibraryConfiguration): StatusDefinition {
+  return config.statuses.statuses.find((s) => s.isDefault)!;
+}
+
+export function findCategory(config: LibraryConfiguration, categoryId: string): CategoryDefinition | undefined {
+  return config.categories.categories.find((c) => c.id === categoryId);
+}

@@ -1,0 +1,198 @@
+import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { categoryTypes } from '../config/categories.js';
+import { classifications } from '../config/statuses.js';
+import type { Store } from './client.js';
+import { getItem, parseItem, queryAll } from './items.js';
+import { libraryPartition } from './library.js';
+
+export const componentKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `C#${componentId}` });
+export const componentHistoryKey = (orgId: string, libraryId: string, componentId: string, version: number) => ({
+  PK: libraryPartition(orgId, libraryId),
+  SK: `H#${componentId}#${String(version).padStart(10, '0')}`,
+});
+/** A CPN is unique in its library and never reused: the item stays (marked deleted) when its component goes. */
+export const cpnKey = (orgId: string, libraryId: string, normalizedCpn: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `CPN#${normalizedCpn}` });
+export const counterKey = (orgId: string, libraryId: string, element: string, scopeKey: string) => ({
+  PK: libraryPartition(orgId, libraryId),
+  SK: `CTR#${element}#${scopeKey}`,
+});
+export const pinKey = (orgId: string, libraryId: string, kind: 'PIN' | 'BOOKMARK', userId: string, componentId: string) => ({
+  PK: libraryPartition(orgId, libraryId),
+  SK: `${kind}#${userId}#${componentId}`,
+});
+
+export const componentRecord = z.object({
+  id: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  categoryId: z.string(),
+  /** Copied from the categories configuration (kept in sync when it changes) so reads need one item. */
+  category: z.object({ name: z.string(), type: z.enum(categoryTypes), prefix: z.string() }),
+  statusId: z.string(),
+  status: z.object({ name: z.string(), color: z.string(), mapsTo: z.enum(classifications) }),
+  revisionValue: z.string(),
+  state: z.enum(['RELEASED', 'MODIFIED']),
+  version: z.number().int().positive(),
+  cpn: z.string(),
+  eid: z.string().nullable(),
+  labels: z.array(z.string()),
+  attributeValues: z.record(z.string(), z.unknown()),
+  documentFormats: z.array(z.string()).nullable(),
+  isArchived: z.boolean(),
+  notRevisionManaged: z.boolean(),
+  lastReleasedNotRevisionManaged: z.boolean().nullable(),
+  fileId: z.string().nullable(),
+  imageFileId: z.string().nullable(),
+  originIntegrationId: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  createdBy: z.string(),
+  updatedBy: z.string(),
+});
+export type ComponentRecord = z.infer<typeof componentRecord>;
+
+export const historyChange = z.object({ field: z.string(), from: z.unknown(), to: z.unknown() });
+export type HistoryChange = z.infer<typeof historyChange>;
+
+export const componentHistoryRecord = z.object({
+  componentId: z.string().uuid(),
+  version: z.number().int().positive(),
+  action: z.enum(['CREATE', 'UPDATE']),
+  at: z.string(),
+  by: z.string(),
+  actingIntegrationId: z.string().nullable(),
+  changes: z.array(historyChange),
+});
+export type ComponentHistoryRecord = z.infer<typeof componentHistoryRecord>;
+
+export function componentItem(record: ComponentRecord) {
+  return { ...componentKey(record.organizationId, record.libraryId, record.id), entity: 'Component', ...record };
+}
+
+export function historyItem(orgId: string, libraryId: string, record: ComponentHistoryRecord) {
+  return { ...componentHistoryKey(orgId, libraryId, record.componentId, record.version), entity: 'ComponentHistory', ...record };
+}
+
+export function getComponent(store: Store, orgId: string, libraryId: string, componentId: string, consistent = false): Promise<ComponentRecord | undefined> {
+  return consistent
+    ? getConsistent(store, componentKey(orgId, libraryId, componentId))
+    : getItem(store, componentKey(orgId, libraryId, componentId), componentRecord, 'component');
+}
+
+async function getConsistent(store: Store, key: { PK: string; SK: string }): Promise<ComponentRecord | undefined> {
+  const found = await getComponentsByKeys(store, [key], true);
+  return found[0];
+}
+
+async function getComponentsByKeys(store: Store, keys: { PK: string; SK: string }[], consistent: boolean): Promise<ComponentRecord[]> {
+  const records: ComponentRecord[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + 100);
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt === 8) throw new Error('DynamoDB left component keys unprocessed');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
+      const result = await store.ddb.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending, ConsistentRead: consistent } } }));
+      for (const item of result.Responses?.[store.tableName] ?? []) records.push(parseItem(componentRecord, item, 'component'));
+      pending = (result.UnprocessedKeys?.[store.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+  return records;
+}
+
+/** Components by id, in one BatchGetItem per 100; missing ids are absent from the map. */
+export async function getComponents(store: Store, orgId: string, libraryId: string, ids: string[], consistent = false): Promise<Map<string, ComponentRecord>> {
+  const unique = [...new Set(ids)];
+  const records = await getComponentsByKeys(store, unique.map((id) => componentKey(orgId, libraryId, id)), consistent);
+  return new Map(records.map((record) => [record.id, record]));
+}
+
+/** Every component of a library. The search work replaces this scan with a compact projection. */
+export function listComponents(store: Store, orgId: string, libraryId: string): Promise<ComponentRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'C#' } },
+    componentRecord,
+    'component',
+  );
+}
+
+/** History of one component, newest first. */
+export async function listComponentHistory(store: Store, orgId: string, libraryId: string, componentId: string, limit: number): Promise<ComponentHistoryRecord[]> {
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `H#${componentId}#` },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (page.Items ?? []).map((item) => parseItem(componentHistoryRecord, item, 'component history'));
+}
+
+/** Keys of all history items of a component, for permanent deletion. */
+export async function listComponentHistoryKeys(store: Store, orgId: string, libraryId: string, componentId: string): Promise<{ PK: string; SK: string }[]> {
+  const keys: { PK: string; SK: string }[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `H#${componentId}#` },
+        ProjectionExpression: 'PK, SK',
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) keys.push({ PK: item.PK as string, SK: item.SK as string });
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return keys;
+}
+
+/** Allocates the next value of a CPN counter sequence atomically. Values are never handed out twice. */
+export async function allocateCounter(store: Store, orgId: string, libraryId: string, element: string, scopeKey: string, min: number): Promise<number> {
+  const result = await store.ddb.send(
+    new UpdateCommand({
+      TableName: store.tableName,
+      Key: counterKey(orgId, libraryId, element, scopeKey),
+      // The first allocation starts at min; after that each call adds one.
+      UpdateExpression: 'SET entity = :entity, #value = if_not_exists(#value, :start) + :one',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':entity': 'CpnCounter', ':start': min - 1, ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return result.Attributes!.value as number;
+}
+
+/** Whether a CPN (normalized) is taken in the library, including by deleted components. */
+export async function isCpnTaken(store: Store, orgId: string, libraryId: string, normalizedCpn: string): Promise<{ taken: boolean; componentId?: string }> {
+  const item = await getItem(store, cpnKey(orgId, libraryId, normalizedCpn), z.object({ componentId: z.string() }).passthrough(), 'CPN');
+  return item ? { taken: true, componentId: item.componentId } : { taken: false };
+}
+
+/** The CPNs of a library (for reusableGroupInstances). */
+export function listCpns(store: Store, orgId: string, libraryId: string): Promise<{ cpn: string; componentId: string }[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CPN#' } },
+    z.object({ cpn: z.string(), componentId: z.string() }),
+    'CPN',
+  );
+}
+
+export function listPinnedIds(store: Store, orgId: string, libraryId: string, kind: 'PIN' | 'BOOKMARK', userId: string): Promise<{ componentId: string; at: string }[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `${kind}#${userId}#` },
+    },
+    z.object({ componentId: z.string(), at: z.string() }),
+    'pin',
+  );
+}

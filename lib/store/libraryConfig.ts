@@ -1,0 +1,101 @@
+import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { isConditionalCheckFailure, parseItem } from './items.js';
+import { libraryPartition } from './library.js';
+
+export const configTypes = ['REVISION_SCHEME', 'CPN_SCHEME', 'STATUSES', 'CATEGORIES'] as const;
+export type ConfigType = (typeof configTypes)[number];
+
+export const libraryConfigKey = (orgId: string, libraryId: string, type: ConfigType) => ({ PK: libraryPartition(orgId, libraryId), SK: `CONFIG#${type}` });
+
+export const syncStatuses = ['SYNCED', 'PENDING', 'PROCESSING', 'FAILED'] as const;
+
+export const libraryConfigRecord = z.object({
+  type: z.enum(configTypes),
+  version: z.number().int().positive(),
+  document: z.record(z.string(), z.unknown()),
+  updatedAt: z.string(),
+  updatedBy: z.string(),
+  /** Whether components carry this version's names (statuses and categories are copied onto components). */
+  syncStatus: z.enum(syncStatuses),
+  syncedVersion: z.number().int().nonnegative(),
+  syncUpdatedAt: z.string(),
+  syncComponentsUpdated: z.number().int().nonnegative(),
+  syncError: z.string().nullable(),
+});
+export type LibraryConfigRecord = z.infer<typeof libraryConfigRecord>;
+
+export function libraryConfigPut(orgId: string, libraryId: string, record: LibraryConfigRecord) {
+  return { Put: { Item: { ...libraryConfigKey(orgId, libraryId, record.type), entity: 'LibraryConfig', ...record }, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** All configuration documents of a library in one BatchGetItem (4 small items). */
+export async function getLibraryConfigs(store: Store, orgId: string, libraryId: string): Promise<Partial<Record<ConfigType, LibraryConfigRecord>>> {
+  const keys = configTypes.map((type) => libraryConfigKey(orgId, libraryId, type));
+  const found: Partial<Record<ConfigType, LibraryConfigRecord>> = {};
+  let pending: Record<string, unknown>[] = keys;
+  for (let attempt = 0; pending.length > 0 && attempt < 5; attempt += 1) {
+    const result = await store.ddb.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending, ConsistentRead: true } } }));
+    for (const item of result.Responses?.[store.tableName] ?? []) {
+      const record = parseItem(libraryConfigRecord, item, 'library config');
+      found[record.type] = record;
+    }
+    pending = (result.UnprocessedKeys?.[store.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+  }
+  if (pending.length > 0) throw new Error('DynamoDB left library configuration keys unprocessed');
+  return found;
+}
+
+export class ConfigVersionConflict extends Error {}
+
+/** Writes a new version; the previous version must still be current (optimistic concurrency). */
+export async function putLibraryConfigVersion(store: Store, orgId: string, libraryId: string, record: LibraryConfigRecord, previousVersion: number | null): Promise<void> {
+  try {
+    await store.ddb.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: { ...libraryConfigKey(orgId, libraryId, record.type), entity: 'LibraryConfig', ...record },
+        ...(previousVersion === null
+          ? { ConditionExpression: 'attribute_not_exists(PK)' }
+          : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }),
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw new ConfigVersionConflict('configuration changed concurrently', { cause: error });
+    throw error;
+  }
+}
+
+/** Records sync progress; only for the version it processed, so a newer version's state is never overwritten. */
+export async function updateConfigSync(
+  store: Store,
+  orgId: string,
+  libraryId: string,
+  type: ConfigType,
+  version: number,
+  sync: Pick<LibraryConfigRecord, 'syncStatus' | 'syncedVersion' | 'syncComponentsUpdated' | 'syncError'>,
+): Promise<boolean> {
+  try {
+    await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: libraryConfigKey(orgId, libraryId, type),
+        UpdateExpression: 'SET syncStatus = :status, syncedVersion = :synced, syncComponentsUpdated = :count, syncError = :error, syncUpdatedAt = :at',
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: {
+          ':status': sync.syncStatus,
+          ':synced': sync.syncedVersion,
+          ':count': sync.syncComponentsUpdated,
+          ':error': sync.syncError,
+          ':at': new Date().toISOString(),
+          ':version': version,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
