@@ -7,9 +7,17 @@ import {
 } from '../errors.js';
 import { isUuid } from '../orgs/slugs.js';
 import type { Store } from '../store/client.js';
-import { findLibraryIdBySlug, getLibrary, type LibraryRecord } from '../store/library.js';
-import { getMembership, type MembershipRecord } from '../store/membership.js';
-import { findOrganizationIdBySlug, getOrganization, type OrganizationRecord } from '../store/organization.js';
+import { batchGetItems, keyString, parseItem } from '../store/items.js';
+import { findLibraryIdBySlug, getLibrary, libraryKey, libraryRecord, librarySlugKey, type LibraryRecord } from '../store/library.js';
+import { getMembership, membershipKey, membershipRecord, type MembershipRecord } from '../store/membership.js';
+import {
+  findOrganizationIdBySlug,
+  getOrganization,
+  organizationKey,
+  organizationRecord,
+  organizationSlugKey,
+  type OrganizationRecord,
+} from '../store/organization.js';
 import type { Caller } from './caller.js';
 import type { PermissionName } from './permissions.js';
 import { systemRoles, type OrganizationRoleName } from './roles.js';
@@ -59,8 +67,8 @@ export class RequestAccess {
     if (rule.scope === 'organization') {
       const access = await this.organization();
       this.requirePermission(rule.permission, access.membership.role);
-      // An API key belongs to one library: a mismatching x-library is refused even on organization operations.
-      if (this.caller.kind === 'apiKey' && this.headers.library) await this.library();
+      // An API key belongs to one library: a mismatching x-library is refused even on organization operations
+      // (the API-key context checks x-library whenever it is sent).
       return;
     }
     const access = await this.library();
@@ -95,11 +103,11 @@ export class RequestAccess {
   }
 
   private async resolveOrganization(): Promise<OrganizationAccess> {
+    if (this.caller.kind === 'apiKey') return this.apiKeyContext();
     const reference = this.headers.organization;
     if (!reference) throw new MissingHeadersError(['x-organization']);
     const organizationId = await this.organizationIdFor(reference);
     if (!organizationId) throw new OrganizationAccessDeniedError();
-    if (this.caller.kind === 'apiKey' && this.caller.organizationId !== organizationId) throw new OrganizationAccessDeniedError();
     const [organization, membership] = await Promise.all([
       getOrganization(this.store, organizationId),
       getMembership(this.store, organizationId, this.caller.userId),
@@ -108,31 +116,96 @@ export class RequestAccess {
     return { organization, membership };
   }
 
-  private async organizationIdFor(reference: string): Promise<string | undefined> {
-    if (isUuid(reference)) return reference.toLowerCase();
-    if (reference.startsWith('@') && !reference.includes('/')) return findOrganizationIdBySlug(this.store, reference.slice(1));
-    throw new BadRequestError('x-organization must be an organization UUID or @org_slug', { header: 'x-organization' });
-  }
-
   private async resolveLibrary(): Promise<LibraryAccess> {
     const reference = this.headers.library;
     if (!reference) throw new MissingHeadersError(['x-library']);
+    if (this.caller.kind === 'apiKey') {
+      const access = await this.apiKeyContext();
+      if (!access.library) throw new LibraryAccessDeniedError();
+      return access as LibraryAccess;
+    }
     const access = await this.organization();
     const libraryId = await this.libraryIdFor(reference, access.organization);
-    if (this.caller.kind === 'apiKey' && this.caller.libraryId !== libraryId) {
-      throw new LibraryAccessDeniedError('x-library does not name the library this API key was created for');
-    }
     const library = libraryId ? await getLibrary(this.store, access.organization.id, libraryId) : undefined;
     if (!library) throw new LibraryAccessDeniedError();
     return { ...access, library };
   }
 
-  private async libraryIdFor(reference: string, organization: OrganizationRecord): Promise<string | undefined> {
-    if (isUuid(reference)) return reference.toLowerCase();
+  private apiKeyAccess?: Promise<OrganizationAccess & { library?: LibraryRecord }>;
+
+  /**
+   * An API key names its organization and library, so everything the headers must be checked against is
+   * read in one BatchGetItem: the organization, the membership, the library, and the slug items when the
+   * headers are slugs. The headers must name exactly the key's organization and library.
+   */
+  private apiKeyContext(): Promise<OrganizationAccess & { library?: LibraryRecord }> {
+    this.apiKeyAccess ??= this.resolveApiKeyContext();
+    return this.apiKeyAccess;
+  }
+
+  private async resolveApiKeyContext(): Promise<OrganizationAccess & { library?: LibraryRecord }> {
+    const caller = this.caller;
+    if (caller.kind !== 'apiKey') throw new Error('not an API key caller');
+    const orgRef = this.headers.organization;
+    if (!orgRef) throw new MissingHeadersError(['x-organization']);
+    const orgSlug = this.parseOrganizationRef(orgRef);
+    const libRef = this.headers.library;
+    const libPath = libRef ? this.parseLibraryRef(libRef) : undefined;
+
+    const keys = {
+      organization: organizationKey(caller.organizationId),
+      membership: membershipKey(caller.organizationId, caller.userId),
+      library: libraryKey(caller.organizationId, caller.libraryId),
+      organizationSlug: orgSlug ? organizationSlugKey(orgSlug) : undefined,
+      librarySlug: libPath ? librarySlugKey(caller.organizationId, libPath.librarySlug) : undefined,
+    };
+    const items = await batchGetItems(this.store, Object.values(keys).filter((key) => key !== undefined));
+    const item = (key: { PK: string; SK: string } | undefined) => (key ? items.get(keyString(key)) : undefined);
+
+    if (orgSlug ? item(keys.organizationSlug)?.organizationId !== caller.organizationId : orgRef.toLowerCase() !== caller.organizationId) {
+      throw new OrganizationAccessDeniedError();
+    }
+    const organizationItem = item(keys.organization);
+    const membershipItem = item(keys.membership);
+    if (!organizationItem || !membershipItem) throw new OrganizationAccessDeniedError();
+    const organization = parseItem(organizationRecord, organizationItem, 'organization');
+    const membership = parseItem(membershipRecord, membershipItem, 'membership');
+    if (!libRef) return { organization, membership };
+
+    const namesKeyLibrary = libPath
+      ? libPath.organizationSlug === organization.slug && item(keys.librarySlug)?.libraryId === caller.libraryId
+      : libRef.toLowerCase() === caller.libraryId;
+    if (!namesKeyLibrary) throw new LibraryAccessDeniedError('x-library does not name the library this API key was created for');
+    const libraryItem = item(keys.library);
+    if (!libraryItem) throw new LibraryAccessDeniedError();
+    return { organization, membership, library: parseItem(libraryRecord, libraryItem, 'library') };
+  }
+
+  /** The slug of `@org_slug`, or undefined for a UUID; anything else is a malformed header. */
+  private parseOrganizationRef(reference: string): string | undefined {
+    if (isUuid(reference)) return undefined;
+    if (reference.startsWith('@') && reference.length > 1 && !reference.includes('/')) return reference.slice(1);
+    throw new BadRequestError('x-organization must be an organization UUID or @org_slug', { header: 'x-organization' });
+  }
+
+  /** The slugs of `@org_slug/library_slug`, or undefined for a UUID; anything else is a malformed header. */
+  private parseLibraryRef(reference: string): { organizationSlug: string; librarySlug: string } | undefined {
+    if (isUuid(reference)) return undefined;
     const path = /^@([^/]+)\/([^/]+)$/.exec(reference);
     if (!path) throw new BadRequestError('x-library must be a library UUID or @org_slug/library_slug', { header: 'x-library' });
+    return { organizationSlug: path[1]!, librarySlug: path[2]! };
+  }
+
+  private async libraryIdFor(reference: string, organization: OrganizationRecord): Promise<string | undefined> {
+    const path = this.parseLibraryRef(reference);
+    if (!path) return reference.toLowerCase();
     // A path into another organization is not a library of this one.
-    if (path[1] !== organization.slug) return undefined;
-    return findLibraryIdBySlug(this.store, organization.id, path[2]!);
+    if (path.organizationSlug !== organization.slug) return undefined;
+    return findLibraryIdBySlug(this.store, organization.id, path.librarySlug);
+  }
+
+  private async organizationIdFor(reference: string): Promise<string | undefined> {
+    const slug = this.parseOrganizationRef(reference);
+    return slug ? findOrganizationIdBySlug(this.store, slug) : reference.toLowerCase();
   }
 }

@@ -1,9 +1,9 @@
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { categoryTypes } from '../config/categories.js';
 import { classifications } from '../config/statuses.js';
 import type { Store } from './client.js';
-import { getItem, parseItem, queryAll } from './items.js';
+import { batchGetItems, getItem, parseItem, queryAll } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const componentKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `C#${componentId}` });
@@ -88,18 +88,8 @@ async function getConsistent(store: Store, key: { PK: string; SK: string }): Pro
 }
 
 async function getComponentsByKeys(store: Store, keys: { PK: string; SK: string }[], consistent: boolean): Promise<ComponentRecord[]> {
-  const records: ComponentRecord[] = [];
-  for (let start = 0; start < keys.length; start += 100) {
-    let pending: Record<string, unknown>[] = keys.slice(start, start + 100);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt === 8) throw new Error('DynamoDB left component keys unprocessed');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
-      const result = await store.ddb.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending, ConsistentRead: consistent } } }));
-      for (const item of result.Responses?.[store.tableName] ?? []) records.push(parseItem(componentRecord, item, 'component'));
-      pending = (result.UnprocessedKeys?.[store.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
-  }
-  return records;
+  const found = await batchGetItems(store, keys, consistent);
+  return [...found.values()].map((item) => parseItem(componentRecord, item, 'component'));
 }
 
 /** Components by id, in one BatchGetItem per 100; missing ids are absent from the map. */

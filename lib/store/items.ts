@@ -1,5 +1,5 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import type { Store } from './client.js';
 
@@ -65,3 +65,21 @@ export function withTable(store: Store, item: TransactItemWithoutTable): Transac
   const [operation, body] = Object.entries(item)[0]!;
   return { [operation]: { TableName: store.tableName, ...body } } as TransactItem;
 }
+
+/** Items by key in BatchGetItem calls of up to 100 keys, retrying unprocessed keys; keyed by `PK|SK`. */
+export async function batchGetItems(store: Store, keys: Key[], consistent = false): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  for (let start = 0; start < keys.length; start += 100) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + 100).map((key) => ({ ...key }));
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt === 8) throw new Error('DynamoDB left keys unprocessed after 8 attempts');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
+      const result = await store.ddb.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending, ConsistentRead: consistent } } }));
+      for (const item of result.Responses?.[store.tableName] ?? []) found.set(`${item.PK}|${item.SK}`, item);
+      pending = (result.UnprocessedKeys?.[store.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+  return found;
+}
+
+export const keyString = (key: Key) => `${key.PK}|${key.SK}`;

@@ -1,7 +1,7 @@
-import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { isConditionalCheckFailure, parseItem } from './items.js';
+import { batchGetItems, isConditionalCheckFailure, parseItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const configTypes = ['REVISION_SCHEME', 'CPN_SCHEME', 'STATUSES', 'CATEGORIES'] as const;
@@ -32,18 +32,12 @@ export function libraryConfigPut(orgId: string, libraryId: string, record: Libra
 
 /** All configuration documents of a library in one BatchGetItem (4 small items). */
 export async function getLibraryConfigs(store: Store, orgId: string, libraryId: string): Promise<Partial<Record<ConfigType, LibraryConfigRecord>>> {
-  const keys = configTypes.map((type) => libraryConfigKey(orgId, libraryId, type));
+  const items = await batchGetItems(store, configTypes.map((type) => libraryConfigKey(orgId, libraryId, type)), true);
   const found: Partial<Record<ConfigType, LibraryConfigRecord>> = {};
-  let pending: Record<string, unknown>[] = keys;
-  for (let attempt = 0; pending.length > 0 && attempt < 5; attempt += 1) {
-    const result = await store.ddb.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending, ConsistentRead: true } } }));
-    for (const item of result.Responses?.[store.tableName] ?? []) {
-      const record = parseItem(libraryConfigRecord, item, 'library config');
-      found[record.type] = record;
-    }
-    pending = (result.UnprocessedKeys?.[store.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+  for (const item of items.values()) {
+    const record = parseItem(libraryConfigRecord, item, 'library config');
+    found[record.type] = record;
   }
-  if (pending.length > 0) throw new Error('DynamoDB left library configuration keys unprocessed');
   return found;
 }
 
