@@ -30,6 +30,7 @@ const mappers = {
   Component: '../../../lib/store/component.js#ComponentRecord',
   ComponentHistoryEntry: '../../../lib/store/component.js#ComponentHistoryRecord',
   ComponentConnection: '../../../lib/components/queries.js#ComponentPage',
+  AttributeValue: '../../../lib/components/queries.js#AttributeValueView',
   Config: '../../../lib/store/libraryConfig.js#LibraryConfigRecord',
   ConfigSyncStatus: '../../../lib/store/libraryConfig.js#LibraryConfigRecord',
   Category: '../../../lib/config/categories.js#CategoryDefinition',

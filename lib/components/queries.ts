@@ -116,3 +116,14 @@ export function componentHistory(store: Store, record: ComponentRecord, limit: n
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidInputError('history first must be 1 to 1000', { field: 'first' });
   return listComponentHistory(store, record.organizationId, record.libraryId, record.id, limit);
 }
+
+/** One attribute value of a component, with the category that defines its name and unit. */
+export interface AttributeValueView {
+  attributeId: string;
+  value: unknown;
+  categoryId: string;
+}
+
+export function attributeValuesOf(record: ComponentRecord): AttributeValueView[] {
+  return Object.entries(record.attributeValues).map(([attributeId, value]) => ({ attributeId, value, categoryId: record.categoryId }));
+}

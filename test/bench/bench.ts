@@ -22,23 +22,24 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { bootstrapTenant, type BootstrapResult } from '../../lib/orgs/bootstrap.js';
+import { systemRoles } from '../../lib/access/roles.js';
+import { createComponents } from '../../lib/components/service.js';
+import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
 import { createLibrary } from '../../lib/orgs/libraries.js';
+import { plans } from '../../lib/orgs/plans.js';
 import { createStore, type Store } from '../../lib/store/client.js';
 import { organizationKey } from '../../lib/store/organization.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
-// 4 KB (a GetItem of a small item is 0.5); a TransactWriteItems costs 2 WCU per item per KB.
-// Every operation below is called with an API key and x-organization / x-library, so every one of them
-// starts with the same reads:
+// 4 KB (a GetItem of a small item is 0.5; strongly consistent 1); a TransactWriteItems costs 2 WCU per
+// item per KB in AWS. Every operation below is called with an API key and x-organization / x-library, so
+// every one of them starts with the same reads:
 //   1. the API key secret item, by hash (authentication; every request)                       1 GetItem
-// and every organization- or library-scoped one continues with
-//   2. the organization slug item (@org_slug -> id; skipped when x-organization is a UUID)    1 GetItem
-//   3. the organization item and the caller's membership (role), in parallel                  2 GetItem
-//   4. the library slug item (@org/lib -> id; skipped for a UUID) and the library item        2 GetItem
-// Step 4 also runs on organization-scoped operations (libraries, organization.current, library.create)
-// because an API key is bound to one library and a mismatching x-library must be refused.
-// So: slug headers = 6 reads / 3 RCU of "context"; UUID headers = 4 reads / 2 RCU.
+// and every organization- or library-scoped one continues with one BatchGetItem of what the headers must
+// be checked against: the organization, the caller's membership (role), the library, and the slug items
+// when the headers are slugs (5 small items: 2.5 RCU; 3 with UUID headers: 1.5 RCU).
+// So the "context" of a call is 2 requests and 3 RCU with slug headers, 2 requests and 2 RCU with UUIDs.
 // The budgets are the measured cost plus headroom of one small read (1 request, 0.5 RCU) where the
 // operation reads, so that adding one necessary lookup is a conscious budget change, not a silent drift.
 // ---------------------------------------------------------------------------------------------------------
@@ -51,27 +52,42 @@ interface Budget {
 
 /** Key hash + user item + ByUser query (1 membership) + the organization of each SITE_ADMIN membership (1). */
 const USER_ME_BUDGET: Budget = { requests: 4 + 1, readCapacityUnits: 2 + 0.5, writeCapacityUnits: 0 };
-/** Key hash + slug-header context (org slug, org, membership, library slug, library); the org item is the answer. */
-const ORGANIZATION_CURRENT_BUDGET: Budget = { requests: 6 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 0 };
+/** Key hash + the context batch; the organization item is the answer. */
+const ORGANIZATION_CURRENT_BUDGET: Budget = { requests: 2 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 0 };
 /**
- * Slug-header context (6 reads, 3 RCU) + one Query of the organization's LIB# items: 20 libraries of
- * ~250 bytes are ~5 KB, 2 x 4 KB units, 1 RCU. Headroom: one read, and 0.5 RCU for library items to grow.
+ * Context (2 requests, 3 RCU) + one Query of the organization's LIB# items: 20 libraries of ~250 bytes
+ * are ~5 KB, 2 x 4 KB units, 1 RCU. Headroom: one read, and 0.5 RCU for library items to grow.
  */
-const LIBRARIES_SLUG_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 4 + 0.5, writeCapacityUnits: 0 };
-/** As above without the two slug lookups (organization slug, library slug): 2 requests and 1 RCU less. */
-const LIBRARIES_UUID_BUDGET: Budget = { requests: 5 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 0 };
-/** Slug-header context + one Query of the library's APIKEY# items (5 small keys, one 4 KB unit, 0.5 RCU). */
-const API_KEY_FIND_ALL_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 3.5 + 0.5, writeCapacityUnits: 0 };
+const LIBRARIES_SLUG_BUDGET: Budget = { requests: 3 + 1, readCapacityUnits: 4 + 0.5, writeCapacityUnits: 0 };
+/** As above with UUID headers: the context batch holds 3 items instead of 5 (1 RCU less). */
+const LIBRARIES_UUID_BUDGET: Budget = { requests: 3 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 0 };
+/** Context + one Query of the library's APIKEY# items (5 small keys, one 4 KB unit, 0.5 RCU). */
+const API_KEY_FIND_ALL_BUDGET: Budget = { requests: 3 + 1, readCapacityUnits: 3.5 + 0.5, writeCapacityUnits: 0 };
 /**
- * Slug-header context + one TransactWriteItems of 2 items (library, library slug). AWS bills a
- * transactional write 2 WCU per item up to 1 KB: 4 WCU. DynamoDB Local 3.x reports only 1 per item (2 WCU;
- * awslabs/amazon-dynamodb-local-samples#31), so the meter shows 2 here; the budget is the AWS price, so it
- * keeps holding if DynamoDB Local is fixed. Writes get no headroom: one more item in the transaction is a
- * design change worth a budget change (and would show as +1 WCU locally, +2 in AWS).
+ * Context + one TransactWriteItems of 6 items: the library, its slug, and the four default configuration
+ * documents (the categories document is about 5 KB). DynamoDB Local 3.x reports transactional writes at
+ * the standard price (10 WCU here; awslabs/amazon-dynamodb-local-samples#31); AWS bills twice that. The
+ * budget is the AWS price, so it keeps holding if DynamoDB Local is fixed. Writes get no headroom.
  */
-const LIBRARY_CREATE_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 4 };
-/** Slug-header context + one TransactWriteItems of 2 items (key metadata, secret hash item): 4 WCU in AWS, 2 reported locally. */
-const API_KEY_CREATE_BUDGET: Budget = { requests: 7 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 4 };
+const LIBRARY_CREATE_BUDGET: Budget = { requests: 3 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 20 };
+/** Context + one TransactWriteItems of 2 items (key metadata, secret hash item): 4 WCU in AWS, 2 reported locally. */
+const API_KEY_CREATE_BUDGET: Budget = { requests: 3 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 4 };
+/**
+ * The component itself is one item under 4 KB: 0.5 RCU, one GetItem, beside the 2-request context. The
+ * status and category are copied onto the component, so no configuration is read.
+ */
+const COMPONENT_FIND_ONE_BUDGET: Budget = { requests: 3, readCapacityUnits: 3.5, writeCapacityUnits: 0 };
+/**
+ * Context + the configuration (one consistent BatchGetItem of 4 documents, ~9 KB: 5 RCU) + the CPN
+ * counter (one UpdateItem, 1 WCU) + one TransactWriteItems of 3 items: the component (~1.3 KB), its first
+ * history record (~1.2 KB) and the CPN claim (tiny): 5 WCU reported locally, 10 in AWS.
+ */
+const COMPONENT_CREATE_BUDGET: Budget = { requests: 5, readCapacityUnits: 8, writeCapacityUnits: 1 + 10 };
+/**
+ * Context + configuration (5 RCU) + the component, strongly consistent (1 RCU) + one TransactWriteItems of
+ * 2 items: the new version of the component and its history record (4 WCU locally, 8 in AWS).
+ */
+const COMPONENT_UPDATE_BUDGET: Budget = { requests: 5, readCapacityUnits: 9, writeCapacityUnits: 8 };
 
 /** Libraries in the benchmark organization (the bootstrap library plus extra ones), listed by `libraries`. */
 const SEEDED_LIBRARIES = 20;
@@ -330,7 +346,7 @@ function expectLength(data: Record<string, unknown>, path: string, length: numbe
   }
 }
 
-function operations(tenant: BootstrapResult): Operation[] {
+function operations(tenant: BootstrapResult, seeded: { componentId: string }): Operation[] {
   const bySlug = { 'x-api-key': tenant.apiKey, 'x-organization': `@${tenant.organization.slug}`, 'x-library': tenant.library.path };
   const byUuid = { 'x-api-key': tenant.apiKey, 'x-organization': tenant.organization.id, 'x-library': tenant.library.id };
   const run = randomUUID().slice(0, 8);
@@ -375,6 +391,47 @@ function operations(tenant: BootstrapResult): Operation[] {
       headers: bySlug,
       budget: API_KEY_FIND_ALL_BUDGET,
       check: (data) => expectLength(data, 'apiKey.findAllForUser', SEEDED_API_KEYS),
+    },
+    {
+      name: 'component.findOne',
+      query: 'query ($id: ID!) { component { findOne(id: $id) { id name cpn revisionValue version status { name mapsTo } category { name type } attributeValues { attributeId value } } } }',
+      variables: () => ({ id: seeded.componentId }),
+      headers: bySlug,
+      budget: COMPONENT_FIND_ONE_BUDGET,
+      check: (data) => {
+        if (at(data, 'component.findOne.id') !== seeded.componentId) throw new Error(`component.findOne: unexpected ${JSON.stringify(data)}`);
+      },
+    },
+    {
+      name: 'component.create',
+      query: 'mutation ($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id cpn version } } }',
+      variables: (call) => ({
+        inputs: [
+          {
+            name: `Resistor ${run} ${call}`,
+            categoryId: 'resistor',
+            description: '0603 thick film resistor, 1 %',
+            attributeValues: [
+              { attributeId: 'resistance', value: 1000 + call },
+              { attributeId: 'tolerance', value: 1 },
+              { attributeId: 'package', value: '0603' },
+            ],
+            labels: ['rohs'],
+          },
+        ],
+      }),
+      headers: bySlug,
+      budget: COMPONENT_CREATE_BUDGET,
+      check: (data) => {
+        if (!/^100-\d{5}$/.test(String(at(data, 'component.create.0.cpn')))) throw new Error(`component.create: unexpected ${JSON.stringify(data)}`);
+      },
+    },
+    {
+      name: 'component.update',
+      query: 'mutation ($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { id version } } }',
+      variables: (call) => ({ inputs: [{ id: seeded.componentId, description: `Revised description ${run} ${call}`, attributeValues: [{ attributeId: 'power', value: (call % 10) / 10 + 0.1 }] }] }),
+      headers: bySlug,
+      budget: COMPONENT_UPDATE_BUDGET,
     },
     {
       name: 'library.create',
@@ -462,7 +519,12 @@ async function storageFloor(dynamodbEndpoint: string, tenant: BootstrapResult): 
 
 // ---- seeding ----------------------------------------------------------------------------------------------
 
-async function seed(store: Store): Promise<BootstrapResult> {
+interface Seeded {
+  tenant: BootstrapResult;
+  componentId: string;
+}
+
+async function seed(store: Store): Promise<Seeded> {
   const slug = `bench-${randomUUID().slice(0, 8)}`;
   const tenant = await bootstrapTenant(store, {
     orgName: `Bench ${slug}`,
@@ -477,7 +539,27 @@ async function seed(store: Store): Promise<BootstrapResult> {
   }
   const scope = { organizationId: tenant.organization.id, libraryId: tenant.library.id, userId: tenant.user.id };
   for (let i = 1; i < SEEDED_API_KEYS; i++) await createApiKey(store, scope, { name: `seeded key ${i}` });
-  return tenant;
+  const [component] = await createComponents(
+    store,
+    {
+      ...scope,
+      at: new Date().toISOString(),
+      config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
+      entitlements: plans.enterprise,
+      permissions: systemRoles.SITE_ADMIN.permissions,
+    },
+    [
+      {
+        name: '10k resistor',
+        categoryId: 'resistor',
+        attributeValues: [
+          { attributeId: 'resistance', hasValue: true, value: 10_000 },
+          { attributeId: 'package', hasValue: true, value: '0603' },
+        ],
+      },
+    ],
+  );
+  return { tenant, componentId: component!.id };
 }
 
 // ---- output -----------------------------------------------------------------------------------------------
@@ -528,12 +610,13 @@ async function main(): Promise<number> {
   const started = await startStack();
   const store = createStore({ DYNAMODB_ENDPOINT: started.dynamodbEndpoint, TABLE_NAME: tableName, AWS_REGION: region });
   log(`Stack ready at ${started.baseUrl}; seeding one tenant with ${SEEDED_LIBRARIES} libraries and ${SEEDED_API_KEYS} API keys...`);
-  const tenant = await seed(store);
+  const seeded = await seed(store);
+  const { tenant } = seeded;
   log(`Measuring ${iterations} calls per operation after ${warmupCalls} warm-up calls each...`);
 
   const results: Result[] = [];
   const callCounter = { next: 0 };
-  for (const operation of operations(tenant)) {
+  for (const operation of operations(tenant, seeded)) {
     log(`  ${operation.name}`);
     results.push(await measureOperation(started.baseUrl, operation, callCounter));
   }

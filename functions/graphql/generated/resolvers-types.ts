@@ -8,7 +8,7 @@ import type { CurrentUser } from '../../../lib/accounts/me.js';
 import type { ApiKeyRecord } from '../../../lib/store/apiKey.js';
 import type { IssuedApiKey } from '../../../lib/apikeys/apiKeys.js';
 import type { ComponentRecord, ComponentHistoryRecord } from '../../../lib/store/component.js';
-import type { ComponentPage } from '../../../lib/components/queries.js';
+import type { ComponentPage, AttributeValueView } from '../../../lib/components/queries.js';
 import type { LibraryConfigRecord } from '../../../lib/store/libraryConfig.js';
 import type { CategoryDefinition, AttributeDefinition } from '../../../lib/config/categories.js';
 import type { StatusDefinition } from '../../../lib/config/statuses.js';
@@ -992,7 +992,7 @@ export type ResolversTypes = {
   ComponentStatus: ResolverTypeWrapper<ComponentStatus>;
   ComponentCategory: ResolverTypeWrapper<ComponentCategory>;
   Label: ResolverTypeWrapper<Label>;
-  AttributeValue: ResolverTypeWrapper<AttributeValue>;
+  AttributeValue: ResolverTypeWrapper<AttributeValueView>;
   EffectiveAttributeAccess: ResolverTypeWrapper<EffectiveAttributeAccess>;
   ViewerAccess: ResolverTypeWrapper<ViewerAccess>;
   IntegrationLock: ResolverTypeWrapper<IntegrationLock>;
@@ -1081,7 +1081,7 @@ export type ResolversParentTypes = {
   ComponentStatus: ComponentStatus;
   ComponentCategory: ComponentCategory;
   Label: Label;
-  AttributeValue: AttributeValue;
+  AttributeValue: AttributeValueView;
   EffectiveAttributeAccess: EffectiveAttributeAccess;
   ViewerAccess: ViewerAccess;
   IntegrationLock: IntegrationLock;

@@ -1,14 +1,18 @@
 import { markComponents, markedIds, pinnedComponents, unmarkComponents } from '../../../lib/components/pins.js';
-import { componentHistory, findComponent, findComponents } from '../../../lib/components/queries.js';
+import { attributeValuesOf, componentHistory, findComponent, findComponents, type AttributeValueView } from '../../../lib/components/queries.js';
 import { createComponents, deleteComponents, updateComponents } from '../../../lib/components/service.js';
 import { validateAttributesBatch, validateAttributesFor } from '../../../lib/components/validation.js';
-import { findCategory } from '../../../lib/config/libraryConfig.js';
+import { findCategory, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { attributeChanges, libraryConfig, libraryScope, userById, writeContext } from './shared.js';
 
 function marked(context: GraphQLContext, kind: 'PIN' | 'BOOKMARK') {
   return context.once(`marks:${kind}`, async () => markedIds(context.store, await libraryScope(context), kind));
+}
+
+function attributeDefinition(config: LibraryConfiguration, view: AttributeValueView) {
+  return findCategory(config, view.categoryId)?.attributes.find((a) => a.id === view.attributeId);
 }
 
 async function configOrError(context: GraphQLContext) {
@@ -70,13 +74,7 @@ export const componentResolvers: Resolvers = {
     updatedBy: (component, _args, context) => userById(context, component.updatedBy),
     isPinned: async (component, _args, context) => (await marked(context, 'PIN')).has(component.id),
     isBookmarked: async (component, _args, context) => (await marked(context, 'BOOKMARK')).has(component.id),
-    attributeValues: async (component, _args, context) => {
-      const category = findCategory(await libraryConfig(context), component.categoryId);
-      return Object.entries(component.attributeValues).map(([attributeId, value]) => {
-        const definition = category?.attributes.find((a) => a.id === attributeId);
-        return { attributeId, name: definition?.name ?? null, unit: definition?.unit ?? null, value };
-      });
-    },
+    attributeValues: (component) => attributeValuesOf(component),
     attributeValue: (component, { attributeId }) => component.attributeValues[attributeId] ?? null,
     effectiveAttributeAccess: async (component, _args, context) => {
       const [config, permissions] = await Promise.all([libraryConfig(context), context.access.libraryPermissions()]);
@@ -97,6 +95,11 @@ export const componentResolvers: Resolvers = {
     actingIntegrationId: () => null,
     originIntegration: () => null,
     history: (component, { first }, context) => componentHistory(context.store, component, first ?? 50),
+  },
+  AttributeValue: {
+    // Names and units come from the configuration, read only when asked for.
+    name: async (view, _args, context) => attributeDefinition(await libraryConfig(context), view)?.name ?? null,
+    unit: async (view, _args, context) => attributeDefinition(await libraryConfig(context), view)?.unit ?? null,
   },
   ComponentHistoryEntry: {
     createdAt: (entry) => entry.at,
