@@ -1,8 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { findCategory, findStatus, loadLibraryConfiguration, writeLibraryConfig, type LibraryConfiguration } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
 import { componentItem, listComponents, type ComponentRecord } from '../store/component.js';
-import { isConditionalCheckFailure } from '../store/items.js';
+import { failedConditionIndexes } from '../store/items.js';
+import { searchEntryPut } from '../search/entries.js';
 import { updateConfigSync, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';
 
 /** What a component should carry of the current statuses and categories, or null when it already does. */
@@ -37,16 +38,23 @@ export async function syncComponentsWithConfig(store: Store, orgId: string, libr
     for (const component of stale) {
       try {
         await store.ddb.send(
-          new PutCommand({
-            TableName: store.tableName,
-            Item: componentItem(component),
-            ConditionExpression: 'version = :version',
-            ExpressionAttributeValues: { ':version': component.version },
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: store.tableName,
+                  Item: componentItem(component),
+                  ConditionExpression: 'version = :version',
+                  ExpressionAttributeValues: { ':version': component.version },
+                },
+              },
+              searchEntryPut(store.tableName, component),
+            ],
           }),
         );
         updated += 1;
       } catch (error) {
-        if (!isConditionalCheckFailure(error)) throw error;
+        if (!failedConditionIndexes(error)?.length) throw error;
       }
     }
   } catch (error) {

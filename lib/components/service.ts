@@ -14,13 +14,18 @@ import {
   type ComponentRecord,
 } from '../store/component.js';
 import { failedConditionIndexes } from '../store/items.js';
+import { searchEntryPut, searchEntryTombstone } from '../search/entries.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import { allocateCpn, planCpn } from './cpn.js';
 import { ComponentInputError, ComponentNotFoundError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
 
-/** Inputs per component.create / component.update call: each is 2 or 3 items of one transaction. */
+/** Inputs per component.create / component.update call: each is 3 or 4 items of one transaction. */
 export const maxComponentsPerCall = 25;
+/** component, history record, search entry, CPN claim (in this order). */
+const itemsPerCreate = 4;
+/** component, history record, search entry. */
+const itemsPerUpdate = 3;
 
 function historyRecord(ctx: WriteContext, before: ComponentRecord | null, after: ComponentRecord): ComponentHistoryRecord {
   return {
@@ -70,6 +75,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
           TransactItems: records.flatMap((record) => [
             { Put: { TableName: store.tableName, Item: componentItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
             { Put: { TableName: store.tableName, Item: historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, null, record)) } },
+            searchEntryPut(store.tableName, record),
             {
               Put: {
                 TableName: store.tableName,
@@ -91,7 +97,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
     } catch (error) {
       const failed = failedConditionIndexes(error);
       if (!failed?.length) throw error;
-      const index = Math.floor(failed[0]! / 3);
+      const index = Math.floor(failed[0]! / itemsPerCreate);
       const plan = planned[index]!.plan;
       if (plan.kind === 'chosen' || attempt >= 5) {
         throw new CpnError('CPN_TAKEN', `CPN "${cpns[index]}" is already used in this library (CPNs are never reused)`, index, { cpn: cpns[index] });
@@ -154,6 +160,7 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
+            searchEntryPut(store.tableName, after),
           ]),
         }),
       );
@@ -161,7 +168,7 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     } catch (error) {
       const failed = failedConditionIndexes(error);
       if (!failed?.length) throw error;
-      const lost = writes[Math.floor(failed[0]! / 2)]!;
+      const lost = writes[Math.floor(failed[0]! / itemsPerUpdate)]!;
       const index = inputs.findIndex((input) => input.id === lost.before.id);
       const pinned = inputs[index]!.expectedVersion;
       if ((pinned !== undefined && pinned !== null) || attempt >= 4) {
@@ -208,13 +215,14 @@ export async function deleteComponents(store: Store, ctx: WriteContext, ids: str
                 ExpressionAttributeValues: { ':true': true, ':at': ctx.at },
               },
             },
+            searchEntryTombstone(store.tableName, ctx.organizationId, ctx.libraryId, id, ctx.at),
           ];
         }),
       }),
     ).catch((error) => {
       const failed = failedConditionIndexes(error);
       if (failed?.length) {
-        const id = found[Math.floor(failed[0]! / 2)]!;
+        const id = found[Math.floor(failed[0]! / 3)]!;
         throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
       }
       throw error;
