@@ -3,22 +3,14 @@ import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import { findCategory } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
-import {
-  componentItem,
-  componentKey,
-  cpnKey,
-  getComponents,
-  historyItem,
-  listComponentHistoryKeys,
-  type ComponentHistoryRecord,
-  type ComponentRecord,
-} from '../store/component.js';
+import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
 import { failedConditionIndexes } from '../store/items.js';
-import { searchEntryPut, searchEntryTombstone } from '../search/entries.js';
+import { searchEntryTombstone } from '../search/entries.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import { allocateCpn, planCpn } from './cpn.js';
 import { ComponentInputError, ComponentNotFoundError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
+import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
 
 /** Inputs per component.create / component.update call: each is 3 or 4 items of one transaction. */
 export const maxComponentsPerCall = 25;
@@ -26,18 +18,6 @@ export const maxComponentsPerCall = 25;
 const itemsPerCreate = 4;
 /** component, history record, search entry. */
 const itemsPerUpdate = 3;
-
-function historyRecord(ctx: WriteContext, before: ComponentRecord | null, after: ComponentRecord): ComponentHistoryRecord {
-  return {
-    componentId: after.id,
-    version: after.version,
-    action: before ? 'UPDATE' : 'CREATE',
-    at: ctx.at,
-    by: ctx.userId,
-    actingIntegrationId: null,
-    changes: diffComponents(before, after),
-  };
-}
 
 function checkCount(operation: string, count: number): void {
   if (count > maxComponentsPerCall) throw new TooManyInputsError(operation, maxComponentsPerCall, count);
@@ -72,25 +52,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
     try {
       await store.ddb.send(
         new TransactWriteCommand({
-          TransactItems: records.flatMap((record) => [
-            { Put: { TableName: store.tableName, Item: componentItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
-            { Put: { TableName: store.tableName, Item: historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, null, record)) } },
-            searchEntryPut(store.tableName, record),
-            {
-              Put: {
-                TableName: store.tableName,
-                Item: {
-                  ...cpnKey(ctx.organizationId, ctx.libraryId, normalizeCpn(scheme, record.cpn)),
-                  entity: 'Cpn',
-                  cpn: record.cpn,
-                  componentId: record.id,
-                  deleted: false,
-                  createdAt: ctx.at,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ]),
+          TransactItems: records.flatMap((record) => newComponentItems(store.tableName, ctx, scheme, record)),
         }),
       );
       return records;
@@ -98,6 +60,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
       const failed = failedConditionIndexes(error);
       if (!failed?.length) throw error;
       const index = Math.floor(failed[0]! / itemsPerCreate);
+      if (failed[0]! % itemsPerCreate !== cpnClaimOffset) throw error;
       const plan = planned[index]!.plan;
       if (plan.kind === 'chosen' || attempt >= 5) {
         throw new CpnError('CPN_TAKEN', `CPN "${cpns[index]}" is already used in this library (CPNs are never reused)`, index, { cpn: cpns[index] });
@@ -130,38 +93,14 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
       const applied = applyUpdate(ctx, before, input, index);
       const changed = diffComponents(before, applied).length > 0;
       if (!changed) return { before, after: before, changed };
-      const after: ComponentRecord = {
-        ...applied,
-        version: before.version + 1,
-        state: before.state === 'RELEASED' ? 'MODIFIED' : applied.state,
-        updatedAt: ctx.at,
-        updatedBy: ctx.userId,
-      };
-      return { before, after, changed };
+      return { before, after: nextVersion(ctx, before, applied), changed };
     });
     const writes = results.filter((r) => r.changed);
     if (writes.length === 0) return results.map((r) => r.after);
     try {
       await store.ddb.send(
         new TransactWriteCommand({
-          TransactItems: writes.flatMap(({ before, after }) => [
-            {
-              Put: {
-                TableName: store.tableName,
-                Item: componentItem(after),
-                ConditionExpression: 'version = :version',
-                ExpressionAttributeValues: { ':version': before.version },
-              },
-            },
-            {
-              Put: {
-                TableName: store.tableName,
-                Item: historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, before, after)),
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            searchEntryPut(store.tableName, after),
-          ]),
+          TransactItems: writes.flatMap(({ before, after }) => updatedComponentItems(store.tableName, ctx, before, after)),
         }),
       );
       return results.map((r) => r.after);

@@ -5,6 +5,7 @@ import { classifications } from '../config/statuses.js';
 import type { Store } from './client.js';
 import { batchGetItems, getItem, parseItem, queryAll } from './items.js';
 import { libraryPartition } from './library.js';
+import { committedWriteIds } from './pendingWrite.js';
 
 export const componentKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `C#${componentId}` });
 export const componentHistoryKey = (orgId: string, libraryId: string, componentId: string, version: number) => ({
@@ -51,6 +52,8 @@ export const componentRecord = z.object({
   updatedAt: z.string(),
   createdBy: z.string(),
   updatedBy: z.string(),
+  /** Present while the large item write that created the component may not have committed (pendingWrite.ts). */
+  writeId: z.string().nullish(),
 });
 export type ComponentRecord = z.infer<typeof componentRecord>;
 
@@ -76,20 +79,28 @@ export function historyItem(orgId: string, libraryId: string, record: ComponentH
   return { ...componentHistoryKey(orgId, libraryId, record.componentId, record.version), entity: 'ComponentHistory', ...record };
 }
 
-export function getComponent(store: Store, orgId: string, libraryId: string, componentId: string, consistent = false): Promise<ComponentRecord | undefined> {
-  return consistent
-    ? getConsistent(store, componentKey(orgId, libraryId, componentId))
-    : getItem(store, componentKey(orgId, libraryId, componentId), componentRecord, 'component');
-}
-
-async function getConsistent(store: Store, key: { PK: string; SK: string }): Promise<ComponentRecord | undefined> {
-  const found = await getComponentsByKeys(store, [key], true);
-  return found[0];
+export async function getComponent(store: Store, orgId: string, libraryId: string, componentId: string, consistent = false): Promise<ComponentRecord | undefined> {
+  const found = consistent
+    ? await getComponentsByKeys(store, [componentKey(orgId, libraryId, componentId)], true)
+    : [await getItem(store, componentKey(orgId, libraryId, componentId), componentRecord, 'component')].filter((r) => r !== undefined);
+  return (await visibleComponents(store, found))[0];
 }
 
 async function getComponentsByKeys(store: Store, keys: { PK: string; SK: string }[], consistent: boolean): Promise<ComponentRecord[]> {
   const found = await batchGetItems(store, keys, consistent);
-  return [...found.values()].map((item) => parseItem(componentRecord, item, 'component'));
+  return visibleComponents(store, [...found.values()].map((item) => parseItem(componentRecord, item, 'component')));
+}
+
+/**
+ * Leaves out components created by a large item write that has not committed (or was abandoned).
+ * Costs a read only while such components carry their writeId.
+ */
+async function visibleComponents(store: Store, records: ComponentRecord[]): Promise<ComponentRecord[]> {
+  const pending = records.filter((r) => r.writeId);
+  if (pending.length === 0) return records;
+  const first = pending[0]!;
+  const committed = await committedWriteIds(store, first.organizationId, first.libraryId, pending.map((r) => r.writeId!));
+  return records.filter((r) => !r.writeId || committed.has(r.writeId));
 }
 
 /** Components by id, in one BatchGetItem per 100; missing ids are absent from the map. */
@@ -100,13 +111,14 @@ export async function getComponents(store: Store, orgId: string, libraryId: stri
 }
 
 /** Every component of a library. The search work replaces this scan with a compact projection. */
-export function listComponents(store: Store, orgId: string, libraryId: string): Promise<ComponentRecord[]> {
-  return queryAll(
+export async function listComponents(store: Store, orgId: string, libraryId: string): Promise<ComponentRecord[]> {
+  const records = await queryAll(
     store,
     { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'C#' } },
     componentRecord,
     'component',
   );
+  return visibleComponents(store, records);
 }
 
 /** History of one component, newest first. */

@@ -169,24 +169,33 @@ describe('components', () => {
       const a = await createComponent(tenant, { name: `Pager ${tag} alpha`, categoryId: 'mechanical' });
       const b = await createComponent(tenant, { name: `Pager ${tag} bravo`, categoryId: 'fastener' });
       const c = await createComponent(tenant, { name: `Pager ${tag} charlie`, categoryId: 'pcba' });
-      const page = (filter: Record<string, unknown>, pagination?: Record<string, unknown>) =>
-        gqlOk<{ component: { findAll: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { cursor: string; node: { id: string } }[] } } }>(
+      type Page = { totalCount: number; pageInfo?: { hasNextPage: boolean; endCursor: string | null }; edges: { cursor: string; node: { id: string } }[] };
+      const page = (filter: Record<string, unknown>, pagination?: Record<string, unknown>, withPageInfo = false) =>
+        gqlOk<{ component: { findAll: Page } }>(
           tenant,
-          'query($filter: ComponentFilterInput, $pagination: PaginationInput) { component { findAll(filter: $filter, pagination: $pagination) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } } } } }',
+          `query($filter: ComponentFilterInput, $pagination: PaginationInput) { component { findAll(filter: $filter, pagination: $pagination) { totalCount ${withPageInfo ? 'pageInfo { hasNextPage endCursor }' : ''} edges { cursor node { id } } } } }`,
           { filter, pagination },
         ).then((d) => d.component.findAll);
+      const byName = { orderBy: { field: 'NAME', direction: 'ASC' } };
 
-      const first = await page({ name: tag }, { first: 2, orderBy: { field: 'NAME', direction: 'ASC' } });
+      const first = await page({ name: tag }, { first: 2, ...byName });
       expect(first.totalCount).toBe(3);
       expect(first.edges.map((e) => e.node.id)).toEqual([a.id, b.id]);
-      expect(first.pageInfo).toEqual({ hasNextPage: true, endCursor: first.edges[1]!.cursor });
-      const second = await page({ name: tag }, { first: 2, after: first.pageInfo.endCursor, orderBy: { field: 'NAME', direction: 'ASC' } });
+      const second = await page({ name: tag }, { first: 2, after: first.edges[1]!.cursor, ...byName });
       expect(second.totalCount).toBe(3);
       expect(second.edges.map((e) => e.node.id)).toEqual([c.id]);
-      expect(second.pageInfo).toEqual({ hasNextPage: false, endCursor: second.edges[0]!.cursor });
       const byCpnDesc = await page({ name: tag }, { orderBy: { field: 'CPN', direction: 'DESC' } });
       expect(byCpnDesc.edges.map((e) => e.node.id)).toEqual([c.id, b.id, a.id]); // 400-, 210-, 200-
-      const none = await page({ name: `${tag}-nothing` });
+      const byCreatedAsc = await page({ name: tag }, { first: 1, orderBy: { field: 'CREATED_AT', direction: 'ASC' } });
+      expect(byCreatedAsc.edges.map((e) => e.node.id)).toEqual([a.id]);
+
+      // pageInfo: hasNextPage and endCursor (the last edge's cursor; null on an empty page).
+      const withInfo = await page({ name: tag }, { first: 2, ...byName }, true);
+      expect(withInfo.pageInfo).toEqual({ hasNextPage: true, endCursor: withInfo.edges[1]!.cursor });
+      const last = await page({ name: tag }, { first: 2, after: withInfo.pageInfo!.endCursor, ...byName }, true);
+      expect(last.edges.map((e) => e.node.id)).toEqual([c.id]);
+      expect(last.pageInfo).toEqual({ hasNextPage: false, endCursor: last.edges[0]!.cursor });
+      const none = await page({ name: `${tag}-nothing` }, undefined, true);
       expect(none).toEqual({ totalCount: 0, pageInfo: { hasNextPage: false, endCursor: null }, edges: [] });
 
       const badCursor = await graphql('{ component { findAll(pagination: { after: "nope" }) { totalCount } } }', undefined, tenantHeaders(tenant));

@@ -1,0 +1,381 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CreateComponentCommand } from '../components/commands.js';
+import { allocateCpn, planCpn, type CpnPlan } from '../components/cpn.js';
+import { ComponentInputError, ComponentNotFoundError, CpnError, VersionConflictError } from '../components/errors.js';
+import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from '../components/rules.js';
+import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from '../components/transactItems.js';
+import { findCategory } from '../config/libraryConfig.js';
+import { normalizeCpn } from '../config/cpnScheme.js';
+import type { Store } from '../store/client.js';
+import {
+  bomItem,
+  bomKey,
+  bomRecord,
+  bomSnapshotItem,
+  documentLinksItem,
+  documentLinksKey,
+  documentLinksRecord,
+  type BomLine,
+  type BomRecord,
+  type DocumentLink,
+  type DocumentLinksRecord,
+} from '../store/bom.js';
+import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, type Key } from '../store/items.js';
+import { abortPendingWrite, commitPendingWriteUpdate, markPendingWriteSettled, putPendingWrite } from '../store/pendingWrite.js';
+import { bomChange, BomCycleError, BomError, desiredLines, findBomCycle } from './bomRules.js';
+import type { CreateItemCommand, DocumentCommand, UpdateItemCommand } from './commands.js';
+import { checkItemWriteLimits } from './limits.js';
+
+/** DynamoDB's limit of items in one TransactWriteItems. */
+const maxTransactionItems = 100;
+
+/** Checks that uploaded files exist in the library and are complete; throws a DomainError otherwise. */
+export type FileCheck = (fileIds: string[]) => Promise<void>;
+
+export interface ItemWriteOptions {
+  checkFiles: FileCheck;
+  /** Test hook of the local stack: stop as if the process died after the first pending write. */
+  crashAfterFirstPendingWrite?: boolean;
+}
+
+/** One component of the call after validation, with the items that write it. */
+interface ParentWrite {
+  inputIndex: number;
+  before: ComponentRecord | null;
+  after: ComponentRecord;
+  cpnPlan?: CpnPlan;
+  bom?: { before: BomLine[]; after: BomLine[]; version: number };
+  links?: { before: DocumentLink[]; after: DocumentLink[] };
+}
+
+interface NewDocument {
+  inputIndex: number;
+  draft: Omit<ComponentRecord, 'cpn'>;
+  plan: CpnPlan;
+  cpn?: string;
+}
+
+interface Stored {
+  components: Map<string, ComponentRecord>;
+  boms: Map<string, BomRecord>;
+  links: Map<string, DocumentLinksRecord>;
+}
+
+export class SimulatedCrashError extends Error {}
+
+/** Everything the call reads, in batch reads of up to 100 keys: components, their BOMs and document links. */
+async function readStored(store: Store, ctx: WriteContext, parentIds: string[], referencedIds: string[]): Promise<Stored> {
+  const { organizationId: org, libraryId: lib } = ctx;
+  const componentIds = [...new Set([...parentIds, ...referencedIds])];
+  const keys: Key[] = [
+    ...componentIds.map((id) => componentKey(org, lib, id)),
+    ...parentIds.flatMap((id) => [bomKey(org, lib, id), documentLinksKey(org, lib, id)]),
+  ];
+  const items = await batchGetItems(store, keys, true);
+  const components = new Map<string, ComponentRecord>();
+  const found = componentIds.flatMap((id) => {
+    const item = items.get(keyString(componentKey(org, lib, id)));
+    return item ? [parseItem(componentRecord, item, 'component')] : [];
+  });
+  // Re-read through the store's visibility rules: uncommitted components of other writes do not exist.
+  const visible = found.some((r) => r.writeId) ? [...(await getComponents(store, org, lib, found.map((r) => r.id), true)).values()] : found;
+  for (const record of visible) components.set(record.id, record);
+  const boms = new Map<string, BomRecord>();
+  const links = new Map<string, DocumentLinksRecord>();
+  for (const id of parentIds) {
+    const bom = items.get(keyString(bomKey(org, lib, id)));
+    if (bom) boms.set(id, parseItem(bomRecord, bom, 'BOM'));
+    const link = items.get(keyString(documentLinksKey(org, lib, id)));
+    if (link) links.set(id, parseItem(documentLinksRecord, link, 'document links'));
+  }
+  return { components, boms, links };
+}
+
+function documentDraft(ctx: WriteContext, document: DocumentCommand, inputIndex: number): { draft: Omit<ComponentRecord, 'cpn'>; plan: CpnPlan } {
+  const categoryId = document.categoryId ?? ctx.config.categories.categories.find((c) => c.type === 'DOCUMENT' && !c.archived)?.id;
+  if (!categoryId) throw new ComponentInputError('This library has no active DOCUMENT category for documents', 'documents', inputIndex);
+  const command: CreateComponentCommand = { name: document.name, categoryId, fileId: document.fileId };
+  const draft = buildNewComponent(ctx, command, inputIndex, randomUUID());
+  if (draft.category.type !== 'DOCUMENT') {
+    throw new BomError('NOT_A_DOCUMENT', `inputs[${inputIndex}]: documents need a DOCUMENT category; ${draft.category.name} is a ${draft.category.type}`, { inputIndex });
+  }
+  return { draft, plan: planCpn(ctx.config.cpnScheme, command, findCategory(ctx.config, draft.categoryId)!, inputIndex) };
+}
+
+/** Applies children and document fields of one input to its component. */
+function applyRelations(
+  ctx: WriteContext,
+  input: CreateItemCommand | UpdateItemCommand,
+  inputIndex: number,
+  parent: ComponentRecord,
+  stored: Stored,
+  newDocuments: NewDocument[],
+): Pick<ParentWrite, 'bom' | 'links'> {
+  const result: Pick<ParentWrite, 'bom' | 'links'> = {};
+  const currentBom = stored.boms.get(parent.id);
+  const currentLines = currentBom?.lines ?? [];
+  if (input.children !== undefined && input.children !== null) {
+    result.bom = {
+      before: currentLines,
+      after: desiredLines(parent, input.children, currentBom, stored.components, inputIndex, ctx.at, ctx.userId),
+      version: (currentBom?.bomVersion ?? 0) + 1,
+    };
+  } else if (parent.category.type !== 'ASSEMBLY' && currentLines.length > 0) {
+    throw new BomError('NOT_AN_ASSEMBLY', `inputs[${inputIndex}]: a ${parent.category.type} has no children; send children: [] to unlink them with the category change`, { inputIndex });
+  }
+
+  const currentLinks = stored.links.get(parent.id)?.links ?? [];
+  const remove = new Set((input as UpdateItemCommand).removeDocumentLinkIds ?? []);
+  for (const linkId of remove) {
+    if (!currentLinks.some((l) => l.linkId === linkId)) {
+      throw new BomError('DOCUMENT_LINK_NOT_FOUND', `inputs[${inputIndex}]: ${parent.name} has no document link ${linkId}`, { inputIndex, linkId });
+    }
+  }
+  const links = currentLinks.filter((l) => !remove.has(l.linkId));
+  const link = (documentId: string) => {
+    if (!links.some((l) => l.documentId === documentId)) links.push({ linkId: randomUUID(), documentId, createdAt: ctx.at, createdBy: ctx.userId });
+  };
+  for (const documentId of input.documentComponentIds ?? []) {
+    const document = stored.components.get(documentId);
+    if (!document) throw new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: document ${documentId} does not exist in this library`, { inputIndex, documentId });
+    if (document.category.type !== 'DOCUMENT') {
+      throw new BomError('NOT_A_DOCUMENT', `inputs[${inputIndex}]: ${document.name} is a ${document.category.type}, not a document`, { inputIndex, documentId });
+    }
+    link(documentId);
+  }
+  for (const document of input.documents ?? []) {
+    const created = documentDraft(ctx, document, inputIndex);
+    newDocuments.push({ inputIndex, ...created });
+    link(created.draft.id);
+  }
+  if (JSON.stringify(links) !== JSON.stringify(currentLinks)) result.links = { before: currentLinks, after: links };
+  return result;
+}
+
+function relationChanges(write: Pick<ParentWrite, 'bom' | 'links'>): HistoryChange[] {
+  const changes: HistoryChange[] = [];
+  const bom = write.bom ? bomChange(write.bom.before, write.bom.after) : null;
+  if (bom) changes.push(bom);
+  if (write.links) changes.push({ field: 'documentLinks', from: write.links.before.map((l) => l.documentId), to: write.links.after.map((l) => l.documentId) });
+  return changes;
+}
+
+function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
+  const { organizationId: org, libraryId: lib } = ctx;
+  const changes = relationChanges(write);
+  const items: Record<string, unknown>[] = write.before
+    ? updatedComponentItems(store.tableName, ctx, write.before, write.after, changes)
+    : newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, write.after, changes);
+  if (write.bom && changes.some((c) => c.field === 'children')) {
+    const record: BomRecord = {
+      assemblyId: write.after.id,
+      bomVersion: write.bom.version,
+      lines: write.bom.after,
+      childIds: [...new Set(write.bom.after.map((l) => l.childId))],
+      updatedAt: ctx.at,
+      updatedBy: ctx.userId,
+      writeId: null,
+    };
+    items.push({ Put: { TableName: store.tableName, Item: bomItem(org, lib, record) } });
+    items.push({ Put: { TableName: store.tableName, Item: bomSnapshotItem(org, lib, { ...record, actingIntegrationId: null }), ConditionExpression: 'attribute_not_exists(PK)' } });
+  }
+  if (write.links) {
+    items.push({ Put: { TableName: store.tableName, Item: documentLinksItem(org, lib, { componentId: write.after.id, links: write.links.after, updatedAt: ctx.at, writeId: null }) } });
+  }
+  return items;
+}
+
+/**
+ * item.create / item.update: components with their BOMs and documents, all or nothing.
+ *
+ * The whole call is validated before anything is written. When its items fit one TransactWriteItems
+ * (100 items) it is one transaction. Otherwise the documents it creates are written first under a write id
+ * (invisible to every reader), and one transaction writes every component, BOM and link change together
+ * with the commit record; a failure before that commit leaves nothing visible, and abandoned items are
+ * removed by cleanupAbandonedWrites.
+ */
+export async function writeItems(
+  store: Store,
+  ctx: WriteContext,
+  mode: 'create' | 'update',
+  inputs: (CreateItemCommand | UpdateItemCommand)[],
+  options: ItemWriteOptions,
+): Promise<ComponentRecord[]> {
+  checkItemWriteLimits(inputs);
+  const updates = mode === 'update' ? (inputs as UpdateItemCommand[]) : [];
+  const parentIds = updates.map((input) => input.id);
+  const duplicate = parentIds.find((id, index) => parentIds.indexOf(id) !== index);
+  if (duplicate) throw new ComponentInputError(`component ${duplicate} appears twice in this call`, 'id', parentIds.lastIndexOf(duplicate));
+  const referenced = inputs.flatMap((input) => [...(input.children ?? []).map((c) => c.childId), ...(input.documentComponentIds ?? [])]);
+  const stored = await readStored(store, ctx, parentIds, referenced);
+
+  const newDocuments: NewDocument[] = [];
+  const writes: ParentWrite[] = inputs.map((input, inputIndex) => {
+    if (mode === 'update') {
+      const update = input as UpdateItemCommand;
+      const before = stored.components.get(update.id);
+      if (!before) throw new ComponentNotFoundError(update.id, inputIndex);
+      if (update.expectedVersion !== undefined && update.expectedVersion !== null && update.expectedVersion !== before.version) {
+        throw new VersionConflictError(update.id, update.expectedVersion, before.version, inputIndex);
+      }
+      const applied = applyUpdate(ctx, before, update, inputIndex);
+      const relations = applyRelations(ctx, input, inputIndex, applied, stored, newDocuments);
+      const changed = diffComponents(before, applied).length > 0 || relationChanges(relations).length > 0;
+      return { inputIndex, before, after: changed ? nextVersion(ctx, before, applied) : before, ...relations };
+    }
+    const draft = buildNewComponent(ctx, input as CreateItemCommand, inputIndex, randomUUID());
+    const plan = planCpn(ctx.config.cpnScheme, input as CreateItemCommand, findCategory(ctx.config, draft.categoryId)!, inputIndex);
+    const placeholder = { ...draft, cpn: '' };
+    return { inputIndex, before: null, after: placeholder, cpnPlan: plan, ...applyRelations(ctx, input, inputIndex, placeholder, stored, newDocuments) };
+  });
+
+  const changedBoms = new Map(writes.filter((w) => w.bom).map((w) => [w.after.id, w.bom!.after.map((l) => l.childId)]));
+  const cycle = await findBomCycle(changedBoms, async (ids) => {
+    const boms = await batchGetItems(store, ids.map((id) => bomKey(ctx.organizationId, ctx.libraryId, id)), true);
+    return new Map([...boms.values()].map((item) => [item.assemblyId as string, (item.childIds as string[]) ?? []]));
+  });
+  if (cycle) throw new BomCycleError(cycle.map((id) => stored.components.get(id)?.name ?? writes.find((w) => w.after.id === id)?.after.name ?? id));
+
+  const fileIds = [...newDocuments.map((d) => d.draft.fileId), ...writes.flatMap((w) => [w.after.fileId, w.after.imageFileId])].filter(
+    (id): id is string => !!id,
+  );
+  const changedFiles = fileIds.filter((id) => !writes.some((w) => w.before && (w.before.fileId === id || w.before.imageFileId === id)));
+  if (changedFiles.length > 0) await options.checkFiles([...new Set(changedFiles)]);
+
+  checkChosenCpnsUnique(ctx, writes, newDocuments);
+  for (const write of writes) {
+    if (write.cpnPlan) write.after = { ...write.after, cpn: await allocateCpn(store, ctx.organizationId, ctx.libraryId, ctx.config.cpnScheme, write.cpnPlan, write.inputIndex) };
+  }
+  for (const document of newDocuments) {
+    document.cpn = await allocateCpn(store, ctx.organizationId, ctx.libraryId, ctx.config.cpnScheme, document.plan, document.inputIndex);
+  }
+
+  const changedWrites = writes.filter((w) => w.before === null || w.after !== w.before);
+  const documentItems = newDocuments.map((d) =>
+    newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...d.draft, cpn: d.cpn! }),
+  );
+  const parentItemLists = changedWrites.map((w) => parentItems(store, ctx, w));
+  const total = documentItems.flat().length + parentItemLists.flat().length;
+  if (total === 0) return writes.map((w) => w.after);
+  if (total <= maxTransactionItems) {
+    await transact(store, [...parentItemLists.flat(), ...documentItems.flat()], (index) => describeFailure(index, parentItemLists, changedWrites, newDocuments));
+  } else {
+    await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, changedWrites, options);
+  }
+  return writes.map((w) => w.after);
+}
+
+function checkChosenCpnsUnique(ctx: WriteContext, writes: ParentWrite[], documents: NewDocument[]): void {
+  const seen = new Set<string>();
+  for (const { plan, inputIndex } of [...writes.flatMap((w) => (w.cpnPlan ? [{ plan: w.cpnPlan, inputIndex: w.inputIndex }] : [])), ...documents]) {
+    if (plan.kind !== 'chosen') continue;
+    const key = normalizeCpn(ctx.config.cpnScheme, plan.cpn);
+    if (seen.has(key)) throw new CpnError('CPN_TAKEN', `CPN "${plan.cpn}" is given twice in this call`, inputIndex, { cpn: plan.cpn });
+    seen.add(key);
+  }
+}
+
+/** Which write a failed condition belongs to, as the error the caller should see. */
+function describeFailure(index: number, parentItemLists: Record<string, unknown>[][], writes: ParentWrite[], documents: NewDocument[]): Error {
+  let offset = 0;
+  for (const [i, items] of parentItemLists.entries()) {
+    if (index < offset + items.length) {
+      const write = writes[i]!;
+      if (write.before) return new VersionConflictError(write.before.id, write.before.version, undefined, write.inputIndex);
+      return new CpnError('CPN_TAKEN', `CPN "${write.after.cpn}" is already used in this library (CPNs are never reused)`, write.inputIndex, { cpn: write.after.cpn });
+    }
+    offset += items.length;
+  }
+  const document = documents[Math.floor((index - offset) / (cpnClaimOffset + 1))];
+  return new CpnError('CPN_TAKEN', `CPN "${document?.cpn}" is already used in this library (CPNs are never reused)`, document?.inputIndex, { cpn: document?.cpn });
+}
+
+async function transact(store: Store, items: Record<string, unknown>[], onConditionFailure: (index: number) => Error): Promise<void> {
+  try {
+    await store.ddb.send(new TransactWriteCommand({ TransactItems: items as never }));
+  } catch (error) {
+    const failed = failedConditionIndexes(error);
+    if (failed?.length) throw onConditionFailure(failed[0]!);
+    throw error;
+  }
+}
+
+/** Adds the write id to every item of a new document, so that it stays invisible until the commit. */
+function markPending(items: Record<string, unknown>[], writeId: string): Record<string, unknown>[] {
+  return items.map((item) => {
+    const put = (item as { Put: { Item: Record<string, unknown> } }).Put;
+    return { ...item, Put: { ...put, Item: { ...put.Item, writeId } } };
+  });
+}
+
+async function writeInTwoPhases(
+  store: Store,
+  ctx: WriteContext,
+  documents: NewDocument[],
+  parentItemLists: Record<string, unknown>[][],
+  writes: ParentWrite[],
+  options: ItemWriteOptions,
+): Promise<void> {
+  const { organizationId: org, libraryId: lib } = ctx;
+  const writeId = randomUUID();
+  const documentItems = documents.map((d) => markPending(newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...d.draft, cpn: d.cpn! }), writeId));
+  const keys = documentItems.flat().map((item) => {
+    const put = (item as { Put: { Item: Key } }).Put.Item;
+    return { PK: put.PK, SK: put.SK };
+  });
+  await putPendingWrite(store, org, lib, { writeId, status: 'PENDING', keys, createdAt: ctx.at, settledAt: null });
+  const perChunk = Math.floor(maxTransactionItems / (cpnClaimOffset + 1));
+  try {
+    for (let start = 0; start < documentItems.length; start += perChunk) {
+      const chunk = documentItems.slice(start, start + perChunk);
+      await transact(store, chunk.flat(), (index) => {
+        const document = documents[start + Math.floor(index / (cpnClaimOffset + 1))]!;
+        return new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn });
+      });
+      if (options.crashAfterFirstPendingWrite) throw new SimulatedCrashError('simulated crash after the first pending write');
+    }
+    await transact(store, [...parentItemLists.flat(), commitPendingWriteUpdate(store.tableName, org, lib, writeId)], (index) =>
+      describeFailure(index, parentItemLists, writes, documents),
+    );
+  } catch (error) {
+    // A simulated crash leaves everything as a dead process would: cleanup of abandoned writes handles it.
+    if (!(error instanceof SimulatedCrashError)) await settleAbortedWrite(store, org, lib, writeId, keys, ctx.at);
+    throw error;
+  }
+  await settleCommittedWrite(store, org, lib, writeId, keys, ctx.at);
+}
+
+/** Removes the items of a write that will never commit, then marks it settled. */
+export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
+  if (!(await abortPendingWrite(store, org, lib, writeId))) return;
+  for (let start = 0; start < keys.length; start += 25) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
+    while (pending.length > 0) {
+      const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
+      pending = (result.UnprocessedItems?.[store.tableName] as typeof pending | undefined) ?? [];
+    }
+  }
+  await markPendingWriteSettled(store, org, lib, writeId, at);
+}
+
+/** After the commit: the items lose their write id (they are visible either way), then the record is settled. */
+export async function settleCommittedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
+  const strip = (key: Key) =>
+    store.ddb
+      .send(
+        new UpdateCommand({
+          TableName: store.tableName,
+          Key: key,
+          UpdateExpression: 'REMOVE writeId',
+          ConditionExpression: 'writeId = :writeId',
+          ExpressionAttributeValues: { ':writeId': writeId },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionalCheckFailure(error)) throw error;
+      });
+  for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(strip));
+  await markPendingWriteSettled(store, org, lib, writeId, at);
+}

@@ -1,0 +1,119 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { batchGetItems, keyString, parseItem, queryAll } from './items.js';
+import { libraryPartition } from './library.js';
+
+/** The current BOM of an assembly: one item, rewritten with each BOM change (lines are not items of their own). */
+export const bomKey = (orgId: string, libraryId: string, assemblyId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `BOM#${assemblyId}` });
+/** One snapshot per BOM version (AssemblyLinkHistory). */
+export const bomSnapshotKey = (orgId: string, libraryId: string, assemblyId: string, bomVersion: number) => ({
+  PK: libraryPartition(orgId, libraryId),
+  SK: `BOMH#${assemblyId}#${String(bomVersion).padStart(10, '0')}`,
+});
+/** The documents linked to a component: one item per component. */
+export const documentLinksKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `DOCS#${componentId}` });
+
+export const bomLine = z.object({
+  lineId: z.string(),
+  childId: z.string().uuid(),
+  quantity: z.number().nullable(),
+  refDes: z.string().nullable(),
+  itemNumber: z.string().nullable(),
+  notes: z.string().nullable(),
+  /** Pins the line to a child version (`<childId>:<version>`); null follows the latest. */
+  childHistoryId: z.string().nullable(),
+  createdByIntegrationId: z.string().nullable(),
+  createdAt: z.string(),
+  createdBy: z.string(),
+});
+export type BomLine = z.infer<typeof bomLine>;
+
+export const bomRecord = z.object({
+  assemblyId: z.string().uuid(),
+  bomVersion: z.number().int().positive(),
+  lines: z.array(bomLine),
+  /** The distinct child ids, for where-used. */
+  childIds: z.array(z.string()),
+  updatedAt: z.string(),
+  updatedBy: z.string(),
+  /** Set while the call that wrote it is not committed (large item writes); readers then check the write. */
+  writeId: z.string().nullable().default(null),
+});
+export type BomRecord = z.infer<typeof bomRecord>;
+
+export const bomSnapshotRecord = bomRecord.extend({ actingIntegrationId: z.string().nullable() });
+export type BomSnapshotRecord = z.infer<typeof bomSnapshotRecord>;
+
+export const documentLink = z.object({ linkId: z.string(), documentId: z.string().uuid(), createdAt: z.string(), createdBy: z.string() });
+export type DocumentLink = z.infer<typeof documentLink>;
+
+export const documentLinksRecord = z.object({
+  componentId: z.string().uuid(),
+  links: z.array(documentLink),
+  updatedAt: z.string(),
+  writeId: z.string().nullable().default(null),
+});
+export type DocumentLinksRecord = z.infer<typeof documentLinksRecord>;
+
+export function bomItem(orgId: string, libraryId: string, record: BomRecord) {
+  return { ...bomKey(orgId, libraryId, record.assemblyId), entity: 'Bom', ...record };
+}
+
+export function bomSnapshotItem(orgId: string, libraryId: string, record: BomSnapshotRecord) {
+  return { ...bomSnapshotKey(orgId, libraryId, record.assemblyId, record.bomVersion), entity: 'BomSnapshot', ...record };
+}
+
+export function documentLinksItem(orgId: string, libraryId: string, record: DocumentLinksRecord) {
+  return { ...documentLinksKey(orgId, libraryId, record.componentId), entity: 'DocumentLinks', ...record };
+}
+
+/** Current BOMs of several assemblies (absent: no BOM yet). */
+export async function getBoms(store: Store, orgId: string, libraryId: string, assemblyIds: string[], consistent = false): Promise<Map<string, BomRecord>> {
+  const keys = [...new Set(assemblyIds)].map((id) => bomKey(orgId, libraryId, id));
+  const items = await batchGetItems(store, keys, consistent);
+  const boms = new Map<string, BomRecord>();
+  for (const key of keys) {
+    const item = items.get(keyString(key));
+    if (item) {
+      const record = parseItem(bomRecord, item, 'BOM');
+      boms.set(record.assemblyId, record);
+    }
+  }
+  return boms;
+}
+
+export async function getDocumentLinks(store: Store, orgId: string, libraryId: string, componentIds: string[], consistent = false): Promise<Map<string, DocumentLinksRecord>> {
+  const keys = [...new Set(componentIds)].map((id) => documentLinksKey(orgId, libraryId, id));
+  const items = await batchGetItems(store, keys, consistent);
+  const links = new Map<string, DocumentLinksRecord>();
+  for (const item of items.values()) {
+    const record = parseItem(documentLinksRecord, item, 'document links');
+    links.set(record.componentId, record);
+  }
+  return links;
+}
+
+/** Every current BOM of the library (where-used reads them; the search projection can take this over). */
+export function listBoms(store: Store, orgId: string, libraryId: string): Promise<BomRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'BOM#' } },
+    bomRecord,
+    'BOM',
+  );
+}
+
+/** BOM snapshots of an assembly, newest first. */
+export async function listBomSnapshots(store: Store, orgId: string, libraryId: string, assemblyId: string, limit: number): Promise<BomSnapshotRecord[]> {
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `BOMH#${assemblyId}#` },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (page.Items ?? []).map((item) => parseItem(bomSnapshotRecord, item, 'BOM snapshot'));
+}

@@ -1,0 +1,110 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { batchGetItems, isConditionalCheckFailure, keyString, parseItem, queryAll, type Key } from './items.js';
+import { libraryPartition } from './library.js';
+
+/**
+ * The commit record of an item write too large for one transaction. Items it creates carry its writeId
+ * and are invisible until the record says COMMITTED; the commit is one conditional transaction.
+ */
+export const pendingWriteKey = (orgId: string, libraryId: string, writeId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `WRITE#${writeId}` });
+
+export const pendingWriteRecord = z.object({
+  writeId: z.string().uuid(),
+  status: z.enum(['PENDING', 'COMMITTED', 'ABORTED']),
+  /** Every item written under this write id before the commit. */
+  keys: z.array(z.object({ PK: z.string(), SK: z.string() })),
+  createdAt: z.string(),
+  /** Set once every item has lost its writeId (COMMITTED) or been deleted (ABORTED). */
+  settledAt: z.string().nullable(),
+});
+export type PendingWriteRecord = z.infer<typeof pendingWriteRecord>;
+
+/** A settled record stays a day (TTL), long enough for any reader that saw one of its items. */
+const settledRetentionSeconds = 24 * 60 * 60;
+
+export async function putPendingWrite(store: Store, orgId: string, libraryId: string, record: PendingWriteRecord): Promise<void> {
+  await store.ddb.send(
+    new PutCommand({
+      TableName: store.tableName,
+      Item: { ...pendingWriteKey(orgId, libraryId, record.writeId), entity: 'PendingWrite', ...record },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+/** The commit: flips PENDING to COMMITTED, as one item of the transaction that writes everything else. */
+export function commitPendingWriteUpdate(tableName: string, orgId: string, libraryId: string, writeId: string) {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: pendingWriteKey(orgId, libraryId, writeId),
+      UpdateExpression: 'SET #status = :committed',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':committed': 'COMMITTED', ':pending': 'PENDING' },
+    },
+  };
+}
+
+/** PENDING (or ABORTED) -> ABORTED; false when the write committed meanwhile. */
+export async function abortPendingWrite(store: Store, orgId: string, libraryId: string, writeId: string): Promise<boolean> {
+  try {
+    await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: pendingWriteKey(orgId, libraryId, writeId),
+        UpdateExpression: 'SET #status = :aborted',
+        ConditionExpression: '#status IN (:pending, :aborted)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':aborted': 'ABORTED', ':pending': 'PENDING' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function markPendingWriteSettled(store: Store, orgId: string, libraryId: string, writeId: string, at: string): Promise<void> {
+  await store.ddb.send(
+    new UpdateCommand({
+      TableName: store.tableName,
+      Key: pendingWriteKey(orgId, libraryId, writeId),
+      UpdateExpression: 'SET settledAt = :at, expiresAt = :ttl',
+      ExpressionAttributeValues: { ':at': at, ':ttl': Math.ceil(Date.parse(at) / 1000) + settledRetentionSeconds },
+    }),
+  );
+}
+
+/** The ids among writeIds whose write committed. A missing record counts as not committed. */
+export async function committedWriteIds(store: Store, orgId: string, libraryId: string, writeIds: string[]): Promise<Set<string>> {
+  const unique = [...new Set(writeIds)];
+  if (unique.length === 0) return new Set();
+  const keys = unique.map((id) => pendingWriteKey(orgId, libraryId, id));
+  const items = await batchGetItems(store, keys, true);
+  const committed = new Set<string>();
+  for (const key of keys) {
+    const item = items.get(keyString(key));
+    if (item && parseItem(pendingWriteRecord, item, 'pending write').status === 'COMMITTED') committed.add(item.writeId as string);
+  }
+  return committed;
+}
+
+export function listPendingWrites(store: Store, orgId: string, libraryId: string): Promise<PendingWriteRecord[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      FilterExpression: 'attribute_not_exists(settledAt) OR settledAt = :null',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'WRITE#', ':null': null },
+      ConsistentRead: true,
+    },
+    pendingWriteRecord,
+    'pending write',
+  );
+}
+
+export type { Key };
