@@ -27,6 +27,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'identifier.overridePermissions': { scope: 'library', permission: 'components.read' },
     'identifier.reusableGroupInstances': { scope: 'library', permission: 'components.read' },
     'identifier.validateFreeformOverride': { scope: 'library', permission: 'components.read' },
+    'file.findOne': { scope: 'library', permission: 'components.read' },
   },
   mutation: {
     'library.create': { scope: 'organization', permission: 'organization.settings.update' },
@@ -44,5 +45,10 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'component.unpin': { scope: 'library', permission: 'components.read' },
     'component.bookmark': { scope: 'library', permission: 'components.read' },
     'component.unbookmark': { scope: 'library', permission: 'components.read' },
+    'item.create': { scope: 'library', permission: 'components.create' },
+    'item.update': { scope: 'library', permission: 'components.update' },
+    'assemblies.updateBOM': { scope: 'library', permission: 'assemblies.update' },
+    'file.createUpload': { scope: 'library', permission: 'components.update' },
+    'file.complete': { scope: 'library', permission: 'components.update' },
   },
 };

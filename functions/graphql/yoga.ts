@@ -3,6 +3,7 @@ import { createYoga, maskError as yogaMaskError } from 'graphql-yoga';
 import { authenticate } from '../../lib/access/caller.js';
 import { RequestAccess } from '../../lib/access/requestAccess.js';
 import { DomainError } from '../../lib/errors.js';
+import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
 import { requestMemo, type GraphQLContext } from './context.js';
 import { buildSchema } from './schema.js';
@@ -40,11 +41,14 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
 
 export interface YogaOptions {
   store: Store;
+  blobs: () => BlobStorage;
+  /** Honour the x-plm-fault header (local test stack only). */
+  faultInjection: boolean;
   /** Serve GraphiQL on GET /graphql (local stack only). */
   graphiql: boolean;
 }
 
-export function createGraphQLServer({ store, graphiql }: YogaOptions) {
+export function createGraphQLServer({ store, blobs, graphiql, faultInjection }: YogaOptions) {
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
@@ -60,7 +64,8 @@ export function createGraphQLServer({ store, graphiql }: YogaOptions) {
         organization: request.headers.get('x-organization')?.trim() || undefined,
         library: request.headers.get('x-library')?.trim() || undefined,
       });
-      return { store, caller, access, once: requestMemo() };
+      const faults = new Set(faultInjection ? (request.headers.get('x-plm-fault') ?? '').split(',').map((f) => f.trim()).filter(Boolean) : []);
+      return { store, caller, access, blobs, faults, once: requestMemo() };
     },
   });
 }

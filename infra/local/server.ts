@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { LocalBlobStorage } from '../../lib/files/blobStorage.js';
+import { maxFileSize } from '../../lib/files/files.js';
 import type { CapturedMail } from '../../lib/mail/mailer.js';
 import { newMeter, withMeter } from '../../lib/store/meter.js';
 
@@ -13,6 +15,8 @@ export interface LocalHandlers {
 }
 
 export interface LocalServerState {
+  /** Where uploaded file bytes go (the deployed stack uses presigned S3 URLs instead). */
+  files?: LocalBlobStorage;
   /** Set once the emulators and the table are ready; /health answers 503 until then. */
   handlers?: LocalHandlers;
   outbox?: () => CapturedMail[];
@@ -73,6 +77,25 @@ function route(pathname: string, method: string): { name: keyof LocalHandlers; r
   return undefined;
 }
 
+/** PUT stores an upload's bytes (as a presigned S3 URL would), GET returns them. */
+async function serveFile(files: LocalBlobStorage, key: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (!/^[0-9a-f-]{36}\/[0-9a-f-]{36}\/[0-9a-f-]{36}$/.test(key)) return send(response, 404, { code: 'NOT_FOUND', message: 'No such file' });
+  if (request.method === 'PUT') {
+    const declared = Number(request.headers['content-length']);
+    if (!Number.isFinite(declared) || declared > maxFileSize) return send(response, 413, { code: 'FILE_TOO_LARGE', message: `At most ${maxFileSize} bytes` });
+    await files.store(key, await readBody(request));
+    response.writeHead(200).end();
+    return;
+  }
+  if (request.method === 'GET') {
+    const bytes = await files.read(key);
+    if (!bytes) return send(response, 404, { code: 'NOT_FOUND', message: 'No such file' });
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) }).end(bytes);
+    return;
+  }
+  send(response, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use PUT or GET' });
+}
+
 function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
@@ -92,6 +115,7 @@ export function createLocalServer(state: LocalServerState): Server {
       }
       if (!state.handlers) return send(response, 503, { code: 'STARTING', message: 'The local stack is still starting' });
       if (url.pathname === '/_local/mail' && method === 'GET') return send(response, 200, state.outbox?.() ?? []);
+      if (url.pathname.startsWith('/_local/files/') && state.files) return serveFile(state.files, url.pathname.slice('/_local/files/'.length), request, response);
       const target = route(url.pathname, method);
       if (!target) return send(response, 404, { code: 'NOT_FOUND', message: `No route ${method} ${url.pathname}` });
       const event = eventFromRequest(request, await readBody(request), target.routeKey);

@@ -3,7 +3,11 @@
  * server on 127.0.0.1:$PORT that serves /graphql, /auth/* and /scim/v2/* through the same Lambda handlers
  * as the deployed stack, plus /health and GET /_local/mail.
  */
+import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalBlobStorage, localFilesDirectory } from '../../lib/files/blobStorage.js';
 import { handlerEnv, localConfig } from './config.js';
 import { ensureTable, ensureUserPool, startCognito, startDynamoDb, stopChild } from './emulators.js';
 import { createLocalServer, type LocalServerState } from './server.js';
@@ -41,7 +45,14 @@ try {
   });
   await ensureTable(config);
   const { userPoolId, clientId } = await ensureUserPool(config);
-  Object.assign(process.env, handlerEnv(config), { COGNITO_USER_POOL_ID: userPoolId, COGNITO_CLIENT_ID: clientId });
+  const filesDir = localFilesDirectory(config.dataDir, mkdtempSync(join(tmpdir(), 'plm-files-')));
+  Object.assign(process.env, handlerEnv(config), {
+    COGNITO_USER_POOL_ID: userPoolId,
+    COGNITO_CLIENT_ID: clientId,
+    FILES_DIR: filesDir,
+    FILES_BASE_URL: `http://127.0.0.1:${config.port}`,
+  });
+  state.files = new LocalBlobStorage(filesDir, `http://127.0.0.1:${config.port}`);
 
   // Handlers read their environment when loaded, as a Lambda does at cold start: load them now.
   const [graphql, auth, scim, mail] = await Promise.all([

@@ -1,5 +1,6 @@
 import type { RequestAccess } from '../access/requestAccess.js';
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
+import { checkFilesReady } from '../files/files.js';
 import { assertPlanName, plans } from '../orgs/plans.js';
 import type { Store } from '../store/client.js';
 import { nowIso } from '../store/items.js';
@@ -18,5 +19,6 @@ export async function componentWriteContext(store: Store, access: RequestAccess)
     config,
     entitlements: plans[organization.plan],
     permissions,
+    checkFiles: (fileIds) => checkFilesReady(store, { organizationId: organization.id, libraryId: library.id }, fileIds),
   };
 }

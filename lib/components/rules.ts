@@ -27,6 +27,8 @@ export interface WriteContext {
   config: LibraryConfiguration;
   entitlements: Entitlements;
   permissions: ReadonlySet<PermissionName>;
+  /** Throws unless every file id names a completed upload of the library. */
+  checkFiles: (fileIds: string[]) => Promise<void>;
 }
 
 /** Changing the Not Revision Managed flag needs this permission (and the plan's entitlement). */

@@ -19,6 +19,12 @@ const itemsPerCreate = 4;
 /** component, history record, search entry. */
 const itemsPerUpdate = 3;
 
+/** File ids the records refer to that the previous versions did not: these must be completed uploads. */
+function newFileIds(records: Omit<ComponentRecord, 'cpn'>[], previous: ComponentRecord[]): string[] {
+  const known = new Set(previous.flatMap((r) => [r.fileId, r.imageFileId]));
+  return [...new Set(records.flatMap((r) => [r.fileId, r.imageFileId]).filter((id): id is string => !!id && !known.has(id)))];
+}
+
 function checkCount(operation: string, count: number): void {
   if (count > maxComponentsPerCall) throw new TooManyInputsError(operation, maxComponentsPerCall, count);
 }
@@ -35,6 +41,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
     const category = findCategory(ctx.config, draft.categoryId)!;
     return { draft, plan: planCpn(ctx.config.cpnScheme, input, category, index) };
   });
+  await ctx.checkFiles(newFileIds(planned.map(({ draft }) => draft), []));
   const scheme = ctx.config.cpnScheme;
   const chosen = new Map<string, number>();
   planned.forEach(({ plan }, index) => {
@@ -97,6 +104,7 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     });
     const writes = results.filter((r) => r.changed);
     if (writes.length === 0) return results.map((r) => r.after);
+    await ctx.checkFiles(newFileIds(writes.map((w) => w.after), writes.map((w) => w.before)));
     try {
       await store.ddb.send(
         new TransactWriteCommand({

@@ -18,7 +18,7 @@ import {
   documentLinksRecord,
   type BomLine,
   type BomRecord,
-  type DocumentLink,
+  type DocumentLinkRecord,
   type DocumentLinksRecord,
 } from '../store/bom.js';
 import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
@@ -31,11 +31,7 @@ import { checkItemWriteLimits } from './limits.js';
 /** DynamoDB's limit of items in one TransactWriteItems. */
 const maxTransactionItems = 100;
 
-/** Checks that uploaded files exist in the library and are complete; throws a DomainError otherwise. */
-export type FileCheck = (fileIds: string[]) => Promise<void>;
-
 export interface ItemWriteOptions {
-  checkFiles: FileCheck;
   /** Test hook of the local stack: stop as if the process died after the first pending write. */
   crashAfterFirstPendingWrite?: boolean;
 }
@@ -47,7 +43,7 @@ interface ParentWrite {
   after: ComponentRecord;
   cpnPlan?: CpnPlan;
   bom?: { before: BomLine[]; after: BomLine[]; version: number };
-  links?: { before: DocumentLink[]; after: DocumentLink[] };
+  links?: { before: DocumentLinkRecord[]; after: DocumentLinkRecord[] };
 }
 
 interface NewDocument {
@@ -242,7 +238,7 @@ export async function writeItems(
     (id): id is string => !!id,
   );
   const changedFiles = fileIds.filter((id) => !writes.some((w) => w.before && (w.before.fileId === id || w.before.imageFileId === id)));
-  if (changedFiles.length > 0) await options.checkFiles([...new Set(changedFiles)]);
+  if (changedFiles.length > 0) await ctx.checkFiles([...new Set(changedFiles)]);
 
   checkChosenCpnsUnique(ctx, writes, newDocuments);
   for (const write of writes) {

@@ -46,7 +46,7 @@ export const bomSnapshotRecord = bomRecord.extend({ actingIntegrationId: z.strin
 export type BomSnapshotRecord = z.infer<typeof bomSnapshotRecord>;
 
 export const documentLink = z.object({ linkId: z.string(), documentId: z.string().uuid(), createdAt: z.string(), createdBy: z.string() });
-export type DocumentLink = z.infer<typeof documentLink>;
+export type DocumentLinkRecord = z.infer<typeof documentLink>;
 
 export const documentLinksRecord = z.object({
   componentId: z.string().uuid(),

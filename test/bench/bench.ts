@@ -547,6 +547,7 @@ async function seed(store: Store): Promise<Seeded> {
       config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
       entitlements: plans.enterprise,
       permissions: systemRoles.SITE_ADMIN.permissions,
+      checkFiles: async () => {},
     },
     [
       {

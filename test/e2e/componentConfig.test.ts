@@ -301,6 +301,27 @@ describe('library configuration', () => {
       expect(await sync(tenant, 'CPN_SCHEME')).toMatchObject({ status: 'SYNCED', configVersion: before.version + 2, syncedVersion: before.version + 2 });
     });
 
+    it('concurrent writes of one document: with the same expectedVersion one wins; without one, both are stored', async () => {
+      for (let round = 0; round < 3; round += 1) {
+        const { version } = await config(tenant, 'CPN_SCHEME');
+        const pinned = await Promise.all(
+          [true, false].map((allow_freeform) =>
+            graphql(setConfig, { input: { type: 'CPN_SCHEME', document: { ...defaultCpnScheme, settings: { ...defaultCpnScheme.settings, allow_freeform } }, expectedVersion: version } }, tenantHeaders(tenant)),
+          ),
+        );
+        expect(pinned.map((r) => r.body.errors?.[0]?.extensions?.code ?? 'OK').sort()).toEqual(['OK', 'VERSION_CONFLICT']);
+        expect((await config(tenant, 'CPN_SCHEME')).version).toBe(version + 1);
+
+        const free = await Promise.all(
+          [true, false].map((allow_freeform) =>
+            graphql(setConfig, { input: { type: 'CPN_SCHEME', document: { ...defaultCpnScheme, settings: { ...defaultCpnScheme.settings, allow_freeform } } } }, tenantHeaders(tenant)),
+          ),
+        );
+        expect(free.map((r) => r.body.errors), JSON.stringify(free.map((r) => r.body))).toEqual([undefined, undefined]);
+        expect((await config(tenant, 'CPN_SCHEME')).version).toBe(version + 3);
+      }
+    });
+
     it('syncs a status rename onto existing components', async () => {
       const [a, b, other] = [
         await createComponent(tenant, { name: 'rename a', categoryId: 'mechanical' }),

@@ -125,6 +125,11 @@ describe('components', () => {
       expect(sortAttributes(found.component.findOne)).toEqual(sortAttributes(created));
     });
 
+    it('puts a component without categoryId in the first active PART category, at the default status and revision', async () => {
+      const part = await createComponent(tenant, { name: 'no category given', attributeValues: [{ attributeId: 'resistance', value: 47 }] });
+      expect(part).toMatchObject({ category: { id: 'resistor', name: 'Resistor', type: 'PART' }, status: { id: 'design' }, revisionValue: 'A', cpn: expect.stringMatching(/^100-/) });
+    });
+
     it('findOne returns null for an unknown id and for a component of another organization', async () => {
       expect(await findOne(tenant, randomUUID())).toBeNull();
       const mine = await createComponent(tenant, { name: 'private bracket', categoryId: 'mechanical' });
@@ -422,6 +427,19 @@ describe('components', () => {
         expect(history[0]!.changes).toEqual([{ field: 'name', from: round === 1 ? 'contended' : expect.stringMatching(/^(left|right) /), to: winner }]);
       }
       expect(await partitionItems(libraryPartition(tenant), [`H#${part.id}#`])).toHaveLength(6);
+    });
+
+    it('two clients without expectedVersion: neither write is lost', async () => {
+      const part = await createComponent(tenant, { name: 'unpinned', categoryId: 'mechanical' });
+      const [left, right] = await Promise.all([
+        graphql(updateMutation, { inputs: [{ id: part.id, name: 'unpinned, renamed' }] }, tenantHeaders(tenant)),
+        graphql(updateMutation, { inputs: [{ id: part.id, description: 'described' }] }, tenantHeaders(tenant)),
+      ]);
+      expect([left!.body.errors, right!.body.errors]).toEqual([undefined, undefined]);
+      expect(await findOne(tenant, part.id)).toMatchObject({ name: 'unpinned, renamed', description: 'described', version: 3 });
+      const history = await historyOf(tenant, part.id);
+      expect(history.map((h) => h.version)).toEqual([3, 2, 1]);
+      expect(history.slice(0, 2).flatMap((h) => h.changes.map((c) => c.field)).sort()).toEqual(['description', 'name']);
     });
 
     it('history holds one record per write, newest first, with version, action, user and changes', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gqlOk, graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { gqlOk, graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { componentWrites, createComponent, createComponents, createMutation, expectError, libraryPartition, partitionItems } from './componentHelpers.js';
 
 const completeOverride =
@@ -259,5 +260,54 @@ describe('CPNs with a custom scheme with a reusable group', () => {
     expect(await freeformCheck(tenant, 'EL-100-0001')).toMatchObject({ success: false, isUnique: false });
     expect(await freeformCheck(tenant, ' padded')).toMatchObject({ success: false, isUnique: false });
     expect(await freeformCheck(tenant, 'x'.repeat(65))).toMatchObject({ success: false, isUnique: false });
+  });
+
+  it('stops at the counter maximum with CPN_COUNTER_EXHAUSTED and writes no component', async () => {
+    const store = testStore();
+    await store.ddb.send(
+      new PutCommand({ TableName: store.tableName, Item: { PK: libraryPartition(tenant), SK: 'CTR#seq#PREFIX:EL-110-', entity: 'CpnCounter', value: 997 } }),
+    );
+    expect((await createComponent(tenant, capacitor('C998', { cpnOverrides: [{ element: 'kind', value: 'EL' }] }))).cpn).toBe('EL-110-0998');
+    expect((await createComponent(tenant, capacitor('C999', { cpnOverrides: [{ element: 'kind', value: 'EL' }] }))).cpn).toBe('EL-110-0999');
+    const before = await partitionItems(libraryPartition(tenant), ['C#', 'H#', 'CPN#']);
+    await expectError(tenant, createMutation, { inputs: [capacitor('C1000', { cpnOverrides: [{ element: 'kind', value: 'EL' }] })] }, 'CPN_COUNTER_EXHAUSTED');
+    expect(await partitionItems(libraryPartition(tenant), ['C#', 'H#', 'CPN#'])).toEqual(before);
+    // Other instances of the group keep their own counters.
+    expect((await createComponent(tenant, resistor('R3', { cpnOverrides: [{ element: 'kind', value: 'EL' }] }))).cpn).toBe('EL-100-0003');
+  });
+});
+
+describe('CPN claims across a change of case sensitivity', () => {
+  let tenant: Tenant;
+  const scheme = (case_sensitive: boolean) => ({
+    delimiter: '-',
+    elements: [
+      { type: 'CATEGORY_PREFIX', name: 'category' },
+      { type: 'COUNTER', name: 'counter' },
+    ],
+    settings: { allow_override: true, allow_freeform: true, case_sensitive },
+  });
+
+  beforeAll(async () => {
+    tenant = await newTenant();
+  });
+
+  it('keeps a CPN claimed (never reused) when the scheme turns case-insensitive, before and after deletion', async () => {
+    await gqlOk(tenant, setConfig, { input: { type: 'CPN_SCHEME', document: scheme(true) } });
+    const part = await createComponent(tenant, { name: 'lower-case cpn', categoryId: 'mechanical', cpn: 'abc-1' });
+    expect(part.cpn).toBe('abc-1');
+    expect(await freeformCheck(tenant, 'ABC-1')).toMatchObject({ success: true, isUnique: true });
+
+    const switched = await graphql(setConfig, { input: { type: 'CPN_SCHEME', document: scheme(false) } }, tenantHeaders(tenant));
+    // Refusing the switch while CPNs exist would be a correct answer too; otherwise the claims must hold.
+    if (switched.body.errors?.[0]?.extensions?.code === 'CONFIG_INVALID') return;
+    expect(switched.body.errors).toBeUndefined();
+
+    for (const value of ['abc-1', 'ABC-1']) expect(await freeformCheck(tenant, value)).toMatchObject({ success: false, isUnique: false });
+    await gqlOk(tenant, deleteMutation, { ids: [part.id] });
+    for (const value of ['abc-1', 'ABC-1']) expect(await freeformCheck(tenant, value)).toMatchObject({ success: false, isUnique: false });
+    await expectError(tenant, createMutation, { inputs: [{ name: 'reuse', categoryId: 'mechanical', cpn: 'ABC-1' }] }, 'CPN_TAKEN');
+    const claims = await partitionItems(libraryPartition(tenant), ['CPN#']);
+    expect(claims.map((c) => [c.cpn, c.componentId, c.deleted])).toEqual([['abc-1', part.id, true]]);
   });
 });

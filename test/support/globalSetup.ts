@@ -33,7 +33,7 @@ export default async function setup(project: TestProject) {
   const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
   const env = { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm' };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
-    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '' },
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -8,6 +8,10 @@ import type { CurrentUser } from '../../../lib/accounts/me.js';
 import type { ApiKeyRecord } from '../../../lib/store/apiKey.js';
 import type { IssuedApiKey } from '../../../lib/apikeys/apiKeys.js';
 import type { ComponentRecord, ComponentHistoryRecord } from '../../../lib/store/component.js';
+import type { AssemblyLinkView, IndentedBomEntry } from '../../../lib/items/reads.js';
+import type { BomSnapshotRecord, DocumentLinkRecord } from '../../../lib/store/bom.js';
+import type { FileRecord } from '../../../lib/store/file.js';
+import type { CreatedUpload } from '../../../lib/files/files.js';
 import type { ComponentPage, AttributeValueView } from '../../../lib/components/queries.js';
 import type { LibraryConfigRecord } from '../../../lib/store/libraryConfig.js';
 import type { CategoryDefinition, AttributeDefinition } from '../../../lib/config/categories.js';
@@ -148,6 +152,7 @@ export type Query = {
   customStatuses: Array<CustomStatus>;
   configs: Array<Config>;
   configSyncStatus: ConfigSyncStatus;
+  file: FileQueryNamespace;
   identifier: IdentifierQueryNamespace;
   /** The libraries of the organization in x-organization, by name. */
   libraries: Array<Library>;
@@ -176,6 +181,9 @@ export type Mutation = {
   library: LibraryMutationNamespace;
   component: ComponentMutationNamespace;
   config: ConfigMutationNamespace;
+  file: FileMutationNamespace;
+  item: ItemMutationNamespace;
+  assemblies: AssembliesMutationNamespace;
 };
 
 /** A part, assembly or document of a library. */
@@ -226,6 +234,18 @@ export type Component = {
   originIntegration?: Maybe<Integration>;
   /** Write history, newest first: one record per write. */
   history: Array<ComponentHistoryEntry>;
+  file?: Maybe<File>;
+  imageFile?: Maybe<File>;
+  /** The direct children (assemblies), in line order. */
+  children: Array<AssemblyLink>;
+  /** The linked documents. */
+  documents: Array<DocumentLink>;
+  /** The lines of other assemblies' current BOMs that use this component. */
+  whereUsed: Array<AssemblyLink>;
+  /** The multi-level BOM, depth first, to `depth` levels (1 to 25). */
+  indentedBom: Array<IndentedBomLine>;
+  /** BOM snapshots, newest first. */
+  bomHistory: Array<AssemblyLinkHistory>;
 };
 
 
@@ -237,6 +257,18 @@ export type ComponentAttributeValueArgs = {
 
 /** A part, assembly or document of a library. */
 export type ComponentHistoryArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A part, assembly or document of a library. */
+export type ComponentIndentedBomArgs = {
+  depth?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A part, assembly or document of a library. */
+export type ComponentBomHistoryArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -313,6 +345,8 @@ export type ComponentHistoryEntry = {
   user?: Maybe<User>;
   actingIntegrationId?: Maybe<Scalars['ID']['output']>;
   changes: Array<HistoryChange>;
+  /** <componentId>:<version>; use as childHistoryId to pin a BOM line to this version. */
+  id: Scalars['ID']['output'];
 };
 
 /** One changed field; attribute changes are named attributeValues.<attributeId>. */
@@ -715,6 +749,78 @@ export type ConfigMutationNamespaceSetLibraryConfigArgs = {
   input: SetLibraryConfigInput;
 };
 
+/**
+ * A file stored for a library. Upload in three steps: file.createUpload declares name, type, size and
+ * SHA-256 and returns where to PUT the bytes (a presigned S3 URL when deployed; the local server in the
+ * local stack) with the headers to send; PUT the bytes; file.complete verifies size and checksum.
+ * Only a READY file can be used as fileId, imageFileId or a document.
+ */
+export type File = {
+  __typename?: 'File';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  contentType: Scalars['String']['output'];
+  size: Scalars['Int']['output'];
+  /** Hex SHA-256 of the bytes. */
+  sha256: Scalars['String']['output'];
+  status: FileStatus;
+  createdAt: Scalars['DateTime']['output'];
+  completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** A short-lived URL to download the bytes (READY files). */
+  downloadUrl?: Maybe<Scalars['String']['output']>;
+};
+
+export type FileStatus =
+  | 'PENDING'
+  | 'READY';
+
+export type CreateUploadInput = {
+  name: Scalars['String']['input'];
+  /** A media type, e.g. application/pdf. */
+  contentType: Scalars['String']['input'];
+  /** Bytes; at most 100 MB. */
+  size: Scalars['Int']['input'];
+  /** Hex SHA-256 of the bytes. */
+  sha256: Scalars['String']['input'];
+};
+
+export type FileUpload = {
+  __typename?: 'FileUpload';
+  file: File;
+  uploadUrl: Scalars['String']['output'];
+  method: Scalars['String']['output'];
+  /** Send exactly these headers with the upload. */
+  headers: Scalars['JSON']['output'];
+  expiresAt: Scalars['DateTime']['output'];
+};
+
+export type FileQueryNamespace = {
+  __typename?: 'FileQueryNamespace';
+  findOne?: Maybe<File>;
+};
+
+
+export type FileQueryNamespaceFindOneArgs = {
+  id: Scalars['ID']['input'];
+};
+
+export type FileMutationNamespace = {
+  __typename?: 'FileMutationNamespace';
+  createUpload: FileUpload;
+  /** Verifies the uploaded bytes; FILE_UPLOAD_MISMATCH when size or checksum differ. */
+  complete: File;
+};
+
+
+export type FileMutationNamespaceCreateUploadArgs = {
+  input: CreateUploadInput;
+};
+
+
+export type FileMutationNamespaceCompleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
 export type ValidateIdentifierOverrideResponse = {
   __typename?: 'ValidateIdentifierOverrideResponse';
   /** CPN preview; an unresolved counter is a run of X characters (as many as the digits of its max value). */
@@ -802,6 +908,163 @@ export type IdentifierQueryNamespaceReusableGroupInstancesArgs = {
 export type IdentifierQueryNamespaceValidateFreeformOverrideArgs = {
   value: Scalars['String']['input'];
   componentId?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** One line of a desired-state BOM. */
+export type ComponentChildInput = {
+  /** Must be a component of the same library. */
+  childId: Scalars['ID']['input'];
+  /** Fractional quantities allowed; must be positive. Unset counts as 1 in rolled-up quantities. */
+  quantity?: InputMaybe<Scalars['Float']['input']>;
+  refDes?: InputMaybe<Scalars['String']['input']>;
+  itemNumber?: InputMaybe<Scalars['String']['input']>;
+  notes?: InputMaybe<Scalars['String']['input']>;
+  /** Pins the line to a child version (ComponentHistoryEntry.id); omitted follows the latest. */
+  childHistoryId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** A document component created from an uploaded (completed) file and linked to the component. */
+export type ComponentDocumentInput = {
+  fileId: Scalars['ID']['input'];
+  name: Scalars['String']['input'];
+  /** A DOCUMENT category; omitted: the library's first active DOCUMENT category. */
+  categoryId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** CreateComponentInput plus the relation fields. */
+export type CreateItemInput = {
+  name: Scalars['String']['input'];
+  description?: InputMaybe<Scalars['String']['input']>;
+  categoryId?: InputMaybe<Scalars['String']['input']>;
+  statusId?: InputMaybe<Scalars['ID']['input']>;
+  revisionValue?: InputMaybe<Scalars['String']['input']>;
+  eid?: InputMaybe<Scalars['String']['input']>;
+  attributeValues?: InputMaybe<Array<AttributeValueInput>>;
+  fileId?: InputMaybe<Scalars['ID']['input']>;
+  imageFileId?: InputMaybe<Scalars['ID']['input']>;
+  documentFormats?: InputMaybe<Array<Scalars['String']['input']>>;
+  labels?: InputMaybe<Array<Scalars['String']['input']>>;
+  notRevisionManaged?: InputMaybe<Scalars['Boolean']['input']>;
+  cpn?: InputMaybe<Scalars['String']['input']>;
+  cpnOverrides?: InputMaybe<Array<IdElementOverrideInput>>;
+  /** The direct children (assemblies only). At most 20 per component and 200 per call. */
+  children?: InputMaybe<Array<ComponentChildInput>>;
+  /** At most 20 documents (with documentComponentIds) per component. */
+  documents?: InputMaybe<Array<ComponentDocumentInput>>;
+  /** Existing DOCUMENT components to link. */
+  documentComponentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+/** UpdateComponentInput plus the relation fields. */
+export type UpdateItemInput = {
+  id: Scalars['ID']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  statusId?: InputMaybe<Scalars['ID']['input']>;
+  revisionValue?: InputMaybe<Scalars['String']['input']>;
+  categoryId?: InputMaybe<Scalars['ID']['input']>;
+  eid?: InputMaybe<Scalars['String']['input']>;
+  attributeValues?: InputMaybe<Array<AttributeValueInput>>;
+  isArchived?: InputMaybe<Scalars['Boolean']['input']>;
+  documentFormats?: InputMaybe<Array<Scalars['String']['input']>>;
+  labels?: InputMaybe<Array<Scalars['String']['input']>>;
+  notRevisionManaged?: InputMaybe<Scalars['Boolean']['input']>;
+  fileId?: InputMaybe<Scalars['ID']['input']>;
+  imageFileId?: InputMaybe<Scalars['ID']['input']>;
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+  /** Desired state: a list makes the BOM exactly that list; [] unlinks all; omitted leaves the BOM unchanged. */
+  children?: InputMaybe<Array<ComponentChildInput>>;
+  documents?: InputMaybe<Array<ComponentDocumentInput>>;
+  documentComponentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** DocumentLink ids to remove. */
+  removeDocumentLinkIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+export type UpdateBomInput = {
+  assemblyId: Scalars['ID']['input'];
+  /** Desired state of the direct children, as item.update's children (at most 20 lines). */
+  children: Array<ComponentChildInput>;
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A BOM line. */
+export type AssemblyLink = {
+  __typename?: 'AssemblyLink';
+  id: Scalars['ID']['output'];
+  /** The assembly the line belongs to. */
+  assemblyId: Scalars['ID']['output'];
+  childId: Scalars['ID']['output'];
+  /** The child: at the pinned version when the line is pinned, else the latest. */
+  child?: Maybe<Component>;
+  quantity?: Maybe<Scalars['Float']['output']>;
+  refDes?: Maybe<Scalars['String']['output']>;
+  itemNumber?: Maybe<Scalars['String']['output']>;
+  notes?: Maybe<Scalars['String']['output']>;
+  childHistoryId?: Maybe<Scalars['ID']['output']>;
+  isPinned: Scalars['Boolean']['output'];
+  /** The integration that created the line. */
+  createdByIntegrationId?: Maybe<Scalars['ID']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/** A BOM snapshot: the lines as they were at one BOM version. */
+export type AssemblyLinkHistory = {
+  __typename?: 'AssemblyLinkHistory';
+  bomVersion: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  createdBy?: Maybe<User>;
+  /** The integration acting when this snapshot was created. */
+  actingIntegrationId?: Maybe<Scalars['ID']['output']>;
+  lines: Array<AssemblyLink>;
+};
+
+export type DocumentLink = {
+  __typename?: 'DocumentLink';
+  /** Use with removeDocumentLinkIds. */
+  id: Scalars['ID']['output'];
+  documentId: Scalars['ID']['output'];
+  document?: Maybe<Component>;
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type IndentedBomLine = {
+  __typename?: 'IndentedBomLine';
+  /** 1 for direct children. */
+  level: Scalars['Int']['output'];
+  /** Component ids from the top assembly down to this line's child. */
+  path: Array<Scalars['ID']['output']>;
+  link: AssemblyLink;
+  /** The line's quantity times the quantities of the lines above it (unset counts as 1). */
+  rolledUpQuantity: Scalars['Float']['output'];
+  hasChildren: Scalars['Boolean']['output'];
+};
+
+export type ItemMutationNamespace = {
+  __typename?: 'ItemMutationNamespace';
+  /** Components with BOMs and documents; the whole call lands or nothing does. At most 10 inputs. */
+  create: Array<Component>;
+  update: Array<Component>;
+};
+
+
+export type ItemMutationNamespaceCreateArgs = {
+  inputs: Array<CreateItemInput>;
+};
+
+
+export type ItemMutationNamespaceUpdateArgs = {
+  inputs: Array<UpdateItemInput>;
+};
+
+export type AssembliesMutationNamespace = {
+  __typename?: 'AssembliesMutationNamespace';
+  /** Makes the assembly's BOM exactly this list. */
+  updateBOM: Component;
+};
+
+
+export type AssembliesMutationNamespaceUpdateBomArgs = {
+  input: UpdateBomInput;
 };
 
 /** A library: a container of components inside an organization. */
@@ -1037,6 +1300,12 @@ export type ResolversTypes = {
   CustomStatusFilterInput: CustomStatusFilterInput;
   CategoryQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ConfigMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  File: ResolverTypeWrapper<FileRecord>;
+  FileStatus: FileStatus;
+  CreateUploadInput: CreateUploadInput;
+  FileUpload: ResolverTypeWrapper<CreatedUpload>;
+  FileQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  FileMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ValidateIdentifierOverrideResponse: ResolverTypeWrapper<ValidateIdentifierOverrideResponse>;
   IdentifierElementError: ResolverTypeWrapper<IdentifierElementError>;
   IdentifierValidationResult: ResolverTypeWrapper<IdentifierValidationResult>;
@@ -1045,6 +1314,17 @@ export type ResolversTypes = {
   ElementValue: ResolverTypeWrapper<ElementValue>;
   ReusableGroupInstance: ResolverTypeWrapper<ReusableGroupInstance>;
   IdentifierQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ComponentChildInput: ComponentChildInput;
+  ComponentDocumentInput: ComponentDocumentInput;
+  CreateItemInput: CreateItemInput;
+  UpdateItemInput: UpdateItemInput;
+  UpdateBomInput: UpdateBomInput;
+  AssemblyLink: ResolverTypeWrapper<AssemblyLinkView>;
+  AssemblyLinkHistory: ResolverTypeWrapper<BomSnapshotRecord>;
+  DocumentLink: ResolverTypeWrapper<DocumentLinkRecord>;
+  IndentedBomLine: ResolverTypeWrapper<IndentedBomEntry>;
+  ItemMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  AssembliesMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Library: ResolverTypeWrapper<LibraryRecord>;
   LibraryStatsType: ResolverTypeWrapper<LibraryStatsRecord>;
   CreateLibraryInput: CreateLibraryInput;
@@ -1120,6 +1400,11 @@ export type ResolversParentTypes = {
   CustomStatusFilterInput: CustomStatusFilterInput;
   CategoryQueryNamespace: Record<PropertyKey, never>;
   ConfigMutationNamespace: Record<PropertyKey, never>;
+  File: FileRecord;
+  CreateUploadInput: CreateUploadInput;
+  FileUpload: CreatedUpload;
+  FileQueryNamespace: Record<PropertyKey, never>;
+  FileMutationNamespace: Record<PropertyKey, never>;
   ValidateIdentifierOverrideResponse: ValidateIdentifierOverrideResponse;
   IdentifierElementError: IdentifierElementError;
   IdentifierValidationResult: IdentifierValidationResult;
@@ -1128,6 +1413,17 @@ export type ResolversParentTypes = {
   ElementValue: ElementValue;
   ReusableGroupInstance: ReusableGroupInstance;
   IdentifierQueryNamespace: Record<PropertyKey, never>;
+  ComponentChildInput: ComponentChildInput;
+  ComponentDocumentInput: ComponentDocumentInput;
+  CreateItemInput: CreateItemInput;
+  UpdateItemInput: UpdateItemInput;
+  UpdateBomInput: UpdateBomInput;
+  AssemblyLink: AssemblyLinkView;
+  AssemblyLinkHistory: BomSnapshotRecord;
+  DocumentLink: DocumentLinkRecord;
+  IndentedBomLine: IndentedBomEntry;
+  ItemMutationNamespace: Record<PropertyKey, never>;
+  AssembliesMutationNamespace: Record<PropertyKey, never>;
   Library: LibraryRecord;
   LibraryStatsType: LibraryStatsRecord;
   CreateLibraryInput: CreateLibraryInput;
@@ -1177,6 +1473,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   customStatuses?: Resolver<Array<ResolversTypes['CustomStatus']>, ParentType, ContextType, Partial<QueryCustomStatusesArgs>>;
   configs?: Resolver<Array<ResolversTypes['Config']>, ParentType, ContextType, Partial<QueryConfigsArgs>>;
   configSyncStatus?: Resolver<ResolversTypes['ConfigSyncStatus'], ParentType, ContextType, RequireFields<QueryConfigSyncStatusArgs, 'type'>>;
+  file?: Resolver<ResolversTypes['FileQueryNamespace'], ParentType, ContextType>;
   identifier?: Resolver<ResolversTypes['IdentifierQueryNamespace'], ParentType, ContextType>;
   libraries?: Resolver<Array<ResolversTypes['Library']>, ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationQueryNamespace'], ParentType, ContextType>;
@@ -1187,6 +1484,9 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   library?: Resolver<ResolversTypes['LibraryMutationNamespace'], ParentType, ContextType>;
   component?: Resolver<ResolversTypes['ComponentMutationNamespace'], ParentType, ContextType>;
   config?: Resolver<ResolversTypes['ConfigMutationNamespace'], ParentType, ContextType>;
+  file?: Resolver<ResolversTypes['FileMutationNamespace'], ParentType, ContextType>;
+  item?: Resolver<ResolversTypes['ItemMutationNamespace'], ParentType, ContextType>;
+  assemblies?: Resolver<ResolversTypes['AssembliesMutationNamespace'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -1231,6 +1531,13 @@ export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends 
   originIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   originIntegration?: Resolver<Maybe<ResolversTypes['Integration']>, ParentType, ContextType>;
   history?: Resolver<Array<ResolversTypes['ComponentHistoryEntry']>, ParentType, ContextType, RequireFields<ComponentHistoryArgs, 'first'>>;
+  file?: Resolver<Maybe<ResolversTypes['File']>, ParentType, ContextType>;
+  imageFile?: Resolver<Maybe<ResolversTypes['File']>, ParentType, ContextType>;
+  children?: Resolver<Array<ResolversTypes['AssemblyLink']>, ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['DocumentLink']>, ParentType, ContextType>;
+  whereUsed?: Resolver<Array<ResolversTypes['AssemblyLink']>, ParentType, ContextType>;
+  indentedBom?: Resolver<Array<ResolversTypes['IndentedBomLine']>, ParentType, ContextType, RequireFields<ComponentIndentedBomArgs, 'depth'>>;
+  bomHistory?: Resolver<Array<ResolversTypes['AssemblyLinkHistory']>, ParentType, ContextType, RequireFields<ComponentBomHistoryArgs, 'first'>>;
 };
 
 export type RevisionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Revision'] = ResolversParentTypes['Revision']> = {
@@ -1291,6 +1598,7 @@ export type ComponentHistoryEntryResolvers<ContextType = GraphQLContext, ParentT
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   actingIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   changes?: Resolver<Array<ResolversTypes['HistoryChange']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type HistoryChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HistoryChange'] = ResolversParentTypes['HistoryChange']> = {
@@ -1420,6 +1728,35 @@ export type ConfigMutationNamespaceResolvers<ContextType = GraphQLContext, Paren
   manuallyProcessCategoriesConfig?: Resolver<ResolversTypes['ConfigSyncStatus'], ParentType, ContextType>;
 };
 
+export type FileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['File'] = ResolversParentTypes['File']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  contentType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['FileStatus'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  completedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  downloadUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type FileUploadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FileUpload'] = ResolversParentTypes['FileUpload']> = {
+  file?: Resolver<ResolversTypes['File'], ParentType, ContextType>;
+  uploadUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  method?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  headers?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type FileQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FileQueryNamespace'] = ResolversParentTypes['FileQueryNamespace']> = {
+  findOne?: Resolver<Maybe<ResolversTypes['File']>, ParentType, ContextType, RequireFields<FileQueryNamespaceFindOneArgs, 'id'>>;
+};
+
+export type FileMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FileMutationNamespace'] = ResolversParentTypes['FileMutationNamespace']> = {
+  createUpload?: Resolver<ResolversTypes['FileUpload'], ParentType, ContextType, RequireFields<FileMutationNamespaceCreateUploadArgs, 'input'>>;
+  complete?: Resolver<ResolversTypes['File'], ParentType, ContextType, RequireFields<FileMutationNamespaceCompleteArgs, 'id'>>;
+};
+
 export type ValidateIdentifierOverrideResponseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidateIdentifierOverrideResponse'] = ResolversParentTypes['ValidateIdentifierOverrideResponse']> = {
   displayValue?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   isDeterministic?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -1464,6 +1801,53 @@ export type IdentifierQueryNamespaceResolvers<ContextType = GraphQLContext, Pare
   overridePermissions?: Resolver<ResolversTypes['IdentifierOverridePermissions'], ParentType, ContextType>;
   reusableGroupInstances?: Resolver<Array<ResolversTypes['ReusableGroupInstance']>, ParentType, ContextType, RequireFields<IdentifierQueryNamespaceReusableGroupInstancesArgs, 'configId' | 'groupName'>>;
   validateFreeformOverride?: Resolver<ResolversTypes['IdentifierValidationResult'], ParentType, ContextType, RequireFields<IdentifierQueryNamespaceValidateFreeformOverrideArgs, 'value'>>;
+};
+
+export type AssemblyLinkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AssemblyLink'] = ResolversParentTypes['AssemblyLink']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  assemblyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  childId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  child?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  quantity?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  refDes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  itemNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  childHistoryId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  isPinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdByIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type AssemblyLinkHistoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AssemblyLinkHistory'] = ResolversParentTypes['AssemblyLinkHistory']> = {
+  bomVersion?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  actingIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  lines?: Resolver<Array<ResolversTypes['AssemblyLink']>, ParentType, ContextType>;
+};
+
+export type DocumentLinkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentLink'] = ResolversParentTypes['DocumentLink']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  documentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  document?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type IndentedBomLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IndentedBomLine'] = ResolversParentTypes['IndentedBomLine']> = {
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  path?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  link?: Resolver<ResolversTypes['AssemblyLink'], ParentType, ContextType>;
+  rolledUpQuantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  hasChildren?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ItemMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemMutationNamespace'] = ResolversParentTypes['ItemMutationNamespace']> = {
+  create?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ItemMutationNamespaceCreateArgs, 'inputs'>>;
+  update?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ItemMutationNamespaceUpdateArgs, 'inputs'>>;
+};
+
+export type AssembliesMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AssembliesMutationNamespace'] = ResolversParentTypes['AssembliesMutationNamespace']> = {
+  updateBOM?: Resolver<ResolversTypes['Component'], ParentType, ContextType, RequireFields<AssembliesMutationNamespaceUpdateBomArgs, 'input'>>;
 };
 
 export type LibraryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Library'] = ResolversParentTypes['Library']> = {
@@ -1558,6 +1942,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CustomStatus?: CustomStatusResolvers<ContextType>;
   CategoryQueryNamespace?: CategoryQueryNamespaceResolvers<ContextType>;
   ConfigMutationNamespace?: ConfigMutationNamespaceResolvers<ContextType>;
+  File?: FileResolvers<ContextType>;
+  FileUpload?: FileUploadResolvers<ContextType>;
+  FileQueryNamespace?: FileQueryNamespaceResolvers<ContextType>;
+  FileMutationNamespace?: FileMutationNamespaceResolvers<ContextType>;
   ValidateIdentifierOverrideResponse?: ValidateIdentifierOverrideResponseResolvers<ContextType>;
   IdentifierElementError?: IdentifierElementErrorResolvers<ContextType>;
   IdentifierValidationResult?: IdentifierValidationResultResolvers<ContextType>;
@@ -1565,6 +1953,12 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ElementValue?: ElementValueResolvers<ContextType>;
   ReusableGroupInstance?: ReusableGroupInstanceResolvers<ContextType>;
   IdentifierQueryNamespace?: IdentifierQueryNamespaceResolvers<ContextType>;
+  AssemblyLink?: AssemblyLinkResolvers<ContextType>;
+  AssemblyLinkHistory?: AssemblyLinkHistoryResolvers<ContextType>;
+  DocumentLink?: DocumentLinkResolvers<ContextType>;
+  IndentedBomLine?: IndentedBomLineResolvers<ContextType>;
+  ItemMutationNamespace?: ItemMutationNamespaceResolvers<ContextType>;
+  AssembliesMutationNamespace?: AssembliesMutationNamespaceResolvers<ContextType>;
   Library?: LibraryResolvers<ContextType>;
   LibraryStatsType?: LibraryStatsTypeResolvers<ContextType>;
   LibraryMutationNamespace?: LibraryMutationNamespaceResolvers<ContextType>;

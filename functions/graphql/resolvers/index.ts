@@ -3,7 +3,9 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 import { apiKeyResolvers } from './apiKey.js';
 import { componentResolvers } from './component.js';
 import { configResolvers } from './config.js';
+import { fileResolvers } from './file.js';
 import { identifierResolvers } from './identifier.js';
+import { itemResolvers } from './item.js';
 import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
@@ -18,4 +20,6 @@ export const resolvers: Resolvers = mergeResolvers([
   configResolvers,
   componentResolvers,
   identifierResolvers,
+  itemResolvers,
+  fileResolvers,
 ]);

@@ -2,6 +2,7 @@ import { componentWriteContext } from '../../../lib/components/context.js';
 import type { WriteContext } from '../../../lib/components/rules.js';
 import type { AttributeValueChange } from '../../../lib/components/commands.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
+import { getComponents, type ComponentRecord } from '../../../lib/store/component.js';
 import { getUser, type UserRecord } from '../../../lib/store/user.js';
 import type { GraphQLContext } from '../context.js';
 
@@ -35,4 +36,31 @@ export function userById(context: GraphQLContext, userId: string): Promise<UserR
 /** GraphQL AttributeValueInput -> domain change: an absent value key is a no-op, an explicit null deletes. */
 export function attributeChanges(inputs: readonly { attributeId: string; value?: unknown }[] | null | undefined): AttributeValueChange[] | undefined {
   return inputs?.map((input) => ({ attributeId: input.attributeId, hasValue: Object.hasOwn(input, 'value'), value: input.value ?? null }));
+}
+
+/**
+ * Components by id, batched: every id asked for in the same tick is read in one BatchGetItem, and each id
+ * once per request.
+ */
+export function loadComponent(context: GraphQLContext, id: string): Promise<ComponentRecord | undefined> {
+  return context.once(`component:${id}`, () => componentBatch(context).load(id));
+}
+
+function componentBatch(context: GraphQLContext) {
+  const state = context as GraphQLContext & { componentBatchState?: { ids: Set<string>; pending?: Promise<Map<string, ComponentRecord>> } };
+  state.componentBatchState ??= { ids: new Set() };
+  const batch = state.componentBatchState;
+  return {
+    load: async (id: string) => {
+      batch.ids.add(id);
+      batch.pending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        const ids = [...batch.ids];
+        batch.ids = new Set();
+        batch.pending = undefined;
+        const scope = await libraryScope(context);
+        return getComponents(context.store, scope.organizationId, scope.libraryId, ids);
+      });
+      return (await batch.pending).get(id);
+    },
+  };
 }

@@ -1,0 +1,32 @@
+import { completeUpload, createUpload, findFile } from '../../../lib/files/files.js';
+import type { GraphQLContext } from '../context.js';
+import type { Resolvers } from '../generated/resolvers-types.js';
+import { libraryScope } from './shared.js';
+
+async function fileById(context: GraphQLContext, id: string | null | undefined) {
+  if (!id) return null;
+  return context.once(`file:${id}`, async () => (await findFile(context.store, await libraryScope(context), id)) ?? null);
+}
+
+export const fileResolvers: Resolvers = {
+  FileQueryNamespace: {
+    findOne: (_parent, { id }, context) => fileById(context, id),
+  },
+  FileMutationNamespace: {
+    createUpload: async (_parent, { input }, context) => createUpload(context.store, context.blobs(), await libraryScope(context), input),
+    complete: async (_parent, { id }, context) => completeUpload(context.store, context.blobs(), await libraryScope(context), id),
+  },
+  FileUpload: {
+    uploadUrl: (upload) => upload.upload.url,
+    method: (upload) => upload.upload.method,
+    headers: (upload) => upload.upload.headers,
+    expiresAt: (upload) => upload.upload.expiresAt,
+  },
+  File: {
+    downloadUrl: (file, _args, context) => (file.status === 'READY' ? context.blobs().downloadUrl(file.storageKey, file.name) : null),
+  },
+  Component: {
+    file: (component, _args, context) => fileById(context, component.fileId),
+    imageFile: (component, _args, context) => fileById(context, component.imageFileId),
+  },
+};

@@ -1,0 +1,64 @@
+import { bomHistory, childrenOf, documentLinksOf, indentedBom, lineChild, whereUsed, type AssemblyLinkView } from '../../../lib/items/reads.js';
+import { updateBom, writeItemsForRequest } from '../../../lib/items/service.js';
+import type { BomLine } from '../../../lib/store/bom.js';
+import type { GraphQLContext } from '../context.js';
+import type { Resolvers } from '../generated/resolvers-types.js';
+import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById } from './shared.js';
+
+const crashFault = 'crash-after-first-pending-write';
+
+function withAttributeChanges<T extends { attributeValues?: readonly { attributeId: string; value?: unknown }[] | null; documentFormats?: unknown }>(input: T) {
+  return {
+    ...input,
+    documentFormats: Object.hasOwn(input, 'documentFormats') ? (input.documentFormats as string[] | null) : undefined,
+    attributeValues: attributeChanges(input.attributeValues),
+  };
+}
+
+async function childOf(context: GraphQLContext, line: BomLine) {
+  return lineChild(context.store, await libraryConfig(context), line, (id) => loadComponent(context, id));
+}
+
+export const itemResolvers: Resolvers = {
+  ItemMutationNamespace: {
+    create: (_parent, { inputs }, context) =>
+      writeItemsForRequest(context.store, context.access, 'create', inputs.map(withAttributeChanges), { crashAfterFirstPendingWrite: context.faults.has(crashFault) }),
+    update: (_parent, { inputs }, context) =>
+      writeItemsForRequest(context.store, context.access, 'update', inputs.map(withAttributeChanges), { crashAfterFirstPendingWrite: context.faults.has(crashFault) }),
+  },
+  AssembliesMutationNamespace: {
+    updateBOM: (_parent, { input }, context) => updateBom(context.store, context.access, input),
+  },
+  Component: {
+    children: async (component, _args, context) => childrenOf(context.store, await libraryScope(context), component.id),
+    documents: async (component, _args, context) => documentLinksOf(context.store, await libraryScope(context), component.id),
+    whereUsed: async (component, _args, context) => whereUsed(context.store, await libraryScope(context), component.id),
+    indentedBom: async (component, { depth }, context) => indentedBom(context.store, await libraryScope(context), component.id, depth ?? 10),
+    bomHistory: async (component, { first }, context) => bomHistory(context.store, await libraryScope(context), component.id, first ?? 20),
+  },
+  AssemblyLink: {
+    id: (link) => link.line.lineId,
+    childId: (link) => link.line.childId,
+    child: (link, _args, context) => childOf(context, link.line),
+    quantity: (link) => link.line.quantity,
+    refDes: (link) => link.line.refDes,
+    itemNumber: (link) => link.line.itemNumber,
+    notes: (link) => link.line.notes,
+    childHistoryId: (link) => link.line.childHistoryId,
+    isPinned: (link) => link.line.childHistoryId !== null,
+    createdByIntegrationId: (link) => link.line.createdByIntegrationId,
+    createdAt: (link) => link.line.createdAt,
+  },
+  AssemblyLinkHistory: {
+    createdAt: (snapshot) => snapshot.updatedAt,
+    createdBy: (snapshot, _args, context) => userById(context, snapshot.updatedBy),
+    lines: (snapshot) => snapshot.lines.map((line): AssemblyLinkView => ({ assemblyId: snapshot.assemblyId, line })),
+  },
+  DocumentLink: {
+    id: (link) => link.linkId,
+    document: async (link, _args, context) => (await loadComponent(context, link.documentId)) ?? null,
+  },
+  ComponentHistoryEntry: {
+    id: (entry) => `${entry.componentId}:${entry.version}`,
+  },
+};

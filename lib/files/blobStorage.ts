@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+export interface UploadTarget {
+  url: string;
+  method: 'PUT';
+  /** Headers the upload request must carry exactly (content type, length, checksum). */
+  headers: Record<string, string>;
+  expiresAt: string;
+}
+
+export interface StoredObject {
+  size: number;
+  sha256: string;
+}
+
+/** Where file bytes live: S3 when deployed, a folder served by the local server in the local stack. */
+export interface BlobStorage {
+  createUpload(key: string, file: { contentType: string; size: number; sha256: string }): Promise<UploadTarget>;
+  /** Size and SHA-256 (hex) of what was uploaded, or null when nothing was. */
+  inspect(key: string): Promise<StoredObject | null>;
+  downloadUrl(key: string, fileName: string): Promise<string>;
+}
+
+const uploadTtlSeconds = 15 * 60;
+
+const hexToBase64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
+const base64ToHex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
+
+/** S3 verifies the bytes against the declared SHA-256 and length at upload; inspect reads them back. */
+export class S3BlobStorage implements BlobStorage {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  async createUpload(key: string, file: { contentType: string; size: number; sha256: string }): Promise<UploadTarget> {
+    const checksum = hexToBase64(file.sha256);
+    const url = await getSignedUrl(
+      this.s3,
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: file.contentType, ContentLength: file.size, ChecksumSHA256: checksum }),
+      { expiresIn: uploadTtlSeconds, signableHeaders: new Set(['content-type', 'content-length', 'x-amz-checksum-sha256']) },
+    );
+    return {
+      url,
+      method: 'PUT',
+      headers: { 'content-type': file.contentType, 'content-length': String(file.size), 'x-amz-checksum-sha256': checksum },
+      expiresAt: new Date(Date.now() + uploadTtlSeconds * 1000).toISOString(),
+    };
+  }
+
+  async inspect(key: string): Promise<StoredObject | null> {
+    try {
+      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key, ChecksumMode: 'ENABLED' }));
+      return { size: head.ContentLength ?? 0, sha256: head.ChecksumSHA256 ? base64ToHex(head.ChecksumSHA256.split('-')[0]!) : '' };
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+      throw error;
+    }
+  }
+
+  downloadUrl(key: string, fileName: string): Promise<string> {
+    return getSignedUrl(
+      this.s3,
+      new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName.replace(/["\\]/g, '_')}"` }),
+      { expiresIn: uploadTtlSeconds },
+    );
+  }
+}
+
+/**
+ * Local stack: bytes are PUT to the local server (`/_local/files/<key>`), which writes them under a folder;
+ * inspect reads them back and computes the SHA-256.
+ */
+export class LocalBlobStorage implements BlobStorage {
+  constructor(
+    private readonly directory: string,
+    private readonly baseUrl: string,
+  ) {}
+
+  pathOf(key: string): string {
+    const path = resolve(this.directory, key);
+    if (!path.startsWith(resolve(this.directory) + '/')) throw new Error(`file key escapes the file store: ${key}`);
+    return path;
+  }
+
+  async createUpload(key: string, file: { contentType: string; size: number; sha256: string }): Promise<UploadTarget> {
+    return {
+      url: `${this.baseUrl}/_local/files/${key}`,
+      method: 'PUT',
+      headers: { 'content-type': file.contentType, 'content-length': String(file.size) },
+      expiresAt: new Date(Date.now() + uploadTtlSeconds * 1000).toISOString(),
+    };
+  }
+
+  async inspect(key: string): Promise<StoredObject | null> {
+    try {
+      const bytes = await readFile(this.pathOf(key));
+      return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async downloadUrl(key: string): Promise<string> {
+    return `${this.baseUrl}/_local/files/${key}`;
+  }
+
+  /** Used by the local server's PUT route. */
+  async store(key: string, bytes: Buffer): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, bytes);
+  }
+
+  async read(key: string): Promise<Buffer | null> {
+    try {
+      await stat(this.pathOf(key));
+      return await readFile(this.pathOf(key));
+    } catch {
+      return null;
+    }
+  }
+}
+
+export function blobStorageFromEnv(env: NodeJS.ProcessEnv = process.env): BlobStorage {
+  if (env.FILES_BUCKET) return new S3BlobStorage(new S3Client({}), env.FILES_BUCKET);
+  if (env.FILES_DIR && env.FILES_BASE_URL) return new LocalBlobStorage(env.FILES_DIR, env.FILES_BASE_URL);
+  throw new Error('No file storage configured: set FILES_BUCKET (deployed) or FILES_DIR and FILES_BASE_URL (local stack)');
+}
+
+export const localFilesDirectory = (dataDir: string | undefined, fallback: string) => (dataDir ? join(resolve(dataDir), 'files') : fallback);

@@ -1,0 +1,137 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { findCategory, findStatus, type LibraryConfiguration } from '../config/libraryConfig.js';
+import { InvalidInputError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import { getBoms, getDocumentLinks, listBomSnapshots, listBoms, type BomLine, type BomSnapshotRecord, type DocumentLinkRecord } from '../store/bom.js';
+import { componentHistoryKey, componentHistoryRecord, type ComponentRecord } from '../store/component.js';
+import { parseItem } from '../store/items.js';
+import { libraryPartition } from '../store/library.js';
+import { parseChildHistoryId } from './bomRules.js';
+
+export interface LibraryRef {
+  organizationId: string;
+  libraryId: string;
+}
+
+/** A BOM line as read: the line and the assembly it belongs to. */
+export interface AssemblyLinkView {
+  assemblyId: string;
+  line: BomLine;
+}
+
+export async function childrenOf(store: Store, ref: LibraryRef, assemblyId: string): Promise<AssemblyLinkView[]> {
+  const bom = (await getBoms(store, ref.organizationId, ref.libraryId, [assemblyId])).get(assemblyId);
+  return (bom?.lines ?? []).map((line) => ({ assemblyId, line }));
+}
+
+export async function documentLinksOf(store: Store, ref: LibraryRef, componentId: string): Promise<DocumentLinkRecord[]> {
+  return (await getDocumentLinks(store, ref.organizationId, ref.libraryId, [componentId])).get(componentId)?.links ?? [];
+}
+
+/** The assemblies whose current BOM uses the component, with the lines that use it. */
+export async function whereUsed(store: Store, ref: LibraryRef, componentId: string): Promise<AssemblyLinkView[]> {
+  const boms = await listBoms(store, ref.organizationId, ref.libraryId);
+  return boms.flatMap((bom) => (bom.childIds.includes(componentId) ? bom.lines.filter((l) => l.childId === componentId).map((line) => ({ assemblyId: bom.assemblyId, line })) : []));
+}
+
+export interface IndentedBomEntry {
+  level: number;
+  /** Component ids from the top assembly down to this line's child. */
+  path: string[];
+  link: AssemblyLinkView;
+  /** The line's quantity times the quantities of every line above it (an unset quantity counts as 1). */
+  rolledUpQuantity: number;
+  hasChildren: boolean;
+}
+
+export const maxIndentedDepth = 25;
+
+/**
+ * The multi-level BOM of an assembly, depth first in line order, to the requested depth (1 = direct
+ * children). One batch read of BOMs per level.
+ */
+export async function indentedBom(store: Store, ref: LibraryRef, assemblyId: string, depth: number): Promise<IndentedBomEntry[]> {
+  if (!Number.isInteger(depth) || depth < 1 || depth > maxIndentedDepth) throw new InvalidInputError(`depth must be 1 to ${maxIndentedDepth}`, { field: 'depth' });
+  const boms = new Map<string, BomLine[]>();
+  let frontier = [assemblyId];
+  for (let level = 0; level <= depth && frontier.length > 0; level += 1) {
+    const unknown = [...new Set(frontier.filter((id) => !boms.has(id)))];
+    const loaded = await getBoms(store, ref.organizationId, ref.libraryId, unknown);
+    for (const id of unknown) boms.set(id, loaded.get(id)?.lines ?? []);
+    frontier = level < depth ? unknown.flatMap((id) => boms.get(id)!.map((l) => l.childId)) : [];
+  }
+  const lines: IndentedBomEntry[] = [];
+  const walk = (parentId: string, path: string[], quantity: number, level: number) => {
+    for (const line of boms.get(parentId) ?? []) {
+      const rolledUpQuantity = quantity * (line.quantity ?? 1);
+      const childPath = [...path, line.childId];
+      const below = boms.get(line.childId);
+      lines.push({ level, path: childPath, link: { assemblyId: parentId, line }, rolledUpQuantity, hasChildren: (below?.length ?? 0) > 0 });
+      // A BOM never contains its own assembly (writes refuse cycles); the path check guards old data anyway.
+      if (level < depth && !path.includes(line.childId)) walk(line.childId, childPath, rolledUpQuantity, level + 1);
+    }
+  };
+  walk(assemblyId, [assemblyId], 1, 1);
+  return lines;
+}
+
+export function bomHistory(store: Store, ref: LibraryRef, assemblyId: string, limit: number): Promise<BomSnapshotRecord[]> {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidInputError('first must be 1 to 1000', { field: 'first' });
+  return listBomSnapshots(store, ref.organizationId, ref.libraryId, assemblyId, limit);
+}
+
+/**
+ * A component as it was at a version, rebuilt from the current record by undoing the history records of
+ * later versions (each records every changed field with its previous value).
+ */
+export async function componentAtVersion(store: Store, config: LibraryConfiguration, current: ComponentRecord, version: number): Promise<ComponentRecord | null> {
+  if (version === current.version) return current;
+  if (version < 1 || version > current.version) return null;
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': libraryPartition(current.organizationId, current.libraryId),
+        ':from': componentHistoryKey(current.organizationId, current.libraryId, current.id, version).SK,
+        ':to': componentHistoryKey(current.organizationId, current.libraryId, current.id, current.version).SK,
+      },
+      ScanIndexForward: false,
+    }),
+  );
+  const history = (page.Items ?? []).map((item) => parseItem(componentHistoryRecord, item, 'component history'));
+  const at = history.find((h) => h.version === version);
+  if (!at) return null;
+  const record: Record<string, unknown> = { ...current, attributeValues: { ...current.attributeValues } };
+  for (const entry of history.filter((h) => h.version > version)) {
+    for (const change of entry.changes) {
+      if (change.field.startsWith('attributeValues.')) {
+        const id = change.field.slice('attributeValues.'.length);
+        const values = record.attributeValues as Record<string, unknown>;
+        if (change.from === null || change.from === undefined) delete values[id];
+        else values[id] = change.from;
+      } else if (change.field in current) {
+        record[change.field] = change.from ?? null;
+      }
+    }
+  }
+  const rebuilt = record as ComponentRecord;
+  const status = findStatus(config, rebuilt.statusId);
+  const category = findCategory(config, rebuilt.categoryId);
+  return {
+    ...rebuilt,
+    version,
+    updatedAt: at.at,
+    updatedBy: at.by,
+    status: status ? { name: status.name, color: status.color, mapsTo: status.mapsTo } : rebuilt.status,
+    category: category ? { name: category.name, type: category.type, prefix: category.prefix } : rebuilt.category,
+  };
+}
+
+/** The component a line shows: the pinned version when pinned, else the latest. */
+export async function lineChild(store: Store, config: LibraryConfiguration, line: BomLine, load: (id: string) => Promise<ComponentRecord | undefined>): Promise<ComponentRecord | null> {
+  const latest = await load(line.childId);
+  if (!latest) return null;
+  const pinned = line.childHistoryId ? parseChildHistoryId(line.childHistoryId) : null;
+  return pinned ? componentAtVersion(store, config, latest, pinned.version) : latest;
+}

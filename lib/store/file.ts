@@ -1,0 +1,75 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { batchGetItems, getItem, isConditionalCheckFailure, keyString, parseItem } from './items.js';
+import { libraryPartition } from './library.js';
+
+export const fileKey = (orgId: string, libraryId: string, fileId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `FILE#${fileId}` });
+
+export const fileRecord = z.object({
+  id: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  name: z.string(),
+  contentType: z.string(),
+  size: z.number().int().positive(),
+  /** Hex SHA-256 of the bytes, declared by the uploader and verified when the upload completes. */
+  sha256: z.string(),
+  status: z.enum(['PENDING', 'READY']),
+  storageKey: z.string(),
+  createdAt: z.string(),
+  createdBy: z.string(),
+  completedAt: z.string().nullable(),
+});
+export type FileRecord = z.infer<typeof fileRecord>;
+
+/** Uploads never completed expire with TTL after a day. */
+const pendingTtlSeconds = 24 * 60 * 60;
+
+export async function putPendingFile(store: Store, record: FileRecord): Promise<void> {
+  await store.ddb.send(
+    new PutCommand({
+      TableName: store.tableName,
+      Item: { ...fileKey(record.organizationId, record.libraryId, record.id), entity: 'File', ...record, expiresAt: Math.ceil(Date.parse(record.createdAt) / 1000) + pendingTtlSeconds },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+/** PENDING -> READY (and no longer expiring); false when it was READY already. */
+export async function markFileReady(store: Store, record: FileRecord, at: string): Promise<boolean> {
+  try {
+    await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: fileKey(record.organizationId, record.libraryId, record.id),
+        UpdateExpression: 'SET #status = :ready, completedAt = :at REMOVE expiresAt',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':ready': 'READY', ':pending': 'PENDING', ':at': at },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+export function getFile(store: Store, orgId: string, libraryId: string, fileId: string): Promise<FileRecord | undefined> {
+  return getItem(store, fileKey(orgId, libraryId, fileId), fileRecord, 'file');
+}
+
+export async function getFiles(store: Store, orgId: string, libraryId: string, fileIds: string[]): Promise<Map<string, FileRecord>> {
+  const keys = [...new Set(fileIds)].map((id) => fileKey(orgId, libraryId, id));
+  const items = await batchGetItems(store, keys, true);
+  const files = new Map<string, FileRecord>();
+  for (const key of keys) {
+    const item = items.get(keyString(key));
+    if (item) {
+      const record = parseItem(fileRecord, item, 'file');
+      files.set(record.id, record);
+    }
+  }
+  return files;
+}
