@@ -87,7 +87,17 @@ const COMPONENT_CREATE_BUDGET: Budget = { requests: 5, readCapacityUnits: 8, wri
  * Context + configuration (5 RCU) + the component, strongly consistent (1 RCU) + one TransactWriteItems of
  * 2 items: the new version of the component and its history record (4 WCU locally, 8 in AWS).
  */
-const COMPONENT_UPDATE_BUDGET: Budget = { requests: 5, readCapacityUnits: 9, writeCapacityUnits: 8 };
+const COMPONENT_UPDATE_BUDGET: Budget = { requests: 5, readCapacityUnits: 9, writeCapacityUnits: 10 };
+/**
+ * item.update of 10 assemblies with 20 children each (200 lines): context (2) + configuration (1) + one
+ * BatchGetItem of the 10 assemblies, their BOMs and document links and the 20 children (1) + the cycle
+ * check reading the children's BOMs (1) + ONE TransactWriteItems of 50 items (per assembly: component,
+ * history, search entry, current BOM, BOM snapshot) = 6 requests. Reads are strongly consistent (the
+ * write is conditional on what it read): 30 components (1 RCU each), 10 BOMs of 20 lines (~5 KB: 2 RCU
+ * each), configuration (5): about 57 RCU. Writes: DynamoDB Local reports 24 WCU for the 50 items; AWS
+ * bills 2 WCU per KB per transactional item, about 10 × (2 + 4 + 2 + 12 + 12) = 320 WCU at most.
+ */
+const ITEM_UPDATE_BOM_BUDGET: Budget = { requests: 6, readCapacityUnits: 60, writeCapacityUnits: 320 };
 
 /** Libraries in the benchmark organization (the bootstrap library plus extra ones), listed by `libraries`. */
 const SEEDED_LIBRARIES = 20;
@@ -346,7 +356,7 @@ function expectLength(data: Record<string, unknown>, path: string, length: numbe
   }
 }
 
-function operations(tenant: BootstrapResult, seeded: { componentId: string }): Operation[] {
+function operations(tenant: BootstrapResult, seeded: Seeded): Operation[] {
   const bySlug = { 'x-api-key': tenant.apiKey, 'x-organization': `@${tenant.organization.slug}`, 'x-library': tenant.library.path };
   const byUuid = { 'x-api-key': tenant.apiKey, 'x-organization': tenant.organization.id, 'x-library': tenant.library.id };
   const run = randomUUID().slice(0, 8);
@@ -432,6 +442,19 @@ function operations(tenant: BootstrapResult, seeded: { componentId: string }): O
       variables: (call) => ({ inputs: [{ id: seeded.componentId, description: `Revised description ${run} ${call}`, attributeValues: [{ attributeId: 'power', value: (call % 10) / 10 + 0.1 }] }] }),
       headers: bySlug,
       budget: COMPONENT_UPDATE_BUDGET,
+    },
+    {
+      name: 'item.update (10 assemblies x 20 children)',
+      query: 'mutation ($inputs: [UpdateItemInput!]!) { item { update(inputs: $inputs) { id version } } }',
+      variables: (call) => ({
+        inputs: seeded.assemblyIds.map((id) => ({
+          id,
+          children: seeded.partIds.map((childId, line) => ({ childId, quantity: ((call + line) % 7) + 1, refDes: `R${line + 1}`, itemNumber: String(line + 1) })),
+        })),
+      }),
+      headers: bySlug,
+      budget: ITEM_UPDATE_BOM_BUDGET,
+      check: (data) => expectLength(data, 'item.update', seeded.assemblyIds.length),
     },
     {
       name: 'library.create',
@@ -522,6 +545,8 @@ async function storageFloor(dynamodbEndpoint: string, tenant: BootstrapResult): 
 interface Seeded {
   tenant: BootstrapResult;
   componentId: string;
+  assemblyIds: string[];
+  partIds: string[];
 }
 
 async function seed(store: Store): Promise<Seeded> {
@@ -539,17 +564,15 @@ async function seed(store: Store): Promise<Seeded> {
   }
   const scope = { organizationId: tenant.organization.id, libraryId: tenant.library.id, userId: tenant.user.id };
   for (let i = 1; i < SEEDED_API_KEYS; i++) await createApiKey(store, scope, { name: `seeded key ${i}` });
-  const [component] = await createComponents(
-    store,
-    {
+  const ctx = {
       ...scope,
       at: new Date().toISOString(),
       config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
       entitlements: plans.enterprise,
       permissions: systemRoles.SITE_ADMIN.permissions,
       checkFiles: async () => {},
-    },
-    [
+  };
+  const [component] = await createComponents(store, ctx, [
       {
         name: '10k resistor',
         categoryId: 'resistor',
@@ -558,9 +581,18 @@ async function seed(store: Store): Promise<Seeded> {
           { attributeId: 'package', hasValue: true, value: '0603' },
         ],
       },
-    ],
+  ]);
+  const parts = await createComponents(
+    store,
+    ctx,
+    Array.from({ length: 20 }, (_, i) => ({ name: `Bracket ${i + 1}`, categoryId: 'mechanical' })),
   );
-  return { tenant, componentId: component!.id };
+  const assemblies = await createComponents(
+    store,
+    ctx,
+    Array.from({ length: 10 }, (_, i) => ({ name: `Sub-assembly ${i + 1}`, categoryId: 'pcba' })),
+  );
+  return { tenant, componentId: component!.id, assemblyIds: assemblies.map((a) => a.id), partIds: parts.map((p) => p.id) };
 }
 
 // ---- output -----------------------------------------------------------------------------------------------
