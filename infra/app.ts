@@ -24,7 +24,7 @@ const appUrl = setting('appUrl', 'APP_URL', 'http://localhost:3000').replace(/\/
 
 // Environment-agnostic on purpose: no lookups, so `cdk synth` runs offline without credentials.
 new PlmStack(app, setting('stackName', 'PLM_STACK_NAME', 'Plm'), {
-  description: 'PLM service: HTTP API, Lambda handlers, DynamoDB table, Cognito user pool',
+  description: 'PLM service: HTTP API, Lambda handlers, DynamoDB table, Cognito user pool, S3 file bucket',
   appUrl,
   authAllowedOrigins: setting('authAllowedOrigins', 'AUTH_ALLOWED_ORIGINS', new URL(appUrl).origin),
   mailFrom: setting('mailFrom', 'MAIL_FROM', 'no-reply@example.com'),

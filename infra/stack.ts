@@ -9,6 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { passwordPolicies, type PasswordPolicyMode } from '../lib/accounts/passwordPolicy.js';
 import { tableDefinition } from '../lib/store/table.js';
@@ -16,7 +17,7 @@ import { tableDefinition } from '../lib/store/table.js';
 export interface PlmStackProps extends StackProps {
   /** Origin of the web application; verification links point at `${appUrl}/verify-email`. */
   readonly appUrl: string;
-  /** Comma-separated origins allowed to call the signup and verification routes. */
+  /** Comma-separated origins allowed to call the signup and verification routes, and to PUT/GET file bytes in S3. */
   readonly authAllowedOrigins: string;
   /** Sender address of outbound mail; must be a verified SES identity in the deployed account. */
   readonly mailFrom: string;
@@ -28,6 +29,14 @@ const functionNames = ['graphql', 'auth', 'scim'] as const;
 type FunctionName = (typeof functionNames)[number];
 
 const logRetention = logs.RetentionDays.THREE_MONTHS;
+
+/** `'https://a.example, https://b.example'` -> `['https://a.example', 'https://b.example']` (as infra/local/config.ts reads it). */
+export function originList(origins: string): string[] {
+  return origins
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+}
 
 /** JSON access log lines from HTTP API context variables (the CDK default format uses REST API variables). */
 const httpApiAccessLogFormat = AccessLogFormat.custom(
@@ -50,9 +59,14 @@ const httpApiAccessLogFormat = AccessLogFormat.custom(
 export class PlmStack extends Stack {
   constructor(scope: Construct, id: string, props: PlmStackProps) {
     super(scope, id, props);
+    // Server access logs are delivered through a bucket policy for logging.s3.amazonaws.com (the AWS
+    // recommendation, and compatible with ACLs disabled) instead of the legacy LogDeliveryWrite ACL.
+    // Set here rather than in cdk.json so that tests, which build their own App, synthesize the same template.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
 
     const table = this.createTable();
     const { userPool, userPoolClient } = this.createUserPool(props.passwordPolicy);
+    const filesBucket = this.createFilesBucket(originList(props.authAllowedOrigins));
 
     const environment = {
       TABLE_NAME: table.tableName,
@@ -64,10 +78,17 @@ export class PlmStack extends Stack {
       PASSWORD_POLICY: props.passwordPolicy,
       NODE_OPTIONS: '--enable-source-maps',
     };
+    // Only the GraphQL function handles files (lib/files/blobStorage.ts reads FILES_BUCKET).
+    const functionEnvironment: Record<FunctionName, Record<string, string>> = {
+      graphql: { ...environment, FILES_BUCKET: filesBucket.bucketName },
+      auth: environment,
+      scim: environment,
+    };
     const functions = Object.fromEntries(
-      functionNames.map((name) => [name, this.createFunction(name, environment, table)]),
+      functionNames.map((name) => [name, this.createFunction(name, functionEnvironment[name], table)]),
     ) as Record<FunctionName, NodejsFunction>;
     this.grantAuthPermissions(functions.auth, userPool, props.mailFrom);
+    this.grantFilesPermissions(functions.graphql, filesBucket);
 
     const api = this.createHttpApi(functions);
 
@@ -75,6 +96,7 @@ export class PlmStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
+    new CfnOutput(this, 'FilesBucketName', { value: filesBucket.bucketName });
   }
 
   private createTable(): dynamodb.TableV2 {
@@ -139,6 +161,54 @@ export class PlmStack extends Stack {
       preventUserExistenceErrors: true,
     });
     return { userPool, userPoolClient };
+  }
+
+  /**
+   * Bytes of uploaded files. Browsers PUT and GET them directly with URLs the GraphQL function presigns
+   * (lib/files/blobStorage.ts); the bucket itself is never public.
+   */
+  private createFilesBucket(allowedOrigins: string[]): s3.Bucket {
+    // Destination of the files bucket's server access logs; it does not log itself (each delivery would
+    // generate further records), and cdk-nag AwsSolutions-S1 accepts a bucket that is a log destination.
+    const accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      // Server access log delivery supports SSE-S3 only on the destination bucket.
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'ExpireAccessLogs', expiration: Duration.days(90) }],
+      // Audit records outlive the stack; CloudFormation could not delete a non-empty bucket anyway.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    return new s3.Bucket(this, 'FilesBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      // Objects are write-once (random key per file, PUT bound to its length and SHA-256) and the service
+      // never deletes them, so versioning costs next to nothing in normal operation; it makes an accidental delete
+      // or overwrite (by an operator or a future bug) recoverable, as point-in-time recovery does for the table.
+      versioned: true,
+      lifecycleRules: [
+        { id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // The recovery window of replaced and deleted objects: the same 35 days as the table's point-in-time recovery.
+        { id: 'ExpireNoncurrentVersions', noncurrentVersionExpiration: Duration.days(35), expiredObjectDeleteMarker: true },
+      ],
+      cors: [
+        {
+          allowedOrigins,
+          allowedMethods: [s3.HttpMethods.PUT, s3.HttpMethods.GET],
+          // The headers S3BlobStorage signs into upload URLs and returns for the client to send.
+          allowedHeaders: ['content-type', 'content-length', 'x-amz-checksum-sha256'],
+          exposedHeaders: ['ETag'],
+          maxAge: 3600,
+        },
+      ],
+      serverAccessLogsBucket: accessLogsBucket,
+      serverAccessLogsPrefix: 'files/',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
   }
 
   private createFunction(name: FunctionName, environment: Record<string, string>, table: dynamodb.TableV2): NodejsFunction {
@@ -208,6 +278,23 @@ export class PlmStack extends Stack {
         reason: 'SendEmail is authorized against SES identity ARNs, and whether MAIL_FROM is verified as an address or as its domain is decided per account; the ses:FromAddress condition pins the sender to MAIL_FROM.',
       },
     );
+  }
+
+  /**
+   * Presigned URLs act with the signer's permissions: PutObject for uploads, GetObject for downloads and for
+   * HeadObject (also with ChecksumMode ENABLED under SSE-S3). ListBucket makes HeadObject of a key that was
+   * never uploaded answer 404 rather than 403, which S3BlobStorage.inspect reports as "nothing uploaded yet".
+   */
+  private grantFilesPermissions(graphqlFunction: NodejsFunction, filesBucket: s3.Bucket): void {
+    graphqlFunction.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [filesBucket.arnForObjects('*')] }),
+    );
+    graphqlFunction.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [filesBucket.bucketArn] }));
+    Validations.of(graphqlFunction.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(filesBucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+      reason:
+        'Object keys are <organizationId>/<libraryId>/<random file id> (lib/files/files.ts), so no narrower prefix covers them; the wildcard spans the objects of this one bucket, with only PutObject and GetObject.',
+    });
   }
 
   private createHttpApi(functions: Record<FunctionName, NodejsFunction>): HttpApi {

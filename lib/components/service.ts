@@ -4,6 +4,7 @@ import { normalizeCpn } from '../config/cpnScheme.js';
 import { findCategory } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
 import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
+import { FileError } from '../files/files.js';
 import { failedConditionIndexes } from '../store/items.js';
 import { searchEntryTombstone } from '../search/entries.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
@@ -19,10 +20,23 @@ const itemsPerCreate = 4;
 /** component, history record, search entry. */
 const itemsPerUpdate = 3;
 
-/** File ids the records refer to that the previous versions did not: these must be completed uploads. */
-function newFileIds(records: Omit<ComponentRecord, 'cpn'>[], previous: ComponentRecord[]): string[] {
-  const known = new Set(previous.flatMap((r) => [r.fileId, r.imageFileId]));
-  return [...new Set(records.flatMap((r) => [r.fileId, r.imageFileId]).filter((id): id is string => !!id && !known.has(id)))];
+/**
+ * Files the records refer to that their previous versions did not must be completed uploads of the
+ * library; a failure names the input it belongs to.
+ */
+async function checkFilesOfInputs(ctx: WriteContext, records: (Omit<ComponentRecord, 'cpn'> | null)[], previous: (ComponentRecord | undefined)[]): Promise<void> {
+  const inputOf = new Map<string, number>();
+  records.forEach((record, index) => {
+    const known = new Set([previous[index]?.fileId, previous[index]?.imageFileId]);
+    for (const id of [record?.fileId, record?.imageFileId]) if (id && !known.has(id) && !inputOf.has(id)) inputOf.set(id, index);
+  });
+  if (inputOf.size === 0) return;
+  try {
+    await ctx.checkFiles([...inputOf.keys()]);
+  } catch (error) {
+    if (error instanceof FileError && typeof error.details.fileId === 'string') throw error.forInput(inputOf.get(error.details.fileId) ?? 0);
+    throw error;
+  }
 }
 
 function checkCount(operation: string, count: number): void {
@@ -41,7 +55,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
     const category = findCategory(ctx.config, draft.categoryId)!;
     return { draft, plan: planCpn(ctx.config.cpnScheme, input, category, index) };
   });
-  await ctx.checkFiles(newFileIds(planned.map(({ draft }) => draft), []));
+  await checkFilesOfInputs(ctx, planned.map(({ draft }) => draft), []);
   const scheme = ctx.config.cpnScheme;
   const chosen = new Map<string, number>();
   planned.forEach(({ plan }, index) => {
@@ -104,7 +118,7 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     });
     const writes = results.filter((r) => r.changed);
     if (writes.length === 0) return results.map((r) => r.after);
-    await ctx.checkFiles(newFileIds(writes.map((w) => w.after), writes.map((w) => w.before)));
+    await checkFilesOfInputs(ctx, results.map((r) => (r.changed ? r.after : null)), results.map((r) => r.before));
     try {
       await store.ddb.send(
         new TransactWriteCommand({
@@ -159,7 +173,9 @@ export async function deleteComponents(store: Store, ctx: WriteContext, ids: str
                 TableName: store.tableName,
                 Key: cpnKey(ctx.organizationId, ctx.libraryId, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
                 UpdateExpression: 'SET deleted = :true, deletedAt = :at',
-                ExpressionAttributeValues: { ':true': true, ':at': ctx.at },
+                // The claim was written with the component; never create a stray one.
+                ConditionExpression: 'componentId = :id',
+                ExpressionAttributeValues: { ':true': true, ':at': ctx.at, ':id': id },
               },
             },
             searchEntryTombstone(store.tableName, ctx.organizationId, ctx.libraryId, id, ctx.at),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentRule, duplicateIds } from './documentRules.js';
 import { configId } from './statuses.js';
 
 export const categoryTypes = ['PART', 'ASSEMBLY', 'DOCUMENT'] as const;
@@ -53,25 +54,13 @@ export const categoryDefinition = z
     archived: z.boolean().default(false),
   })
   .strict()
-  .superRefine((category, ctx) => {
-    const seen = new Set<string>();
-    category.attributes.forEach((attribute, index) => {
-      if (seen.has(attribute.id)) ctx.addIssue({ code: 'custom', path: ['attributes', index, 'id'], message: `duplicate attribute id "${attribute.id}"` });
-      seen.add(attribute.id);
-    });
-  });
+  .check(documentRule((raw) => duplicateIds(raw, 'attributes', 'attribute')));
 export type CategoryDefinition = z.infer<typeof categoryDefinition>;
 
 export const categoriesDocument = z
   .object({ categories: z.array(categoryDefinition).min(1) })
   .strict()
-  .superRefine((doc, ctx) => {
-    const ids = new Set<string>();
-    doc.categories.forEach((category, index) => {
-      if (ids.has(category.id)) ctx.addIssue({ code: 'custom', path: ['categories', index, 'id'], message: `duplicate category id "${category.id}"` });
-      ids.add(category.id);
-    });
-  });
+  .check(documentRule((raw) => duplicateIds(raw, 'categories', 'category')));
 export type CategoriesDocument = z.infer<typeof categoriesDocument>;
 
 const attr = (a: Partial<AttributeDefinition> & Pick<AttributeDefinition, 'id' | 'name' | 'valueType'>): AttributeDefinition => ({

@@ -10,6 +10,8 @@ import {
   type ConfigType,
   type LibraryConfigRecord,
 } from '../store/libraryConfig.js';
+import { libraryHasCpns } from '../store/component.js';
+import { entriesOf } from './documentRules.js';
 import { categoriesDocument, defaultCategories, type CategoriesDocument, type CategoryDefinition } from './categories.js';
 import { cpnSchemeDocument, defaultCpnScheme, type CpnScheme } from './cpnScheme.js';
 import { defaultRevisionScheme, revisionSchemeDocument, type RevisionScheme } from './revisionScheme.js';
@@ -114,18 +116,20 @@ export async function loadLibraryConfiguration(store: Store, orgId: string, libr
 
 /**
  * Identifiers are permanent: a status, category or attribute that existed may be archived but not removed,
- * and a category keeps its type, because components refer to them.
+ * a category keeps its type (components refer to them), and CPN case sensitivity is fixed once CPNs exist
+ * (their uniqueness claims are keyed by the normalized CPN). Reads the raw document, so these problems are
+ * listed together with the schema's.
  */
-function permanenceProblems(type: ConfigType, previous: LibraryConfiguration, next: unknown): ConfigProblem[] {
+function permanenceProblems(type: ConfigType, previous: LibraryConfiguration, raw: unknown, libraryHasCpns: boolean): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (type === 'STATUSES') {
-    const ids = new Set((next as StatusesDocument).statuses.map((s) => s.id));
+    const ids = new Set(entriesOf(raw, 'statuses').map(({ entry }) => entry.id));
     for (const status of previous.statuses.statuses) {
       if (!ids.has(status.id)) problems.push({ path: 'statuses', message: `status "${status.id}" cannot be removed; set archived: true instead` });
     }
   }
   if (type === 'CATEGORIES') {
-    const byId = new Map((next as CategoriesDocument).categories.map((c) => [c.id, c]));
+    const byId = new Map(entriesOf(raw, 'categories').map(({ entry }) => [entry.id, entry]));
     for (const category of previous.categories.categories) {
       const replacement = byId.get(category.id);
       if (!replacement) {
@@ -133,9 +137,9 @@ function permanenceProblems(type: ConfigType, previous: LibraryConfiguration, ne
         continue;
       }
       if (replacement.type !== category.type) {
-        problems.push({ path: `categories.${category.id}.type`, message: `category "${category.id}" is a ${category.type} and cannot become a ${replacement.type}` });
+        problems.push({ path: `categories.${category.id}.type`, message: `category "${category.id}" is a ${category.type} and cannot become a ${String(replacement.type)}` });
       }
-      const attributeIds = new Set(replacement.attributes.map((a) => a.id));
+      const attributeIds = new Set(entriesOf(replacement, 'attributes').map(({ entry }) => entry.id));
       for (const attribute of category.attributes) {
         if (!attributeIds.has(attribute.id)) {
           problems.push({ path: `categories.${category.id}.attributes`, message: `attribute "${attribute.id}" cannot be removed; set archived: true instead` });
@@ -143,12 +147,27 @@ function permanenceProblems(type: ConfigType, previous: LibraryConfiguration, ne
       }
     }
   }
+  if (type === 'CPN_SCHEME' && libraryHasCpns) {
+    const next = (raw as { settings?: { case_sensitive?: unknown } } | null)?.settings?.case_sensitive;
+    if (typeof next === 'boolean' && next !== previous.cpnScheme.settings.case_sensitive) {
+      problems.push({ path: 'settings.case_sensitive', message: 'case_sensitive cannot change once the library has CPNs (their uniqueness depends on it)' });
+    }
+  }
   return problems;
+}
+
+function validateForWrite<T>(type: ConfigType, document: unknown, previous: LibraryConfiguration, libraryHasCpns: boolean): T {
+  const parsed = documentSchemas[type].safeParse(document);
+  const problems: ConfigProblem[] = parsed.success ? [] : parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  problems.push(...permanenceProblems(type, previous, document, libraryHasCpns));
+  if (problems.length > 0 || !parsed.success) throw new ConfigInvalidError(type, problems);
+  return parsed.data as T;
 }
 
 /**
  * Stores a new version of one configuration document after validating it completely. expectedVersion,
- * when given, must be the stored version. Returns the new record; components are synced by the caller.
+ * when given, must be the stored version; without it a concurrent write is retried on the newer version.
+ * Returns the new record; components are synced by the caller.
  */
 export async function writeLibraryConfig(
   store: Store,
@@ -159,23 +178,23 @@ export async function writeLibraryConfig(
   expectedVersion: number | null | undefined,
   userId: string,
 ): Promise<LibraryConfigRecord> {
-  const current = await loadLibraryConfiguration(store, orgId, libraryId);
-  const previous = current.records[type];
-  if (expectedVersion !== undefined && expectedVersion !== null && expectedVersion !== previous.version) {
-    throw new ConfigVersionConflictError(type, expectedVersion, previous.version);
+  const pinned = expectedVersion !== undefined && expectedVersion !== null;
+  for (let attempt = 0; ; attempt += 1) {
+    const current = await loadLibraryConfiguration(store, orgId, libraryId);
+    const previous = current.records[type];
+    if (pinned && expectedVersion !== previous.version) throw new ConfigVersionConflictError(type, expectedVersion, previous.version);
+    const hasCpns = type === 'CPN_SCHEME' && (await libraryHasCpns(store, orgId, libraryId));
+    const parsed = validateForWrite<object>(type, document, current, hasCpns);
+    const needsSync = type === 'STATUSES' || type === 'CATEGORIES';
+    const record = newRecord(type, parsed, previous.version + 1, userId, new Date().toISOString(), !needsSync);
+    try {
+      await putLibraryConfigVersion(store, orgId, libraryId, record, current.stored.has(type) ? previous.version : null);
+      return record;
+    } catch (error) {
+      if (!(error instanceof ConfigVersionConflict)) throw error;
+      if (pinned || attempt >= 4) throw new ConfigVersionConflictError(type, previous.version, previous.version + 1);
+    }
   }
-  const parsed = parseDocument<object>(type, document);
-  const problems = permanenceProblems(type, current, parsed);
-  if (problems.length > 0) throw new ConfigInvalidError(type, problems);
-  const needsSync = type === 'STATUSES' || type === 'CATEGORIES';
-  const record = newRecord(type, parsed, previous.version + 1, userId, new Date().toISOString(), !needsSync);
-  try {
-    await putLibraryConfigVersion(store, orgId, libraryId, record, current.stored.has(type) ? previous.version : null);
-  } catch (error) {
-    if (error instanceof ConfigVersionConflict) throw new ConfigVersionConflictError(type, previous.version, previous.version + 1);
-    throw error;
-  }
-  return record;
 }
 
 export function findStatus(config: LibraryConfiguration, statusId: string): StatusDefinition | undefined {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentRule, duplicateIds, entriesOf } from './documentRules.js';
 
 /** The lifecycle classification every status maps to. */
 export const classifications = ['DESIGN', 'DEVELOPMENT', 'PRODUCTION', 'MAINTENANCE', 'OBSOLETE'] as const;
@@ -25,16 +26,15 @@ export type StatusDefinition = z.infer<typeof statusDefinition>;
 export const statusesDocument = z
   .object({ statuses: z.array(statusDefinition).min(1) })
   .strict()
-  .superRefine((doc, ctx) => {
-    const seen = new Set<string>();
-    doc.statuses.forEach((status, index) => {
-      if (seen.has(status.id)) ctx.addIssue({ code: 'custom', path: ['statuses', index, 'id'], message: `duplicate status id "${status.id}"` });
-      seen.add(status.id);
-    });
-    const defaults = doc.statuses.filter((s) => s.isDefault);
-    if (defaults.length !== 1) ctx.addIssue({ code: 'custom', path: ['statuses'], message: `exactly one status must have isDefault true (found ${defaults.length})` });
-    if (defaults[0]?.archived) ctx.addIssue({ code: 'custom', path: ['statuses'], message: 'the default status cannot be archived' });
-  });
+  .check(
+    documentRule((raw) => {
+      const problems = duplicateIds(raw, 'statuses', 'status');
+      const defaults = entriesOf(raw, 'statuses').filter(({ entry }) => entry.isDefault === true);
+      if (defaults.length !== 1) problems.push({ path: ['statuses'], message: `exactly one status must have isDefault true (found ${defaults.length})` });
+      if (defaults[0]?.entry.archived === true) problems.push({ path: ['statuses'], message: 'the default status cannot be archived' });
+      return problems;
+    }),
+  );
 export type StatusesDocument = z.infer<typeof statusesDocument>;
 
 export const defaultStatuses: StatusesDocument = {

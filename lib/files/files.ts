@@ -22,9 +22,16 @@ const uploadInput = z.object({
   sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be the 64 hex digits of the SHA-256 of the bytes'),
 });
 
+type FileErrorCode = 'FILE_NOT_FOUND' | 'FILE_NOT_READY' | 'FILE_UPLOAD_MISMATCH';
+
 export class FileError extends DomainError {
-  constructor(code: 'FILE_NOT_FOUND' | 'FILE_NOT_READY' | 'FILE_UPLOAD_MISMATCH', message: string, details: Record<string, unknown> = {}) {
+  constructor(code: FileErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(code, message, undefined, details);
+  }
+
+  /** The same failure, naming the input of a call that carries several. */
+  forInput(inputIndex: number): FileError {
+    return new FileError(this.code as FileErrorCode, `inputs[${inputIndex}]: ${this.message}`, { ...this.details, inputIndex });
   }
 }
 

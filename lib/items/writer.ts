@@ -6,6 +6,7 @@ import { ComponentInputError, ComponentNotFoundError, CpnError, VersionConflictE
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from '../components/rules.js';
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from '../components/transactItems.js';
 import { findCategory } from '../config/libraryConfig.js';
+import { FileError } from '../files/files.js';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import type { Store } from '../store/client.js';
 import {
@@ -234,11 +235,20 @@ export async function writeItems(
   });
   if (cycle) throw new BomCycleError(cycle.map((id) => stored.components.get(id)?.name ?? writes.find((w) => w.after.id === id)?.after.name ?? id));
 
-  const fileIds = [...newDocuments.map((d) => d.draft.fileId), ...writes.flatMap((w) => [w.after.fileId, w.after.imageFileId])].filter(
-    (id): id is string => !!id,
-  );
-  const changedFiles = fileIds.filter((id) => !writes.some((w) => w.before && (w.before.fileId === id || w.before.imageFileId === id)));
-  if (changedFiles.length > 0) await ctx.checkFiles([...new Set(changedFiles)]);
+  // Files named for the first time in this call must be completed uploads; a failure names its input.
+  const inputOfFile = new Map<string, number>();
+  for (const { inputIndex, draft } of [...newDocuments.map((d) => ({ inputIndex: d.inputIndex, draft: d.draft })), ...writes.map((w) => ({ inputIndex: w.inputIndex, draft: w.after }))]) {
+    const previous = writes[inputIndex]?.before;
+    for (const id of [draft.fileId, draft.imageFileId]) {
+      if (id && id !== previous?.fileId && id !== previous?.imageFileId && !inputOfFile.has(id)) inputOfFile.set(id, inputIndex);
+    }
+  }
+  if (inputOfFile.size > 0) {
+    await ctx.checkFiles([...inputOfFile.keys()]).catch((error: unknown) => {
+      if (error instanceof FileError && typeof error.details.fileId === 'string') throw error.forInput(inputOfFile.get(error.details.fileId) ?? 0);
+      throw error;
+    });
+  }
 
   checkChosenCpnsUnique(ctx, writes, newDocuments);
   for (const write of writes) {

@@ -1,10 +1,16 @@
-import { libraryPartition } from '../store/library.js';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { categoryTypes } from '../config/categories.js';
+import { classifications } from '../config/statuses.js';
 import type { ComponentRecord } from '../store/component.js';
+import { libraryPartition } from '../store/library.js';
 
 /**
  * The searchable projection of one component: what filters, grouping and ordering read. Every component
- * write puts its entry in the same transaction (one small item), so search never misses a write and
- * concurrent writers never overwrite each other's entries.
+ * write puts its entry (a "delta", `SD#<componentId>`) in the same transaction, so search never misses a
+ * write and concurrent writers never overwrite each other's entries. Compaction (`table/compaction.ts`)
+ * folds deltas into compressed column blocks and then deletes each delta only if it is unchanged since it
+ * was read (its `token`).
  */
 export interface SearchProjection {
   id: string;
@@ -58,7 +64,11 @@ export function projectionOf(record: ComponentRecord): SearchProjection {
   };
 }
 
-/** The transaction Put of a component's search entry (table name added by the caller's transaction). */
+/**
+ * The transaction Put of a component's search entry (table name added by the caller's transaction).
+ * `token` is new on every put: compaction deletes the entry only while it still holds the token it read,
+ * so a write that lands during a compaction is never lost (a configuration sync re-puts the same version).
+ */
 export function searchEntryPut(tableName: string, record: ComponentRecord) {
   return {
     Put: {
@@ -70,6 +80,7 @@ export function searchEntryPut(tableName: string, record: ComponentRecord) {
         deleted: false,
         at: record.updatedAt,
         version: record.version,
+        token: randomUUID(),
         projection: projectionOf(record),
       },
     },
@@ -81,7 +92,44 @@ export function searchEntryTombstone(tableName: string, orgId: string, libraryId
   return {
     Put: {
       TableName: tableName,
-      Item: { ...searchEntryKey(orgId, libraryId, componentId), entity: 'SearchEntry', componentId, deleted: true, at, version: 0, projection: null },
+      Item: { ...searchEntryKey(orgId, libraryId, componentId), entity: 'SearchEntry', componentId, deleted: true, at, version: 0, token: randomUUID(), projection: null },
     },
   };
 }
+
+export const searchProjectionSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  cpn: z.string(),
+  eid: z.string().nullable(),
+  revisionValue: z.string(),
+  state: z.enum(['RELEASED', 'MODIFIED']),
+  statusId: z.string(),
+  statusName: z.string(),
+  statusMapsTo: z.enum(classifications),
+  categoryId: z.string(),
+  categoryName: z.string(),
+  categoryType: z.enum(categoryTypes),
+  labels: z.array(z.string()),
+  isArchived: z.boolean(),
+  notRevisionManaged: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  createdBy: z.string(),
+  updatedBy: z.string(),
+  version: z.number().int(),
+});
+
+/** A search entry as read back; entries written before tokens existed have none. */
+export const searchEntryRecord = z.object({
+  componentId: z.string(),
+  deleted: z.boolean(),
+  at: z.string(),
+  version: z.number().int(),
+  token: z.string().optional(),
+  projection: searchProjectionSchema.nullable(),
+  /** Set while the component belongs to a large item write that has not committed (store/pendingWrite.ts). */
+  writeId: z.string().nullish(),
+});
+export type SearchEntryRecord = z.infer<typeof searchEntryRecord>;

@@ -198,3 +198,17 @@ export function listPinnedIds(store: Store, orgId: string, libraryId: string, ki
     'pin',
   );
 }
+
+/** Whether the library has claimed any CPN yet (one Query of at most one key). */
+export async function libraryHasCpns(store: Store, orgId: string, libraryId: string): Promise<boolean> {
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CPN#' },
+      ProjectionExpression: 'PK',
+      Limit: 1,
+    }),
+  );
+  return (page.Items?.length ?? 0) > 0;
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { gqlOk, graphql, tenantHeaders, testStore, type GraphQLResponse, type Tenant } from '../support/api.js';
@@ -15,6 +16,7 @@ export const allComponentFields = `
   integrationLock { locked integrationId }
   actingIntegrationId originIntegrationId originIntegration { id name }
   history { version action createdAt user { id } actingIntegrationId changes { field from to } }
+  file { id name contentType size status } imageFile { id name contentType size status }
 `;
 
 /** The fields most tests read. */
@@ -128,4 +130,21 @@ export function componentWrites(tenant: Tenant): Promise<Record<string, unknown>
 
 export function attributeMap(component: { attributeValues: { attributeId: string; value: unknown }[] }): Record<string, unknown> {
   return Object.fromEntries(component.attributeValues.map((a) => [a.attributeId, a.value]));
+}
+
+/** Uploads a file the three-step way (declare, PUT the bytes, complete) and returns its id, READY for use as fileId. */
+export async function uploadFile(tenant: Tenant, name: string, content: string, contentType = 'application/pdf'): Promise<string> {
+  const bytes = Buffer.from(content);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const { file } = await gqlOk<{ file: { createUpload: { file: { id: string }; uploadUrl: string; method: string; headers: Record<string, string> } } }>(
+    tenant,
+    'mutation($input: CreateUploadInput!) { file { createUpload(input: $input) { file { id } uploadUrl method headers } } }',
+    { input: { name, contentType, size: bytes.length, sha256 } },
+  );
+  const { uploadUrl, method, headers } = file.createUpload;
+  const sent = Object.fromEntries(Object.entries(headers).filter(([header]) => header.toLowerCase() !== 'content-length'));
+  const put = await fetch(uploadUrl, { method, headers: sent, body: bytes });
+  expect(put.ok, `upload PUT answered ${put.status}`).toBe(true);
+  await gqlOk(tenant, 'mutation($id: ID!) { file { complete(id: $id) { id status } } }', { id: file.createUpload.file.id });
+  return file.createUpload.file.id;
 }

@@ -17,6 +17,7 @@ import {
   totalCount,
   updateComponent,
   updateMutation,
+  uploadFile,
   type Component,
 } from './componentHelpers.js';
 
@@ -31,6 +32,7 @@ describe('components', () => {
 
   describe('create, findOne, findAll, delete', () => {
     it('creates a component and resolves every field, the same through findOne', async () => {
+      const [fileId, imageFileId] = await Promise.all([uploadFile(tenant, 'datasheet.pdf', '%PDF-1.4 resistor'), uploadFile(tenant, 'photo.png', 'png bytes', 'image/png')]);
       const { component } = await gqlOk<{ component: { create: Record<string, unknown>[] } }>(
         tenant,
         `mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { ${allComponentFields} attributeValue(attributeId: "resistance") } } }`,
@@ -48,8 +50,8 @@ describe('components', () => {
               ],
               documentFormats: ['PDF', 'STEP'],
               labels: ['smd', 'passive'],
-              fileId: 'file-1',
-              imageFileId: 'image-1',
+              fileId,
+              imageFileId,
             },
           ],
         },
@@ -78,8 +80,10 @@ describe('components', () => {
         notRevisionManaged: false,
         lastReleasedNotRevisionManaged: null,
         documentFormats: ['PDF', 'STEP'],
-        fileId: 'file-1',
-        imageFileId: 'image-1',
+        fileId,
+        imageFileId,
+        file: { id: fileId, name: 'datasheet.pdf', contentType: 'application/pdf', size: 17, status: 'READY' },
+        imageFile: { id: imageFileId, name: 'photo.png', contentType: 'image/png', size: 9, status: 'READY' },
         viewerAccess: { canRead: true, canUpdate: true, canDelete: true, canCreateRevision: true },
         integrationLock: { locked: false, integrationId: null },
         actingIntegrationId: null,
@@ -500,11 +504,21 @@ describe('components', () => {
         expect(response.body.errors![0]!.message).toMatch(/^inputs\[1\]: /);
         expect(response.body.errors![0]!.extensions!.inputIndex).toBe(1);
       }
+      await expectError(tenant, createMutation, { inputs: [good, { name: 'unknown file', categoryId: 'mechanical', fileId: randomUUID() }] }, 'FILE_NOT_FOUND');
+      await expectError(tenant, createMutation, { inputs: [good, { name: 'unknown image', categoryId: 'mechanical', imageFileId: randomUUID() }] }, 'FILE_NOT_FOUND');
       const wrongType = await expectError(tenant, createMutation, { inputs: [cases[1]![0]] }, 'ATTRIBUTE_VALIDATION_FAILED');
       expect(wrongType.body.errors![0]!.extensions!.errors).toEqual([{ attributeId: 'resistance', message: expect.stringMatching(/^Resistance must be a number/) }]);
       await expectError(tenant, createMutation, { inputs: Array.from({ length: 26 }, (_, i) => ({ name: `bulk ${i}`, categoryId: 'mechanical' })) }, 'BATCH_TOO_LARGE');
       expect(await totalCount(tenant)).toBe(count);
       expect(await componentWrites(tenant)).toEqual(before);
+    });
+
+    it('an unknown file is FILE_NOT_FOUND naming the input it belongs to', async () => {
+      const before = await componentWrites(tenant);
+      const fileId = randomUUID();
+      const response = await expectError(tenant, createMutation, { inputs: [{ name: 'fine', categoryId: 'mechanical' }, { name: 'with a file', categoryId: 'mechanical', fileId }] }, 'FILE_NOT_FOUND');
+      expect(await componentWrites(tenant)).toEqual(before);
+      expect(response.body.errors![0]!.extensions).toMatchObject({ fileId, inputIndex: 1 });
     });
 
     it('refuses each kind of bad update input, all or nothing', async () => {
@@ -532,6 +546,7 @@ describe('components', () => {
         expect(response.body.errors![0]!.extensions!.inputIndex).toBe(1);
       }
       await expectError(tenant, updateMutation, { inputs: [good, { id: second!.id, description: 'twice' }] }, 'BAD_USER_INPUT');
+      await expectError(tenant, updateMutation, { inputs: [good, { id: first!.id, fileId: randomUUID() }] }, 'FILE_NOT_FOUND');
       expect(await componentWrites(tenant)).toEqual(before);
       expect(await findOne(tenant, second!.id)).toMatchObject({ name: 'update victim 2', version: 1 });
       expect(attributeMap((await findOne(tenant, first!.id))!)).toEqual({ resistance: 100 });

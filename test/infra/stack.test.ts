@@ -2,7 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PlmStack } from '../../infra/stack.js';
+import { originList, PlmStack } from '../../infra/stack.js';
 import { tableDefinition } from '../../lib/store/table.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -103,6 +103,117 @@ describe('Lambda functions', () => {
   });
 });
 
+describe('files bucket', () => {
+  const bucketId = (prefix: string) => {
+    const ids = Object.keys(resourcesOfType('AWS::S3::Bucket')).filter((id) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id));
+    expect(ids, prefix).toHaveLength(1);
+    return ids[0]!;
+  };
+  const objectsOf = (id: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, '/*']] });
+  const blockAll = { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true };
+
+  it('is private, encrypted, retained, and logs access to a separate bucket', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 2);
+    const files = bucketId('FilesBucket');
+    const logs = bucketId('AccessLogsBucket');
+    const buckets = resourcesOfType('AWS::S3::Bucket');
+    expect(buckets[files]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        PublicAccessBlockConfiguration: blockAll,
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        VersioningConfiguration: { Status: 'Enabled' },
+        LoggingConfiguration: { DestinationBucketName: { Ref: logs }, LogFilePrefix: 'files/' },
+      },
+    });
+    expect(buckets[files]!.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
+    );
+    expect(buckets[logs]).toMatchObject({ DeletionPolicy: 'Retain', Properties: { PublicAccessBlockConfiguration: blockAll } });
+    // Log delivery through a bucket policy limited to the files bucket (no LogDeliveryWrite ACL).
+    expect(buckets[logs]!.Properties.AccessControl).toBeUndefined();
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: logs },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'logging.s3.amazonaws.com' },
+            Action: 's3:PutObject',
+            Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [files, 'Arn'] } } }),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('denies requests without TLS, on both buckets', () => {
+    for (const id of [bucketId('FilesBucket'), bucketId('AccessLogsBucket')]) {
+      template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Principal: { AWS: '*' },
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+              Resource: [{ 'Fn::GetAtt': [id, 'Arn'] }, objectsOf(id)],
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('lets the app origins PUT and GET with the signed upload headers', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: {
+        CorsRules: [
+          Match.objectLike({
+            AllowedOrigins: ['https://app.example.com'],
+            AllowedMethods: ['PUT', 'GET'],
+            AllowedHeaders: ['content-type', 'content-length', 'x-amz-checksum-sha256'],
+          }),
+        ],
+      },
+    });
+    expect(originList(' https://app.example.com,https://admin.example.com ,, ')).toEqual(['https://app.example.com', 'https://admin.example.com']);
+  });
+
+  it('is passed as FILES_BUCKET to the graphql function only', () => {
+    const files = bucketId('FilesBucket');
+    const functions = resourcesOfType('AWS::Lambda::Function');
+    const filesBucketOf = Object.fromEntries(
+      Object.entries(functions).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Environment.Variables.FILES_BUCKET]),
+    );
+    expect(filesBucketOf).toEqual({ Graphql: { Ref: files }, Auth: undefined, Scim: undefined });
+  });
+
+  it('is readable and writable by the graphql function only', () => {
+    const files = bucketId('FilesBucket');
+    const s3Statements = Object.fromEntries(
+      Object.entries(resourcesOfType('AWS::IAM::Policy')).map(([logicalId, policy]) => [
+        logicalId.replace(/FunctionRoleDefaultPolicy[0-9A-F]{8}$/, ''),
+        (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
+          // Actions as a sorted list: the order differs with the @aws-cdk/aws-iam:minimizePolicies flag of cdk.json.
+          .map((statement) => ({ ...statement, Action: [statement.Action].flat().sort() }))
+          .filter((statement) => statement.Action.some((action) => action.startsWith('s3:'))),
+      ]),
+    );
+    expect(s3Statements).toEqual({
+      Graphql: [
+        { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objectsOf(files) },
+        { Effect: 'Allow', Action: ['s3:ListBucket'], Resource: { 'Fn::GetAtt': [files, 'Arn'] } },
+      ],
+      Auth: [],
+      Scim: [],
+    });
+  });
+});
+
 describe('DynamoDB table', () => {
   const stringAttribute = (AttributeName: string) => ({ AttributeName, AttributeType: 'S' });
   const keySchema = (partitionKey: string, sortKey: string) => [
@@ -158,10 +269,12 @@ describe('Cognito', () => {
   });
 });
 
-it('outputs the API URL, table name and user pool ids', () => {
+it('outputs the API URL, table name, user pool ids and files bucket name', () => {
   for (const output of ['ApiUrl', 'TableName', 'UserPoolId', 'UserPoolClientId']) {
     template.hasOutput(output, {});
   }
+  const filesBucket = Object.keys(resourcesOfType('AWS::S3::Bucket')).find((id) => id.startsWith('FilesBucket'));
+  template.hasOutput('FilesBucketName', { Value: { Ref: filesBucket } });
 });
 
 it('has no unacknowledged cdk-nag AwsSolutions errors', { timeout: 30_000 }, () => {

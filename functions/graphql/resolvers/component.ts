@@ -96,6 +96,9 @@ export const componentResolvers: Resolvers = {
     originIntegration: () => null,
     history: (component, { first }, context) => componentHistory(context.store, component, first ?? 50),
   },
+  ComponentConnection: {
+    pageInfo: (page) => ({ hasNextPage: page.hasNextPage, endCursor: page.endCursor }),
+  },
   AttributeValue: {
     // Names and units come from the configuration, read only when asked for.
     name: async (view, _args, context) => attributeDefinition(await libraryConfig(context), view)?.name ?? null,

@@ -1,0 +1,198 @@
+import { compareRevisions, type RevisionScheme } from '../../config/revisionScheme.js';
+import {
+  dateInterval,
+  mentionsArchived,
+  type FilterContext,
+  parseDateOperand,
+  type DateOperators,
+  type DescriptionOperators,
+  type FilterCondition,
+  type RevisionOperators,
+  type SearchFilter,
+  type StringOperators,
+} from '../filter.js';
+import type { FieldName, Row } from './rows.js';
+
+type Test = (row: Row) => boolean;
+
+export interface CompiledFilter {
+  /** Fields the filter reads: the columns to load. */
+  fields: Set<FieldName>;
+  test: Test;
+}
+
+/** like/notLike: % is any sequence, _ one character; everything else literal; case-insensitive, whole value. */
+export function likePattern(pattern: string): RegExp {
+  const source = [...pattern].map((ch) => (ch === '%' ? '[\\s\\S]*' : ch === '_' ? '[\\s\\S]' : ch.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))).join('');
+  return new RegExp(`^${source}$`, 'iu');
+}
+
+const lower = (value: string) => value.toLowerCase();
+
+/** One test per positive operator; the negative operators are their exact complements. */
+function valueTests(ops: StringOperators | DescriptionOperators): { test: (value: string) => boolean; negate: boolean }[] {
+  const tests: { test: (value: string) => boolean; negate: boolean }[] = [];
+  const add = (present: unknown, negate: boolean, test: (value: string) => boolean) => {
+    if (present !== null && present !== undefined) tests.push({ test, negate });
+  };
+  const s = ops as StringOperators;
+  const d = ops as DescriptionOperators;
+  add(s.eq, false, (v) => v === s.eq);
+  add(s.neq, true, (v) => v === s.neq);
+  if (s.in) {
+    const set = new Set(s.in);
+    add(s.in, false, (v) => set.has(v));
+  }
+  if (s.notIn) {
+    const set = new Set(s.notIn);
+    add(s.notIn, true, (v) => set.has(v));
+  }
+  for (const [value, negate] of [
+    [s.contains, false],
+    [s.notContains, true],
+    [d.doesNotContain, true],
+  ] as const) {
+    if (value !== null && value !== undefined) {
+      const needle = lower(value);
+      add(value, negate, (v) => lower(v).includes(needle));
+    }
+  }
+  for (const [value, negate] of [
+    [s.like, false],
+    [s.notLike, true],
+  ] as const) {
+    if (value !== null && value !== undefined) {
+      const pattern = likePattern(value);
+      add(value, negate, (v) => pattern.test(v));
+    }
+  }
+  return tests;
+}
+
+/** A single-valued field: null matches no positive operator (and so every negative one). */
+function stringTest(ops: StringOperators | DescriptionOperators | null | undefined, read: (row: Row) => string | null | undefined): Test | null {
+  const tests = ops ? valueTests(ops) : [];
+  if (tests.length === 0) return null;
+  return (row) => {
+    const value = read(row);
+    return tests.every(({ test, negate }) => (value === null || value === undefined ? false : test(value)) !== negate);
+  };
+}
+
+/** Labels: a positive operator matches when some label does, a negative one when none does. */
+function labelsTest(ops: StringOperators | null | undefined): Test | null {
+  const tests = ops ? valueTests(ops) : [];
+  if (tests.length === 0) return null;
+  return (row) => tests.every(({ test, negate }) => (row.labels ?? []).some(test) !== negate);
+}
+
+function revisionTest(ops: RevisionOperators | null | undefined, scheme: RevisionScheme | undefined): Test | null {
+  if (!ops) return null;
+  const equality = stringTest({ eq: ops.eq, neq: ops.neq, in: ops.in, notIn: ops.notIn }, (row) => row.revisionValue);
+  const tests: Test[] = equality ? [equality] : [];
+  if (ops.lt || ops.gt) {
+    if (!scheme) throw new Error('revision lt/gt need the revision scheme');
+    if (ops.lt) tests.push((row) => compareRevisions(scheme, row.revisionValue ?? '', ops.lt!) < 0);
+    if (ops.gt) tests.push((row) => compareRevisions(scheme, row.revisionValue ?? '', ops.gt!) > 0);
+  }
+  return tests.length ? (row) => tests.every((t) => t(row)) : null;
+}
+
+function dateTest(ops: DateOperators | null | undefined, field: 'createdAt' | 'updatedAt'): Test | null {
+  const intervals = Object.entries(ops ?? {}).flatMap(([operator, value]) =>
+    typeof value === 'string' ? [dateInterval(operator as keyof DateOperators, parseDateOperand(value, `${field}.${operator}`))] : [],
+  );
+  if (intervals.length === 0) return null;
+  return (row) => {
+    const time = row[field] ?? NaN;
+    return intervals.every(([from, to]) => time >= from && time < to);
+  };
+}
+
+function markTest(eq: boolean | null | undefined, ids: ReadonlySet<string> | undefined): Test | null {
+  if (typeof eq !== 'boolean') return null;
+  if (!ids) throw new Error('isPinned/isBookmarked need the caller\'s marks');
+  return (row) => ids.has(row.id ?? '') === eq;
+}
+
+/** The tests of one condition and the fields they read. */
+function conditionTests(condition: FilterCondition, context: FilterContext, fields: Set<FieldName>): Test[] {
+  const tests: Test[] = [];
+  const use = (test: Test | null, ...read: FieldName[]) => {
+    if (!test) return;
+    tests.push(test);
+    read.forEach((f) => fields.add(f));
+  };
+  use(stringTest(condition.status?.id, (r) => r.statusId), 'statusId');
+  use(stringTest(condition.status?.name, (r) => r.statusName), 'statusName');
+  use(stringTest(condition.status?.mapsTo, (r) => r.statusMapsTo), 'statusMapsTo');
+  use(stringTest(condition.category?.id, (r) => r.categoryId), 'categoryId');
+  use(stringTest(condition.category?.name, (r) => r.categoryName), 'categoryName');
+  use(stringTest(condition.category?.type, (r) => r.categoryType), 'categoryType');
+  const state = condition.state?.eq;
+  use(state ? (r) => r.state === state : null, 'state');
+  use(revisionTest(condition.revision?.value, context.revisionScheme), 'revisionValue');
+  use(stringTest(condition.createdBy?.id, (r) => r.createdBy), 'createdBy');
+  use(stringTest(condition.updatedBy?.id, (r) => r.updatedBy), 'updatedBy');
+  use(labelsTest(condition.labels?.name), 'labels');
+  use(markTest(condition.isPinned?.eq, context.pinnedIds), 'id');
+  use(markTest(condition.isBookmarked?.eq, context.bookmarkedIds), 'id');
+  const archived = condition.isArchived?.eq;
+  use(typeof archived === 'boolean' ? (r) => r.isArchived === archived : null, 'isArchived');
+  use(dateTest(condition.createdAt, 'createdAt'), 'createdAt');
+  use(dateTest(condition.updatedAt, 'updatedAt'), 'updatedAt');
+  use(stringTest(condition.name, (r) => r.name), 'name');
+  use(stringTest(condition.identifier?.displayValue, (r) => r.cpn), 'cpn');
+  use(stringTest(condition.description, (r) => r.description), 'description');
+  return tests;
+}
+
+/** findAll's ComponentFilterInput, with the semantics of lib/components/queries.ts matchesFilter. */
+function simpleTests(filter: NonNullable<SearchFilter['simple']>, fields: Set<FieldName>): Test[] {
+  const tests: Test[] = [];
+  const use = (test: Test, ...read: FieldName[]) => {
+    tests.push(test);
+    read.forEach((f) => fields.add(f));
+  };
+  if (filter.ids) {
+    const ids = new Set(filter.ids);
+    use((r) => ids.has(r.id ?? ''), 'id');
+  }
+  if (filter.name) {
+    const needle = lower(filter.name);
+    use((r) => lower(r.name ?? '').includes(needle), 'name');
+  }
+  if (filter.names) {
+    const needles = filter.names.map(lower);
+    use((r) => needles.some((n) => lower(r.name ?? '').includes(n)), 'name');
+  }
+  if (filter.exactNames) {
+    const names = new Set(filter.exactNames);
+    use((r) => names.has(r.name ?? ''), 'name');
+  }
+  if (filter.cpns) {
+    const cpns = new Set(filter.cpns.map((c) => c.toUpperCase()));
+    use((r) => cpns.has((r.cpn ?? '').toUpperCase()), 'cpn');
+  }
+  if (filter.statusId) use((r) => r.statusId === filter.statusId, 'statusId');
+  if (filter.categoryId) use((r) => r.categoryId === filter.categoryId, 'categoryId');
+  if (filter.categoryType) use((r) => r.categoryType === filter.categoryType, 'categoryType');
+  if (filter.eid) use((r) => r.eid === filter.eid, 'eid');
+  if (typeof filter.isArchived === 'boolean') use((r) => r.isArchived === filter.isArchived, 'isArchived');
+  return tests;
+}
+
+export function compileFilter(filter: SearchFilter, context: FilterContext): CompiledFilter {
+  const fields = new Set<FieldName>();
+  const all: Test[] = filter.simple ? simpleTests(filter.simple, fields) : [];
+  if (!mentionsArchived(filter)) {
+    fields.add('isArchived');
+    all.push((r) => r.isArchived === false);
+  }
+  for (const condition of filter.advanced?.and ?? []) all.push(...conditionTests(condition, context, fields));
+  const any = (filter.advanced?.or ?? []).map((condition) => {
+    const tests = conditionTests(condition, context, fields);
+    return (row: Row) => tests.every((t) => t(row));
+  });
+  return { fields, test: (row) => all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) };
+}

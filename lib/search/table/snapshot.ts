@@ -1,0 +1,177 @@
+import type { Store } from '../../store/client.js';
+import { committedWriteIds } from '../../store/pendingWrite.js';
+import { decodeColumn, idPartRows, type ColumnName } from './columns.js';
+import { rowFieldsOf, type Row } from './rows.js';
+import { columnPartKey, readColumn, readDeltas, readManifest, readParts, type Delta, type LibraryRef, type Manifest, type StoredPart } from './storage.js';
+
+/** A part the manifest names is gone: a compaction replaced the block after this snapshot read the manifest. */
+export class MissingPartError extends Error {}
+
+/** Parts of no block in the manifest, older than this, are left by a failed compaction and may be deleted. */
+const orphanAgeMs = 10 * 60 * 1000;
+
+/**
+ * What one search sees of a library: the outstanding deltas, the manifest read after them (so a delta
+ * deleted by a compaction is always in a block this manifest names), and the column groups read so far.
+ * Columns are read on demand and kept, so the several reads of one request (vocabulary, then results)
+ * share them.
+ *
+ * Merging: a delta always holds the newest state of its component (compactions commit in order, and a
+ * delta is deleted only while unchanged), so its block row, if any, is superseded. The row is found by
+ * CPN and createdAt (CPNs are never reused), or by id when that does not settle it (tombstones, a delta
+ * that arrived after a later one was folded); only rows created before the watermark can be in a block.
+ */
+export class LibrarySnapshot {
+  private readonly blockRows: Row[][];
+  private readonly live: Uint8Array[];
+  private readonly loaded = new Set<ColumnName>();
+  private located = false;
+  /** Block rows that outstanding deltas supersede, by component id. */
+  readonly locations = new Map<string, { block: number; index: number }>();
+  /** Ids had to be read to place some deltas: compaction should run soon. */
+  usedIdFallback = false;
+  readonly orphans: StoredPart[] = [];
+
+  private constructor(
+    private readonly store: Store,
+    readonly library: LibraryRef,
+    readonly manifest: Manifest,
+    /** Visible deltas: pending ones of uncommitted item writes are left out. */
+    readonly deltas: Delta[],
+  ) {
+    this.blockRows = manifest.blocks.map((block, b) => Array.from({ length: block.rows }, (_, index) => ({ block: b, index })));
+    this.live = manifest.blocks.map((block) => {
+      const live = new Uint8Array(block.rows).fill(1);
+      for (const index of block.dead) live[index] = 0;
+      return live;
+    });
+  }
+
+  static async read(store: Store, library: LibraryRef): Promise<LibrarySnapshot> {
+    const deltas = await readDeltas(store, library);
+    const manifest = await readManifest(store, library);
+    const pending = deltas.filter((d) => d.writeId);
+    const committed = pending.length ? await committedWriteIds(store, library.organizationId, library.libraryId, pending.map((d) => d.writeId!)) : new Set<string>();
+    return new LibrarySnapshot(store, library, manifest, deltas.filter((d) => !d.writeId || committed.has(d.writeId)));
+  }
+
+  get totalBlockRows(): number {
+    return this.manifest.blocks.reduce((sum, block) => sum + block.rows, 0);
+  }
+
+  /** Reads the column groups not read yet (one Query each, in parallel), then places the deltas. */
+  async ensure(columns: Iterable<ColumnName>): Promise<void> {
+    await this.load(columns);
+    if (!this.located) await this.locateDeltas();
+  }
+
+  private async load(columns: Iterable<ColumnName>): Promise<void> {
+    const missing = [...new Set(columns)].filter((column) => !this.loaded.has(column));
+    if (missing.length === 0 || this.manifest.blocks.length === 0) return;
+    const results = await Promise.all(missing.map((column) => readColumn(this.store, this.library, column)));
+    const blockIndex = new Map(this.manifest.blocks.map((block, b) => [block.id, b]));
+    const now = Date.now();
+    missing.forEach((column, c) => {
+      const byKey = new Map<string, StoredPart>();
+      for (const part of results[c]!) {
+        if (blockIndex.has(part.blockId)) byKey.set(`${part.blockId}#${part.start}`, part);
+        else if (now - Date.parse(part.createdAt) > orphanAgeMs) this.orphans.push(part);
+      }
+      this.manifest.blocks.forEach((block, b) => {
+        for (const start of block.parts[column]) {
+          const part = byKey.get(`${block.id}#${start}`);
+          if (!part) throw new MissingPartError(`search index part ${column}/${block.id}/${start} is gone`);
+          this.decode(b, column, start, part.data);
+        }
+      });
+      this.loaded.add(column);
+    });
+  }
+
+  private decode(block: number, column: ColumnName, start: number, data: Uint8Array): void {
+    const rows = this.blockRows[block]!;
+    const parts = this.manifest.blocks[block]!.parts[column];
+    const next = parts[parts.indexOf(start) + 1] ?? rows.length;
+    decodeColumn(column, data, rows.slice(start, next));
+  }
+
+  /** The deltas that may have a row in a block: tombstones, and components created before the watermark. */
+  private deltasToPlace(): Delta[] {
+    if (this.manifest.blocks.length === 0) return [];
+    return this.deltas.filter((d) => d.deleted || !d.projection || Date.parse(d.projection.createdAt) <= this.manifest.watermark);
+  }
+
+  /** Columns a search must read to merge the outstanding deltas with the blocks. */
+  get mergeColumns(): ColumnName[] {
+    return this.deltasToPlace().length > 0 ? ['c', 'p'] : [];
+  }
+
+  private async locateDeltas(): Promise<void> {
+    const toPlace = this.deltasToPlace();
+    if (toPlace.length > 0) await this.load(['c', 'p']);
+    const byCpn = new Map<string, { block: number; index: number; createdAt: number }>();
+    const wanted = new Set(toPlace.flatMap((d) => (d.projection ? [d.projection.cpn] : [])));
+    this.forEachLiveBlockRow((row) => {
+      if (row.cpn !== undefined && wanted.has(row.cpn)) byCpn.set(row.cpn, { block: row.block, index: row.index, createdAt: row.createdAt ?? NaN });
+    });
+    const unresolved: Delta[] = [];
+    for (const delta of toPlace) {
+      const candidate = delta.projection ? byCpn.get(delta.projection.cpn) : undefined;
+      if (candidate && candidate.createdAt === Date.parse(delta.projection!.createdAt)) this.locations.set(delta.componentId, candidate);
+      else unresolved.push(delta);
+    }
+    if (unresolved.length > 0) {
+      this.usedIdFallback = true;
+      await this.load(['i']);
+      const wantedIds = new Set(unresolved.map((d) => d.componentId));
+      this.forEachLiveBlockRow((row) => {
+        if (row.id !== undefined && wantedIds.has(row.id)) this.locations.set(row.id, { block: row.block, index: row.index });
+      });
+    }
+    this.located = true;
+  }
+
+  private forEachLiveBlockRow(visit: (row: Row) => void): void {
+    this.blockRows.forEach((rows, b) => {
+      const live = this.live[b]!;
+      for (let i = 0; i < rows.length; i++) if (live[i]) visit(rows[i]!);
+    });
+  }
+
+  /** Every component of the library, once: live block rows not superseded, then the outstanding deltas. */
+  rows(): Row[] {
+    if (!this.located) throw new Error('LibrarySnapshot.rows() before ensure()');
+    const superseded = this.blockRows.map(() => new Set<number>());
+    for (const { block, index } of this.locations.values()) superseded[block]!.add(index);
+    const rows: Row[] = [];
+    this.forEachLiveBlockRow((row) => {
+      if (!superseded[row.block]!.has(row.index)) rows.push(row);
+    });
+    this.deltas.forEach((delta, index) => {
+      if (!delta.deleted && delta.projection) rows.push({ ...rowFieldsOf(delta.projection), block: -1, index });
+    });
+    return rows;
+  }
+
+  /** Reads the ids of these rows: the parts that hold them, or the whole id column when that is cheaper. */
+  async loadIds(rows: Row[]): Promise<void> {
+    const missing = rows.filter((row) => row.id === undefined && row.block >= 0);
+    if (missing.length === 0) return;
+    const parts = new Map<string, { block: number; start: number }>();
+    for (const row of missing) {
+      const start = Math.floor(row.index / idPartRows) * idPartRows;
+      parts.set(`${row.block}#${start}`, { block: row.block, start });
+    }
+    // A part read alone costs 0.5 RCU; the whole column costs 0.5 RCU per 8 KB, 16 bytes per row.
+    if (parts.size * 0.5 >= (this.totalBlockRows * 16) / 8192) return this.load(['i']);
+    const wanted = [...parts.values()];
+    const keys = wanted.map(({ block, start }) => columnPartKey(this.library.organizationId, this.library.libraryId, 'i', this.manifest.blocks[block]!.id, start));
+    const found = new Map((await readParts(this.store, keys)).map((part) => [`${part.blockId}#${part.start}`, part]));
+    for (const { block, start } of wanted) {
+      const part = found.get(`${this.manifest.blocks[block]!.id}#${start}`);
+      if (!part) throw new MissingPartError(`search index part i/${this.manifest.blocks[block]!.id}/${start} is gone`);
+      this.decode(block, 'i', start, part.data);
+    }
+  }
+}
+

@@ -1,0 +1,265 @@
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
+import { z } from 'zod';
+import type { Store } from '../../store/client.js';
+import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, type Key } from '../../store/items.js';
+import { libraryPartition } from '../../store/library.js';
+import { searchEntryRecord, type SearchEntryRecord } from '../entries.js';
+import { columnNames, type ColumnName } from './columns.js';
+
+/**
+ * DynamoDB items of the in-table search index, all in the library partition:
+ *   SD#<componentId>                  delta: the latest projection of one component (entries.ts)
+ *   SM                                manifest: the blocks that make up the index, the rows each has lost
+ *                                     to newer deltas, and the compaction lease
+ *   SC#<column>#<blockId>#<start>     one part of one column of one block (immutable once written)
+ */
+export const manifestKey = (orgId: string, libraryId: string): Key => ({ PK: libraryPartition(orgId, libraryId), SK: 'SM' });
+export const columnPartKey = (orgId: string, libraryId: string, column: ColumnName, blockId: string, start: number): Key => ({
+  PK: libraryPartition(orgId, libraryId),
+  SK: `SC#${column}#${blockId}#${String(start).padStart(6, '0')}`,
+});
+
+export interface LibraryRef {
+  organizationId: string;
+  libraryId: string;
+}
+
+export interface BlockEntry {
+  id: string;
+  rows: number;
+  /** Rows superseded by later compactions (the component was changed or deleted since), ascending. */
+  dead: number[];
+  /** Start row of each stored part, per column. */
+  parts: Record<ColumnName, number[]>;
+}
+
+export interface Manifest {
+  /** 0: no manifest stored yet. Every commit adds one; commits are conditional on it. */
+  version: number;
+  /** Latest createdAt (ms) of any row ever folded into a block: a delta created after it has no block row. */
+  watermark: number;
+  blocks: BlockEntry[];
+  lease: { owner: string; until: number } | null;
+}
+
+const manifestBody = z.object({
+  watermark: z.number(),
+  blocks: z.array(z.object({ id: z.string(), rows: z.number().int(), dead: z.array(z.number().int()), parts: z.record(z.enum(columnNames), z.array(z.number().int())) })),
+});
+
+const manifestItem = z.object({
+  version: z.number().int().optional(),
+  data: z.instanceof(Uint8Array).optional(),
+  leaseOwner: z.string().optional(),
+  leaseUntil: z.number().optional(),
+});
+
+export const emptyManifest: Manifest = { version: 0, watermark: 0, blocks: [], lease: null };
+
+/** The manifest, strongly consistent: compaction deletes deltas only after committing it, and readers read it after the deltas. */
+export async function readManifest(store: Store, library: LibraryRef): Promise<Manifest> {
+  const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: manifestKey(library.organizationId, library.libraryId), ConsistentRead: true }));
+  if (!Item) return emptyManifest;
+  const item = parseItem(manifestItem, Item, 'search manifest');
+  const lease = item.leaseOwner && item.leaseUntil ? { owner: item.leaseOwner, until: item.leaseUntil } : null;
+  if (!item.version || !item.data) return { ...emptyManifest, lease };
+  const body = manifestBody.parse(JSON.parse(brotliDecompressSync(item.data).toString('utf8')));
+  return { version: item.version, watermark: body.watermark, blocks: body.blocks as BlockEntry[], lease };
+}
+
+/** Takes the compaction lease unless another compactor holds an unexpired one. */
+export async function acquireLease(store: Store, library: LibraryRef, owner: string, now: number, holdMs: number): Promise<boolean> {
+  try {
+    await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: manifestKey(library.organizationId, library.libraryId),
+        UpdateExpression: 'SET entity = :entity, leaseOwner = :owner, leaseUntil = :until',
+        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
+        ExpressionAttributeValues: { ':entity': 'SearchManifest', ':owner': owner, ':until': now + holdMs, ':now': now },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Replaces the manifest (and so releases the lease) if it is still at `previous.version` and the lease is
+ * still ours. False when another compaction committed first: nothing of this one becomes visible.
+ */
+export async function commitManifest(store: Store, library: LibraryRef, previous: Manifest, next: Omit<Manifest, 'version' | 'lease'>, owner: string): Promise<boolean> {
+  const data = brotliCompressSync(Buffer.from(JSON.stringify({ watermark: next.watermark, blocks: next.blocks })));
+  try {
+    await store.ddb.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: { ...manifestKey(library.organizationId, library.libraryId), entity: 'SearchManifest', version: previous.version + 1, data, updatedAt: new Date().toISOString() },
+        ConditionExpression: `${previous.version === 0 ? 'attribute_not_exists(version)' : 'version = :version'} AND leaseOwner = :owner`,
+        ExpressionAttributeValues: { ...(previous.version === 0 ? {} : { ':version': previous.version }), ':owner': owner },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Gives the lease back after a compaction that committed nothing. */
+export async function releaseLease(store: Store, library: LibraryRef, owner: string): Promise<void> {
+  await store.ddb
+    .send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: manifestKey(library.organizationId, library.libraryId),
+        UpdateExpression: 'REMOVE leaseOwner, leaseUntil',
+        ConditionExpression: 'leaseOwner = :owner',
+        ExpressionAttributeValues: { ':owner': owner },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
+}
+
+export interface Delta extends SearchEntryRecord {
+  /** Approximate stored size, for the compaction threshold. */
+  bytes: number;
+}
+
+/** Every outstanding delta of the library (one Query; more pages only past 1 MB). */
+export async function readDeltas(store: Store, library: LibraryRef): Promise<Delta[]> {
+  const deltas: Delta[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': libraryPartition(library.organizationId, library.libraryId), ':prefix': 'SD#' },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) deltas.push({ ...parseItem(searchEntryRecord, item, 'search entry'), bytes: JSON.stringify(item).length });
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return deltas;
+}
+
+export interface StoredPart {
+  column: ColumnName;
+  blockId: string;
+  start: number;
+  data: Uint8Array;
+  createdAt: string;
+}
+
+const partItem = z.object({ SK: z.string(), data: z.instanceof(Uint8Array), createdAt: z.string() });
+
+function storedPart(item: Record<string, unknown>): StoredPart {
+  const parsed = parseItem(partItem, item, 'search column part');
+  const [, column, blockId, start] = parsed.SK.split('#');
+  return { column: column as ColumnName, blockId: blockId!, start: Number(start), data: parsed.data, createdAt: parsed.createdAt };
+}
+
+/** Every stored part of one column, across blocks (one Query per 1 MB). */
+export async function readColumn(store: Store, library: LibraryRef, column: ColumnName): Promise<StoredPart[]> {
+  const parts: StoredPart[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': libraryPartition(library.organizationId, library.libraryId), ':prefix': `SC#${column}#` },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) parts.push(storedPart(item));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return parts;
+}
+
+/** Named parts (BatchGetItem); parts that are gone are absent from the result. */
+export async function readParts(store: Store, keys: Key[]): Promise<StoredPart[]> {
+  const found = await batchGetItems(store, keys);
+  return keys.flatMap((key) => {
+    const item = found.get(keyString(key));
+    return item ? [storedPart(item)] : [];
+  });
+}
+
+async function batchWrite(store: Store, requests: Record<string, unknown>[]): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending = requests.slice(start, start + 25);
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt === 8) throw new Error('DynamoDB left writes unprocessed after 8 attempts');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
+      const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
+      pending = (result.UnprocessedItems?.[store.tableName] as typeof pending | undefined) ?? [];
+    }
+  }
+}
+
+/** New parts: fresh block ids, so no reader or other compactor knows them until a manifest names them. */
+export function writeParts(store: Store, library: LibraryRef, parts: Omit<StoredPart, 'createdAt'>[]): Promise<void> {
+  const createdAt = new Date().toISOString();
+  return batchWrite(
+    store,
+    parts.map((part) => ({
+      PutRequest: { Item: { ...columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start), entity: 'SearchColumn', data: part.data, createdAt } },
+    })),
+  );
+}
+
+export function deleteKeys(store: Store, keys: Key[]): Promise<void> {
+  return batchWrite(store, keys.map((Key) => ({ DeleteRequest: { Key } })));
+}
+
+export function blockPartKeys(library: LibraryRef, block: BlockEntry, columns: Iterable<ColumnName> = columnNames): Key[] {
+  return [...columns].flatMap((column) => block.parts[column].map((start) => columnPartKey(library.organizationId, library.libraryId, column, block.id, start)));
+}
+
+/**
+ * Deletes folded deltas, each only if it still holds the token that was read (a newer write replaced it
+ * otherwise and must stay). Transactions of up to 100 conditional deletes; a failed condition drops that
+ * delta and the rest is retried.
+ */
+export async function deleteDeltas(store: Store, library: LibraryRef, deltas: SearchEntryRecord[]): Promise<void> {
+  const partition = libraryPartition(library.organizationId, library.libraryId);
+  const condition = (delta: SearchEntryRecord) =>
+    delta.token
+      ? { ConditionExpression: 'token = :token', ExpressionAttributeValues: { ':token': delta.token } }
+      : {
+          ConditionExpression: 'attribute_not_exists(token) AND version = :version AND #at = :at',
+          ExpressionAttributeNames: { '#at': 'at' },
+          ExpressionAttributeValues: { ':version': delta.version, ':at': delta.at },
+        };
+  for (let start = 0; start < deltas.length; start += 100) {
+    let batch = deltas.slice(start, start + 100);
+    let conflicts = 0;
+    while (batch.length > 0) {
+      try {
+        await store.ddb.send(
+          new TransactWriteCommand({
+            TransactItems: batch.map((delta) => ({ Delete: { TableName: store.tableName, Key: { PK: partition, SK: `SD#${delta.componentId}` }, ...condition(delta) } })),
+          }),
+        );
+        batch = [];
+      } catch (error) {
+        const failed = failedConditionIndexes(error);
+        if (!failed) throw error;
+        // Cancelled without a failed condition: a write to one of these deltas was in flight; try again.
+        if (failed.length === 0 && ++conflicts > 5) throw error;
+        if (failed.length === 0) await new Promise((r) => setTimeout(r, 2 ** conflicts * 10));
+        const lost = new Set(failed);
+        batch = batch.filter((_, index) => !lost.has(index));
+      }
+    }
+  }
+}
