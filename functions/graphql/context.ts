@@ -13,6 +13,31 @@ export interface GraphQLContext {
   faults: ReadonlySet<string>;
   /** Per-request memo: the same read (a user, the library configuration, the caller's pins) runs once. */
   once<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * Per-request batching: every key asked of the named loader in the same tick is read in one call of
+   * loadMany (e.g. one BatchGetItem for all the children of a BOM).
+   */
+  batched<V>(name: string, key: string, loadMany: (keys: string[]) => Promise<Map<string, V>>): Promise<V | undefined>;
+}
+
+export function requestBatches(): GraphQLContext['batched'] {
+  const loaders = new Map<string, { keys: Set<string>; results?: Promise<Map<string, unknown>> }>();
+  return async <V>(name: string, key: string, loadMany: (keys: string[]) => Promise<Map<string, V>>) => {
+    let loader = loaders.get(name);
+    if (!loader) {
+      loader = { keys: new Set() };
+      loaders.set(name, loader);
+    }
+    const current = loader;
+    current.keys.add(key);
+    current.results ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const keys = [...current.keys];
+      current.keys = new Set();
+      current.results = undefined;
+      return loadMany(keys) as Promise<Map<string, unknown>>;
+    });
+    return (await current.results).get(key) as V | undefined;
+  };
 }
 
 export function requestMemo(): GraphQLContext['once'] {

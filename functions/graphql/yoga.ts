@@ -5,7 +5,7 @@ import { RequestAccess } from '../../lib/access/requestAccess.js';
 import { DomainError } from '../../lib/errors.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
-import { requestMemo, type GraphQLContext } from './context.js';
+import { requestBatches, requestMemo, type GraphQLContext } from './context.js';
 import { buildSchema } from './schema.js';
 
 /** The DomainError behind a GraphQL error, however deeply graphql-js wrapped it. */
@@ -65,7 +65,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection }: 
         library: request.headers.get('x-library')?.trim() || undefined,
       });
       const faults = new Set(faultInjection ? (request.headers.get('x-plm-fault') ?? '').split(',').map((f) => f.trim()).filter(Boolean) : []);
-      return { store, caller, access, blobs, faults, once: requestMemo() };
+      return { store, caller, access, blobs, faults, once: requestMemo(), batched: requestBatches() };
     },
   });
 }

@@ -17,7 +17,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
@@ -29,6 +28,7 @@ import { createLibrary } from '../../lib/orgs/libraries.js';
 import { plans } from '../../lib/orgs/plans.js';
 import { createStore, type Store } from '../../lib/store/client.js';
 import { organizationKey } from '../../lib/store/organization.js';
+import { freePort } from '../support/ports.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
@@ -133,16 +133,6 @@ interface Stack {
   output: () => string;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let stack: Stack | undefined;
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
+import { freePort } from './ports.js';
 
 export interface StackInfo {
   baseUrl: string;
@@ -15,16 +15,6 @@ declare module 'vitest' {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let stack: ChildProcess | undefined;
 

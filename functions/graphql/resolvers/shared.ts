@@ -38,29 +38,12 @@ export function attributeChanges(inputs: readonly { attributeId: string; value?:
   return inputs?.map((input) => ({ attributeId: input.attributeId, hasValue: Object.hasOwn(input, 'value'), value: input.value ?? null }));
 }
 
-/**
- * Components by id, batched: every id asked for in the same tick is read in one BatchGetItem, and each id
- * once per request.
- */
+/** Components by id: the ids asked for in the same tick are read in one BatchGetItem, each id once per request. */
 export function loadComponent(context: GraphQLContext, id: string): Promise<ComponentRecord | undefined> {
-  return context.once(`component:${id}`, () => componentBatch(context).load(id));
-}
-
-function componentBatch(context: GraphQLContext) {
-  const state = context as GraphQLContext & { componentBatchState?: { ids: Set<string>; pending?: Promise<Map<string, ComponentRecord>> } };
-  state.componentBatchState ??= { ids: new Set() };
-  const batch = state.componentBatchState;
-  return {
-    load: async (id: string) => {
-      batch.ids.add(id);
-      batch.pending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-        const ids = [...batch.ids];
-        batch.ids = new Set();
-        batch.pending = undefined;
-        const scope = await libraryScope(context);
-        return getComponents(context.store, scope.organizationId, scope.libraryId, ids);
-      });
-      return (await batch.pending).get(id);
-    },
-  };
+  return context.once(`component:${id}`, () =>
+    context.batched('components', id, async (ids) => {
+      const scope = await libraryScope(context);
+      return getComponents(context.store, scope.organizationId, scope.libraryId, ids);
+    }),
+  );
 }
