@@ -85,3 +85,10 @@ export class ValidationBatchTooLargeError extends DomainError {
     super('BATCH_TOO_LARGE', `validateAttributesBatch takes at most ${limit} requests per call (got ${got}); nothing was validated`, 400, { limit, got });
   }
 }
+
+/** Another write touched the same data at the same moment; nothing was written. Read again and retry. */
+export class ConcurrentWriteError extends DomainError {
+  constructor(what: string, inputIndex?: number) {
+    super('VERSION_CONFLICT', at(inputIndex, `${what} changed concurrently; nothing was written: read it again and retry`), undefined, { inputIndex });
+  }
+}

@@ -5,11 +5,13 @@ import { findCategory } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
 import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
 import { FileError } from '../files/files.js';
-import { failedConditionIndexes } from '../store/items.js';
+import { failedConditionIndexes, isTransactionConflict } from '../store/items.js';
+import { bomKey, documentLinksKey, listBomSnapshotKeys } from '../store/bom.js';
+import { BomError } from '../items/bomRules.js';
 import { searchEntryTombstone } from '../search/entries.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import { allocateCpn, planCpn } from './cpn.js';
-import { ComponentInputError, ComponentNotFoundError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
+import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
 
@@ -19,6 +21,9 @@ export const maxComponentsPerCall = 25;
 const itemsPerCreate = 4;
 /** component, history record, search entry. */
 const itemsPerUpdate = 3;
+/** component, CPN claim, search entry, BOM, document links: 20 deletions fill one transaction. */
+const itemsPerDelete = 5;
+export const maxDeletesPerCall = 20;
 
 /**
  * Files the records refer to that their previous versions did not must be completed uploads of the
@@ -78,6 +83,10 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
       );
       return records;
     } catch (error) {
+      if (isTransactionConflict(error)) {
+        if (attempt >= 5) throw new ConcurrentWriteError('A CPN of this call');
+        continue;
+      }
       const failed = failedConditionIndexes(error);
       if (!failed?.length) throw error;
       const index = Math.floor(failed[0]! / itemsPerCreate);
@@ -119,21 +128,39 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     const writes = results.filter((r) => r.changed);
     if (writes.length === 0) return results.map((r) => r.after);
     await checkFilesOfInputs(ctx, results.map((r) => (r.changed ? r.after : null)), results.map((r) => r.before));
+    // An assembly that stops being one must have no BOM lines left (item.update can clear them with it).
+    const itemLists = writes.map(({ before, after }) => {
+      const items: Record<string, unknown>[] = updatedComponentItems(store.tableName, ctx, before, after);
+      if (before.category.type === 'ASSEMBLY' && after.category.type !== 'ASSEMBLY') {
+        items.push({
+          ConditionCheck: {
+            TableName: store.tableName,
+            Key: bomKey(ctx.organizationId, ctx.libraryId, before.id),
+            ConditionExpression: 'attribute_not_exists(PK) OR size(childIds) = :none',
+            ExpressionAttributeValues: { ':none': 0 },
+          },
+        });
+      }
+      return items;
+    });
     try {
-      await store.ddb.send(
-        new TransactWriteCommand({
-          TransactItems: writes.flatMap(({ before, after }) => updatedComponentItems(store.tableName, ctx, before, after)),
-        }),
-      );
+      await store.ddb.send(new TransactWriteCommand({ TransactItems: itemLists.flat() as never }));
       return results.map((r) => r.after);
     } catch (error) {
       const failed = failedConditionIndexes(error);
-      if (!failed?.length) throw error;
-      const lost = writes[Math.floor(failed[0]! / itemsPerUpdate)]!;
+      const conflict = isTransactionConflict(error);
+      if (!failed?.length && !conflict) throw error;
+      let writeIndex = 0;
+      let offset = failed?.[0] ?? 0;
+      while (failed?.length && offset >= itemLists[writeIndex]!.length) offset -= itemLists[writeIndex++]!.length;
+      const lost = writes[writeIndex]!;
       const index = inputs.findIndex((input) => input.id === lost.before.id);
+      if (failed?.length && offset === itemsPerUpdate) {
+        throw new BomError('NOT_AN_ASSEMBLY', `inputs[${index}]: ${lost.before.name} has BOM lines; clear them (item.update with children: []) before it stops being an assembly`, { inputIndex: index });
+      }
       const pinned = inputs[index]!.expectedVersion;
       if ((pinned !== undefined && pinned !== null) || attempt >= 4) {
-        throw new VersionConflictError(lost.before.id, pinned ?? lost.before.version, undefined, index);
+        throw conflict ? new ConcurrentWriteError(`Component ${lost.before.id}`, index) : new VersionConflictError(lost.before.id, pinned ?? lost.before.version, undefined, index);
       }
     }
   }
@@ -150,7 +177,7 @@ export interface DeleteResult {
  * are removed after it, and are unreachable once their component is gone.
  */
 export async function deleteComponents(store: Store, ctx: WriteContext, ids: string[]): Promise<DeleteResult> {
-  checkCount('component.delete', ids.length);
+  if (ids.length > maxDeletesPerCall) throw new TooManyInputsError('component.delete', maxDeletesPerCall, ids.length);
   const unique = [...new Set(ids)];
   const current = await getComponents(store, ctx.organizationId, ctx.libraryId, unique, true);
   const found = unique.filter((id) => current.has(id));
@@ -179,19 +206,25 @@ export async function deleteComponents(store: Store, ctx: WriteContext, ids: str
               },
             },
             searchEntryTombstone(store.tableName, ctx.organizationId, ctx.libraryId, id, ctx.at),
+            // Its BOM and document links go with it, so where-used never names a deleted assembly.
+            { Delete: { TableName: store.tableName, Key: bomKey(ctx.organizationId, ctx.libraryId, id) } },
+            { Delete: { TableName: store.tableName, Key: documentLinksKey(ctx.organizationId, ctx.libraryId, id) } },
           ];
         }),
       }),
     ).catch((error) => {
       const failed = failedConditionIndexes(error);
       if (failed?.length) {
-        const id = found[Math.floor(failed[0]! / 3)]!;
+        const id = found[Math.floor(failed[0]! / itemsPerDelete)]!;
         throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
       }
       throw error;
     });
     for (const id of found) {
-      const keys = await listComponentHistoryKeys(store, ctx.organizationId, ctx.libraryId, id);
+      const keys = [
+        ...(await listComponentHistoryKeys(store, ctx.organizationId, ctx.libraryId, id)),
+        ...(await listBomSnapshotKeys(store, ctx.organizationId, ctx.libraryId, id)),
+      ];
       for (let start = 0; start < keys.length; start += 25) {
         let pending = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
         while (pending.length > 0) {

@@ -5,7 +5,7 @@ import { DomainError } from '../errors.js';
 import type { ChildCommand } from './commands.js';
 
 export class BomError extends DomainError {
-  constructor(code: 'NOT_AN_ASSEMBLY' | 'CHILD_NOT_FOUND' | 'INVALID_BOM_LINE' | 'NOT_A_DOCUMENT' | 'DOCUMENT_LINK_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
+  constructor(code: 'NOT_AN_ASSEMBLY' | 'CHILD_NOT_FOUND' | 'DOCUMENT_NOT_FOUND' | 'INVALID_BOM_LINE' | 'NOT_A_DOCUMENT' | 'DOCUMENT_LINK_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
     super(code, message, undefined, details);
   }
 }

@@ -28,7 +28,7 @@ export async function documentLinksOf(store: Store, ref: LibraryRef, componentId
   return (await getDocumentLinks(store, ref.organizationId, ref.libraryId, [componentId])).get(componentId)?.links ?? [];
 }
 
-/** The assemblies whose current BOM uses the component, with the lines that use it. */
+/** The assemblies whose current BOM uses the component, with the lines that use it (deletion removes an assembly's BOM). */
 export async function whereUsed(store: Store, ref: LibraryRef, componentId: string): Promise<AssemblyLinkView[]> {
   const boms = await listBoms(store, ref.organizationId, ref.libraryId);
   return boms.flatMap((bom) => (bom.childIds.includes(componentId) ? bom.lines.filter((l) => l.childId === componentId).map((line) => ({ assemblyId: bom.assemblyId, line })) : []));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreateComponentCommand } from '../components/commands.js';
 import { allocateCpn, planCpn, type CpnPlan } from '../components/cpn.js';
-import { ComponentInputError, ComponentNotFoundError, CpnError, VersionConflictError } from '../components/errors.js';
+import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, VersionConflictError } from '../components/errors.js';
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from '../components/rules.js';
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from '../components/transactItems.js';
 import { findCategory } from '../config/libraryConfig.js';
@@ -23,7 +23,7 @@ import {
   type DocumentLinksRecord,
 } from '../store/bom.js';
 import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
-import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, type Key } from '../store/items.js';
+import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, isTransactionConflict, keyString, parseItem, type Key } from '../store/items.js';
 import { abortPendingWrite, commitPendingWriteUpdate, markPendingWriteSettled, putPendingWrite } from '../store/pendingWrite.js';
 import { bomChange, BomCycleError, BomError, desiredLines, findBomCycle } from './bomRules.js';
 import type { CreateItemCommand, DocumentCommand, UpdateItemCommand } from './commands.js';
@@ -136,7 +136,7 @@ function applyRelations(
   };
   for (const documentId of input.documentComponentIds ?? []) {
     const document = stored.components.get(documentId);
-    if (!document) throw new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: document ${documentId} does not exist in this library`, { inputIndex, documentId });
+    if (!document) throw new BomError('DOCUMENT_NOT_FOUND', `inputs[${inputIndex}]: document ${documentId} does not exist in this library`, { inputIndex, documentId });
     if (document.category.type !== 'DOCUMENT') {
       throw new BomError('NOT_A_DOCUMENT', `inputs[${inputIndex}]: ${document.name} is a ${document.category.type}, not a document`, { inputIndex, documentId });
     }
@@ -229,8 +229,13 @@ export async function writeItems(
   });
 
   const changedBoms = new Map(writes.filter((w) => w.bom).map((w) => [w.after.id, w.bom!.after.map((l) => l.childId)]));
+  // The BOM versions the cycle check relied on: the write is conditional on them, so that two concurrent
+  // calls that each add one half of a cycle cannot both land.
+  const traversed = new Map<string, number | null>();
   const cycle = await findBomCycle(changedBoms, async (ids) => {
     const boms = await batchGetItems(store, ids.map((id) => bomKey(ctx.organizationId, ctx.libraryId, id)), true);
+    for (const id of ids) traversed.set(id, null);
+    for (const item of boms.values()) traversed.set(item.assemblyId as string, item.bomVersion as number);
     return new Map([...boms.values()].map((item) => [item.assemblyId as string, (item.childIds as string[]) ?? []]));
   });
   if (cycle) throw new BomCycleError(cycle.map((id) => stored.components.get(id)?.name ?? writes.find((w) => w.after.id === id)?.after.name ?? id));
@@ -265,10 +270,26 @@ export async function writeItems(
   const parentItemLists = changedWrites.map((w) => parentItems(store, ctx, w));
   const total = documentItems.flat().length + parentItemLists.flat().length;
   if (total === 0) return writes.map((w) => w.after);
+  const bomChecks = (room: number) =>
+    [...traversed.entries()]
+      .filter(([id]) => !changedBoms.has(id))
+      .slice(0, Math.max(0, room))
+      .map(([id, version]) => ({
+        ConditionCheck: {
+          TableName: store.tableName,
+          Key: bomKey(ctx.organizationId, ctx.libraryId, id),
+          ...(version === null
+            ? { ConditionExpression: 'attribute_not_exists(PK)' }
+            : { ConditionExpression: 'bomVersion = :v', ExpressionAttributeValues: { ':v': version } }),
+        },
+      }));
   if (total <= maxTransactionItems) {
-    await transact(store, [...parentItemLists.flat(), ...documentItems.flat()], (index) => describeFailure(index, parentItemLists, changedWrites, newDocuments));
+    const written = [...parentItemLists.flat(), ...documentItems.flat()];
+    await transact(store, [...written, ...bomChecks(maxTransactionItems - written.length)], (index) =>
+      index < written.length ? describeFailure(index, parentItemLists, changedWrites, newDocuments) : new ConcurrentWriteError('A BOM this call builds on'),
+    );
   } else {
-    await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, changedWrites, options);
+    await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, changedWrites, options, bomChecks);
   }
   return writes.map((w) => w.after);
 }
@@ -304,6 +325,7 @@ async function transact(store: Store, items: Record<string, unknown>[], onCondit
   } catch (error) {
     const failed = failedConditionIndexes(error);
     if (failed?.length) throw onConditionFailure(failed[0]!);
+    if (isTransactionConflict(error)) throw new ConcurrentWriteError('Data this call writes');
     throw error;
   }
 }
@@ -323,6 +345,7 @@ async function writeInTwoPhases(
   parentItemLists: Record<string, unknown>[][],
   writes: ParentWrite[],
   options: ItemWriteOptions,
+  bomChecks: (room: number) => Record<string, unknown>[],
 ): Promise<void> {
   const { organizationId: org, libraryId: lib } = ctx;
   const writeId = randomUUID();
@@ -342,8 +365,9 @@ async function writeInTwoPhases(
       });
       if (options.crashAfterFirstPendingWrite) throw new SimulatedCrashError('simulated crash after the first pending write');
     }
-    await transact(store, [...parentItemLists.flat(), commitPendingWriteUpdate(store.tableName, org, lib, writeId)], (index) =>
-      describeFailure(index, parentItemLists, writes, documents),
+    const commit = [...parentItemLists.flat(), commitPendingWriteUpdate(store.tableName, org, lib, writeId)];
+    await transact(store, [...commit, ...bomChecks(maxTransactionItems - commit.length)], (index) =>
+      index < commit.length - 1 ? describeFailure(index, parentItemLists, writes, documents) : new ConcurrentWriteError('A BOM this call builds on'),
     );
   } catch (error) {
     // A simulated crash leaves everything as a dead process would: cleanup of abandoned writes handles it.

@@ -117,3 +117,18 @@ export async function listBomSnapshots(store: Store, orgId: string, libraryId: s
   );
   return (page.Items ?? []).map((item) => parseItem(bomSnapshotRecord, item, 'BOM snapshot'));
 }
+
+/** Keys of every BOM snapshot of an assembly, for permanent deletion. */
+export async function listBomSnapshotKeys(store: Store, orgId: string, libraryId: string, assemblyId: string): Promise<{ PK: string; SK: string }[]> {
+  const rows = await queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `BOMH#${assemblyId}#` },
+      ProjectionExpression: 'PK, SK',
+    },
+    z.object({ PK: z.string(), SK: z.string() }),
+    'BOM snapshot key',
+  );
+  return rows;
+}

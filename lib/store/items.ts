@@ -53,6 +53,11 @@ export function failedConditionIndexes(error: unknown): number[] | undefined {
   return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
 }
 
+/** A transaction cancelled because another transaction was writing the same items at that moment. */
+export function isTransactionConflict(error: unknown): boolean {
+  return error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+}
+
 export function nowIso(): string {
   return new Date().toISOString();
 }
