@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { createYoga, maskError as yogaMaskError } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import { authenticate } from '../../lib/access/caller.js';
 import { RequestAccess } from '../../lib/access/requestAccess.js';
 import { DomainError } from '../../lib/errors.js';
@@ -39,6 +39,24 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   return yogaMaskError(error, message, isDev);
 }
 
+const withCode = (error: GraphQLError) =>
+  error.extensions?.code === undefined
+    ? new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: { ...error.extensions, code: 'BAD_USER_INPUT' } })
+    : error;
+
+/**
+ * graphql-js's own request errors (a variable of the wrong type, a missing required variable) carry no
+ * code; they are the caller's mistake, so they get BAD_USER_INPUT like every other input error.
+ */
+const useErrorCodes: Plugin = {
+  onExecute: () => ({
+    onExecuteDone: ({ result, setResult }) => {
+      if (isAsyncIterable(result) || !result.errors?.some((e) => e.extensions?.code === undefined)) return;
+      setResult({ ...result, errors: result.errors.map(withCode) });
+    },
+  }),
+};
+
 export interface YogaOptions {
   store: Store;
   blobs: () => BlobStorage;
@@ -55,6 +73,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection }: 
     landingPage: false,
     graphiql: graphiql ? { title: 'PLM API', headers: JSON.stringify({ 'x-api-key': '', 'x-organization': '@', 'x-library': '@' }, null, 2) } : false,
     maskedErrors: { maskError },
+    plugins: [useErrorCodes],
     context: async ({ request }) => {
       const caller = await authenticate(store, {
         apiKey: request.headers.get('x-api-key') ?? undefined,

@@ -132,4 +132,10 @@ describe('request context: credential, x-organization and x-library', () => {
     const strict = await graphql('{ libraries { nope } }', undefined, { ...tenantHeaders(tenant), accept: 'application/graphql-response+json' });
     expect(strict.status).toBe(400);
   });
+
+  it('gives a variable of the wrong type a code', async () => {
+    const response = await graphql('mutation($input: CreateLibraryInput!) { library { create(input: $input) { id } } }', { input: { name: 'X', slug: 5 } }, tenantHeaders(tenant));
+    expect(response.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(response.body.errors?.[0]?.message).toContain('slug');
+  });
 });
