@@ -136,23 +136,17 @@ export async function listComponentHistory(store: Store, orgId: string, libraryI
 }
 
 /** Keys of all history items of a component, for permanent deletion. */
-export async function listComponentHistoryKeys(store: Store, orgId: string, libraryId: string, componentId: string): Promise<{ PK: string; SK: string }[]> {
-  const keys: { PK: string; SK: string }[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ddb.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `H#${componentId}#` },
-        ProjectionExpression: 'PK, SK',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) keys.push({ PK: item.PK as string, SK: item.SK as string });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return keys;
+export function listComponentHistoryKeys(store: Store, orgId: string, libraryId: string, componentId: string): Promise<{ PK: string; SK: string }[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `H#${componentId}#` },
+      ProjectionExpression: 'PK, SK',
+    },
+    z.object({ PK: z.string(), SK: z.string() }),
+    'component history key',
+  );
 }
 
 /** Allocates the next value of a CPN counter sequence atomically. Values are never handed out twice. */

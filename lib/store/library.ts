@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, queryAll } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
@@ -65,27 +64,17 @@ export function listLibraries(store: Store, orgId: string): Promise<LibraryRecor
  * library (about 1 RCU per 8 KB of component items read); the search projection makes this one read.
  */
 export async function getLibraryStats(store: Store, orgId: string, libraryId: string): Promise<LibraryStatsRecord> {
-  const stats: LibraryStatsRecord = { componentCount: 0, partCount: 0, assemblyCount: 0, documentCount: 0 };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ddb.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'C#' },
-        ProjectionExpression: 'category.#type',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const type = (item.category as { type?: string } | undefined)?.type;
-      stats.componentCount += 1;
-      if (type === 'PART') stats.partCount += 1;
-      if (type === 'ASSEMBLY') stats.assemblyCount += 1;
-      if (type === 'DOCUMENT') stats.documentCount += 1;
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return stats;
+  const rows = await queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'C#' },
+      ProjectionExpression: 'category.#type',
+      ExpressionAttributeNames: { '#type': 'type' },
+    },
+    z.object({ category: z.object({ type: z.string() }) }),
+    'component type',
+  );
+  const count = (type: string) => rows.filter((row) => row.category.type === type).length;
+  return { componentCount: rows.length, partCount: count('PART'), assemblyCount: count('ASSEMBLY'), documentCount: count('DOCUMENT') };
 }
