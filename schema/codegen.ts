@@ -36,6 +36,8 @@ const mappers = {
   File: '../../../lib/store/file.js#FileRecord',
   FileUpload: '../../../lib/files/files.js#CreatedUpload',
   ComponentConnection: '../../../lib/components/queries.js#ComponentPage',
+  ComponentGroupConnection: '../../../lib/search/service.js#ComponentGroupPage',
+  AdvancedComponentFilterOutput: '../../../lib/search/filter.js#AdvancedFilter',
   AttributeValue: '../../../lib/components/queries.js#AttributeValueView',
   Config: '../../../lib/store/libraryConfig.js#LibraryConfigRecord',
   ConfigSyncStatus: '../../../lib/store/libraryConfig.js#LibraryConfigRecord',

@@ -13,6 +13,8 @@ import type { BomSnapshotRecord, DocumentLinkRecord } from '../../../lib/store/b
 import type { FileRecord } from '../../../lib/store/file.js';
 import type { CreatedUpload } from '../../../lib/files/files.js';
 import type { ComponentPage, AttributeValueView } from '../../../lib/components/queries.js';
+import type { ComponentGroupPage } from '../../../lib/search/service.js';
+import type { AdvancedFilter } from '../../../lib/search/filter.js';
 import type { LibraryConfigRecord } from '../../../lib/store/libraryConfig.js';
 import type { CategoryDefinition, AttributeDefinition } from '../../../lib/config/categories.js';
 import type { StatusDefinition } from '../../../lib/config/statuses.js';
@@ -536,6 +538,22 @@ export type ComponentQueryNamespace = {
   validateAttributesBatch: BatchAttributeValidationResultDto;
   /** The calling user's pinned components, most recently pinned first. */
   getAllPinnedComponents: Array<Component>;
+  /** AND/OR conditions over every field; pagination as findAll. */
+  filter: ComponentConnection;
+  /**
+   * Groups of the matching components, ordered by label. pagination.first/after page through the groups;
+   * pagination.orderBy orders the components each group previews (previewSize, 1 to 50, default 50).
+   */
+  componentGroups: ComponentGroupConnection;
+  /** The components of one group (key as componentGroups returns it), paged as component.filter. */
+  componentsInGroup: ComponentConnection;
+  /** The search bar's key:value syntax (README, Search), run as component.filter. */
+  filterWithQuery: ComponentConnection;
+  /** The filter a key:value query stands for. */
+  buildFilterFromQuery: QueryFilterResult;
+  /** A sentence over the library's vocabulary, interpreted by a deterministic parser (README, Search). */
+  filterWithAI: FilterWithAiOutput;
+  buildFilterWithAI: AiFilterResult;
 };
 
 
@@ -560,13 +578,57 @@ export type ComponentQueryNamespaceValidateAttributesBatchArgs = {
   requests: Array<AttributeValidationRequestInput>;
 };
 
+
+export type ComponentQueryNamespaceFilterArgs = {
+  input?: InputMaybe<AdvancedComponentFilterInput>;
+};
+
+
+export type ComponentQueryNamespaceComponentGroupsArgs = {
+  groupBy: ComponentGroupBy;
+  pagination?: InputMaybe<PaginationInput>;
+  filter?: InputMaybe<ComponentFilterInput>;
+  advancedFilter?: InputMaybe<AdvancedComponentFilterInput>;
+  previewSize?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type ComponentQueryNamespaceComponentsInGroupArgs = {
+  groupBy: ComponentGroupBy;
+  key: Scalars['String']['input'];
+  pagination?: InputMaybe<PaginationInput>;
+  filter?: InputMaybe<ComponentFilterInput>;
+  advancedFilter?: InputMaybe<AdvancedComponentFilterInput>;
+};
+
+
+export type ComponentQueryNamespaceFilterWithQueryArgs = {
+  query: Scalars['String']['input'];
+  pagination?: InputMaybe<PaginationInput>;
+};
+
+
+export type ComponentQueryNamespaceBuildFilterFromQueryArgs = {
+  query: Scalars['String']['input'];
+};
+
+
+export type ComponentQueryNamespaceFilterWithAiArgs = {
+  input: FilterWithAiInput;
+};
+
+
+export type ComponentQueryNamespaceBuildFilterWithAiArgs = {
+  input: BuildAiFilterInput;
+};
+
 export type ComponentMutationNamespace = {
   __typename?: 'ComponentMutationNamespace';
   /** All or nothing; at most 25 inputs. */
   create: Array<Component>;
   /** All or nothing; at most 25 inputs. */
   update: Array<Component>;
-  /** Permanent. The CPNs stay claimed and are never reused. */
+  /** Permanent, at most 20 ids; with each component go its history, BOM and document links. The CPNs stay claimed and are never reused. */
   delete: DeleteComponentsResult;
   pin: Array<Component>;
   unpin: Array<Scalars['ID']['output']>;
@@ -1129,6 +1191,335 @@ export type OrganizationQueryNamespace = {
   current: Organization;
 };
 
+/**
+ * String comparison. eq, neq, in and notIn compare exactly; contains and notContains are case-insensitive
+ * substrings (the way to match a literal % or _); like and notLike match the whole value case-insensitively,
+ * with % for any sequence and _ for one character. Several operators in one object must all hold. On a
+ * missing value (no description, no eid) every positive operator fails and every negative one holds.
+ */
+export type StringOperatorsInput = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  neq?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+  notIn?: InputMaybe<Array<Scalars['String']['input']>>;
+  contains?: InputMaybe<Scalars['String']['input']>;
+  notContains?: InputMaybe<Scalars['String']['input']>;
+  like?: InputMaybe<Scalars['String']['input']>;
+  notLike?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Description text: case-insensitive substring, or like with % and _. */
+export type DescriptionOperatorsInput = {
+  contains?: InputMaybe<Scalars['String']['input']>;
+  doesNotContain?: InputMaybe<Scalars['String']['input']>;
+  like?: InputMaybe<Scalars['String']['input']>;
+  notLike?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * Dates (YYYY-MM-DD, a whole UTC day) or ISO 8601 timestamps with a zone. before and after are exclusive
+ * (before the day starts, after it ends); on is the same UTC day; rangeStart and rangeEnd are inclusive
+ * (from the start of the day, to its end). Each may be given alone.
+ */
+export type DateOperatorsInput = {
+  before?: InputMaybe<Scalars['String']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  on?: InputMaybe<Scalars['String']['input']>;
+  rangeStart?: InputMaybe<Scalars['String']['input']>;
+  rangeEnd?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** lt and gt follow the library's revision scheme: A < B < ... < Z < AA, integers numerically, segment by segment; a blank revision comes first. */
+export type RevisionOperatorsInput = {
+  eq?: InputMaybe<Scalars['String']['input']>;
+  neq?: InputMaybe<Scalars['String']['input']>;
+  in?: InputMaybe<Array<Scalars['String']['input']>>;
+  notIn?: InputMaybe<Array<Scalars['String']['input']>>;
+  lt?: InputMaybe<Scalars['String']['input']>;
+  gt?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type BooleanOperatorsInput = {
+  eq?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type ComponentStateOperatorsInput = {
+  eq?: InputMaybe<ComponentState>;
+};
+
+export type StatusConditionInput = {
+  id?: InputMaybe<StringOperatorsInput>;
+  name?: InputMaybe<StringOperatorsInput>;
+  /** DESIGN, DEVELOPMENT, PRODUCTION, MAINTENANCE or OBSOLETE. */
+  mapsTo?: InputMaybe<StringOperatorsInput>;
+};
+
+export type CategoryConditionInput = {
+  id?: InputMaybe<StringOperatorsInput>;
+  name?: InputMaybe<StringOperatorsInput>;
+  /** PART, ASSEMBLY or DOCUMENT. */
+  type?: InputMaybe<StringOperatorsInput>;
+};
+
+export type RevisionConditionInput = {
+  value?: InputMaybe<RevisionOperatorsInput>;
+};
+
+export type UserConditionInput = {
+  /** The user's id. */
+  id?: InputMaybe<StringOperatorsInput>;
+};
+
+/** Labels match by name: a positive operator holds when some label matches, a negative one when none does. */
+export type LabelConditionInput = {
+  name?: InputMaybe<StringOperatorsInput>;
+};
+
+export type IdentifierConditionInput = {
+  /** Matches the CPN. */
+  displayValue?: InputMaybe<StringOperatorsInput>;
+};
+
+/** One condition; every field given must hold. */
+export type ComponentFilterConditionInput = {
+  status?: InputMaybe<StatusConditionInput>;
+  category?: InputMaybe<CategoryConditionInput>;
+  state?: InputMaybe<ComponentStateOperatorsInput>;
+  revision?: InputMaybe<RevisionConditionInput>;
+  createdBy?: InputMaybe<UserConditionInput>;
+  updatedBy?: InputMaybe<UserConditionInput>;
+  labels?: InputMaybe<LabelConditionInput>;
+  /** Pinned by the calling user. */
+  isPinned?: InputMaybe<BooleanOperatorsInput>;
+  /** Bookmarked by the calling user. */
+  isBookmarked?: InputMaybe<BooleanOperatorsInput>;
+  /** An addition to the spec: archived components are left out unless some condition names isArchived. */
+  isArchived?: InputMaybe<BooleanOperatorsInput>;
+  createdAt?: InputMaybe<DateOperatorsInput>;
+  updatedAt?: InputMaybe<DateOperatorsInput>;
+  name?: InputMaybe<StringOperatorsInput>;
+  identifier?: InputMaybe<IdentifierConditionInput>;
+  description?: InputMaybe<DescriptionOperatorsInput>;
+};
+
+/** Every `and` condition, and at least one `or` condition when `or` is given. Default order CREATED_AT descending. */
+export type AdvancedComponentFilterInput = {
+  and?: InputMaybe<Array<ComponentFilterConditionInput>>;
+  or?: InputMaybe<Array<ComponentFilterConditionInput>>;
+  pagination?: InputMaybe<PaginationInput>;
+};
+
+export type StringOperatorsOutput = {
+  __typename?: 'StringOperatorsOutput';
+  eq?: Maybe<Scalars['String']['output']>;
+  neq?: Maybe<Scalars['String']['output']>;
+  in?: Maybe<Array<Scalars['String']['output']>>;
+  notIn?: Maybe<Array<Scalars['String']['output']>>;
+  contains?: Maybe<Scalars['String']['output']>;
+  notContains?: Maybe<Scalars['String']['output']>;
+  like?: Maybe<Scalars['String']['output']>;
+  notLike?: Maybe<Scalars['String']['output']>;
+};
+
+export type DescriptionOperatorsOutput = {
+  __typename?: 'DescriptionOperatorsOutput';
+  contains?: Maybe<Scalars['String']['output']>;
+  doesNotContain?: Maybe<Scalars['String']['output']>;
+  like?: Maybe<Scalars['String']['output']>;
+  notLike?: Maybe<Scalars['String']['output']>;
+};
+
+export type DateOperatorsOutput = {
+  __typename?: 'DateOperatorsOutput';
+  before?: Maybe<Scalars['String']['output']>;
+  after?: Maybe<Scalars['String']['output']>;
+  on?: Maybe<Scalars['String']['output']>;
+  rangeStart?: Maybe<Scalars['String']['output']>;
+  rangeEnd?: Maybe<Scalars['String']['output']>;
+};
+
+export type RevisionOperatorsOutput = {
+  __typename?: 'RevisionOperatorsOutput';
+  eq?: Maybe<Scalars['String']['output']>;
+  neq?: Maybe<Scalars['String']['output']>;
+  in?: Maybe<Array<Scalars['String']['output']>>;
+  notIn?: Maybe<Array<Scalars['String']['output']>>;
+  lt?: Maybe<Scalars['String']['output']>;
+  gt?: Maybe<Scalars['String']['output']>;
+};
+
+export type BooleanOperatorsOutput = {
+  __typename?: 'BooleanOperatorsOutput';
+  eq?: Maybe<Scalars['Boolean']['output']>;
+};
+
+export type ComponentStateOperatorsOutput = {
+  __typename?: 'ComponentStateOperatorsOutput';
+  eq?: Maybe<ComponentState>;
+};
+
+export type StatusConditionOutput = {
+  __typename?: 'StatusConditionOutput';
+  id?: Maybe<StringOperatorsOutput>;
+  name?: Maybe<StringOperatorsOutput>;
+  mapsTo?: Maybe<StringOperatorsOutput>;
+};
+
+export type CategoryConditionOutput = {
+  __typename?: 'CategoryConditionOutput';
+  id?: Maybe<StringOperatorsOutput>;
+  name?: Maybe<StringOperatorsOutput>;
+  type?: Maybe<StringOperatorsOutput>;
+};
+
+export type RevisionConditionOutput = {
+  __typename?: 'RevisionConditionOutput';
+  value?: Maybe<RevisionOperatorsOutput>;
+};
+
+export type UserConditionOutput = {
+  __typename?: 'UserConditionOutput';
+  id?: Maybe<StringOperatorsOutput>;
+};
+
+export type LabelConditionOutput = {
+  __typename?: 'LabelConditionOutput';
+  name?: Maybe<StringOperatorsOutput>;
+};
+
+export type IdentifierConditionOutput = {
+  __typename?: 'IdentifierConditionOutput';
+  displayValue?: Maybe<StringOperatorsOutput>;
+};
+
+export type ComponentFilterConditionOutput = {
+  __typename?: 'ComponentFilterConditionOutput';
+  status?: Maybe<StatusConditionOutput>;
+  category?: Maybe<CategoryConditionOutput>;
+  state?: Maybe<ComponentStateOperatorsOutput>;
+  revision?: Maybe<RevisionConditionOutput>;
+  createdBy?: Maybe<UserConditionOutput>;
+  updatedBy?: Maybe<UserConditionOutput>;
+  labels?: Maybe<LabelConditionOutput>;
+  isPinned?: Maybe<BooleanOperatorsOutput>;
+  isBookmarked?: Maybe<BooleanOperatorsOutput>;
+  isArchived?: Maybe<BooleanOperatorsOutput>;
+  createdAt?: Maybe<DateOperatorsOutput>;
+  updatedAt?: Maybe<DateOperatorsOutput>;
+  name?: Maybe<StringOperatorsOutput>;
+  identifier?: Maybe<IdentifierConditionOutput>;
+  description?: Maybe<DescriptionOperatorsOutput>;
+};
+
+/** The Output mirror of AdvancedComponentFilterInput: the same fields, so it can be sent back as input. */
+export type AdvancedComponentFilterOutput = {
+  __typename?: 'AdvancedComponentFilterOutput';
+  and?: Maybe<Array<ComponentFilterConditionOutput>>;
+  or?: Maybe<Array<ComponentFilterConditionOutput>>;
+};
+
+/** CATEGORY (the spec's), and the additions STATUS (lifecycle status), TYPE, MODIFIED_BY (last changed by) and LABEL. */
+export type ComponentGroupBy =
+  | 'CATEGORY'
+  | 'STATUS'
+  | 'TYPE'
+  | 'MODIFIED_BY'
+  | 'LABEL';
+
+export type ComponentGroup = {
+  __typename?: 'ComponentGroup';
+  /** Category id, status id, type, user id or label name; "" is the group of components without a label. */
+  key: Scalars['String']['output'];
+  label: Scalars['String']['output'];
+  totalCount: Scalars['Int']['output'];
+  /** At most 50 components; load the rest with componentsInGroup from pageInfo.endCursor. */
+  components: ComponentConnection;
+};
+
+export type ComponentGroupEdge = {
+  __typename?: 'ComponentGroupEdge';
+  cursor: Scalars['String']['output'];
+  node: ComponentGroup;
+};
+
+export type ComponentGroupConnection = {
+  __typename?: 'ComponentGroupConnection';
+  edges: Array<ComponentGroupEdge>;
+  pageInfo: PageInfo;
+  /** Number of groups. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** One condition of a generated filter, for display. */
+export type FilterValueOutput = {
+  __typename?: 'FilterValueOutput';
+  /** The condition field, e.g. status.name, category.type, labels.name, updatedAt. */
+  field: Scalars['String']['output'];
+  /** The operator, e.g. eq, in, notIn, contains, gt, rangeStart. */
+  comparator: Scalars['String']['output'];
+  /** The operand; lists joined with ", ". */
+  value: Scalars['String']['output'];
+  displayLabel: Scalars['String']['output'];
+};
+
+/** A name in the query that is not in the library's vocabulary. */
+export type NotFoundEntity = {
+  __typename?: 'NotFoundEntity';
+  /** status, category, type, label, user or revision. */
+  type: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+};
+
+export type QueryFilterResult = {
+  __typename?: 'QueryFilterResult';
+  filterInput: AdvancedComponentFilterOutput;
+  filterValues: Array<FilterValueOutput>;
+  /** all (AND) or any (OR). */
+  matchMode: Scalars['String']['output'];
+  notFoundEntities: Array<NotFoundEntity>;
+};
+
+export type FilterWithAiInput = {
+  /** 3 to 500 characters. */
+  query: Scalars['String']['input'];
+  /** 1 to 100, default 20. */
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  /** Default CREATED_AT descending. */
+  orderBy?: InputMaybe<ComponentOrderInput>;
+};
+
+export type BuildAiFilterInput = {
+  /** 3 to 500 characters. */
+  query: Scalars['String']['input'];
+};
+
+export type FilterWithAiOutput = {
+  __typename?: 'FilterWithAiOutput';
+  /** Up to limit; no cursors: page with filterInput through component.filter. */
+  components: Array<Component>;
+  /** All matches in the library. */
+  totalCount: Scalars['Int']['output'];
+  matchMode: Scalars['String']['output'];
+  success: Scalars['Boolean']['output'];
+  interpretation?: Maybe<Scalars['String']['output']>;
+  filterValues: Array<FilterValueOutput>;
+  /** AdvancedComponentFilterInput (with pagination), usable as-is with component.filter: its first page is these components. */
+  filterInput?: Maybe<Scalars['JSON']['output']>;
+  notFoundEntities?: Maybe<Array<NotFoundEntity>>;
+  error?: Maybe<Scalars['String']['output']>;
+};
+
+export type AiFilterResult = {
+  __typename?: 'AiFilterResult';
+  filterInput?: Maybe<AdvancedComponentFilterOutput>;
+  filterValues: Array<FilterValueOutput>;
+  matchMode: Scalars['String']['output'];
+  success: Scalars['Boolean']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  notFoundEntities?: Maybe<Array<NotFoundEntity>>;
+  interpretation?: Maybe<Scalars['String']['output']>;
+};
+
 export type User = {
   __typename?: 'User';
   id: Scalars['ID']['output'];
@@ -1331,6 +1722,45 @@ export type ResolversTypes = {
   LibraryMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Organization: ResolverTypeWrapper<OrganizationRecord>;
   OrganizationQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  StringOperatorsInput: StringOperatorsInput;
+  DescriptionOperatorsInput: DescriptionOperatorsInput;
+  DateOperatorsInput: DateOperatorsInput;
+  RevisionOperatorsInput: RevisionOperatorsInput;
+  BooleanOperatorsInput: BooleanOperatorsInput;
+  ComponentStateOperatorsInput: ComponentStateOperatorsInput;
+  StatusConditionInput: StatusConditionInput;
+  CategoryConditionInput: CategoryConditionInput;
+  RevisionConditionInput: RevisionConditionInput;
+  UserConditionInput: UserConditionInput;
+  LabelConditionInput: LabelConditionInput;
+  IdentifierConditionInput: IdentifierConditionInput;
+  ComponentFilterConditionInput: ComponentFilterConditionInput;
+  AdvancedComponentFilterInput: AdvancedComponentFilterInput;
+  StringOperatorsOutput: ResolverTypeWrapper<StringOperatorsOutput>;
+  DescriptionOperatorsOutput: ResolverTypeWrapper<DescriptionOperatorsOutput>;
+  DateOperatorsOutput: ResolverTypeWrapper<DateOperatorsOutput>;
+  RevisionOperatorsOutput: ResolverTypeWrapper<RevisionOperatorsOutput>;
+  BooleanOperatorsOutput: ResolverTypeWrapper<BooleanOperatorsOutput>;
+  ComponentStateOperatorsOutput: ResolverTypeWrapper<ComponentStateOperatorsOutput>;
+  StatusConditionOutput: ResolverTypeWrapper<StatusConditionOutput>;
+  CategoryConditionOutput: ResolverTypeWrapper<CategoryConditionOutput>;
+  RevisionConditionOutput: ResolverTypeWrapper<RevisionConditionOutput>;
+  UserConditionOutput: ResolverTypeWrapper<UserConditionOutput>;
+  LabelConditionOutput: ResolverTypeWrapper<LabelConditionOutput>;
+  IdentifierConditionOutput: ResolverTypeWrapper<IdentifierConditionOutput>;
+  ComponentFilterConditionOutput: ResolverTypeWrapper<ComponentFilterConditionOutput>;
+  AdvancedComponentFilterOutput: ResolverTypeWrapper<AdvancedFilter>;
+  ComponentGroupBy: ComponentGroupBy;
+  ComponentGroup: ResolverTypeWrapper<Omit<ComponentGroup, 'components'> & { components: ResolversTypes['ComponentConnection'] }>;
+  ComponentGroupEdge: ResolverTypeWrapper<Omit<ComponentGroupEdge, 'node'> & { node: ResolversTypes['ComponentGroup'] }>;
+  ComponentGroupConnection: ResolverTypeWrapper<ComponentGroupPage>;
+  FilterValueOutput: ResolverTypeWrapper<FilterValueOutput>;
+  NotFoundEntity: ResolverTypeWrapper<NotFoundEntity>;
+  QueryFilterResult: ResolverTypeWrapper<Omit<QueryFilterResult, 'filterInput'> & { filterInput: ResolversTypes['AdvancedComponentFilterOutput'] }>;
+  FilterWithAiInput: FilterWithAiInput;
+  BuildAiFilterInput: BuildAiFilterInput;
+  FilterWithAiOutput: ResolverTypeWrapper<Omit<FilterWithAiOutput, 'components'> & { components: Array<ResolversTypes['Component']> }>;
+  AiFilterResult: ResolverTypeWrapper<Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversTypes['AdvancedComponentFilterOutput']> }>;
   User: ResolverTypeWrapper<UserRecord>;
   Me: ResolverTypeWrapper<CurrentUser>;
   UserQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1430,6 +1860,44 @@ export type ResolversParentTypes = {
   LibraryMutationNamespace: Record<PropertyKey, never>;
   Organization: OrganizationRecord;
   OrganizationQueryNamespace: Record<PropertyKey, never>;
+  StringOperatorsInput: StringOperatorsInput;
+  DescriptionOperatorsInput: DescriptionOperatorsInput;
+  DateOperatorsInput: DateOperatorsInput;
+  RevisionOperatorsInput: RevisionOperatorsInput;
+  BooleanOperatorsInput: BooleanOperatorsInput;
+  ComponentStateOperatorsInput: ComponentStateOperatorsInput;
+  StatusConditionInput: StatusConditionInput;
+  CategoryConditionInput: CategoryConditionInput;
+  RevisionConditionInput: RevisionConditionInput;
+  UserConditionInput: UserConditionInput;
+  LabelConditionInput: LabelConditionInput;
+  IdentifierConditionInput: IdentifierConditionInput;
+  ComponentFilterConditionInput: ComponentFilterConditionInput;
+  AdvancedComponentFilterInput: AdvancedComponentFilterInput;
+  StringOperatorsOutput: StringOperatorsOutput;
+  DescriptionOperatorsOutput: DescriptionOperatorsOutput;
+  DateOperatorsOutput: DateOperatorsOutput;
+  RevisionOperatorsOutput: RevisionOperatorsOutput;
+  BooleanOperatorsOutput: BooleanOperatorsOutput;
+  ComponentStateOperatorsOutput: ComponentStateOperatorsOutput;
+  StatusConditionOutput: StatusConditionOutput;
+  CategoryConditionOutput: CategoryConditionOutput;
+  RevisionConditionOutput: RevisionConditionOutput;
+  UserConditionOutput: UserConditionOutput;
+  LabelConditionOutput: LabelConditionOutput;
+  IdentifierConditionOutput: IdentifierConditionOutput;
+  ComponentFilterConditionOutput: ComponentFilterConditionOutput;
+  AdvancedComponentFilterOutput: AdvancedFilter;
+  ComponentGroup: Omit<ComponentGroup, 'components'> & { components: ResolversParentTypes['ComponentConnection'] };
+  ComponentGroupEdge: Omit<ComponentGroupEdge, 'node'> & { node: ResolversParentTypes['ComponentGroup'] };
+  ComponentGroupConnection: ComponentGroupPage;
+  FilterValueOutput: FilterValueOutput;
+  NotFoundEntity: NotFoundEntity;
+  QueryFilterResult: Omit<QueryFilterResult, 'filterInput'> & { filterInput: ResolversParentTypes['AdvancedComponentFilterOutput'] };
+  FilterWithAiInput: FilterWithAiInput;
+  BuildAiFilterInput: BuildAiFilterInput;
+  FilterWithAiOutput: Omit<FilterWithAiOutput, 'components'> & { components: Array<ResolversParentTypes['Component']> };
+  AiFilterResult: Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversParentTypes['AdvancedComponentFilterOutput']> };
   User: UserRecord;
   Me: CurrentUser;
   UserQueryNamespace: Record<PropertyKey, never>;
@@ -1657,6 +2125,13 @@ export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, Paren
   validateAttributes?: Resolver<ResolversTypes['AttributeValidationResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesArgs, 'categoryId' | 'attributeValues'>>;
   validateAttributesBatch?: Resolver<ResolversTypes['BatchAttributeValidationResultDto'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesBatchArgs, 'requests'>>;
   getAllPinnedComponents?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
+  filter?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, Partial<ComponentQueryNamespaceFilterArgs>>;
+  componentGroups?: Resolver<ResolversTypes['ComponentGroupConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceComponentGroupsArgs, 'groupBy'>>;
+  componentsInGroup?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceComponentsInGroupArgs, 'groupBy' | 'key'>>;
+  filterWithQuery?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceFilterWithQueryArgs, 'query'>>;
+  buildFilterFromQuery?: Resolver<ResolversTypes['QueryFilterResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceBuildFilterFromQueryArgs, 'query'>>;
+  filterWithAI?: Resolver<ResolversTypes['FilterWithAiOutput'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceFilterWithAiArgs, 'input'>>;
+  buildFilterWithAI?: Resolver<ResolversTypes['AiFilterResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceBuildFilterWithAiArgs, 'input'>>;
 };
 
 export type ComponentMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentMutationNamespace'] = ResolversParentTypes['ComponentMutationNamespace']> = {
@@ -1884,6 +2359,159 @@ export type OrganizationQueryNamespaceResolvers<ContextType = GraphQLContext, Pa
   current?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
 };
 
+export type StringOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StringOperatorsOutput'] = ResolversParentTypes['StringOperatorsOutput']> = {
+  eq?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  neq?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  in?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  notIn?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  contains?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notContains?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  like?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notLike?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type DescriptionOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DescriptionOperatorsOutput'] = ResolversParentTypes['DescriptionOperatorsOutput']> = {
+  contains?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  doesNotContain?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  like?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notLike?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type DateOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DateOperatorsOutput'] = ResolversParentTypes['DateOperatorsOutput']> = {
+  before?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  after?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  on?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rangeStart?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rangeEnd?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type RevisionOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RevisionOperatorsOutput'] = ResolversParentTypes['RevisionOperatorsOutput']> = {
+  eq?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  neq?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  in?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  notIn?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  lt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  gt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type BooleanOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BooleanOperatorsOutput'] = ResolversParentTypes['BooleanOperatorsOutput']> = {
+  eq?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+};
+
+export type ComponentStateOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentStateOperatorsOutput'] = ResolversParentTypes['ComponentStateOperatorsOutput']> = {
+  eq?: Resolver<Maybe<ResolversTypes['ComponentState']>, ParentType, ContextType>;
+};
+
+export type StatusConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatusConditionOutput'] = ResolversParentTypes['StatusConditionOutput']> = {
+  id?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+  mapsTo?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+};
+
+export type CategoryConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CategoryConditionOutput'] = ResolversParentTypes['CategoryConditionOutput']> = {
+  id?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+};
+
+export type RevisionConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RevisionConditionOutput'] = ResolversParentTypes['RevisionConditionOutput']> = {
+  value?: Resolver<Maybe<ResolversTypes['RevisionOperatorsOutput']>, ParentType, ContextType>;
+};
+
+export type UserConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserConditionOutput'] = ResolversParentTypes['UserConditionOutput']> = {
+  id?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+};
+
+export type LabelConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LabelConditionOutput'] = ResolversParentTypes['LabelConditionOutput']> = {
+  name?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+};
+
+export type IdentifierConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IdentifierConditionOutput'] = ResolversParentTypes['IdentifierConditionOutput']> = {
+  displayValue?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+};
+
+export type ComponentFilterConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentFilterConditionOutput'] = ResolversParentTypes['ComponentFilterConditionOutput']> = {
+  status?: Resolver<Maybe<ResolversTypes['StatusConditionOutput']>, ParentType, ContextType>;
+  category?: Resolver<Maybe<ResolversTypes['CategoryConditionOutput']>, ParentType, ContextType>;
+  state?: Resolver<Maybe<ResolversTypes['ComponentStateOperatorsOutput']>, ParentType, ContextType>;
+  revision?: Resolver<Maybe<ResolversTypes['RevisionConditionOutput']>, ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['UserConditionOutput']>, ParentType, ContextType>;
+  updatedBy?: Resolver<Maybe<ResolversTypes['UserConditionOutput']>, ParentType, ContextType>;
+  labels?: Resolver<Maybe<ResolversTypes['LabelConditionOutput']>, ParentType, ContextType>;
+  isPinned?: Resolver<Maybe<ResolversTypes['BooleanOperatorsOutput']>, ParentType, ContextType>;
+  isBookmarked?: Resolver<Maybe<ResolversTypes['BooleanOperatorsOutput']>, ParentType, ContextType>;
+  isArchived?: Resolver<Maybe<ResolversTypes['BooleanOperatorsOutput']>, ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateOperatorsOutput']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateOperatorsOutput']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+  identifier?: Resolver<Maybe<ResolversTypes['IdentifierConditionOutput']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['DescriptionOperatorsOutput']>, ParentType, ContextType>;
+};
+
+export type AdvancedComponentFilterOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvancedComponentFilterOutput'] = ResolversParentTypes['AdvancedComponentFilterOutput']> = {
+  and?: Resolver<Maybe<Array<ResolversTypes['ComponentFilterConditionOutput']>>, ParentType, ContextType>;
+  or?: Resolver<Maybe<Array<ResolversTypes['ComponentFilterConditionOutput']>>, ParentType, ContextType>;
+};
+
+export type ComponentGroupResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentGroup'] = ResolversParentTypes['ComponentGroup']> = {
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  label?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  components?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType>;
+};
+
+export type ComponentGroupEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentGroupEdge'] = ResolversParentTypes['ComponentGroupEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ComponentGroup'], ParentType, ContextType>;
+};
+
+export type ComponentGroupConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentGroupConnection'] = ResolversParentTypes['ComponentGroupConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ComponentGroupEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type FilterValueOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FilterValueOutput'] = ResolversParentTypes['FilterValueOutput']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  comparator?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  displayLabel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type NotFoundEntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotFoundEntity'] = ResolversParentTypes['NotFoundEntity']> = {
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type QueryFilterResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QueryFilterResult'] = ResolversParentTypes['QueryFilterResult']> = {
+  filterInput?: Resolver<ResolversTypes['AdvancedComponentFilterOutput'], ParentType, ContextType>;
+  filterValues?: Resolver<Array<ResolversTypes['FilterValueOutput']>, ParentType, ContextType>;
+  matchMode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  notFoundEntities?: Resolver<Array<ResolversTypes['NotFoundEntity']>, ParentType, ContextType>;
+};
+
+export type FilterWithAiOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FilterWithAiOutput'] = ResolversParentTypes['FilterWithAiOutput']> = {
+  components?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  matchMode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  interpretation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  filterValues?: Resolver<Array<ResolversTypes['FilterValueOutput']>, ParentType, ContextType>;
+  filterInput?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  notFoundEntities?: Resolver<Maybe<Array<ResolversTypes['NotFoundEntity']>>, ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AiFilterResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiFilterResult'] = ResolversParentTypes['AiFilterResult']> = {
+  filterInput?: Resolver<Maybe<ResolversTypes['AdvancedComponentFilterOutput']>, ParentType, ContextType>;
+  filterValues?: Resolver<Array<ResolversTypes['FilterValueOutput']>, ParentType, ContextType>;
+  matchMode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notFoundEntities?: Resolver<Maybe<Array<ResolversTypes['NotFoundEntity']>>, ParentType, ContextType>;
+  interpretation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1964,6 +2592,28 @@ export type Resolvers<ContextType = GraphQLContext> = {
   LibraryMutationNamespace?: LibraryMutationNamespaceResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
   OrganizationQueryNamespace?: OrganizationQueryNamespaceResolvers<ContextType>;
+  StringOperatorsOutput?: StringOperatorsOutputResolvers<ContextType>;
+  DescriptionOperatorsOutput?: DescriptionOperatorsOutputResolvers<ContextType>;
+  DateOperatorsOutput?: DateOperatorsOutputResolvers<ContextType>;
+  RevisionOperatorsOutput?: RevisionOperatorsOutputResolvers<ContextType>;
+  BooleanOperatorsOutput?: BooleanOperatorsOutputResolvers<ContextType>;
+  ComponentStateOperatorsOutput?: ComponentStateOperatorsOutputResolvers<ContextType>;
+  StatusConditionOutput?: StatusConditionOutputResolvers<ContextType>;
+  CategoryConditionOutput?: CategoryConditionOutputResolvers<ContextType>;
+  RevisionConditionOutput?: RevisionConditionOutputResolvers<ContextType>;
+  UserConditionOutput?: UserConditionOutputResolvers<ContextType>;
+  LabelConditionOutput?: LabelConditionOutputResolvers<ContextType>;
+  IdentifierConditionOutput?: IdentifierConditionOutputResolvers<ContextType>;
+  ComponentFilterConditionOutput?: ComponentFilterConditionOutputResolvers<ContextType>;
+  AdvancedComponentFilterOutput?: AdvancedComponentFilterOutputResolvers<ContextType>;
+  ComponentGroup?: ComponentGroupResolvers<ContextType>;
+  ComponentGroupEdge?: ComponentGroupEdgeResolvers<ContextType>;
+  ComponentGroupConnection?: ComponentGroupConnectionResolvers<ContextType>;
+  FilterValueOutput?: FilterValueOutputResolvers<ContextType>;
+  NotFoundEntity?: NotFoundEntityResolvers<ContextType>;
+  QueryFilterResult?: QueryFilterResultResolvers<ContextType>;
+  FilterWithAiOutput?: FilterWithAiOutputResolvers<ContextType>;
+  AiFilterResult?: AiFilterResultResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   Me?: MeResolvers<ContextType>;
   UserQueryNamespace?: UserQueryNamespaceResolvers<ContextType>;

@@ -1,10 +1,12 @@
 import { markComponents, markedIds, pinnedComponents, unmarkComponents } from '../../../lib/components/pins.js';
-import { attributeValuesOf, componentHistory, findComponent, findComponents, type AttributeValueView } from '../../../lib/components/queries.js';
+import { attributeValuesOf, componentHistory, findComponent, type AttributeValueView } from '../../../lib/components/queries.js';
 import { createComponents, deleteComponents, updateComponents } from '../../../lib/components/service.js';
 import { validateAttributesBatch, validateAttributesFor } from '../../../lib/components/validation.js';
 import { findCategory, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
+import { findComponentsByFilter } from '../../../lib/search/service.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
+import { searchScope } from './search.js';
 import { attributeChanges, libraryConfig, libraryScope, userById, writeContext } from './shared.js';
 
 function marked(context: GraphQLContext, kind: 'PIN' | 'BOOKMARK') {
@@ -29,10 +31,7 @@ export const componentResolvers: Resolvers = {
       const scope = await libraryScope(context);
       return (await findComponent(context.store, scope.organizationId, scope.libraryId, id)) ?? null;
     },
-    findAll: async (_parent, { filter, pagination }, context) => {
-      const scope = await libraryScope(context);
-      return findComponents(context.store, scope.organizationId, scope.libraryId, filter, pagination);
-    },
+    findAll: async (_parent, { filter, pagination }, context) => findComponentsByFilter(await searchScope(context), { simple: filter }, pagination),
     validateAttributes: async (_parent, { categoryId, attributeValues }, context) =>
       validateAttributesFor(await configOrError(context), categoryId, attributeChanges(attributeValues) ?? []),
     validateAttributesBatch: async (_parent, { requests }, context) =>

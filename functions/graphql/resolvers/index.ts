@@ -9,6 +9,7 @@ import { itemResolvers } from './item.js';
 import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
+import { searchResolvers } from './search.js';
 import { userResolvers } from './user.js';
 
 export const resolvers: Resolvers = mergeResolvers([
@@ -19,6 +20,7 @@ export const resolvers: Resolvers = mergeResolvers([
   apiKeyResolvers,
   configResolvers,
   componentResolvers,
+  searchResolvers,
   identifierResolvers,
   itemResolvers,
   fileResolvers,

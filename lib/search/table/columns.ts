@@ -5,14 +5,14 @@ import type { FieldName, Row, RowFields } from './rows.js';
  * Column groups of a block. A search reads only the groups its conditions, its order and its merge need,
  * so cost follows what is filtered, not the whole projection:
  *   m  status, category, state, revision, labels, flags, createdBy, updatedBy (dictionary-coded)
- *   c  createdAt          u  updatedAt       (epoch ms, delta-coded)
- *   n  name               d  description
- *   p  cpn and eid        i  ids (16 bytes each, uncompressed: random bytes do not compress)
+ *   c  createdAt (epoch ms, delta-coded) and CPN: the default order, and what places a delta's block row
+ *   u  updatedAt          n  name            d  description        e  eid
+ *   i  ids (16 bytes each, uncompressed: random bytes do not compress)
  */
-export const columnNames = ['m', 'c', 'u', 'n', 'd', 'p', 'i'] as const;
+export const columnNames = ['m', 'c', 'u', 'n', 'd', 'e', 'i'] as const;
 export type ColumnName = (typeof columnNames)[number];
 
-export const columnOfField: Record<FieldName, ColumnName> = {
+const columnOfField: Record<FieldName, ColumnName> = {
   statusId: 'm',
   statusName: 'm',
   statusMapsTo: 'm',
@@ -30,8 +30,8 @@ export const columnOfField: Record<FieldName, ColumnName> = {
   updatedAt: 'u',
   name: 'n',
   description: 'd',
-  cpn: 'p',
-  eid: 'p',
+  cpn: 'c',
+  eid: 'e',
   id: 'i',
 };
 
@@ -142,20 +142,20 @@ function uuidOf(bytes: Uint8Array): string {
 }
 
 /** The stored bytes of one column part for these rows (a contiguous range of a block). */
-export function encodeColumn(column: ColumnName, rows: RowFields[]): Buffer {
+function encodeColumn(column: ColumnName, rows: RowFields[]): Buffer {
   switch (column) {
     case 'm':
       return compress(encodeMeta(rows));
     case 'c':
-      return compress(encodeTimes(rows.map((r) => r.createdAt)));
+      return compress({ at: encodeTimes(rows.map((r) => r.createdAt)), cpn: rows.map((r) => r.cpn) });
     case 'u':
       return compress(encodeTimes(rows.map((r) => r.updatedAt)));
     case 'n':
       return compress(rows.map((r) => r.name));
     case 'd':
       return compress(rows.map((r) => r.description));
-    case 'p':
-      return compress({ cpn: rows.map((r) => r.cpn), eid: rows.map((r) => r.eid) });
+    case 'e':
+      return compress(rows.map((r) => r.eid));
     case 'i':
       return Buffer.concat(rows.map((r) => uuidBytes(r.id)));
   }
@@ -171,18 +171,18 @@ export function decodeColumn(column: ColumnName, data: Uint8Array, rows: Row[]):
   switch (column) {
     case 'm':
       return decodeMeta(value as MetaColumn, rows);
-    case 'c':
-      return void decodeTimes(value as number[]).forEach((time, i) => (rows[i]!.createdAt = time));
+    case 'c': {
+      const { at, cpn } = value as { at: number[]; cpn: string[] };
+      return void decodeTimes(at).forEach((time, i) => Object.assign(rows[i]!, { createdAt: time, cpn: cpn[i]! }));
+    }
     case 'u':
       return void decodeTimes(value as number[]).forEach((time, i) => (rows[i]!.updatedAt = time));
     case 'n':
       return void (value as string[]).forEach((name, i) => (rows[i]!.name = name));
     case 'd':
       return void (value as (string | null)[]).forEach((description, i) => (rows[i]!.description = description));
-    case 'p': {
-      const { cpn, eid } = value as { cpn: string[]; eid: (string | null)[] };
-      return void cpn.forEach((value, i) => Object.assign(rows[i]!, { cpn: value, eid: eid[i] ?? null }));
-    }
+    case 'e':
+      return void (value as (string | null)[]).forEach((eid, i) => (rows[i]!.eid = eid));
   }
 }
 

@@ -1,27 +1,9 @@
 import type { SearchProjection } from '../entries.js';
 
-/** The fields of a searchable row. Dates are epoch milliseconds, so comparing and sorting are numeric. */
-export interface RowFields {
-  id: string;
-  name: string;
-  description: string | null;
-  cpn: string;
-  eid: string | null;
-  revisionValue: string;
-  state: 'RELEASED' | 'MODIFIED';
-  statusId: string;
-  statusName: string;
-  statusMapsTo: string;
-  categoryId: string;
-  categoryName: string;
-  categoryType: string;
-  labels: string[];
-  isArchived: boolean;
-  notRevisionManaged: boolean;
+/** The fields of a searchable row: the projection, with dates as epoch milliseconds (numeric compare and sort). */
+export interface RowFields extends Omit<SearchProjection, 'version' | 'createdAt' | 'updatedAt'> {
   createdAt: number;
   updatedAt: number;
-  createdBy: string;
-  updatedBy: string;
 }
 
 export type FieldName = keyof RowFields;

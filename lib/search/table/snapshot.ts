@@ -11,8 +11,16 @@ export class MissingPartError extends Error {}
 const orphanAgeMs = 10 * 60 * 1000;
 
 /**
- * What one search sees of a library: the outstanding deltas, the manifest read after them (so a delta
- * deleted by a compaction is always in a block this manifest names), and the column groups read so far.
+ * A snapshot reads the deltas (eventually consistent) and the manifest (strongly consistent) in parallel.
+ * That is safe because a compaction takes its lease (in the manifest item) at least this long before it
+ * deletes a delta it folded: a reader that saw no lease and finished both reads within this window cannot
+ * have missed the commit of a delta it no longer saw; otherwise it reads the manifest again, after the deltas.
+ */
+export const consistencyWindowMs = 250;
+
+/**
+ * What one search sees of a library: the outstanding deltas, a manifest that holds every delta folded
+ * and deleted before the deltas were read (see consistencyWindowMs), and the column groups read so far.
  * Columns are read on demand and kept, so the several reads of one request (vocabulary, then results)
  * share them.
  *
@@ -24,8 +32,9 @@ const orphanAgeMs = 10 * 60 * 1000;
 export class LibrarySnapshot {
   private readonly blockRows: Row[][];
   private readonly live: Uint8Array[];
-  private readonly loaded = new Set<ColumnName>();
-  private located = false;
+  /** Column groups read or being read: concurrent searches of one request share each read. */
+  private readonly loading = new Map<ColumnName, Promise<void>>();
+  private located: Promise<void> | undefined;
   /** Block rows that outstanding deltas supersede, by component id. */
   readonly locations = new Map<string, { block: number; index: number }>();
   /** Ids had to be read to place some deltas: compaction should run soon. */
@@ -47,12 +56,28 @@ export class LibrarySnapshot {
     });
   }
 
-  static async read(store: Store, library: LibraryRef): Promise<LibrarySnapshot> {
-    const deltas = await readDeltas(store, library);
-    const manifest = await readManifest(store, library);
+  /**
+   * Reads the deltas, the manifest and the column groups a search is known to need, all at once (see
+   * consistencyWindowMs for why the deltas need not be read first): the manifest is read again, after the
+   * deltas, when a compaction holds the lease or the reads took longer than the window.
+   */
+  static async read(store: Store, library: LibraryRef, columns: Iterable<ColumnName>): Promise<LibrarySnapshot> {
+    const wanted = [...new Set(columns)];
+    const started = performance.now();
+    const [deltas, first, parts] = await Promise.all([
+      readDeltas(store, library),
+      readManifest(store, library),
+      Promise.all(wanted.map((column) => readColumn(store, library, column))),
+    ]);
+    const manifest = first.lease || performance.now() - started > consistencyWindowMs ? await readManifest(store, library) : first;
     const pending = deltas.filter((d) => d.writeId);
     const committed = pending.length ? await committedWriteIds(store, library.organizationId, library.libraryId, pending.map((d) => d.writeId!)) : new Set<string>();
-    return new LibrarySnapshot(store, library, manifest, deltas.filter((d) => !d.writeId || committed.has(d.writeId)));
+    const snapshot = new LibrarySnapshot(store, library, manifest, deltas.filter((d) => !d.writeId || committed.has(d.writeId)));
+    wanted.forEach((column, c) => {
+      snapshot.accept(column, parts[c]!);
+      snapshot.loading.set(column, Promise.resolve());
+    });
+    return snapshot;
   }
 
   get totalBlockRows(): number {
@@ -62,29 +87,32 @@ export class LibrarySnapshot {
   /** Reads the column groups not read yet (one Query each, in parallel), then places the deltas. */
   async ensure(columns: Iterable<ColumnName>): Promise<void> {
     await this.load(columns);
-    if (!this.located) await this.locateDeltas();
+    this.located ??= this.locateDeltas();
+    await this.located;
   }
 
   private async load(columns: Iterable<ColumnName>): Promise<void> {
-    const missing = [...new Set(columns)].filter((column) => !this.loaded.has(column));
-    if (missing.length === 0 || this.manifest.blocks.length === 0) return;
-    const results = await Promise.all(missing.map((column) => readColumn(this.store, this.library, column)));
+    for (const column of columns) {
+      if (!this.loading.has(column) && this.manifest.blocks.length > 0) this.loading.set(column, readColumn(this.store, this.library, column).then((parts) => this.accept(column, parts)));
+    }
+    await Promise.all([...columns].map((column) => this.loading.get(column)));
+  }
+
+  /** Decodes the parts of one column group that the manifest names; the others are orphans or newer. */
+  private accept(column: ColumnName, parts: StoredPart[]): void {
     const blockIndex = new Map(this.manifest.blocks.map((block, b) => [block.id, b]));
+    const byKey = new Map<string, StoredPart>();
     const now = Date.now();
-    missing.forEach((column, c) => {
-      const byKey = new Map<string, StoredPart>();
-      for (const part of results[c]!) {
-        if (blockIndex.has(part.blockId)) byKey.set(`${part.blockId}#${part.start}`, part);
-        else if (now - Date.parse(part.createdAt) > orphanAgeMs) this.orphans.push(part);
+    for (const part of parts) {
+      if (blockIndex.has(part.blockId)) byKey.set(`${part.blockId}#${part.start}`, part);
+      else if (now - Date.parse(part.createdAt) > orphanAgeMs) this.orphans.push(part);
+    }
+    this.manifest.blocks.forEach((block, b) => {
+      for (const start of block.parts[column]) {
+        const part = byKey.get(`${block.id}#${start}`);
+        if (!part) throw new MissingPartError(`search index part ${column}/${block.id}/${start} is gone`);
+        this.decode(b, column, start, part.data);
       }
-      this.manifest.blocks.forEach((block, b) => {
-        for (const start of block.parts[column]) {
-          const part = byKey.get(`${block.id}#${start}`);
-          if (!part) throw new MissingPartError(`search index part ${column}/${block.id}/${start} is gone`);
-          this.decode(b, column, start, part.data);
-        }
-      });
-      this.loaded.add(column);
     });
   }
 
@@ -101,14 +129,9 @@ export class LibrarySnapshot {
     return this.deltas.filter((d) => d.deleted || !d.projection || Date.parse(d.projection.createdAt) <= this.manifest.watermark);
   }
 
-  /** Columns a search must read to merge the outstanding deltas with the blocks. */
-  get mergeColumns(): ColumnName[] {
-    return this.deltasToPlace().length > 0 ? ['c', 'p'] : [];
-  }
-
   private async locateDeltas(): Promise<void> {
     const toPlace = this.deltasToPlace();
-    if (toPlace.length > 0) await this.load(['c', 'p']);
+    if (toPlace.length > 0) await this.load(['c']);
     const byCpn = new Map<string, { block: number; index: number; createdAt: number }>();
     const wanted = new Set(toPlace.flatMap((d) => (d.projection ? [d.projection.cpn] : [])));
     this.forEachLiveBlockRow((row) => {
@@ -128,7 +151,6 @@ export class LibrarySnapshot {
         if (row.id !== undefined && wantedIds.has(row.id)) this.locations.set(row.id, { block: row.block, index: row.index });
       });
     }
-    this.located = true;
   }
 
   private forEachLiveBlockRow(visit: (row: Row) => void): void {
@@ -163,7 +185,7 @@ export class LibrarySnapshot {
       parts.set(`${row.block}#${start}`, { block: row.block, start });
     }
     // A part read alone costs 0.5 RCU; the whole column costs 0.5 RCU per 8 KB, 16 bytes per row.
-    if (parts.size * 0.5 >= (this.totalBlockRows * 16) / 8192) return this.load(['i']);
+    if (this.loading.has('i') || parts.size * 0.5 >= (this.totalBlockRows * 16) / 8192) return this.load(['i']);
     const wanted = [...parts.values()];
     const keys = wanted.map(({ block, start }) => columnPartKey(this.library.organizationId, this.library.libraryId, 'i', this.manifest.blocks[block]!.id, start));
     const found = new Map((await readParts(this.store, keys)).map((part) => [`${part.blockId}#${part.start}`, part]));

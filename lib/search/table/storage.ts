@@ -1,22 +1,21 @@
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Store } from '../../store/client.js';
-import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, type Key } from '../../store/items.js';
-import { libraryPartition } from '../../store/library.js';
-import { searchEntryRecord, type SearchEntryRecord } from '../entries.js';
+import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, queryAll, type Key } from '../../store/items.js';
+import { searchEntryRecord, searchPartition, type SearchEntryRecord } from '../entries.js';
 import { columnNames, type ColumnName } from './columns.js';
 
 /**
- * DynamoDB items of the in-table search index, all in the library partition:
+ * DynamoDB items of the in-table search index, all in the library's search partition (entries.ts):
  *   SD#<componentId>                  delta: the latest projection of one component (entries.ts)
  *   SM                                manifest: the blocks that make up the index, the rows each has lost
  *                                     to newer deltas, and the compaction lease
  *   SC#<column>#<blockId>#<start>     one part of one column of one block (immutable once written)
  */
-export const manifestKey = (orgId: string, libraryId: string): Key => ({ PK: libraryPartition(orgId, libraryId), SK: 'SM' });
+export const manifestKey = (orgId: string, libraryId: string): Key => ({ PK: searchPartition(orgId, libraryId), SK: 'SM' });
 export const columnPartKey = (orgId: string, libraryId: string, column: ColumnName, blockId: string, start: number): Key => ({
-  PK: libraryPartition(orgId, libraryId),
+  PK: searchPartition(orgId, libraryId),
   SK: `SC#${column}#${blockId}#${String(start).padStart(6, '0')}`,
 });
 
@@ -55,17 +54,21 @@ const manifestItem = z.object({
   leaseUntil: z.number().optional(),
 });
 
-export const emptyManifest: Manifest = { version: 0, watermark: 0, blocks: [], lease: null };
+const emptyManifest: Manifest = { version: 0, watermark: 0, blocks: [], lease: null };
 
-/** The manifest, strongly consistent: compaction deletes deltas only after committing it, and readers read it after the deltas. */
-export async function readManifest(store: Store, library: LibraryRef): Promise<Manifest> {
-  const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: manifestKey(library.organizationId, library.libraryId), ConsistentRead: true }));
+function manifestOf(Item: Record<string, unknown> | undefined): Manifest {
   if (!Item) return emptyManifest;
   const item = parseItem(manifestItem, Item, 'search manifest');
   const lease = item.leaseOwner && item.leaseUntil ? { owner: item.leaseOwner, until: item.leaseUntil } : null;
   if (!item.version || !item.data) return { ...emptyManifest, lease };
   const body = manifestBody.parse(JSON.parse(brotliDecompressSync(item.data).toString('utf8')));
   return { version: item.version, watermark: body.watermark, blocks: body.blocks as BlockEntry[], lease };
+}
+
+/** The manifest alone (GetItem), strongly consistent. */
+export async function readManifest(store: Store, library: LibraryRef): Promise<Manifest> {
+  const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: manifestKey(library.organizationId, library.libraryId), ConsistentRead: true }));
+  return manifestOf(Item);
 }
 
 /** Takes the compaction lease unless another compactor holds an unexpired one. */
@@ -98,8 +101,9 @@ export async function commitManifest(store: Store, library: LibraryRef, previous
       new PutCommand({
         TableName: store.tableName,
         Item: { ...manifestKey(library.organizationId, library.libraryId), entity: 'SearchManifest', version: previous.version + 1, data, updatedAt: new Date().toISOString() },
-        ConditionExpression: `${previous.version === 0 ? 'attribute_not_exists(version)' : 'version = :version'} AND leaseOwner = :owner`,
-        ExpressionAttributeValues: { ...(previous.version === 0 ? {} : { ':version': previous.version }), ':owner': owner },
+        // A compactor that outlived its lease commits nothing: another one may have taken over by then.
+        ConditionExpression: `${previous.version === 0 ? 'attribute_not_exists(version)' : 'version = :version'} AND leaseOwner = :owner AND leaseUntil > :now`,
+        ExpressionAttributeValues: { ...(previous.version === 0 ? {} : { ':version': previous.version }), ':owner': owner, ':now': Date.now() },
       }),
     );
     return true;
@@ -127,27 +131,19 @@ export async function releaseLease(store: Store, library: LibraryRef, owner: str
 }
 
 export interface Delta extends SearchEntryRecord {
-  /** Approximate stored size, for the compaction threshold. */
+  /** Size of the entry uncompressed, for the compaction threshold. */
   bytes: number;
 }
 
 /** Every outstanding delta of the library (one Query; more pages only past 1 MB). */
 export async function readDeltas(store: Store, library: LibraryRef): Promise<Delta[]> {
-  const deltas: Delta[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ddb.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': libraryPartition(library.organizationId, library.libraryId), ':prefix': 'SD#' },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) deltas.push({ ...parseItem(searchEntryRecord, item, 'search entry'), bytes: JSON.stringify(item).length });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return deltas;
+  const records = await queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': searchPartition(library.organizationId, library.libraryId), ':prefix': 'SD#' } },
+    searchEntryRecord,
+    'search entry',
+  );
+  return records.map((record) => ({ ...record, bytes: JSON.stringify(record).length }));
 }
 
 export interface StoredPart {
@@ -158,31 +154,22 @@ export interface StoredPart {
   createdAt: string;
 }
 
-const partItem = z.object({ SK: z.string(), data: z.instanceof(Uint8Array), createdAt: z.string() });
-
-function storedPart(item: Record<string, unknown>): StoredPart {
-  const parsed = parseItem(partItem, item, 'search column part');
-  const [, column, blockId, start] = parsed.SK.split('#');
-  return { column: column as ColumnName, blockId: blockId!, start: Number(start), data: parsed.data, createdAt: parsed.createdAt };
-}
+const partItem = z.object({ SK: z.string(), data: z.instanceof(Uint8Array), createdAt: z.string() }).transform((item): StoredPart => {
+  const [, column, blockId, start] = item.SK.split('#');
+  return { column: column as ColumnName, blockId: blockId!, start: Number(start), data: item.data, createdAt: item.createdAt };
+});
 
 /** Every stored part of one column, across blocks (one Query per 1 MB). */
-export async function readColumn(store: Store, library: LibraryRef, column: ColumnName): Promise<StoredPart[]> {
-  const parts: StoredPart[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ddb.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': libraryPartition(library.organizationId, library.libraryId), ':prefix': `SC#${column}#` },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) parts.push(storedPart(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return parts;
+export function readColumn(store: Store, library: LibraryRef, column: ColumnName): Promise<StoredPart[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': searchPartition(library.organizationId, library.libraryId), ':prefix': `SC#${column}#` },
+    },
+    partItem,
+    'search column part',
+  );
 }
 
 /** Named parts (BatchGetItem); parts that are gone are absent from the result. */
@@ -190,7 +177,7 @@ export async function readParts(store: Store, keys: Key[]): Promise<StoredPart[]
   const found = await batchGetItems(store, keys);
   return keys.flatMap((key) => {
     const item = found.get(keyString(key));
-    return item ? [storedPart(item)] : [];
+    return item ? [parseItem(partItem, item, 'search column part')] : [];
   });
 }
 
@@ -218,7 +205,8 @@ export function writeParts(store: Store, library: LibraryRef, parts: Omit<Stored
 }
 
 export function deleteKeys(store: Store, keys: Key[]): Promise<void> {
-  return batchWrite(store, keys.map((Key) => ({ DeleteRequest: { Key } })));
+  const unique = new Map(keys.map((key) => [keyString(key), key]));
+  return batchWrite(store, [...unique.values()].map((Key) => ({ DeleteRequest: { Key } })));
 }
 
 export function blockPartKeys(library: LibraryRef, block: BlockEntry, columns: Iterable<ColumnName> = columnNames): Key[] {
@@ -227,30 +215,32 @@ export function blockPartKeys(library: LibraryRef, block: BlockEntry, columns: I
 
 /**
  * Deletes folded deltas, each only if it still holds the token that was read (a newer write replaced it
- * otherwise and must stay). Transactions of up to 100 conditional deletes; a failed condition drops that
- * delta and the rest is retried.
+ * otherwise and must stay). A usual fold deletes with conditional DeleteItem (1 WCU each, 16 at a time);
+ * a large one (after a bulk import or a configuration sync) with transactions of 100 conditional deletes
+ * (2 WCU each, far fewer requests), where a failed condition drops that delta and the rest is retried.
  */
 export async function deleteDeltas(store: Store, library: LibraryRef, deltas: SearchEntryRecord[]): Promise<void> {
-  const partition = libraryPartition(library.organizationId, library.libraryId);
-  const condition = (delta: SearchEntryRecord) =>
-    delta.token
-      ? { ConditionExpression: 'token = :token', ExpressionAttributeValues: { ':token': delta.token } }
-      : {
-          ConditionExpression: 'attribute_not_exists(token) AND version = :version AND #at = :at',
-          ExpressionAttributeNames: { '#at': 'at' },
-          ExpressionAttributeValues: { ':version': delta.version, ':at': delta.at },
-        };
-  for (let start = 0; start < deltas.length; start += 100) {
-    let batch = deltas.slice(start, start + 100);
-    let conflicts = 0;
-    while (batch.length > 0) {
+  const partition = searchPartition(library.organizationId, library.libraryId);
+  const deleteOf = (delta: SearchEntryRecord) => ({
+    TableName: store.tableName,
+    Key: { PK: partition, SK: `SD#${delta.componentId}` },
+    ConditionExpression: '#token = :token',
+    ExpressionAttributeNames: { '#token': 'token' },
+    ExpressionAttributeValues: { ':token': delta.token },
+  });
+  const deleteOne = (delta: SearchEntryRecord) =>
+    store.ddb.send(new DeleteCommand(deleteOf(delta))).then(
+      () => undefined,
+      (error: unknown) => {
+        if (!isConditionalCheckFailure(error)) throw error;
+      },
+    );
+  const deleteHundred = async (chunk: SearchEntryRecord[]) => {
+    let batch = chunk;
+    for (let conflicts = 0; batch.length > 0; ) {
       try {
-        await store.ddb.send(
-          new TransactWriteCommand({
-            TransactItems: batch.map((delta) => ({ Delete: { TableName: store.tableName, Key: { PK: partition, SK: `SD#${delta.componentId}` }, ...condition(delta) } })),
-          }),
-        );
-        batch = [];
+        await store.ddb.send(new TransactWriteCommand({ TransactItems: batch.map((delta) => ({ Delete: deleteOf(delta) })) }));
+        return;
       } catch (error) {
         const failed = failedConditionIndexes(error);
         if (!failed) throw error;
@@ -261,5 +251,17 @@ export async function deleteDeltas(store: Store, library: LibraryRef, deltas: Se
         batch = batch.filter((_, index) => !lost.has(index));
       }
     }
+  };
+  const bulk = deltas.length > 200;
+  const work: (() => Promise<void>)[] = [];
+  for (let start = 0; start < deltas.length; start += bulk ? 100 : 1) {
+    const slice = deltas.slice(start, start + (bulk ? 100 : 1));
+    work.push(() => (bulk ? deleteHundred(slice) : deleteOne(slice[0]!)));
   }
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: bulk ? 4 : 16 }, async () => {
+      for (let i = next++; i < work.length; i = next++) await work[i]!();
+    }),
+  );
 }

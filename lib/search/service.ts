@@ -1,0 +1,158 @@
+import { defaultPageSize, findComponents, maxPageSize, type ComponentPage, type Pagination } from '../components/queries.js';
+import type { LibraryConfiguration } from '../config/libraryConfig.js';
+import { InvalidInputError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import { getComponents } from '../store/component.js';
+import type { UserRecord } from '../store/user.js';
+import { decodeCursor, defaultOrder, encodeCursor, type Order } from './cursor.js';
+import { conditionsOf, filterNeeds, validateFilter, type FilterContext, type SearchFilter } from './filter.js';
+import type { ComponentSearchIndex, GroupBy, HitPage } from './port.js';
+
+/** What a search runs with: the library, the caller, the index, and per-request reads the caller memoizes. */
+export interface SearchScope {
+  store: Store;
+  organizationId: string;
+  libraryId: string;
+  userId: string;
+  index: ComponentSearchIndex;
+  config(): Promise<LibraryConfiguration>;
+  /** Ids the calling user pinned or bookmarked in the library. */
+  marks(kind: 'PIN' | 'BOOKMARK'): Promise<ReadonlySet<string>>;
+  user(id: string): Promise<UserRecord | null>;
+}
+
+export interface PageRequest {
+  order: Order;
+  first: number;
+  after: string | null;
+}
+
+/** first 1 to 1000 (default 50), after, orderBy (default CREATED_AT descending). */
+export function pageRequest(pagination: Pagination | null | undefined): PageRequest {
+  const first = pagination?.first ?? defaultPageSize;
+  if (!Number.isInteger(first) || first < 1 || first > maxPageSize) throw new InvalidInputError(`pagination.first must be 1 to ${maxPageSize}`, { field: 'first' });
+  return { order: pagination?.orderBy ?? defaultOrder, first, after: pagination?.after ?? null };
+}
+
+/** Reads what the filter needs besides the search data, and refuses malformed operands. */
+export async function filterContext(scope: SearchScope, filter: SearchFilter): Promise<FilterContext> {
+  const needs = filterNeeds(filter);
+  const [pinnedIds, bookmarkedIds, config] = await Promise.all([
+    needs.pins ? scope.marks('PIN') : undefined,
+    needs.bookmarks ? scope.marks('BOOKMARK') : undefined,
+    needs.revisionScheme ? scope.config() : undefined,
+  ]);
+  validateFilter(filter, config?.revisionScheme);
+  return { pinnedIds, bookmarkedIds, revisionScheme: config?.revisionScheme };
+}
+
+/** The components of hits, in hit order (one BatchGetItem per 100); a component deleted meanwhile is left out. */
+export async function componentPage(scope: SearchScope, page: HitPage): Promise<ComponentPage> {
+  const found = await getComponents(scope.store, scope.organizationId, scope.libraryId, page.hits.map((hit) => hit.id));
+  const edges = page.hits.flatMap((hit) => {
+    const node = found.get(hit.id);
+    return node ? [{ cursor: hit.cursor, node }] : [];
+  });
+  return { edges, hasNextPage: page.hasNextPage, endCursor: page.hits.at(-1)?.cursor ?? null, totalCount: page.totalCount };
+}
+
+/** component.findAll and component.filter: one page of the components that match, in order. */
+export async function findComponentsByFilter(scope: SearchScope, filter: SearchFilter, pagination: Pagination | null | undefined): Promise<ComponentPage> {
+  const request = pageRequest(pagination);
+  // Named ids are cheaper to read directly than to search for.
+  if (filter.simple?.ids?.length && conditionsOf(filter.advanced).length === 0) {
+    return findComponents(scope.store, scope.organizationId, scope.libraryId, filter.simple, pagination);
+  }
+  const context = await filterContext(scope, filter);
+  return componentPage(scope, await scope.index.find({ filter, context, ...request }));
+}
+
+export interface ComponentGroupView {
+  key: string;
+  label: string;
+  totalCount: number;
+  components: ComponentPage;
+}
+
+export interface ComponentGroupPage {
+  edges: { cursor: string; node: ComponentGroupView }[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+  totalCount: number;
+}
+
+/** A group preview shows at most this many components (spec, Limits). */
+const groupPreviewSize = 50;
+
+const typeLabels: Record<string, string> = { PART: 'Part', ASSEMBLY: 'Assembly', DOCUMENT: 'Document' };
+
+export function userDisplayName(user: UserRecord): string {
+  const full = [user.firstName, user.lastName].filter(Boolean).join(' ');
+  return full || user.name || user.primaryEmail;
+}
+
+async function groupLabel(scope: SearchScope, by: GroupBy, key: string, label: string): Promise<string> {
+  if (by === 'TYPE') return typeLabels[key] ?? key;
+  if (by === 'LABEL' && key === '') return 'No label';
+  if (by === 'MODIFIED_BY') {
+    const user = await scope.user(key);
+    return user ? userDisplayName(user) : 'Unknown user';
+  }
+  return label;
+}
+
+/**
+ * component.componentGroups: the groups of the matching components, ordered by label. pagination's
+ * first/after page through the groups; its orderBy orders the components each group previews (at most
+ * previewSize, 1 to 50).
+ */
+export async function findComponentGroups(
+  scope: SearchScope,
+  by: GroupBy,
+  filter: SearchFilter,
+  pagination: Pagination | null | undefined,
+  previewSize: number | null | undefined,
+): Promise<ComponentGroupPage> {
+  const groupsRequest = pageRequest({ first: pagination?.first, after: pagination?.after });
+  const size = previewSize ?? groupPreviewSize;
+  if (!Number.isInteger(size) || size < 1 || size > groupPreviewSize) throw new InvalidInputError(`previewSize must be 1 to ${groupPreviewSize}`, { field: 'previewSize' });
+  const order = pagination?.orderBy ?? defaultOrder;
+  const context = await filterContext(scope, filter);
+  const counts = await scope.index.groups(filter, context, by);
+  const groups = await Promise.all(
+    counts.map(async (group) => {
+      const label = await groupLabel(scope, by, group.key, group.label);
+      return { ...group, label, sort: [label.toLowerCase(), group.key] as const };
+    }),
+  );
+  groups.sort((a, b) => (a.sort[0] < b.sort[0] ? -1 : a.sort[0] > b.sort[0] ? 1 : a.sort[1] < b.sort[1] ? -1 : a.sort[1] > b.sort[1] ? 1 : 0));
+  const after = groupsRequest.after ? decodeCursor(groupsRequest.after) : undefined;
+  const remaining = after ? groups.filter((g) => g.sort[0] > after[0] || (g.sort[0] === after[0] && g.sort[1] > after[1])) : groups;
+  const page = remaining.slice(0, groupsRequest.first);
+  const hits = await Promise.all(
+    page.map((group) => scope.index.find({ filter, context, order, first: size, group: { by, key: group.key } })),
+  );
+  // One batch read for the previews of every group on the page.
+  const all = await componentPage(scope, { hits: hits.flatMap((h) => h.hits), hasNextPage: false, totalCount: 0 });
+  const nodes = new Map(all.edges.map((edge) => [edge.node.id, edge.node]));
+  const edges = page.map((group, i) => {
+    const found = hits[i]!;
+    const previewEdges = found.hits.flatMap((hit) => (nodes.has(hit.id) ? [{ cursor: hit.cursor, node: nodes.get(hit.id)! }] : []));
+    const components: ComponentPage = { edges: previewEdges, hasNextPage: found.hasNextPage, endCursor: found.hits.at(-1)?.cursor ?? null, totalCount: found.totalCount };
+    return { cursor: encodeCursor(group.sort[0], group.sort[1]), node: { key: group.key, label: group.label, totalCount: group.totalCount, components } };
+  });
+  return { edges, hasNextPage: remaining.length > page.length, endCursor: edges.at(-1)?.cursor ?? null, totalCount: groups.length };
+}
+
+/** component.componentsInGroup: the components of one group, paged as component.filter pages. */
+export async function findComponentsInGroup(
+  scope: SearchScope,
+  by: GroupBy,
+  key: string,
+  filter: SearchFilter,
+  pagination: Pagination | null | undefined,
+): Promise<ComponentPage> {
+  const request = pageRequest(pagination);
+  const context = await filterContext(scope, filter);
+  return componentPage(scope, await scope.index.find({ filter, context, ...request, group: { by, key } }));
+}

@@ -1,0 +1,134 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Store } from '../../store/client.js';
+import { columnNames, decodeColumn, encodeColumnParts, type ColumnName } from './columns.js';
+import { rowFieldsOf, type Row, type RowFields } from './rows.js';
+import { consistencyWindowMs, type LibrarySnapshot } from './snapshot.js';
+import {
+  acquireLease,
+  blockPartKeys,
+  columnPartKey,
+  commitManifest,
+  deleteDeltas,
+  deleteKeys,
+  readManifest,
+  readParts,
+  releaseLease,
+  writeParts,
+  type BlockEntry,
+  type LibraryRef,
+  type StoredPart,
+} from './storage.js';
+
+/**
+ * Outstanding deltas a search reads before it folds them: 64 entries, or 96 KB of them uncompressed
+ * (long descriptions), about 5 RCU of deltas at most.
+ */
+export const compactionThreshold = { deltas: 64, bytes: 96 * 1024 };
+/** Rows per block: a compaction rewrites at most the tail block and a few sparse ones. */
+export const blockRows = 1000;
+/** Deltas folded per compaction, so one run stays short even after a configuration sync touched every component. */
+const maxFoldedPerRun = 10_000;
+const leaseMs = 60_000;
+/** A block this sparse (rows superseded since it was written) is rewritten, at most two per run. */
+const sparseBlock = 0.3;
+const maxSparseRewrites = 2;
+
+export function needsCompaction(snapshot: LibrarySnapshot): boolean {
+  const bytes = snapshot.deltas.reduce((sum, d) => sum + d.bytes, 0);
+  return snapshot.deltas.length >= compactionThreshold.deltas || bytes >= compactionThreshold.bytes || snapshot.usedIdFallback || snapshot.orphans.length > 0;
+}
+
+export type CompactionOutcome = 'committed' | 'busy' | 'stale' | 'lost';
+
+async function readBlockRows(store: Store, library: LibraryRef, block: BlockEntry, dead: Set<number>): Promise<RowFields[]> {
+  const rows: Row[] = Array.from({ length: block.rows }, (_, index) => ({ block: 0, index }));
+  const parts = await readParts(store, blockPartKeys(library, block));
+  const byKey = new Map(parts.map((part) => [`${part.column}#${part.start}`, part]));
+  for (const column of columnNames) {
+    const starts = block.parts[column];
+    starts.forEach((start, i) => {
+      const part = byKey.get(`${column}#${start}`);
+      if (!part) throw new Error(`search index part ${column}/${block.id}/${start} is missing`);
+      decodeColumn(column, part.data, rows.slice(start, starts[i + 1] ?? block.rows));
+    });
+  }
+  return rows.filter((row) => !dead.has(row.index)) as RowFields[];
+}
+
+/** New blocks of at most blockRows rows, each column stored in parts (columns.ts). */
+function packBlocks(rows: RowFields[]): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
+  const blocks: BlockEntry[] = [];
+  const parts: Omit<StoredPart, 'createdAt'>[] = [];
+  for (let start = 0; start < rows.length; start += blockRows) {
+    const slice = rows.slice(start, start + blockRows);
+    const id = randomBytes(6).toString('hex');
+    const starts = {} as Record<ColumnName, number[]>;
+    for (const column of columnNames) {
+      const encoded = encodeColumnParts(column, slice);
+      starts[column] = encoded.map((part) => part.start);
+      parts.push(...encoded.map((part) => ({ column, blockId: id, start: part.start, data: part.data })));
+    }
+    blocks.push({ id, rows: slice.length, dead: [], parts: starts });
+  }
+  return { blocks, parts };
+}
+
+/**
+ * Folds the snapshot's deltas into blocks. Under a lease (so concurrent searches do not all compact), it
+ * writes new blocks under fresh ids (the tail block with the new rows, and sparse blocks rewritten), then
+ * commits the manifest conditionally on the version it read. Only then are the replaced blocks and the
+ * folded deltas deleted, each delta only if no write replaced it meanwhile. A run that fails at any step
+ * leaves the previous manifest in force and everything it names in place.
+ */
+export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<CompactionOutcome> {
+  const { library, manifest } = snapshot;
+  const owner = randomUUID();
+  if (!(await acquireLease(store, library, owner, Date.now(), leaseMs))) return 'busy';
+  const leasedAt = performance.now();
+  let committed = false;
+  try {
+    if ((await readManifest(store, library)).version !== manifest.version) return 'stale';
+    const folded = [...snapshot.deltas].sort((a, b) => a.at.localeCompare(b.at)).slice(0, maxFoldedPerRun);
+    const dead = manifest.blocks.map((block) => new Set(block.dead));
+    for (const delta of folded) {
+      const at = snapshot.locations.get(delta.componentId);
+      if (at) dead[at.block]!.add(at.index);
+    }
+    const rewrite = new Set<number>();
+    const tail = manifest.blocks.length - 1;
+    if (tail >= 0 && manifest.blocks[tail]!.rows - dead[tail]!.size < blockRows) rewrite.add(tail);
+    manifest.blocks
+      .map((block, b) => ({ b, sparse: dead[b]!.size / block.rows }))
+      .filter(({ b, sparse }) => !rewrite.has(b) && sparse >= sparseBlock)
+      .sort((x, y) => y.sparse - x.sparse)
+      .slice(0, maxSparseRewrites)
+      .forEach(({ b }) => rewrite.add(b));
+    const kept = (await Promise.all([...rewrite].sort((x, y) => x - y).map((b) => readBlockRows(store, library, manifest.blocks[b]!, dead[b]!)))).flat();
+    const added = folded.flatMap((delta) => (!delta.deleted && delta.projection ? [rowFieldsOf(delta.projection)] : []));
+    const packed = packBlocks([...kept, ...added]);
+    await writeParts(store, library, packed.parts);
+    const next = {
+      watermark: added.reduce((max, row) => Math.max(max, row.createdAt), manifest.watermark),
+      blocks: [
+        ...manifest.blocks.flatMap((block, b) => (rewrite.has(b) ? [] : [{ ...block, dead: [...dead[b]!].sort((x, y) => x - y) }])),
+        ...packed.blocks,
+      ],
+    };
+    committed = await commitManifest(store, library, manifest, next, owner);
+    if (!committed) {
+      await deleteKeys(store, packed.parts.map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)));
+      return 'lost';
+    }
+    await deleteKeys(store, [
+      ...[...rewrite].flatMap((b) => blockPartKeys(library, manifest.blocks[b]!)),
+      ...snapshot.orphans.map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)),
+    ]);
+    // Readers that saw no lease must have finished their parallel reads before any folded delta goes.
+    const wait = consistencyWindowMs - (performance.now() - leasedAt);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await deleteDeltas(store, library, folded);
+    return 'committed';
+  } finally {
+    if (!committed) await releaseLease(store, library, owner);
+  }
+}

@@ -1,0 +1,38 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Store } from '../../store/client.js';
+import { listComponents } from '../../store/component.js';
+import { isConditionalCheckFailure } from '../../store/items.js';
+import { searchEntryPut } from '../entries.js';
+import type { LibraryRef } from './storage.js';
+
+/**
+ * Puts a search entry for every component of the library, as its writes would have: for a library whose
+ * components were written before their search entries existed, or to rebuild the index. Searches fold
+ * the entries into blocks as usual. An entry is written only if no newer one (nor a tombstone) is there,
+ * so a concurrent write or delete is never undone. Reads every component once: an operator's tool, not a request path.
+ */
+export async function reindexLibrary(store: Store, library: LibraryRef): Promise<number> {
+  const components = (await listComponents(store, library.organizationId, library.libraryId)).filter((c) => !c.writeId);
+  let next = 0;
+  let written = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let i = next++; i < components.length; i = next++) {
+        const { Put } = searchEntryPut(store.tableName, components[i]!);
+        try {
+          await store.ddb.send(
+            new PutCommand({
+              ...Put,
+              ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',
+              ExpressionAttributeValues: { ':version': Put.Item.version, ':false': false },
+            }),
+          );
+          written += 1;
+        } catch (error) {
+          if (!isConditionalCheckFailure(error)) throw error;
+        }
+      }
+    }),
+  );
+  return written;
+}
