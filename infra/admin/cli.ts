@@ -12,12 +12,14 @@ import { cleanupAbandonedWrites } from '../../lib/items/cleanup.js';
 import { bootstrapTenant } from '../../lib/orgs/bootstrap.js';
 import { findLibraryIdBySlug } from '../../lib/store/library.js';
 import { findOrganizationIdBySlug } from '../../lib/store/organization.js';
-import { createStore } from '../../lib/store/client.js';
+import { reindexLibrary } from '../../lib/search/table/reindex.js';
+import { createStore, type Store } from '../../lib/store/client.js';
 import { localConfig } from '../local/config.js';
 
 const usage = `Usage:
   npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME --library-slug SLUG --email EMAIL [--plan PLAN]
-  npm run admin -- cleanup-writes --org-slug SLUG --library-slug SLUG [--older-than-minutes 15]`;
+  npm run admin -- cleanup-writes --org-slug SLUG --library-slug SLUG [--older-than-minutes 15]
+  npm run admin -- reindex-search --org-slug SLUG --library-slug SLUG`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
@@ -72,30 +74,42 @@ async function bootstrap(args: string[]): Promise<void> {
   }
 }
 
-/** Settles large item writes a crash left behind in one library (see lib/store/README.md). */
-async function cleanupWrites(args: string[]): Promise<void> {
-  let values;
+/** Runs a maintenance task on one library named by --org-slug and --library-slug; prints its JSON result. */
+async function libraryTask(args: string[], extra: Record<string, { type: 'string' }>, task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | undefined>) => Promise<unknown>): Promise<void> {
+  let values: Record<string, string | undefined>;
   try {
-    ({ values } = parseArgs({ args, options: { 'org-slug': { type: 'string' }, 'library-slug': { type: 'string' }, 'older-than-minutes': { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({ args, options: { 'org-slug': { type: 'string' }, 'library-slug': { type: 'string' }, ...extra }, strict: true }) as { values: Record<string, string | undefined> });
   } catch (error) {
     fail(`${(error as Error).message}\n${usage}`, 2);
   }
   if (!values['org-slug'] || !values['library-slug']) fail(`Missing --org-slug or --library-slug\n${usage}`, 2);
-  const minutes = values['older-than-minutes'] === undefined ? 15 : Number(values['older-than-minutes']);
-  if (!Number.isFinite(minutes) || minutes < 0) fail('--older-than-minutes must be a number of minutes', 2);
   const store = createStore(targetEnv(process.env));
   try {
-    const organizationId = await findOrganizationIdBySlug(store, values['org-slug']!);
-    const libraryId = organizationId ? await findLibraryIdBySlug(store, organizationId, values['library-slug']!) : undefined;
+    const organizationId = await findOrganizationIdBySlug(store, values['org-slug']);
+    const libraryId = organizationId ? await findLibraryIdBySlug(store, organizationId, values['library-slug']) : undefined;
     if (!organizationId || !libraryId) fail(`No library @${values['org-slug']}/${values['library-slug']}`, 2);
-    const result = await cleanupAbandonedWrites(store, organizationId, libraryId, minutes * 60_000);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`${JSON.stringify(await task(store, { organizationId, libraryId }, values))}\n`);
   } finally {
     store.ddb.destroy();
   }
 }
 
+/** Settles large item writes a crash left behind in one library (see lib/store/README.md). */
+function cleanupWrites(args: string[]): Promise<void> {
+  return libraryTask(args, { 'older-than-minutes': { type: 'string' } }, (store, library, values) => {
+    const minutes = values['older-than-minutes'] === undefined ? 15 : Number(values['older-than-minutes']);
+    if (!Number.isFinite(minutes) || minutes < 0) fail('--older-than-minutes must be a number of minutes', 2);
+    return cleanupAbandonedWrites(store, library.organizationId, library.libraryId, minutes * 60_000);
+  });
+}
+
+/** Rebuilds a library's search index from its components (after restoring data, or for data written before the index existed). */
+function reindexSearch(args: string[]): Promise<void> {
+  return libraryTask(args, {}, (store, library) => reindexLibrary(store, library));
+}
+
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'bootstrap') await bootstrap(rest);
 else if (command === 'cleanup-writes') await cleanupWrites(rest);
+else if (command === 'reindex-search') await reindexSearch(rest);
 else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);

@@ -92,7 +92,8 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
       const index = Math.floor(failed[0]! / itemsPerCreate);
       if (failed[0]! % itemsPerCreate !== cpnClaimOffset) throw error;
       const plan = planned[index]!.plan;
-      if (plan.kind === 'chosen' || attempt >= 5) {
+      // Generated CPNs step past values chosen by hand earlier, one counter value per attempt.
+      if (plan.kind === 'chosen' || attempt >= 50) {
         throw new CpnError('CPN_TAKEN', `CPN "${cpns[index]}" is already used in this library (CPNs are never reused)`, index, { cpn: cpns[index] });
       }
       // A generated CPN met one chosen earlier by hand: take the next counter value and try again.

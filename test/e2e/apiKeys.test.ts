@@ -32,10 +32,17 @@ describe('API keys', () => {
 
   it('stores only the SHA-256 of the secret', async () => {
     const issued = await issue('hashed');
-    const { Items = [] } = await testStore().ddb.send(new ScanCommand({ TableName: testStore().tableName }));
-    const dump = JSON.stringify(Items);
+    // The whole table, every page: the secret must appear nowhere, its hash as the lookup key.
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await testStore().ddb.send(new ScanCommand({ TableName: testStore().tableName, ExclusiveStartKey }));
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    const dump = JSON.stringify(items);
     expect(dump).not.toContain(issued.secret);
-    expect(dump).toContain(createHash('sha256').update(issued.secret).digest('hex'));
+    expect(items.some((item) => item.PK === `APIKEYHASH#${createHash('sha256').update(issued.secret).digest('hex')}`)).toBe(true);
   });
 
   it('lists the caller keys without secrets, and finds one by id', async () => {
