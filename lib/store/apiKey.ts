@@ -1,7 +1,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { failedConditionIndexes, getItem, queryAll, withTable } from './items.js';
+import { failedConditionIndexes, getItem, queryAll, withTable, type TransactItemWithoutTable } from './items.js';
 
 /** Key metadata lives in the organization's partition, grouped by library. */
 export const apiKeyKey = (orgId: string, libraryId: string, keyId: string) => ({ PK: `ORG#${orgId}`, SK: `APIKEY#${libraryId}#${keyId}` });
@@ -90,9 +90,11 @@ export async function insertApiKey(store: Store, key: ApiKeyRecord): Promise<voi
 /** Thrown when the key changed between read and write (rotated or revoked concurrently). */
 export class ApiKeyChangedError extends Error {}
 
-/** Swaps the secret: the old one stops working in the same transaction that makes the new one work. */
-export async function replaceApiKeySecret(store: Store, key: ApiKeyRecord, newSecretHash: string, newPrefix: string, at: string): Promise<ApiKeyRecord> {
-  const updated: ApiKeyRecord = { ...key, secretHash: newSecretHash, prefix: newPrefix, rotatedAt: at };
+/**
+ * Changes an active key whose secret is still the one read, and deletes that secret's lookup item in the
+ * same transaction (plus any further items, e.g. the new secret's).
+ */
+async function changeActiveKey(store: Store, key: ApiKeyRecord, change: { set: string; values: Record<string, unknown> }, extra: TransactItemWithoutTable[] = []): Promise<void> {
   try {
     await store.ddb.send(
       new TransactWriteCommand({
@@ -101,14 +103,14 @@ export async function replaceApiKeySecret(store: Store, key: ApiKeyRecord, newSe
             Update: {
               TableName: store.tableName,
               Key: apiKeyKey(key.organizationId, key.libraryId, key.id),
-              UpdateExpression: 'SET secretHash = :new, prefix = :prefix, rotatedAt = :at',
-              ConditionExpression: 'secretHash = :old AND #status = :active',
+              UpdateExpression: `SET ${change.set}`,
+              ConditionExpression: 'secretHash = :current AND #status = :active',
               ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':new': newSecretHash, ':prefix': newPrefix, ':at': at, ':old': key.secretHash, ':active': 'ACTIVE' },
+              ExpressionAttributeValues: { ...change.values, ':current': key.secretHash, ':active': 'ACTIVE' },
             },
           },
           { Delete: { TableName: store.tableName, Key: apiKeySecretKey(key.secretHash) } },
-          withTable(store, secretPut(updated)),
+          ...extra.map((item) => withTable(store, item)),
         ],
       }),
     );
@@ -116,33 +118,23 @@ export async function replaceApiKeySecret(store: Store, key: ApiKeyRecord, newSe
     if (failedConditionIndexes(error)?.includes(0)) throw new ApiKeyChangedError('API key changed concurrently', { cause: error });
     throw error;
   }
+}
+
+/** Swaps the secret: the old one stops working in the same transaction that makes the new one work. */
+export async function replaceApiKeySecret(store: Store, key: ApiKeyRecord, newSecretHash: string, newPrefix: string, at: string): Promise<ApiKeyRecord> {
+  const updated: ApiKeyRecord = { ...key, secretHash: newSecretHash, prefix: newPrefix, rotatedAt: at };
+  await changeActiveKey(
+    store,
+    key,
+    { set: 'secretHash = :new, prefix = :prefix, rotatedAt = :at', values: { ':new': newSecretHash, ':prefix': newPrefix, ':at': at } },
+    [secretPut(updated)],
+  );
   return updated;
 }
 
 /** Revokes: the secret item is deleted, so the next request with it is unknown (401). */
 export async function revokeApiKey(store: Store, key: ApiKeyRecord, at: string): Promise<ApiKeyRecord> {
-  try {
-    await store.ddb.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: store.tableName,
-              Key: apiKeyKey(key.organizationId, key.libraryId, key.id),
-              UpdateExpression: 'SET #status = :revoked, revokedAt = :at',
-              ConditionExpression: 'secretHash = :hash AND #status = :active',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': at, ':hash': key.secretHash, ':active': 'ACTIVE' },
-            },
-          },
-          { Delete: { TableName: store.tableName, Key: apiKeySecretKey(key.secretHash) } },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (failedConditionIndexes(error)?.includes(0)) throw new ApiKeyChangedError('API key changed concurrently', { cause: error });
-    throw error;
-  }
+  await changeActiveKey(store, key, { set: '#status = :revoked, revokedAt = :at', values: { ':revoked': 'REVOKED', ':at': at } });
   return { ...key, status: 'REVOKED', revokedAt: at };
 }
 
