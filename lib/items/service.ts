@@ -1,5 +1,4 @@
-import type { RequestAccess } from '../access/requestAccess.js';
-import { componentWriteContext } from '../components/context.js';
+import type { WriteContext } from '../components/rules.js';
 import type { Store } from '../store/client.js';
 import type { ComponentRecord } from '../store/component.js';
 import type { ChildCommand, CreateItemCommand, UpdateItemCommand } from './commands.js';
@@ -9,21 +8,21 @@ import { writeItems, type ItemWriteOptions } from './writer.js';
 /** item.create / item.update: the call limits are checked before anything is read or written. */
 export async function writeItemsForRequest(
   store: Store,
-  access: RequestAccess,
+  writeContext: () => Promise<WriteContext>,
   mode: 'create' | 'update',
   inputs: (CreateItemCommand | UpdateItemCommand)[],
   options: ItemWriteOptions = {},
 ): Promise<ComponentRecord[]> {
   checkItemWriteLimits(inputs);
-  return writeItems(store, await componentWriteContext(store, access), mode, inputs, options);
+  return writeItems(store, await writeContext(), mode, inputs, options);
 }
 
 /** assemblies.updateBOM: item.update with only the desired children. */
 export async function updateBom(
   store: Store,
-  access: RequestAccess,
+  writeContext: () => Promise<WriteContext>,
   input: { assemblyId: string; children: ChildCommand[]; expectedVersion?: number | null },
 ): Promise<ComponentRecord> {
-  const [assembly] = await writeItemsForRequest(store, access, 'update', [{ id: input.assemblyId, children: input.children, expectedVersion: input.expectedVersion }]);
+  const [assembly] = await writeItemsForRequest(store, writeContext, 'update', [{ id: input.assemblyId, children: input.children, expectedVersion: input.expectedVersion }]);
   return assembly!;
 }

@@ -1,7 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, keyString, parseItem, queryAll } from './items.js';
+import { batchGetItems, keyString, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** The current BOM of an assembly: one item, rewritten with each BOM change (lines are not items of their own). */
@@ -105,30 +104,11 @@ export function listBoms(store: Store, orgId: string, libraryId: string): Promis
 }
 
 /** BOM snapshots of an assembly, newest first. */
-export async function listBomSnapshots(store: Store, orgId: string, libraryId: string, assemblyId: string, limit: number): Promise<BomSnapshotRecord[]> {
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `BOMH#${assemblyId}#` },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return (page.Items ?? []).map((item) => parseItem(bomSnapshotRecord, item, 'BOM snapshot'));
+export function listBomSnapshots(store: Store, orgId: string, libraryId: string, assemblyId: string, limit: number): Promise<BomSnapshotRecord[]> {
+  return queryNewestFirst(store, libraryPartition(orgId, libraryId), `BOMH#${assemblyId}#`, limit, bomSnapshotRecord, 'BOM snapshot');
 }
 
 /** Keys of every BOM snapshot of an assembly, for permanent deletion. */
-export async function listBomSnapshotKeys(store: Store, orgId: string, libraryId: string, assemblyId: string): Promise<{ PK: string; SK: string }[]> {
-  const rows = await queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `BOMH#${assemblyId}#` },
-      ProjectionExpression: 'PK, SK',
-    },
-    z.object({ PK: z.string(), SK: z.string() }),
-    'BOM snapshot key',
-  );
-  return rows;
+export function listBomSnapshotKeys(store: Store, orgId: string, libraryId: string, assemblyId: string): Promise<{ PK: string; SK: string }[]> {
+  return listKeysWithPrefix(store, libraryPartition(orgId, libraryId), `BOMH#${assemblyId}#`);
 }

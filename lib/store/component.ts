@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { categoryTypes } from '../config/categories.js';
 import { classifications } from '../config/statuses.js';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, parseItem, queryAll } from './items.js';
+import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst } from './items.js';
 import { libraryPartition } from './library.js';
 import { committedWriteIds } from './pendingWrite.js';
 
@@ -122,31 +122,13 @@ export async function listComponents(store: Store, orgId: string, libraryId: str
 }
 
 /** History of one component, newest first. */
-export async function listComponentHistory(store: Store, orgId: string, libraryId: string, componentId: string, limit: number): Promise<ComponentHistoryRecord[]> {
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `H#${componentId}#` },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return (page.Items ?? []).map((item) => parseItem(componentHistoryRecord, item, 'component history'));
+export function listComponentHistory(store: Store, orgId: string, libraryId: string, componentId: string, limit: number): Promise<ComponentHistoryRecord[]> {
+  return queryNewestFirst(store, libraryPartition(orgId, libraryId), `H#${componentId}#`, limit, componentHistoryRecord, 'component history');
 }
 
 /** Keys of all history items of a component, for permanent deletion. */
 export function listComponentHistoryKeys(store: Store, orgId: string, libraryId: string, componentId: string): Promise<{ PK: string; SK: string }[]> {
-  return queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `H#${componentId}#` },
-      ProjectionExpression: 'PK, SK',
-    },
-    z.object({ PK: z.string(), SK: z.string() }),
-    'component history key',
-  );
+  return listKeysWithPrefix(store, libraryPartition(orgId, libraryId), `H#${componentId}#`);
 }
 
 /** Allocates the next value of a CPN counter sequence atomically. Values are never handed out twice. */

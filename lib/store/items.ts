@@ -1,6 +1,6 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Store } from './client.js';
 
 export interface Key {
@@ -37,6 +37,32 @@ export async function queryAll<S extends z.ZodType>(
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/** The newest items under a key prefix of one partition (sort keys end in a zero-padded version). */
+export async function queryNewestFirst<S extends z.ZodType>(store: Store, pk: string, prefix: string, limit: number, schema: S, what: string): Promise<z.infer<S>[]> {
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (page.Items ?? []).map((item) => parseItem(schema, item, what));
+}
+
+const keyRow = z.object({ PK: z.string(), SK: z.string() });
+
+/** Keys of every item under a key prefix of one partition, for deleting them. */
+export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Promise<Key[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix }, ProjectionExpression: 'PK, SK' },
+    keyRow,
+    'key',
+  );
 }
 
 export function isConditionalCheckFailure(error: unknown): boolean {

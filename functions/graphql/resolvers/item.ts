@@ -3,7 +3,7 @@ import { updateBom, writeItemsForRequest } from '../../../lib/items/service.js';
 import type { BomLine } from '../../../lib/store/bom.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById } from './shared.js';
+import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById, writeContext } from './shared.js';
 
 const crashFault = 'crash-after-first-pending-write';
 
@@ -22,12 +22,12 @@ async function childOf(context: GraphQLContext, line: BomLine) {
 export const itemResolvers: Resolvers = {
   ItemMutationNamespace: {
     create: (_parent, { inputs }, context) =>
-      writeItemsForRequest(context.store, context.access, 'create', inputs.map(withAttributeChanges), { crashAfterFirstPendingWrite: context.faults.has(crashFault) }),
+      writeItemsForRequest(context.store, () => writeContext(context), 'create', inputs.map(withAttributeChanges), { crashAfterFirstPendingWrite: context.faults.has(crashFault) }),
     update: (_parent, { inputs }, context) =>
-      writeItemsForRequest(context.store, context.access, 'update', inputs.map(withAttributeChanges), { crashAfterFirstPendingWrite: context.faults.has(crashFault) }),
+      writeItemsForRequest(context.store, () => writeContext(context), 'update', inputs.map(withAttributeChanges), { crashAfterFirstPendingWrite: context.faults.has(crashFault) }),
   },
   AssembliesMutationNamespace: {
-    updateBOM: (_parent, { input }, context) => updateBom(context.store, context.access, input),
+    updateBOM: (_parent, { input }, context) => updateBom(context.store, () => writeContext(context), input),
   },
   Component: {
     children: async (component, _args, context) => childrenOf(context.store, await libraryScope(context), component.id),

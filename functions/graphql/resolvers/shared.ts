@@ -26,7 +26,8 @@ export function libraryConfig(context: GraphQLContext): Promise<LibraryConfigura
 }
 
 export function writeContext(context: GraphQLContext): Promise<WriteContext> {
-  return componentWriteContext(context.store, context.access);
+  // Shares the request's configuration read with the resolvers of the returned components.
+  return componentWriteContext(context.store, context.access, () => libraryConfig(context));
 }
 
 export function userById(context: GraphQLContext, userId: string): Promise<UserRecord | null> {
