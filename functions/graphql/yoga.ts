@@ -1,7 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
-import { authenticate } from '../../lib/access/caller.js';
-import { RequestAccess } from '../../lib/access/requestAccess.js';
+import { resolveRequestContext } from '../../lib/access/requestContext.js';
 import { DomainError } from '../../lib/errors.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
@@ -75,13 +74,11 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection }: 
     maskedErrors: { maskError },
     plugins: [useErrorCodes],
     context: async ({ request }) => {
-      const caller = await authenticate(store, {
+      const { caller, access } = await resolveRequestContext(store, {
         apiKey: request.headers.get('x-api-key') ?? undefined,
         authorization: request.headers.get('authorization') ?? undefined,
-      });
-      const access = new RequestAccess(store, caller, {
-        organization: request.headers.get('x-organization')?.trim() || undefined,
-        library: request.headers.get('x-library')?.trim() || undefined,
+        organization: request.headers.get('x-organization') ?? undefined,
+        library: request.headers.get('x-library') ?? undefined,
       });
       const faults = new Set(faultInjection ? (request.headers.get('x-plm-fault') ?? '').split(',').map((f) => f.trim()).filter(Boolean) : []);
       return { store, caller, access, blobs, faults, once: requestMemo(), batched: requestBatches() };

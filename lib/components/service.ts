@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import { findCategory } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
-import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
+import { getComponents, type ComponentRecord } from '../store/component.js';
 import { FileError } from '../files/files.js';
 import { failedConditionIndexes, isTransactionConflict } from '../store/items.js';
-import { bomKey, documentLinksKey, listBomSnapshotKeys } from '../store/bom.js';
+import { bomKey } from '../store/bom.js';
 import { BomError } from '../items/bomRules.js';
-import { searchEntryTombstone } from '../search/entries.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import { allocateCpn, planCpn } from './cpn.js';
 import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
@@ -21,9 +20,6 @@ export const maxComponentsPerCall = 25;
 const itemsPerCreate = 4;
 /** component, history record, search entry. */
 const itemsPerUpdate = 3;
-/** component, CPN claim, search entry, BOM, document links: 20 deletions fill one transaction. */
-const itemsPerDelete = 5;
-export const maxDeletesPerCall = 20;
 
 /**
  * Files the records refer to that their previous versions did not must be completed uploads of the
@@ -165,75 +161,4 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
       }
     }
   }
-}
-
-export interface DeleteResult {
-  deletedIds: string[];
-  notFoundIds: string[];
-}
-
-/**
- * Deletes components permanently: the component and its history go; its CPN stays claimed (marked
- * deleted) so that it is never reused. The component and CPN changes are one transaction; history items
- * are removed after it, and are unreachable once their component is gone.
- */
-export async function deleteComponents(store: Store, ctx: WriteContext, ids: string[]): Promise<DeleteResult> {
-  if (ids.length > maxDeletesPerCall) throw new TooManyInputsError('component.delete', maxDeletesPerCall, ids.length);
-  const unique = [...new Set(ids)];
-  const current = await getComponents(store, ctx.organizationId, ctx.libraryId, unique, true);
-  const found = unique.filter((id) => current.has(id));
-  if (found.length > 0) {
-    await store.ddb.send(
-      new TransactWriteCommand({
-        TransactItems: found.flatMap((id) => {
-          const record = current.get(id)!;
-          return [
-            {
-              Delete: {
-                TableName: store.tableName,
-                Key: componentKey(ctx.organizationId, ctx.libraryId, id),
-                ConditionExpression: 'version = :version',
-                ExpressionAttributeValues: { ':version': record.version },
-              },
-            },
-            {
-              Update: {
-                TableName: store.tableName,
-                Key: cpnKey(ctx.organizationId, ctx.libraryId, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
-                UpdateExpression: 'SET deleted = :true, deletedAt = :at',
-                // The claim was written with the component; never create a stray one.
-                ConditionExpression: 'componentId = :id',
-                ExpressionAttributeValues: { ':true': true, ':at': ctx.at, ':id': id },
-              },
-            },
-            searchEntryTombstone(store.tableName, ctx.organizationId, ctx.libraryId, id, ctx.at),
-            // Its BOM and document links go with it, so where-used never names a deleted assembly.
-            { Delete: { TableName: store.tableName, Key: bomKey(ctx.organizationId, ctx.libraryId, id) } },
-            { Delete: { TableName: store.tableName, Key: documentLinksKey(ctx.organizationId, ctx.libraryId, id) } },
-          ];
-        }),
-      }),
-    ).catch((error) => {
-      const failed = failedConditionIndexes(error);
-      if (failed?.length) {
-        const id = found[Math.floor(failed[0]! / itemsPerDelete)]!;
-        throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
-      }
-      throw error;
-    });
-    for (const id of found) {
-      const keys = [
-        ...(await listComponentHistoryKeys(store, ctx.organizationId, ctx.libraryId, id)),
-        ...(await listBomSnapshotKeys(store, ctx.organizationId, ctx.libraryId, id)),
-      ];
-      for (let start = 0; start < keys.length; start += 25) {
-        let pending = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
-        while (pending.length > 0) {
-          const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
-          pending = (result.UnprocessedItems?.[store.tableName] as typeof pending | undefined) ?? [];
-        }
-      }
-    }
-  }
-  return { deletedIds: found, notFoundIds: unique.filter((id) => !current.has(id)) };
 }

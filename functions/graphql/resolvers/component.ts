@@ -1,6 +1,7 @@
 import { markComponents, markedIds, pinnedComponents, unmarkComponents } from '../../../lib/components/pins.js';
 import { attributeValuesOf, componentHistory, findComponent, type AttributeValueView } from '../../../lib/components/queries.js';
-import { createComponents, deleteComponents, updateComponents } from '../../../lib/components/service.js';
+import { deleteComponents } from '../../../lib/components/delete.js';
+import { createComponents, updateComponents } from '../../../lib/components/service.js';
 import { validateAttributesBatch, validateAttributesFor } from '../../../lib/components/validation.js';
 import { findCategory, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
 import { findComponentsByFilter } from '../../../lib/search/service.js';
