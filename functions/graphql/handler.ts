@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
 import { createStore } from '../../lib/store/client.js';
-import { requestFromEvent, resultFromResponse } from '../shared/apigw.js';
+import { allowedOriginsFromEnv, jsonResult, requestFromEvent, resultFromResponse } from '../shared/apigw.js';
+import { requestLimits } from './limits.js';
 import { createGraphQLServer } from './yoga.js';
 
 let blobs: BlobStorage | undefined;
@@ -10,8 +11,14 @@ const yoga = createGraphQLServer({
   blobs: () => (blobs ??= blobStorageFromEnv()),
   graphiql: process.env.PLM_GRAPHIQL === 'true',
   faultInjection: process.env.PLM_FAULT_INJECTION === 'true',
+  introspection: process.env.PLM_INTROSPECTION !== 'false',
+  allowedOrigins: allowedOriginsFromEnv(),
 });
 
 export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  // API Gateway has read the whole body already; refuse it before anything decodes or parses it.
+  if ((event.body?.length ?? 0) > requestLimits.maxBodyBytes * (event.isBase64Encoded ? 4 / 3 : 1)) {
+    return jsonResult(400, { errors: [{ message: `The request is larger than ${requestLimits.maxBodyBytes} bytes`, extensions: { code: 'REQUEST_TOO_LARGE', limit: requestLimits.maxBodyBytes } }] });
+  }
   return resultFromResponse(await yoga.fetch(requestFromEvent(event)));
 }

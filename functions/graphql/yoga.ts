@@ -1,10 +1,11 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
-import { resolveRequestContext } from '../../lib/access/requestContext.js';
-import { DomainError } from '../../lib/errors.js';
+import { resolveRequestContext, type RequestContext } from '../../lib/access/requestContext.js';
+import { DomainError, UnauthenticatedError } from '../../lib/errors.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
 import { requestBatches, requestMemo, type GraphQLContext } from './context.js';
+import { requestLimits, useRequestLimits } from './limits.js';
 import { buildSchema } from './schema.js';
 
 /** The DomainError behind a GraphQL error, however deeply graphql-js wrapped it. */
@@ -63,25 +64,87 @@ export interface YogaOptions {
   faultInjection: boolean;
   /** Serve GraphiQL on GET /graphql (local stack only). */
   graphiql: boolean;
+  /** Answer introspection queries (only ever to an authenticated caller). */
+  introspection: boolean;
+  /** Origins a browser may call from (CORS); any other origin gets no CORS headers. */
+  allowedOrigins: readonly string[];
 }
 
-export function createGraphQLServer({ store, blobs, graphiql, faultInjection }: YogaOptions) {
+/** The JSON media types of the GraphQL-over-HTTP spec; anything else (forms, multipart) is never run. */
+const jsonMediaTypes = ['application/json', 'application/graphql-response+json'];
+
+function errorResponse(status: number, code: string, message: string, details: Record<string, unknown> = {}): Response {
+  return new Response(JSON.stringify({ errors: [{ message, extensions: { code, ...details } }] }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
+}
+
+/**
+ * Runs before yoga reads the body: refuses oversized and non-JSON requests, then verifies the credential
+ * and prepares the caller's context, so that an unauthenticated request costs at most one key lookup and
+ * its document is never parsed. The context is kept per request for the context factory below.
+ */
+function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<Request, RequestContext>): Plugin {
+  return {
+    async onRequest({ request, endResponse }) {
+      const method = request.method;
+      if (method === 'OPTIONS') return;
+      if (method === 'GET' && graphiql && (request.headers.get('accept') ?? '').includes('text/html')) return;
+      const length = Number(request.headers.get('content-length') ?? 0);
+      if (length > requestLimits.maxBodyBytes || request.url.length > requestLimits.maxBodyBytes) {
+        return endResponse(errorResponse(400, 'REQUEST_TOO_LARGE', `The request is larger than ${requestLimits.maxBodyBytes} bytes`, { limit: requestLimits.maxBodyBytes }));
+      }
+      if (method === 'POST') {
+        const mediaType = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+        if (!jsonMediaTypes.includes(mediaType)) {
+          return endResponse(errorResponse(415, 'UNSUPPORTED_MEDIA_TYPE', `POST /graphql takes ${jsonMediaTypes.join(' or ')}, not "${mediaType || 'no content-type'}"`));
+        }
+      }
+      try {
+        contexts.set(
+          request,
+          await resolveRequestContext(store, {
+            apiKey: request.headers.get('x-api-key') ?? undefined,
+            authorization: request.headers.get('authorization') ?? undefined,
+            organization: request.headers.get('x-organization') ?? undefined,
+            library: request.headers.get('x-library') ?? undefined,
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof DomainError) || !error.httpStatus) throw error;
+        endResponse(errorResponse(error.httpStatus, error.code, error.message, error.details));
+      }
+    },
+  };
+}
+
+export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins }: YogaOptions) {
+  const contexts = new WeakMap<Request, RequestContext>();
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: graphiql ? { title: 'PLM API', headers: JSON.stringify({ 'x-api-key': '', 'x-organization': '@', 'x-library': '@' }, null, 2) } : false,
     maskedErrors: { maskError },
-    plugins: [useErrorCodes],
-    context: async ({ request }) => {
-      const { caller, access } = await resolveRequestContext(store, {
-        apiKey: request.headers.get('x-api-key') ?? undefined,
-        authorization: request.headers.get('authorization') ?? undefined,
-        organization: request.headers.get('x-organization') ?? undefined,
-        library: request.headers.get('x-library') ?? undefined,
-      });
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      if (!origin || !allowedOrigins.includes(origin)) return false;
+      return {
+        origin: [origin],
+        credentials: true,
+        methods: ['GET', 'POST'],
+        allowedHeaders: ['content-type', 'x-api-key', 'x-organization', 'x-library', 'x-csrf-token', 'authorization'],
+        maxAge: 600,
+      };
+    },
+    plugins: [useCredentialFirst(store, graphiql, contexts), useRequestLimits({ introspection }), useErrorCodes],
+    context: ({ request }) => {
+      const resolved = contexts.get(request);
+      // Only GraphiQL's own page skips the credential check, and it executes nothing.
+      if (!resolved) throw new UnauthenticatedError();
       const faults = new Set(faultInjection ? (request.headers.get('x-plm-fault') ?? '').split(',').map((f) => f.trim()).filter(Boolean) : []);
-      return { store, caller, access, blobs, faults, once: requestMemo(), batched: requestBatches() };
+      return { store, caller: resolved.caller, access: resolved.access, blobs, faults, once: requestMemo(), batched: requestBatches() };
     },
   });
 }

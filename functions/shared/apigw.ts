@@ -14,9 +14,30 @@ export function requestFromEvent(event: APIGatewayProxyEventV2): Request {
   return new Request(url, { method, headers, body });
 }
 
+/**
+ * Sent with every response of the three handlers: API responses are never sniffed, framed, cached or
+ * given a referrer, and browsers keep to HTTPS. GraphiQL (local stack only) sets its own page policy.
+ */
+export const securityHeaders: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=63072000; includeSubDomains',
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+/** The browser origins of the web application (APP_URL's origin unless AUTH_ALLOWED_ORIGINS lists them). */
+export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const listed = env.AUTH_ALLOWED_ORIGINS ?? (env.APP_URL ? new URL(env.APP_URL).origin : '');
+  return listed.split(',').map((origin) => origin.trim()).filter(Boolean);
+}
+
 /** A Fetch Response as an API Gateway HTTP API result; Set-Cookie headers become `cookies`. */
 export async function resultFromResponse(response: Response): Promise<APIGatewayProxyStructuredResultV2> {
-  const headers: Record<string, string> = {};
+  const isPage = (response.headers.get('content-type') ?? '').startsWith('text/html');
+  const headers: Record<string, string> = isPage ? { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } : { ...securityHeaders };
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;
   });
@@ -36,5 +57,5 @@ export function sourceIp(event: APIGatewayProxyEventV2): string {
 }
 
 export function jsonResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
-  return { statusCode, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), isBase64Encoded: false };
+  return { statusCode, headers: { ...securityHeaders, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), isBase64Encoded: false };
 }

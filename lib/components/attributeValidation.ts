@@ -1,4 +1,5 @@
 import type { AttributeDefinition, CategoryDefinition } from '../config/categories.js';
+import { storableNumberProblem } from '../numbers.js';
 
 export interface AttributeError {
   attributeId: string;
@@ -34,9 +35,9 @@ function typeProblem(attribute: AttributeDefinition, value: unknown): string | n
     case 'STRING':
       return typeof value === 'string' ? null : `must be text, ${got}`;
     case 'NUMBER':
-      return typeof value === 'number' && Number.isFinite(value) ? null : `must be a number, ${got}`;
+      return typeof value === 'number' ? storableNumberProblem(value) : `must be a number, ${got}`;
     case 'INTEGER':
-      return Number.isInteger(value) ? null : `must be a whole number, ${got}`;
+      return Number.isInteger(value) ? storableNumberProblem(value as number) : `must be a whole number, ${got}`;
     case 'BOOLEAN':
       return typeof value === 'boolean' ? null : `must be true or false, ${got}`;
     case 'DATE':

@@ -1,6 +1,13 @@
 import { z } from 'zod';
+import { storableNumberProblem } from '../numbers.js';
 import { documentRule, duplicateIds } from './documentRules.js';
 import { configId } from './statuses.js';
+
+/** A bound of an attribute: a number the table can store (lib/numbers.ts). */
+const storableNumber = z.number().superRefine((value, context) => {
+  const problem = storableNumberProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 export const categoryTypes = ['PART', 'ASSEMBLY', 'DOCUMENT'] as const;
 export type CategoryType = (typeof categoryTypes)[number];
@@ -20,8 +27,8 @@ export const attributeDefinition = z
     unit: z.string().max(20).nullable().default(null),
     required: z.boolean().default(false),
     options: z.array(z.string().min(1).max(100)).min(1).nullable().default(null),
-    min: z.number().nullable().default(null),
-    max: z.number().nullable().default(null),
+    min: storableNumber.nullable().default(null),
+    max: storableNumber.nullable().default(null),
     pattern: z.string().max(500).nullable().default(null),
     archived: z.boolean().default(false),
   })

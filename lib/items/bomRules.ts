@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ComponentRecord, HistoryChange } from '../store/component.js';
 import type { BomLine, BomRecord } from '../store/bom.js';
 import { DomainError } from '../errors.js';
+import { storableNumberProblem } from '../numbers.js';
 import type { ChildCommand } from './commands.js';
 
 export class BomError extends DomainError {
@@ -50,8 +51,9 @@ export function desiredLines(
     const where = `inputs[${inputIndex}].children[${lineIndex}]`;
     const component = stored.get(child.childId);
     if (!component) throw new BomError('CHILD_NOT_FOUND', `${where}: component ${child.childId} does not exist in this library`, { inputIndex, lineIndex, childId: child.childId });
-    if (child.quantity !== undefined && child.quantity !== null && (!Number.isFinite(child.quantity) || child.quantity <= 0)) {
-      throw new BomError('INVALID_BOM_LINE', `${where}: quantity must be a positive number (got ${child.quantity})`, { inputIndex, lineIndex });
+    const quantityProblem = child.quantity === undefined || child.quantity === null ? null : child.quantity <= 0 ? `must be a positive number (got ${child.quantity})` : storableNumberProblem(child.quantity);
+    if (quantityProblem) {
+      throw new BomError('INVALID_BOM_LINE', `${where}: quantity ${quantityProblem}`, { inputIndex, lineIndex, field: 'quantity' });
     }
     let childHistoryId: string | null = null;
     if (child.childHistoryId) {

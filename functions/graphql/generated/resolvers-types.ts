@@ -614,12 +614,12 @@ export type ComponentQueryNamespaceBuildFilterFromQueryArgs = {
 
 
 export type ComponentQueryNamespaceFilterWithAiArgs = {
-  input: FilterWithAiInput;
+  input?: InputMaybe<FilterWithAiInput>;
 };
 
 
 export type ComponentQueryNamespaceBuildFilterWithAiArgs = {
-  input: BuildAiFilterInput;
+  input?: InputMaybe<BuildAiFilterInput>;
 };
 
 export type ComponentMutationNamespace = {
@@ -648,7 +648,7 @@ export type ComponentMutationNamespaceUpdateArgs = {
 
 
 export type ComponentMutationNamespaceDeleteArgs = {
-  ids: Array<Scalars['ID']['input']>;
+  ids?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 
@@ -2130,14 +2130,14 @@ export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, Paren
   componentsInGroup?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceComponentsInGroupArgs, 'groupBy' | 'key'>>;
   filterWithQuery?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceFilterWithQueryArgs, 'query'>>;
   buildFilterFromQuery?: Resolver<ResolversTypes['QueryFilterResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceBuildFilterFromQueryArgs, 'query'>>;
-  filterWithAI?: Resolver<ResolversTypes['FilterWithAiOutput'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceFilterWithAiArgs, 'input'>>;
-  buildFilterWithAI?: Resolver<ResolversTypes['AiFilterResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceBuildFilterWithAiArgs, 'input'>>;
+  filterWithAI?: Resolver<ResolversTypes['FilterWithAiOutput'], ParentType, ContextType, Partial<ComponentQueryNamespaceFilterWithAiArgs>>;
+  buildFilterWithAI?: Resolver<ResolversTypes['AiFilterResult'], ParentType, ContextType, Partial<ComponentQueryNamespaceBuildFilterWithAiArgs>>;
 };
 
 export type ComponentMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentMutationNamespace'] = ResolversParentTypes['ComponentMutationNamespace']> = {
   create?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceCreateArgs, 'inputs'>>;
   update?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceUpdateArgs, 'inputs'>>;
-  delete?: Resolver<ResolversTypes['DeleteComponentsResult'], ParentType, ContextType, RequireFields<ComponentMutationNamespaceDeleteArgs, 'ids'>>;
+  delete?: Resolver<ResolversTypes['DeleteComponentsResult'], ParentType, ContextType, Partial<ComponentMutationNamespaceDeleteArgs>>;
   pin?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespacePinArgs, 'input'>>;
   unpin?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceUnpinArgs, 'input'>>;
   bookmark?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<ComponentMutationNamespaceBookmarkArgs, 'input'>>;

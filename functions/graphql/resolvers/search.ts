@@ -31,7 +31,7 @@ export const searchResolvers: Resolvers = {
     filterWithQuery: async (_parent, { query, pagination }, context) => filterWithQuery(await searchScope(context), query, pagination),
     buildFilterFromQuery: async (_parent, { query }, context) => buildFilterFromQuery(await searchScope(context), query),
     filterWithAI: async (_parent, { input }, context) => filterWithAI(await searchScope(context), input),
-    buildFilterWithAI: async (_parent, { input }, context) => buildFilterWithAI(await searchScope(context), input.query),
+    buildFilterWithAI: async (_parent, { input }, context) => buildFilterWithAI(await searchScope(context), input?.query),
   },
   ComponentGroupConnection: {
     pageInfo: (page) => ({ hasNextPage: page.hasNextPage, endCursor: page.endCursor }),

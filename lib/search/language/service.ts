@@ -52,14 +52,16 @@ export interface AiFilterResult {
   interpretation: string | null;
 }
 
-function checkQuery(query: string): string {
+function checkQuery(query: string | undefined): string {
+  // The spec declares the input nullable; a missing one is the caller's mistake, not a server error.
+  if (query === undefined) throw new InvalidInputError('input is required: { query: "..." }', { field: 'input' });
   const trimmed = query.trim();
   if (trimmed.length < 3 || trimmed.length > 500) throw new InvalidInputError(`query must be 3 to 500 characters (got ${trimmed.length})`, { field: 'query' });
   return trimmed;
 }
 
 /** component.buildFilterWithAI: a sentence over the library's vocabulary, read by the filter-language model. */
-export async function buildFilterWithAI(scope: SearchScope, query: string, model: FilterLanguageModel = ruleBasedModel, now = new Date()): Promise<AiFilterResult> {
+export async function buildFilterWithAI(scope: SearchScope, query: string | undefined, model: FilterLanguageModel = ruleBasedModel, now = new Date()): Promise<AiFilterResult> {
   const sentence = checkQuery(query);
   const vocabulary = await loadVocabulary(scope, new Set(['config', 'labels', 'users']), now);
   const reading = await model.read(sentence, vocabulary);
@@ -90,10 +92,11 @@ export interface FilterWithAiResult extends Omit<AiFilterResult, 'filterInput'> 
 /** component.filterWithAI: buildFilterWithAI, then the first `limit` matches (no cursors; page through component.filter). */
 export async function filterWithAI(
   scope: SearchScope,
-  input: { query: string; limit?: number | null; orderBy?: Order | null },
+  input: { query: string; limit?: number | null; orderBy?: Order | null } | null | undefined,
   model: FilterLanguageModel = ruleBasedModel,
   now = new Date(),
 ): Promise<FilterWithAiResult> {
+  if (!input) throw new InvalidInputError('input is required: { query: "...", limit, orderBy }', { field: 'input' });
   const limit = input.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new InvalidInputError('limit must be 1 to 100', { field: 'limit' });
   const built = await buildFilterWithAI(scope, input.query, model, now);
