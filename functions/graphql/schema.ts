@@ -1,6 +1,18 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { defaultFieldResolver, getNamedType, isObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLArgument,
+  type GraphQLInputType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+} from 'graphql';
 import type { AccessRule } from '../../lib/access/requestAccess.js';
+import { InvalidInputError } from '../../lib/errors.js';
 import type { GraphQLContext } from './context.js';
 import { typeDefs } from './generated/typeDefs.js';
 import { operationRules } from './operations.js';
@@ -54,13 +66,34 @@ export function buildSchema(rules: typeof operationRules = operationRules): Grap
   if (extra.length > 0) throw new Error(`Access rules for operations the schema does not have: ${extra.join(', ')}`);
   for (const op of operations) {
     const field = op.type.getFields()[op.fieldName]!;
-    field.resolve = guarded(rules[op.operation][op.path]!, field.resolve ?? defaultFieldResolver);
+    field.resolve = guarded(rules[op.operation][op.path]!, field.args, field.resolve ?? defaultFieldResolver);
   }
   return schema;
 }
 
-function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, resolve: R): R {
-  const wrapped = async (parent: unknown, args: unknown, context: GraphQLContext, info: unknown) => {
+/** Ids are UUIDs or `<uuid>:<version>`; anything much longer is refused before it can become a key. */
+export const maxIdLength = 128;
+
+/** The first ID value (at any depth of the arguments) longer than maxIdLength, refused naming its path. */
+function checkIdLengths(type: GraphQLInputType, value: unknown, path: string): void {
+  if (value === null || value === undefined) return;
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    if (Array.isArray(value)) value.forEach((item, index) => checkIdLengths(inner.ofType, item, `${path}[${index}]`));
+    return;
+  }
+  if (isInputObjectType(inner)) {
+    for (const field of Object.values(inner.getFields())) checkIdLengths(field.type, (value as Record<string, unknown>)[field.name], `${path}.${field.name}`);
+    return;
+  }
+  if (inner.name === 'ID' && typeof value === 'string' && value.length > maxIdLength) {
+    throw new InvalidInputError(`${path} is not an id: ids are at most ${maxIdLength} characters (got ${value.length})`, { field: path });
+  }
+}
+
+function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fieldArgs: readonly GraphQLArgument[], resolve: R): R {
+  const wrapped = async (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: unknown) => {
+    for (const arg of fieldArgs) checkIdLengths(arg.type, args[arg.name], arg.name);
     await context.access.authorize(rule);
     return (resolve as unknown as (...a: unknown[]) => unknown)(parent, args, context, info);
   };

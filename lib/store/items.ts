@@ -17,7 +17,16 @@ export function parseItem<S extends z.ZodType>(schema: S, item: Record<string, u
   return result.data;
 }
 
+/**
+ * DynamoDB refuses a partition key over 2,048 bytes or a sort key over 1,024 bytes: no item can have
+ * such a key, so a lookup of one finds nothing instead of failing (the edge refuses long ids first).
+ */
+export function isStorableKey(key: Key): boolean {
+  return Buffer.byteLength(key.PK) <= 2048 && Buffer.byteLength(key.SK) <= 1024;
+}
+
 export async function getItem<S extends z.ZodType>(store: Store, key: Key, schema: S, what: string): Promise<z.infer<S> | undefined> {
+  if (!isStorableKey(key)) return undefined;
   const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: key }));
   return Item ? parseItem(schema, Item, what) : undefined;
 }
@@ -100,8 +109,9 @@ export function withTable(store: Store, item: TransactItemWithoutTable): Transac
 /** Items by key in BatchGetItem calls of up to 100 keys, retrying unprocessed keys; keyed by `PK|SK`. */
 export async function batchGetItems(store: Store, keys: Key[], consistent = false): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
-  for (let start = 0; start < keys.length; start += 100) {
-    let pending: Record<string, unknown>[] = keys.slice(start, start + 100).map((key) => ({ ...key }));
+  const storable = keys.filter(isStorableKey);
+  for (let start = 0; start < storable.length; start += 100) {
+    let pending: Record<string, unknown>[] = storable.slice(start, start + 100).map((key) => ({ ...key }));
     for (let attempt = 0; pending.length > 0; attempt += 1) {
       if (attempt === 8) throw new Error('DynamoDB left keys unprocessed after 8 attempts');
       if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));

@@ -157,3 +157,65 @@ describe('browser-facing defaults', () => {
     }
   });
 });
+
+describe('input DynamoDB would refuse never reaches it', () => {
+  const create = `mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }`;
+  const validate = `query($values: [AttributeValueInput!]!) { component { validateAttributes(categoryId: "resistor", attributeValues: $values) { success errors { attributeId message } } } }`;
+  const run = async (query: string, variables: Record<string, unknown>, headers: Record<string, string> = tenantHeaders(tenant)) => {
+    const response = await fetch(`${stack.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+    return { status: response.status, body: (await response.json()) as { data?: Record<string, any> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+  };
+  const componentCount = async () => (await run('{ component { findAll(pagination: { first: 1 }) { totalCount } } }', {})).body.data!.component.findAll.totalCount as number;
+
+  for (const value of [1e16, 1e308, -1e308, 1e-200, 5e-324]) {
+    it(`refuses the attribute value ${value} in validation and in the write alike, writing nothing`, async () => {
+      const before = await componentCount();
+      const values = [{ attributeId: 'resistance', value }];
+      const checked = await run(validate, { values });
+      expect(checked.body.errors).toBeUndefined();
+      expect(checked.body.data!.component.validateAttributes.success).toBe(false);
+      expect(checked.body.data!.component.validateAttributes.errors[0].attributeId).toBe('resistance');
+      const written = await run(create, { inputs: [{ name: `R ${value}`, categoryId: 'resistor', attributeValues: values }] });
+      // The write refuses it as it refuses any other attribute value that breaks a rule.
+      expect(written.body.errors?.[0]?.extensions?.code).toBe('ATTRIBUTE_VALIDATION_FAILED');
+      expect(written.body.errors?.[0]?.message).toMatch(/Resistance/);
+      expect(await componentCount()).toBe(before);
+    });
+  }
+
+  it('accepts the largest and smallest storable magnitudes', async () => {
+    const values = [{ attributeId: 'resistance', value: 9007199254740991 }, { attributeId: 'tolerance', value: 1e-100 }];
+    const checked = await run(validate, { values });
+    expect(checked.body.data!.component.validateAttributes).toMatchObject({ success: true, errors: [] });
+    const written = await run(create, { inputs: [{ name: 'R extreme', categoryId: 'resistor', attributeValues: values }] });
+    expect(written.body.errors).toBeUndefined();
+  });
+
+  for (const quantity of [1e308, 5e-324, -1]) {
+    it(`refuses a BOM quantity of ${quantity} naming the line`, async () => {
+      const parts = await run(create, { inputs: [{ name: `child ${quantity}`, categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] }] });
+      const childId = parts.body.data!.component.create[0].id as string;
+      const result = await run(`mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }`, {
+        inputs: [{ name: `assembly ${quantity}`, categoryId: 'pcba', children: [{ childId, quantity }] }],
+      });
+      expect(result.body.errors?.[0]?.message).toMatch(/quantity/);
+      expect(result.body.errors?.[0]?.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
+    });
+  }
+
+  it('refuses ids of 2 KB with BAD_USER_INPUT naming the argument', async () => {
+    const long = 'x'.repeat(2048);
+    const found = await run('query($id: ID!) { component { findOne(id: $id) { id } } }', { id: long });
+    expect(found.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
+    const updated = await run('mutation($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { id } } }', { inputs: [{ id: long, name: 'x' }] });
+    expect(updated.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputs[0].id' });
+  });
+
+  it('refuses x-organization and x-library values over 2 KB with 400 BAD_REQUEST naming the header', async () => {
+    for (const header of ['x-organization', 'x-library']) {
+      const result = await run('{ libraries { id } }', {}, { ...tenantHeaders(tenant), [header]: `@${'a'.repeat(2100)}` });
+      expect(result.status).toBe(400);
+      expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_REQUEST', header });
+    }
+  });
+});
