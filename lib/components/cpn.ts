@@ -1,7 +1,7 @@
 import { elementsByName, normalizeCpn, parseCpn, renderCpn, validateFreeformCpn, type CpnScheme } from '../config/cpnScheme.js';
 import type { CategoryDefinition } from '../config/categories.js';
 import type { Store } from '../store/client.js';
-import { allocateCounter } from '../store/component.js';
+import { allocateCounter, isCpnTaken } from '../store/component.js';
 import type { CreateComponentCommand } from './commands.js';
 import { CpnError } from './errors.js';
 
@@ -41,6 +41,21 @@ export function planCpn(scheme: CpnScheme, input: CreateComponentCommand, catego
     throw new CpnError('CPN_INVALID', `The CPN cannot be completed: supply values for the unresolved elements (${rendered.displayValue})`, index);
   }
   return { kind: 'generated', categoryPrefix: category.prefix, overrides };
+}
+
+/**
+ * Refuses a hand-chosen CPN that the library already has (CPNs are never reused) before any counter is
+ * allocated, so that a call refused for its input uses up no generated number. The claim written with
+ * the component still guards against a concurrent writer choosing the same CPN.
+ */
+export async function assertChosenCpnsFree(store: Store, orgId: string, libraryId: string, scheme: CpnScheme, plans: { plan: CpnPlan; inputIndex: number }[]): Promise<void> {
+  const chosen = plans.filter((entry): entry is { plan: Extract<CpnPlan, { kind: 'chosen' }>; inputIndex: number } => entry.plan.kind === 'chosen');
+  const taken = await Promise.all(chosen.map(({ plan }) => isCpnTaken(store, orgId, libraryId, normalizeCpn(scheme, plan.cpn))));
+  const first = taken.findIndex((claim) => claim.taken);
+  if (first >= 0) {
+    const { plan, inputIndex } = chosen[first]!;
+    throw new CpnError('CPN_TAKEN', `CPN "${plan.cpn}" is already used in this library (CPNs are never reused)`, inputIndex, { cpn: plan.cpn });
+  }
 }
 
 /** Allocates the counters a generated CPN needs (atomically, never twice) and renders it. */

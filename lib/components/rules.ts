@@ -78,6 +78,25 @@ function resolveStatus(config: LibraryConfiguration, statusId: string, index: nu
   return status;
 }
 
+/** One input names each attribute once: two values for one attribute would leave which one wins to chance. */
+export function repeatedAttributeId(changes: readonly AttributeValueChange[] | null | undefined): { attributeId: string; first: number; again: number } | undefined {
+  const first = new Map<string, number>();
+  for (const [position, change] of (changes ?? []).entries()) {
+    const earlier = first.get(change.attributeId);
+    if (earlier !== undefined) return { attributeId: change.attributeId, first: earlier, again: position };
+    first.set(change.attributeId, position);
+  }
+  return undefined;
+}
+
+function checkDistinctAttributeIds(changes: AttributeValueChange[] | null | undefined, index: number): void {
+  const repeated = repeatedAttributeId(changes);
+  if (repeated) {
+    const { attributeId, first, again } = repeated;
+    throw new ComponentInputError(`attributeValues[${first}] and attributeValues[${again}] both set attribute "${attributeId}"`, `attributeValues[${again}].attributeId`, index);
+  }
+}
+
 export function mergeAttributeValues(current: Record<string, unknown>, changes: AttributeValueChange[] | null | undefined): Record<string, unknown> {
   const merged = { ...current };
   for (const change of changes ?? []) {
@@ -132,6 +151,7 @@ export function buildNewComponent(ctx: WriteContext, input: CreateComponentComma
   }
   const revisionValue = input.revisionValue ?? initialRevision(ctx.config.revisionScheme, status.mapsTo);
   checkRevision(ctx, revisionValue, status, index);
+  checkDistinctAttributeIds(input.attributeValues, index);
   const attributeValues = mergeAttributeValues({}, input.attributeValues);
   checkAttributes(category, attributeValues, index);
   return {
@@ -205,6 +225,7 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   }
   if (next.revisionValue !== current.revisionValue || next.statusId !== current.statusId) checkRevision(ctx, next.revisionValue, status, index);
 
+  checkDistinctAttributeIds(input.attributeValues, index);
   next.attributeValues = mergeAttributeValues(current.attributeValues, input.attributeValues);
   // A category change or any attribute change validates the whole resulting set against the category.
   if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) checkAttributes(category, next.attributeValues, index);

@@ -9,7 +9,7 @@ import { failedConditionIndexes, isTransactionConflict } from '../store/items.js
 import { bomKey } from '../store/bom.js';
 import { BomError } from '../items/bomRules.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
-import { allocateCpn, planCpn } from './cpn.js';
+import { allocateCpn, assertChosenCpnsFree, planCpn } from './cpn.js';
 import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
@@ -66,6 +66,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
     chosen.set(key, index);
   });
 
+  await assertChosenCpnsFree(store, ctx.organizationId, ctx.libraryId, scheme, planned.map(({ plan }, inputIndex) => ({ plan, inputIndex })));
   const cpns: string[] = [];
   for (const [index, { plan }] of planned.entries()) cpns.push(await allocateCpn(store, ctx.organizationId, ctx.libraryId, scheme, plan, index));
 

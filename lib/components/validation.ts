@@ -2,7 +2,7 @@ import { findCategory, type LibraryConfiguration } from '../config/libraryConfig
 import { validateAttributeValues, type AttributeError } from './attributeValidation.js';
 import type { AttributeValueChange } from './commands.js';
 import { ValidationBatchTooLargeError } from './errors.js';
-import { mergeAttributeValues } from './rules.js';
+import { mergeAttributeValues, repeatedAttributeId } from './rules.js';
 
 export interface AttributeValidationResult {
   success: boolean;
@@ -30,7 +30,10 @@ export function validateAttributesFor(config: LibraryConfiguration | Error, cate
   if (config instanceof Error) return { success: false, message: `${couldNotComplete}: ${config.message}`, errors: [] };
   const category = findCategory(config, categoryId);
   if (!category) return { success: false, message: `${couldNotComplete}: category "${categoryId}" does not exist in this library`, errors: [] };
-  const errors = validateAttributeValues(category, mergeAttributeValues({}, attributeValues));
+  const repeated = repeatedAttributeId(attributeValues);
+  const errors = repeated
+    ? [{ attributeId: repeated.attributeId, message: `attributeValues[${repeated.first}] and attributeValues[${repeated.again}] both set attribute "${repeated.attributeId}"` }]
+    : validateAttributeValues(category, mergeAttributeValues({}, attributeValues));
   return errors.length === 0
     ? { success: true, message: null, errors: [] }
     : { success: false, message: `${errors.length} attribute value${errors.length > 1 ? 's are' : ' is'} invalid for ${category.name}`, errors };

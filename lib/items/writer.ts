@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreateComponentCommand } from '../components/commands.js';
-import { allocateCpn, planCpn, type CpnPlan } from '../components/cpn.js';
+import { allocateCpn, assertChosenCpnsFree, planCpn, type CpnPlan } from '../components/cpn.js';
 import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, VersionConflictError } from '../components/errors.js';
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from '../components/rules.js';
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from '../components/transactItems.js';
@@ -256,6 +256,10 @@ export async function writeItems(
   }
 
   checkChosenCpnsUnique(ctx, writes, newDocuments);
+  await assertChosenCpnsFree(store, ctx.organizationId, ctx.libraryId, ctx.config.cpnScheme, [
+    ...writes.flatMap((w) => (w.cpnPlan ? [{ plan: w.cpnPlan, inputIndex: w.inputIndex }] : [])),
+    ...newDocuments,
+  ]);
   for (const write of writes) {
     if (write.cpnPlan) write.after = { ...write.after, cpn: await allocateCpn(store, ctx.organizationId, ctx.libraryId, ctx.config.cpnScheme, write.cpnPlan, write.inputIndex) };
   }
