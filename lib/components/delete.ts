@@ -1,16 +1,19 @@
-import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import type { Store } from '../store/client.js';
-import { componentKey, cpnKey, getComponents, listComponentHistoryKeys } from '../store/component.js';
-import { failedConditionIndexes } from '../store/items.js';
-import { bomKey, documentLinksKey, listBomSnapshotKeys } from '../store/bom.js';
+import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
+import { deleteItems, failedConditionIndexes } from '../store/items.js';
+import { bomKey, documentLinksKey, getBoms, listBomSnapshotKeys } from '../store/bom.js';
+import { listPendingWrites } from '../store/pendingWrite.js';
+import { getUsages, removeUsage, usageDeletedItem, type UsageRecord } from '../store/usage.js';
 import { searchEntryTombstone } from '../search/entries.js';
-import { TooManyInputsError, VersionConflictError } from './errors.js';
+import { ComponentInUseError, ConcurrentWriteError, TooManyInputsError, VersionConflictError } from './errors.js';
 import type { WriteContext } from './rules.js';
 
-/** component, CPN claim, search entry, BOM, document links: 20 deletions fill one transaction. */
-const itemsPerDelete = 5;
-export const maxDeletesPerCall = 20;
+/** component, CPN claim, search entry, BOM, document links, where-used mark: 16 deletions fill one transaction. */
+const itemsPerDelete = 6;
+const usageOffset = 5;
+export const maxDeletesPerCall = 16;
 
 export interface DeleteResult {
   deletedIds: string[];
@@ -19,16 +22,41 @@ export interface DeleteResult {
 
 /**
  * Deletes components permanently: the component and its history go; its CPN stays claimed (marked
- * deleted) so that it is never reused. The component and CPN changes are one transaction; history items
- * are removed after it, and are unreachable once their component is gone.
+ * deleted) so that it is never reused. A component that a current BOM uses is refused (COMPONENT_IN_USE,
+ * naming the assemblies), unless those assemblies go in the same call. The component, CPN, BOM, links
+ * and where-used changes are one transaction, conditional on the where-used entry read, so that a write
+ * adding the component as a child at the same time and this delete cannot both land. History items are
+ * removed after it, and are unreachable once their component is gone.
  */
 export async function deleteComponents(store: Store, ctx: WriteContext, ids: string[]): Promise<DeleteResult> {
   if (ids.length > maxDeletesPerCall) throw new TooManyInputsError('component.delete', maxDeletesPerCall, ids.length);
   const unique = [...new Set(ids)];
-  const current = await getComponents(store, ctx.organizationId, ctx.libraryId, unique, true);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await deleteOnce(store, ctx, ids, unique);
+    } catch (error) {
+      // The where-used entry changed between the read and the write: read again (the next attempt
+      // reports the new use, or deletes).
+      if (!(error instanceof UsageChangedError) || attempt >= 3) throw error instanceof UsageChangedError ? new ConcurrentWriteError('A BOM using these components') : error;
+    }
+  }
+}
+
+class UsageChangedError extends Error {}
+
+async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique: string[]): Promise<DeleteResult> {
+  const { organizationId: org, libraryId: lib } = ctx;
+  const [current, usages, ownBoms] = await Promise.all([
+    getComponents(store, org, lib, unique, true),
+    getUsages(store, org, lib, unique, true),
+    getBoms(store, org, lib, unique, true),
+  ]);
   const found = unique.filter((id) => current.has(id));
-  if (found.length > 0) {
-    await store.ddb.send(
+  if (found.length === 0) return { deletedIds: [], notFoundIds: unique };
+  await refuseComponentsInUse(store, ctx, ids, found, current, usages);
+
+  await store.ddb
+    .send(
       new TransactWriteCommand({
         TransactItems: found.flatMap((id) => {
           const record = current.get(id)!;
@@ -36,7 +64,7 @@ export async function deleteComponents(store: Store, ctx: WriteContext, ids: str
             {
               Delete: {
                 TableName: store.tableName,
-                Key: componentKey(ctx.organizationId, ctx.libraryId, id),
+                Key: componentKey(org, lib, id),
                 ConditionExpression: 'version = :version',
                 ExpressionAttributeValues: { ':version': record.version },
               },
@@ -44,41 +72,61 @@ export async function deleteComponents(store: Store, ctx: WriteContext, ids: str
             {
               Update: {
                 TableName: store.tableName,
-                Key: cpnKey(ctx.organizationId, ctx.libraryId, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
+                Key: cpnKey(org, lib, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
                 UpdateExpression: 'SET deleted = :true, deletedAt = :at',
                 // The claim was written with the component; never create a stray one.
                 ConditionExpression: 'componentId = :id',
                 ExpressionAttributeValues: { ':true': true, ':at': ctx.at, ':id': id },
               },
             },
-            searchEntryTombstone(store.tableName, ctx.organizationId, ctx.libraryId, id, ctx.at),
+            searchEntryTombstone(store.tableName, org, lib, id, ctx.at),
             // Its BOM and document links go with it, so where-used never names a deleted assembly.
-            { Delete: { TableName: store.tableName, Key: bomKey(ctx.organizationId, ctx.libraryId, id) } },
-            { Delete: { TableName: store.tableName, Key: documentLinksKey(ctx.organizationId, ctx.libraryId, id) } },
+            { Delete: { TableName: store.tableName, Key: bomKey(org, lib, id) } },
+            { Delete: { TableName: store.tableName, Key: documentLinksKey(org, lib, id) } },
+            usageDeletedItem(store.tableName, org, lib, id, usages.get(id)?.rev),
           ];
-        }),
+        }) as never,
       }),
-    ).catch((error) => {
+    )
+    .catch((error) => {
       const failed = failedConditionIndexes(error);
       if (failed?.length) {
+        if (failed[0]! % itemsPerDelete === usageOffset) throw new UsageChangedError();
         const id = found[Math.floor(failed[0]! / itemsPerDelete)]!;
         throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
       }
       throw error;
     });
-    for (const id of found) {
-      const keys = [
-        ...(await listComponentHistoryKeys(store, ctx.organizationId, ctx.libraryId, id)),
-        ...(await listBomSnapshotKeys(store, ctx.organizationId, ctx.libraryId, id)),
-      ];
-      for (let start = 0; start < keys.length; start += 25) {
-        let pending = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
-        while (pending.length > 0) {
-          const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
-          pending = (result.UnprocessedItems?.[store.tableName] as typeof pending | undefined) ?? [];
-        }
-      }
-    }
+  // The deleted assemblies no longer use their children.
+  const childrenOfDeleted = new Map<string, string[]>();
+  for (const [assemblyId, bom] of ownBoms) for (const childId of bom.childIds) childrenOfDeleted.set(childId, [...(childrenOfDeleted.get(childId) ?? []), assemblyId]);
+  await Promise.all([...childrenOfDeleted].filter(([childId]) => !found.includes(childId)).map(([childId, assemblyIds]) => removeUsage(store, org, lib, childId, assemblyIds)));
+  for (const id of found) {
+    await deleteItems(store, [...(await listComponentHistoryKeys(store, org, lib, id)), ...(await listBomSnapshotKeys(store, org, lib, id))]);
   }
   return { deletedIds: found, notFoundIds: unique.filter((id) => !current.has(id)) };
+}
+
+/**
+ * Refuses the first component a current BOM uses, naming the assemblies; assemblies deleted by the same
+ * call do not count. An entry whose assembly no longer has the line is stale (its write removed the line
+ * or never committed); while a large item write is in flight, a stale-looking entry may be about to
+ * commit, so the delete waits for it (a conflict to retry).
+ */
+async function refuseComponentsInUse(store: Store, ctx: WriteContext, ids: string[], found: string[], current: Map<string, ComponentRecord>, usages: Map<string, UsageRecord>): Promise<void> {
+  const { organizationId: org, libraryId: lib } = ctx;
+  const deleting = new Set(found);
+  const listed = new Map(found.map((id) => [id, [...(usages.get(id)?.assemblies ?? [])].filter((assemblyId) => !deleting.has(assemblyId))]));
+  const assemblyIds = [...new Set([...listed.values()].flat())];
+  if (assemblyIds.length === 0) return;
+  const [boms, assemblies] = await Promise.all([getBoms(store, org, lib, assemblyIds, true), getComponents(store, org, lib, assemblyIds, true)]);
+  for (const [id, candidates] of listed) {
+    const users = candidates.filter((assemblyId) => boms.get(assemblyId)?.childIds.includes(id) && assemblies.has(assemblyId));
+    if (users.length > 0) {
+      const component = current.get(id)!;
+      throw new ComponentInUseError(id, component.name, users.map((assemblyId) => ({ id: assemblyId, name: assemblies.get(assemblyId)!.name, cpn: assemblies.get(assemblyId)!.cpn })), ids.indexOf(id));
+    }
+  }
+  const inFlight = (await listPendingWrites(store, org, lib)).some((write) => write.status === 'PENDING');
+  if (inFlight) throw new ConcurrentWriteError('A large item write in progress that may use these components');
 }

@@ -92,3 +92,11 @@ export class ConcurrentWriteError extends DomainError {
     super('VERSION_CONFLICT', at(inputIndex, `${what} changed concurrently; nothing was written: read it again and retry`), undefined, { inputIndex });
   }
 }
+
+/** A component that a current BOM uses cannot be deleted; the error names the assemblies that use it. */
+export class ComponentInUseError extends DomainError {
+  constructor(id: string, name: string, usedBy: { id: string; name: string; cpn: string }[], inputIndex?: number) {
+    const names = usedBy.map((assembly) => `${assembly.cpn} ${assembly.name}`).join(', ');
+    super('COMPONENT_IN_USE', `${name} (${id}) is used in the BOM of ${names}: remove it from ${usedBy.length > 1 ? 'those BOMs' : 'that BOM'} first`, undefined, { id, usedBy, inputIndex });
+  }
+}

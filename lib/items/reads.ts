@@ -1,8 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { findCategory, findStatus, type LibraryConfiguration } from '../config/libraryConfig.js';
-import { InvalidInputError } from '../errors.js';
+import { DomainError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { getBoms, getDocumentLinks, listBomSnapshots, listBoms, type BomLine, type BomSnapshotRecord, type DocumentLinkRecord } from '../store/bom.js';
+import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomSnapshotRecord, type DocumentLinkRecord } from '../store/bom.js';
+import { getUsages } from '../store/usage.js';
 import { componentHistoryKey, componentHistoryRecord, type ComponentRecord } from '../store/component.js';
 import { parseItem } from '../store/items.js';
 import { libraryPartition } from '../store/library.js';
@@ -28,10 +29,17 @@ export async function documentLinksOf(store: Store, ref: LibraryRef, componentId
   return (await getDocumentLinks(store, ref.organizationId, ref.libraryId, [componentId])).get(componentId)?.links ?? [];
 }
 
-/** The assemblies whose current BOM uses the component, with the lines that use it (deletion removes an assembly's BOM). */
+/**
+ * The assemblies whose current BOM uses the component, with the lines that use it: the where-used entry
+ * names the assemblies, and their BOMs confirm each (an entry can outlive its line briefly), so the cost
+ * follows the answer, not the library.
+ */
 export async function whereUsed(store: Store, ref: LibraryRef, componentId: string): Promise<AssemblyLinkView[]> {
-  const boms = await listBoms(store, ref.organizationId, ref.libraryId);
-  return boms.flatMap((bom) => (bom.childIds.includes(componentId) ? bom.lines.filter((l) => l.childId === componentId).map((line) => ({ assemblyId: bom.assemblyId, line })) : []));
+  const usage = (await getUsages(store, ref.organizationId, ref.libraryId, [componentId])).get(componentId);
+  const assemblyIds = [...(usage?.assemblies ?? [])].sort();
+  if (assemblyIds.length === 0) return [];
+  const boms = await getBoms(store, ref.organizationId, ref.libraryId, assemblyIds);
+  return assemblyIds.flatMap((assemblyId) => (boms.get(assemblyId)?.lines ?? []).filter((l) => l.childId === componentId).map((line) => ({ assemblyId, line })));
 }
 
 export interface IndentedBomEntry {
@@ -45,6 +53,14 @@ export interface IndentedBomEntry {
 }
 
 export const maxIndentedDepth = 25;
+/** Lines of one indented BOM; a deeper or wider tree is asked for with a smaller depth, or per sub-assembly. */
+export const maxIndentedLines = 1_000;
+
+export class IndentedBomTooLargeError extends DomainError {
+  constructor(depth: number) {
+    super('BOM_TOO_LARGE', `The indented BOM to depth ${depth} has more than ${maxIndentedLines} lines: ask for a smaller depth, or for each sub-assembly`, undefined, { limit: maxIndentedLines, depth });
+  }
+}
 
 /**
  * The multi-level BOM of an assembly, depth first in line order, to the requested depth (1 = direct
@@ -66,6 +82,7 @@ export async function indentedBom(store: Store, ref: LibraryRef, assemblyId: str
       const rolledUpQuantity = quantity * (line.quantity ?? 1);
       const childPath = [...path, line.childId];
       const below = boms.get(line.childId);
+      if (lines.length === maxIndentedLines) throw new IndentedBomTooLargeError(depth);
       lines.push({ level, path: childPath, link: { assemblyId: parentId, line }, rolledUpQuantity, hasChildren: (below?.length ?? 0) > 0 });
       // A BOM never contains its own assembly (writes refuse cycles); the path check guards old data anyway.
       if (level < depth && !path.includes(line.childId)) walk(line.childId, childPath, rolledUpQuantity, level + 1);

@@ -26,6 +26,7 @@ import { componentKey, componentRecord, getComponents, type ComponentRecord, typ
 import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, isTransactionConflict, keyString, parseItem, type Key } from '../store/items.js';
 import { abortPendingWrite, commitPendingWriteUpdate, markPendingWriteSettled, putPendingWrite } from '../store/pendingWrite.js';
 import { bomChange, BomCycleError, BomError, desiredLines, findBomCycle } from './bomRules.js';
+import { removeUsage, usageAddItem } from '../store/usage.js';
 import type { CreateItemCommand, DocumentCommand, UpdateItemCommand } from './commands.js';
 import { checkItemWriteLimits } from './limits.js';
 
@@ -272,7 +273,13 @@ export async function writeItems(
     newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...d.draft, cpn: d.cpn! }),
   );
   const parentItemLists = changedWrites.map((w) => parentItems(store, ctx, w));
-  const total = documentItems.flat().length + parentItemLists.flat().length;
+  const usage = usageChanges(changedWrites);
+  const usageItemLists = [...usage.added].map(([childId, { assemblyIds }]) => [usageAddItem(store.tableName, ctx.organizationId, ctx.libraryId, childId, assemblyIds)]);
+  const childGone = (list: number) => {
+    const [childId, { inputIndex }] = [...usage.added][list]!;
+    return new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: component ${childId} was deleted while this call ran`, { inputIndex, childId });
+  };
+  const total = documentItems.flat().length + parentItemLists.flat().length + usageItemLists.flat().length;
   if (total === 0) return writes.map((w) => w.after);
   const bomChecks = (room: number) =>
     [...traversed.entries()]
@@ -289,13 +296,46 @@ export async function writeItems(
       }));
   if (total <= maxTransactionItems) {
     const written = [...parentItemLists.flat(), ...documentItems.flat()];
-    await transact(store, [...written, ...bomChecks(maxTransactionItems - written.length)], (index) =>
-      index < written.length ? describeFailure(index, parentItemLists, changedWrites, newDocuments) : new ConcurrentWriteError('A BOM this call builds on'),
-    );
+    const usageItems = usageItemLists.flat();
+    await transact(store, [...written, ...usageItems, ...bomChecks(maxTransactionItems - written.length - usageItems.length)], (index) => {
+      if (index < written.length) return describeFailure(index, parentItemLists, changedWrites, newDocuments);
+      if (index < written.length + usageItems.length) return childGone(listOf(usageItemLists, index - written.length));
+      return new ConcurrentWriteError('A BOM this call builds on');
+    });
   } else {
-    await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, changedWrites, options, bomChecks);
+    await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, changedWrites, options, bomChecks, usageItemLists, childGone);
   }
+  await Promise.all([...usage.removed].map(([childId, assemblyIds]) => removeUsage(store, ctx.organizationId, ctx.libraryId, childId, assemblyIds)));
   return writes.map((w) => w.after);
+}
+
+/** Which of several item lists, laid end to end, holds the item at `index`. */
+function listOf(lists: unknown[][], index: number): number {
+  let offset = 0;
+  for (const [list, items] of lists.entries()) {
+    if (index < offset + items.length) return list;
+    offset += items.length;
+  }
+  return lists.length - 1;
+}
+
+/** The where-used entries a write adds (child -> assemblies that start using it) and removes. */
+function usageChanges(writes: ParentWrite[]) {
+  const added = new Map<string, { assemblyIds: string[]; inputIndex: number }>();
+  const removed = new Map<string, string[]>();
+  for (const write of writes) {
+    if (!write.bom) continue;
+    const before = new Set(write.bom.before.map((line) => line.childId));
+    const after = new Set(write.bom.after.map((line) => line.childId));
+    for (const childId of after) {
+      if (before.has(childId)) continue;
+      const entry = added.get(childId) ?? { assemblyIds: [], inputIndex: write.inputIndex };
+      entry.assemblyIds.push(write.after.id);
+      added.set(childId, entry);
+    }
+    for (const childId of before) if (!after.has(childId)) removed.set(childId, [...(removed.get(childId) ?? []), write.after.id]);
+  }
+  return { added, removed };
 }
 
 function checkChosenCpnsUnique(ctx: WriteContext, writes: ParentWrite[], documents: NewDocument[]): void {
@@ -350,6 +390,8 @@ async function writeInTwoPhases(
   writes: ParentWrite[],
   options: ItemWriteOptions,
   bomChecks: (room: number) => Record<string, unknown>[],
+  usageItemLists: Record<string, unknown>[][],
+  childGone: (list: number) => Error,
 ): Promise<void> {
   const { organizationId: org, libraryId: lib } = ctx;
   const writeId = randomUUID();
@@ -368,6 +410,18 @@ async function writeInTwoPhases(
         return new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn });
       });
       if (options.crashAfterFirstPendingWrite) throw new SimulatedCrashError('simulated crash after the first pending write');
+    }
+    // Where-used entries go before the commit, each on condition that the child was not deleted: a delete
+    // racing this write either fails on the entry or makes it fail. An entry of a write that never
+    // commits is stale, which readers and deletes tolerate (they confirm entries against the BOMs).
+    for (let start = 0; start < usageItemLists.length; ) {
+      let end = start;
+      let size = 0;
+      while (end < usageItemLists.length && size + usageItemLists[end]!.length <= maxTransactionItems) size += usageItemLists[end++]!.length;
+      const chunk = usageItemLists.slice(start, end);
+      const first = start;
+      await transact(store, chunk.flat(), (index) => childGone(first + listOf(chunk, index)));
+      start = end;
     }
     const commit = [...parentItemLists.flat(), commitPendingWriteUpdate(store.tableName, org, lib, writeId)];
     await transact(store, [...commit, ...bomChecks(maxTransactionItems - commit.length)], (index) =>

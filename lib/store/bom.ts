@@ -93,16 +93,6 @@ export async function getDocumentLinks(store: Store, orgId: string, libraryId: s
   return links;
 }
 
-/** Every current BOM of the library (where-used reads them; the search projection can take this over). */
-export function listBoms(store: Store, orgId: string, libraryId: string): Promise<BomRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'BOM#' } },
-    bomRecord,
-    'BOM',
-  );
-}
-
 /** BOM snapshots of an assembly, newest first. */
 export function listBomSnapshots(store: Store, orgId: string, libraryId: string, assemblyId: string, limit: number): Promise<BomSnapshotRecord[]> {
   return queryNewestFirst(store, libraryPartition(orgId, libraryId), `BOMH#${assemblyId}#`, limit, bomSnapshotRecord, 'BOM snapshot');

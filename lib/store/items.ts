@@ -1,5 +1,5 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
 
@@ -124,3 +124,16 @@ export async function batchGetItems(store: Store, keys: Key[], consistent = fals
 }
 
 export const keyString = (key: Key) => `${key.PK}|${key.SK}`;
+
+/** Deletes items 25 at a time (BatchWriteItem), retrying what DynamoDB leaves unprocessed with backoff. */
+export async function deleteItems(store: Store, keys: Key[]): Promise<void> {
+  for (let start = 0; start < keys.length; start += 25) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt === 8) throw new Error('DynamoDB left deletes unprocessed after 8 attempts');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+      const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending as never } }));
+      pending = (result.UnprocessedItems?.[store.tableName] as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+}

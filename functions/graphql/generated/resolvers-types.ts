@@ -628,7 +628,7 @@ export type ComponentMutationNamespace = {
   create: Array<Component>;
   /** All or nothing; at most 25 inputs. */
   update: Array<Component>;
-  /** Permanent, at most 20 ids; with each component go its history, BOM and document links. The CPNs stay claimed and are never reused. */
+  /** Permanent, at most 16 ids; with each component go its history, BOM and document links. The CPNs stay claimed and are never reused. A component used in a current BOM is refused with COMPONENT_IN_USE naming the assemblies, unless they are deleted in the same call. ids null or [] deletes nothing. */
   delete: DeleteComponentsResult;
   pin: Array<Component>;
   unpin: Array<Scalars['ID']['output']>;

@@ -1,0 +1,76 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { batchGetItems, isConditionalCheckFailure, parseItem } from './items.js';
+import { libraryPartition } from './library.js';
+
+/**
+ * The where-used index: one item per component that is (or was) a BOM child, naming the assemblies whose
+ * BOM uses it. An entry is added in the same transaction as the BOM line that needs it, on condition that
+ * the item is not marked deleted; deleting the component marks it, on condition that its `rev` is still
+ * the one read. Both conditions are on this one item, so a delete and a write adding the component as a
+ * child cannot both land. Entries of lines that went away are removed after their write (a stale entry
+ * only makes a reader look at one BOM more: readers confirm every entry against the BOM).
+ */
+export const usageKey = (orgId: string, libraryId: string, childId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `USEDBY#${childId}` });
+
+export const usageRecord = z.object({
+  childId: z.string(),
+  /** Absent when empty (DynamoDB has no empty sets). */
+  assemblies: z.set(z.string()).optional(),
+  rev: z.number().int().optional(),
+  /** The component was deleted: no BOM may add it again. */
+  deleted: z.boolean().optional(),
+});
+export type UsageRecord = z.infer<typeof usageRecord>;
+
+/** Where-used entries of several components (absent: never a child), strongly consistent when asked. */
+export async function getUsages(store: Store, orgId: string, libraryId: string, childIds: string[], consistent = false): Promise<Map<string, UsageRecord>> {
+  const items = await batchGetItems(store, [...new Set(childIds)].map((id) => usageKey(orgId, libraryId, id)), consistent);
+  return new Map([...items.values()].map((item) => {
+    const record = parseItem(usageRecord, item, 'where-used entry');
+    return [record.childId, record];
+  }));
+}
+
+/** The transaction item recording that `assemblyIds` now use the child; it fails once the child is deleted. */
+export function usageAddItem(tableName: string, orgId: string, libraryId: string, childId: string, assemblyIds: string[]): Record<string, unknown> {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: usageKey(orgId, libraryId, childId),
+      UpdateExpression: 'SET entity = :entity, childId = :child ADD assemblies :assemblies, rev :one',
+      ConditionExpression: 'attribute_not_exists(deleted)',
+      ExpressionAttributeValues: { ':entity': 'Usage', ':child': childId, ':assemblies': new Set(assemblyIds), ':one': 1 },
+    },
+  };
+}
+
+/** Marks a deleted component's entry, on condition that nobody added a use since it was read. */
+export function usageDeletedItem(tableName: string, orgId: string, libraryId: string, childId: string, readRev: number | undefined): Record<string, unknown> {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...usageKey(orgId, libraryId, childId), entity: 'Usage', childId, deleted: true },
+      ...(readRev === undefined
+        ? { ConditionExpression: 'attribute_not_exists(PK)' }
+        : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': readRev } }),
+    },
+  };
+}
+
+/** Removes assemblies from a child's entry once their lines are gone (after the write that removed them). */
+export async function removeUsage(store: Store, orgId: string, libraryId: string, childId: string, assemblyIds: string[]): Promise<void> {
+  if (assemblyIds.length === 0) return;
+  await store.ddb.send(
+    new UpdateCommand({
+      TableName: store.tableName,
+      Key: usageKey(orgId, libraryId, childId),
+      UpdateExpression: 'DELETE assemblies :assemblies ADD rev :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':assemblies': new Set(assemblyIds), ':one': 1 },
+    }),
+  ).catch((error: unknown) => {
+    if (!isConditionalCheckFailure(error)) throw error;
+  });
+}
