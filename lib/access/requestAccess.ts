@@ -55,10 +55,15 @@ export class RequestAccess {
   private organizationAccess?: Promise<OrganizationAccess>;
   private libraryAccess?: Promise<LibraryAccess>;
 
+  /**
+   * `prefetched`: the items of apiKeyContextKeys, when the caller's authentication already read them in
+   * the same round trip (an API key carries its organization, library and owner ids).
+   */
   constructor(
     private readonly store: Store,
     readonly caller: Caller,
     private readonly headers: ContextHeaders,
+    private readonly prefetched?: ReadonlyMap<string, Record<string, unknown>>,
   ) {}
 
   async authorize(rule: AccessRule): Promise<void> {
@@ -148,18 +153,11 @@ export class RequestAccess {
     if (caller.kind !== 'apiKey') throw new Error('not an API key caller');
     const orgRef = this.headers.organization;
     if (!orgRef) throw new MissingHeadersError(['x-organization']);
-    const orgSlug = this.parseOrganizationRef(orgRef);
     const libRef = this.headers.library;
-    const libPath = libRef ? this.parseLibraryRef(libRef) : undefined;
-
-    const keys = {
-      organization: organizationKey(caller.organizationId),
-      membership: membershipKey(caller.organizationId, caller.userId),
-      library: libraryKey(caller.organizationId, caller.libraryId),
-      organizationSlug: orgSlug ? organizationSlugKey(orgSlug) : undefined,
-      librarySlug: libPath ? librarySlugKey(caller.organizationId, libPath.librarySlug) : undefined,
-    };
-    const items = await batchGetItems(this.store, Object.values(keys).filter((key) => key !== undefined));
+    const keys = apiKeyContextKeys(caller, this.headers);
+    const orgSlug = keys.organizationSlug !== undefined;
+    const libPath = libRef ? parseLibraryRef(libRef) : undefined;
+    const items = this.prefetched ?? (await batchGetItems(this.store, Object.values(keys).filter((key) => key !== undefined)));
     const item = (key: { PK: string; SK: string } | undefined) => (key ? items.get(keyString(key)) : undefined);
 
     if (orgSlug ? item(keys.organizationSlug)?.organizationId !== caller.organizationId : orgRef.toLowerCase() !== caller.organizationId) {
@@ -181,23 +179,8 @@ export class RequestAccess {
     return { organization, membership, library: parseItem(libraryRecord, libraryItem, 'library') };
   }
 
-  /** The slug of `@org_slug`, or undefined for a UUID; anything else is a malformed header. */
-  private parseOrganizationRef(reference: string): string | undefined {
-    if (isUuid(reference)) return undefined;
-    if (reference.startsWith('@') && reference.length > 1 && !reference.includes('/')) return reference.slice(1);
-    throw new BadRequestError('x-organization must be an organization UUID or @org_slug', { header: 'x-organization' });
-  }
-
-  /** The slugs of `@org_slug/library_slug`, or undefined for a UUID; anything else is a malformed header. */
-  private parseLibraryRef(reference: string): { organizationSlug: string; librarySlug: string } | undefined {
-    if (isUuid(reference)) return undefined;
-    const path = /^@([^/]+)\/([^/]+)$/.exec(reference);
-    if (!path) throw new BadRequestError('x-library must be a library UUID or @org_slug/library_slug', { header: 'x-library' });
-    return { organizationSlug: path[1]!, librarySlug: path[2]! };
-  }
-
   private async libraryIdFor(reference: string, organization: OrganizationRecord): Promise<string | undefined> {
-    const path = this.parseLibraryRef(reference);
+    const path = parseLibraryRef(reference);
     if (!path) return reference.toLowerCase();
     // A path into another organization is not a library of this one.
     if (path.organizationSlug !== organization.slug) return undefined;
@@ -205,7 +188,39 @@ export class RequestAccess {
   }
 
   private async organizationIdFor(reference: string): Promise<string | undefined> {
-    const slug = this.parseOrganizationRef(reference);
+    const slug = parseOrganizationRef(reference);
     return slug ? findOrganizationIdBySlug(this.store, slug) : reference.toLowerCase();
   }
+}
+
+/** The slug of `@org_slug`, or undefined for a UUID; anything else is a malformed header. */
+function parseOrganizationRef(reference: string): string | undefined {
+  if (isUuid(reference)) return undefined;
+  if (reference.startsWith('@') && reference.length > 1 && !reference.includes('/')) return reference.slice(1);
+  throw new BadRequestError('x-organization must be an organization UUID or @org_slug', { header: 'x-organization' });
+}
+
+/** The slugs of `@org_slug/library_slug`, or undefined for a UUID; anything else is a malformed header. */
+function parseLibraryRef(reference: string): { organizationSlug: string; librarySlug: string } | undefined {
+  if (isUuid(reference)) return undefined;
+  const path = /^@([^/]+)\/([^/]+)$/.exec(reference);
+  if (!path) throw new BadRequestError('x-library must be a library UUID or @org_slug/library_slug', { header: 'x-library' });
+  return { organizationSlug: path[1]!, librarySlug: path[2]! };
+}
+
+/**
+ * Everything an API-key request's context is checked against, as keys of one BatchGetItem: the
+ * organization, the membership, the library, and the slug items when the headers are slugs. Throws
+ * BadRequestError for a malformed header.
+ */
+export function apiKeyContextKeys(caller: { organizationId: string; libraryId: string; userId: string }, headers: ContextHeaders) {
+  const orgSlug = headers.organization ? parseOrganizationRef(headers.organization) : undefined;
+  const libPath = headers.library ? parseLibraryRef(headers.library) : undefined;
+  return {
+    organization: organizationKey(caller.organizationId),
+    membership: membershipKey(caller.organizationId, caller.userId),
+    library: libraryKey(caller.organizationId, caller.libraryId),
+    organizationSlug: orgSlug ? organizationSlugKey(orgSlug) : undefined,
+    librarySlug: libPath ? librarySlugKey(caller.organizationId, libPath.librarySlug) : undefined,
+  };
 }

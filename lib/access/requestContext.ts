@@ -1,7 +1,10 @@
-import { BadRequestError } from '../errors.js';
-import { authenticate, type Caller } from './caller.js';
-import { RequestAccess } from './requestAccess.js';
+import { hashSecret, scopeOfSecret } from '../apikeys/secrets.js';
+import { BadRequestError, UnauthenticatedError } from '../errors.js';
+import { apiKeySecretKey, apiKeySecretRecord } from '../store/apiKey.js';
 import type { Store } from '../store/client.js';
+import { batchGetItems, keyString, parseItem, type Key } from '../store/items.js';
+import { authenticate, type Caller } from './caller.js';
+import { apiKeyContextKeys, RequestAccess, type ContextHeaders } from './requestAccess.js';
 
 /** What a request presents: its credential and its context headers, as sent. */
 export interface PresentedRequest {
@@ -30,15 +33,45 @@ function checkHeaderLength(name: string, value: string | undefined): void {
   }
 }
 
-export async function resolveRequestContext(store: Store, request: PresentedRequest): Promise<RequestContext> {
+export async function resolveRequestContext(store: Store, request: PresentedRequest, now = new Date()): Promise<RequestContext> {
   checkHeaderLength('x-organization', request.organization);
   checkHeaderLength('x-library', request.library);
-  const caller = await authenticate(store, { apiKey: request.apiKey, authorization: request.authorization });
-  return {
-    caller,
-    access: new RequestAccess(store, caller, {
-      organization: request.organization?.trim() || undefined,
-      library: request.library?.trim() || undefined,
-    }),
+  const headers: ContextHeaders = {
+    organization: request.organization?.trim() || undefined,
+    library: request.library?.trim() || undefined,
   };
+  const secret = request.apiKey?.trim();
+  const scope = secret ? scopeOfSecret(secret) : undefined;
+  if (secret && scope) return resolveApiKeyRequest(store, secret, scope, headers, now);
+  // No credential, a malformed key or a Bearer token: authenticate says which 401 it is.
+  const caller = await authenticate(store, { apiKey: secret, authorization: request.authorization }, now);
+  return { caller, access: new RequestAccess(store, caller, headers) };
+}
+
+/**
+ * An API key carries its organization, library and owner ids, so its hash item and everything its
+ * context is checked against (organization, membership, library, slug items) come in ONE BatchGetItem,
+ * read fresh on every request: a revoked key or a removed membership stops working on the next request.
+ */
+async function resolveApiKeyRequest(store: Store, secret: string, scope: NonNullable<ReturnType<typeof scopeOfSecret>>, headers: ContextHeaders, now: Date): Promise<RequestContext> {
+  const secretKey = apiKeySecretKey(hashSecret(secret));
+  let contextKeys: Key[];
+  let headersWellFormed = true;
+  try {
+    contextKeys = Object.values(apiKeyContextKeys(scope, headers)).filter((key) => key !== undefined);
+  } catch {
+    // A malformed header is reported when an operation needs it (some need none).
+    headersWellFormed = false;
+    contextKeys = [];
+  }
+  const items = await batchGetItems(store, [secretKey, ...contextKeys]);
+  const stored = items.get(keyString(secretKey));
+  if (!stored) throw new UnauthenticatedError('The API key in x-api-key is unknown or revoked');
+  const record = parseItem(apiKeySecretRecord, stored, 'API key secret');
+  if (record.organizationId !== scope.organizationId || record.libraryId !== scope.libraryId || record.ownerUserId !== scope.userId) {
+    throw new UnauthenticatedError('The API key in x-api-key is unknown or revoked');
+  }
+  if (record.expiresAtIso && Date.parse(record.expiresAtIso) <= now.getTime()) throw new UnauthenticatedError('The API key in x-api-key has expired');
+  const caller: Caller = { kind: 'apiKey', userId: record.ownerUserId, apiKeyId: record.keyId, organizationId: record.organizationId, libraryId: record.libraryId };
+  return { caller, access: new RequestAccess(store, caller, headers, headersWellFormed ? items : undefined) };
 }

@@ -42,7 +42,7 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
 export function newApiKey(scope: ApiKeyScope, input: { name: string; expiresAt?: string | null | undefined }, at = nowIso()): IssuedApiKey {
   const { name, expiresAt } = parse(createInput, input);
   if (expiresAt && Date.parse(expiresAt) <= Date.parse(at)) throw new InvalidInputError('expiresAt must be in the future', { field: 'expiresAt' });
-  const { secret, hash, displayPrefix } = generateApiKeySecret();
+  const { secret, hash, displayPrefix } = generateApiKeySecret(scope);
   return {
     secret,
     apiKey: {
@@ -94,7 +94,7 @@ function concurrentChange(keyId: string, error: unknown): DomainError {
 export async function rotateApiKey(store: Store, scope: ApiKeyScope, keyId: string): Promise<IssuedApiKey> {
   const key = await findApiKeyForUser(store, scope, keyId);
   if (key.status !== 'ACTIVE') throw new ApiKeyRevokedError(keyId);
-  const { secret, hash, displayPrefix } = generateApiKeySecret();
+  const { secret, hash, displayPrefix } = generateApiKeySecret({ organizationId: key.organizationId, libraryId: key.libraryId, userId: key.ownerUserId });
   try {
     return { secret, apiKey: await replaceApiKeySecret(store, key, hash, displayPrefix, nowIso()) };
   } catch (error) {

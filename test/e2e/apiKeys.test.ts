@@ -23,7 +23,7 @@ describe('API keys', () => {
 
   it('creates a key for the library in x-library that acts as its owner there', async () => {
     const issued = await issue('ci');
-    expect(issued.secret).toMatch(/^plm_[A-Za-z0-9_-]{43}$/);
+    expect(issued.secret).toMatch(/^plm_[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{64}$/);
     expect(issued.apiKey).toMatchObject({ name: 'ci', status: 'ACTIVE', libraryId: tenant.library.id, ownerId: tenant.user.id });
     expect(issued.secret.startsWith(issued.apiKey.prefix)).toBe(true);
     const me = await graphql<{ user: { me: { user: { id: string } } } }>(whoAmI, undefined, { 'x-api-key': issued.secret });

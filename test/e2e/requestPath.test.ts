@@ -1,0 +1,57 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { membershipKey } from '../../lib/store/membership.js';
+import { gqlOk, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+
+/** One round trip of authentication, with no stale permissions. */
+let tenant: Tenant;
+
+beforeAll(async () => {
+  tenant = await newTenant();
+});
+
+async function call(query: string, variables: Record<string, unknown>, headers: Record<string, string>) {
+  const response = await fetch(`${stack.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const capacity = JSON.parse(response.headers.get('x-plm-consumed-capacity') ?? '{}') as { requests: number };
+  return { status: response.status, capacity, body: (await response.json()) as { data?: any; errors?: { extensions?: { code?: string } }[] } };
+}
+
+describe('an API-key request', () => {
+  it('resolves its context in one round trip: component.findOne is 2 DynamoDB requests, with slugs or UUIDs', async () => {
+    const created = await gqlOk<{ component: { create: { id: string }[] } }>(
+      tenant,
+      'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }',
+      { inputs: [{ name: 'R', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] }] },
+    );
+    const id = created.component.create[0]!.id;
+    for (const headers of [tenantHeaders(tenant), tenantHeaders(tenant, { asUuids: true })]) {
+      const result = await call('query($id: ID!) { component { findOne(id: $id) { id name } } }', { id }, headers);
+      expect(result.body.data.component.findOne).toMatchObject({ id, name: 'R' });
+      expect(result.capacity.requests).toBe(2);
+    }
+  });
+
+  it('costs one request when unauthenticated, whatever the document', async () => {
+    const result = await call('{ libraries { id } }', {}, { 'x-api-key': `${tenant.apiKey.slice(0, -4)}AAAA`, 'x-organization': `@${tenant.organization.slug}` });
+    expect(result.status).toBe(401);
+    expect(result.capacity.requests).toBe(1);
+  });
+
+  it('stops working on the next request once its owner leaves the organization', async () => {
+    const other = await newTenant();
+    expect((await call('{ libraries { id } }', {}, tenantHeaders(other))).status).toBe(200);
+    await testStore().ddb.send(new DeleteCommand({ TableName: testStore().tableName, Key: membershipKey(other.organization.id, other.user.id) }));
+    const after = await call('{ libraries { id } }', {}, tenantHeaders(other));
+    expect(after.status).toBe(403);
+    expect(after.body.errors?.[0]?.extensions?.code).toBe('ORGANIZATION_ACCESS_DENIED');
+  });
+
+  it('stops working on the next request once revoked, and a tampered secret is unknown', async () => {
+    const other = await newTenant();
+    const keys = await gqlOk<{ apiKey: { findAllForUser: { id: string }[] } }>(other, '{ apiKey { findAllForUser { id } } }');
+    const tampered = other.apiKey.replace(/\.(.)/, (_, c: string) => `.${c === 'A' ? 'B' : 'A'}`);
+    expect((await call('{ libraries { id } }', {}, { ...tenantHeaders(other), 'x-api-key': tampered })).status).toBe(401);
+    await gqlOk(other, 'mutation($id: ID!) { apiKey { deactivate(input: { id: $id }) { id } } }', { id: keys.apiKey.findAllForUser[0]!.id });
+    expect((await call('{ libraries { id } }', {}, tenantHeaders(other))).status).toBe(401);
+  });
+});
