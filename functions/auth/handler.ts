@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { passwordPolicyFromEnv } from '../../lib/accounts/passwordPolicy.js';
 import { jsonResult } from '../shared/apigw.js';
+import { withRequestLog } from '../shared/requestLog.js';
 
 const passwordPolicy = passwordPolicyFromEnv();
 
@@ -8,7 +9,11 @@ const passwordPolicy = passwordPolicyFromEnv();
  * The account routes. Errors have the spec's flat body `{ code, message }`. GET /auth/config answers the
  * password policy, unauthenticated; signup and verification arrive with the accounts work.
  */
-export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  return withRequestLog('auth', event, async () => route(event));
+}
+
+async function route(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const method = event.requestContext.http.method;
   const path = event.rawPath.replace(/\/+$/, '');
   if (path === '/auth/config') {

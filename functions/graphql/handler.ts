@@ -2,8 +2,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
 import { createStore } from '../../lib/store/client.js';
 import { allowedOriginsFromEnv, jsonResult, requestFromEvent, resultFromResponse } from '../shared/apigw.js';
+import { withRequestLog } from '../shared/requestLog.js';
 import { requestLimits } from './limits.js';
-import { createGraphQLServer } from './yoga.js';
+import { createGraphQLServer, requestOperations } from './yoga.js';
 
 let blobs: BlobStorage | undefined;
 const yoga = createGraphQLServer({
@@ -15,10 +16,15 @@ const yoga = createGraphQLServer({
   allowedOrigins: allowedOriginsFromEnv(),
 });
 
-export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
-  // API Gateway has read the whole body already; refuse it before anything decodes or parses it.
-  if ((event.body?.length ?? 0) > requestLimits.maxBodyBytes * (event.isBase64Encoded ? 4 / 3 : 1)) {
-    return jsonResult(400, { errors: [{ message: `The request is larger than ${requestLimits.maxBodyBytes} bytes`, extensions: { code: 'REQUEST_TOO_LARGE', limit: requestLimits.maxBodyBytes } }] });
-  }
-  return resultFromResponse(await yoga.fetch(requestFromEvent(event)));
+export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  return withRequestLog('graphql', event, async (summary) => {
+    // API Gateway has read the whole body already; refuse it before anything decodes or parses it.
+    if ((event.body?.length ?? 0) > requestLimits.maxBodyBytes * (event.isBase64Encoded ? 4 / 3 : 1)) {
+      return jsonResult(400, { errors: [{ message: `The request is larger than ${requestLimits.maxBodyBytes} bytes`, extensions: { code: 'REQUEST_TOO_LARGE', limit: requestLimits.maxBodyBytes } }] });
+    }
+    const request = requestFromEvent(event);
+    const response = await yoga.fetch(request);
+    summary.operation = requestOperations.get(request);
+    return resultFromResponse(response);
+  });
 }

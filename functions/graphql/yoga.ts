@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { getNamedType, GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import { resolveRequestContext, type RequestContext } from '../../lib/access/requestContext.js';
 import { DomainError, UnauthenticatedError } from '../../lib/errors.js';
@@ -55,6 +55,29 @@ const useErrorCodes: Plugin = {
       setResult({ ...result, errors: result.errors.map(withCode) });
     },
   }),
+};
+
+/** The operations each request ran (`component.findOne`, `libraries`), for its log line. */
+export const requestOperations = new WeakMap<Request, string>();
+
+function rootFieldPaths(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): string[] {
+  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName));
+  if (!operation || operation.kind !== Kind.OPERATION_DEFINITION) return [];
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  return operation.selectionSet.selections.flatMap((selection) => {
+    if (selection.kind !== Kind.FIELD) return [];
+    const name = selection.name.value;
+    const type = root?.getFields()[name] && getNamedType(root.getFields()[name]!.type);
+    if (!type?.name.endsWith('Namespace') || !selection.selectionSet) return [name];
+    return selection.selectionSet.selections.flatMap((inner) => (inner.kind === Kind.FIELD ? [`${name}.${inner.name.value}`] : []));
+  });
+}
+
+const useOperationNames: Plugin<GraphQLContext & { request: Request }> = {
+  onExecute: ({ args }) => {
+    const paths = rootFieldPaths(args.schema, args.document, args.operationName);
+    if (paths.length > 0) requestOperations.set(args.contextValue.request, [...new Set(paths)].join(','));
+  },
 };
 
 export interface YogaOptions {
@@ -138,7 +161,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
         maxAge: 600,
       };
     },
-    plugins: [useCredentialFirst(store, graphiql, contexts), useRequestLimits({ introspection }), useErrorCodes],
+    plugins: [useCredentialFirst(store, graphiql, contexts), useRequestLimits({ introspection }), useErrorCodes, useOperationNames as Plugin],
     context: ({ request }) => {
       const resolved = contexts.get(request);
       // Only GraphiQL's own page skips the credential check, and it executes nothing.

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { jsonResult } from '../shared/apigw.js';
+import { withRequestLog } from '../shared/requestLog.js';
 
 const scimError = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
@@ -13,7 +14,11 @@ function scimErrorResult(status: number, detail: string, headers: Record<string,
  * token; tokens are minted by configureScim, which arrives with the SCIM work. Until an organization has
  * one, every request is unauthorized, with the RFC's error body.
  */
-export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  return withRequestLog('scim', event, async () => route(event));
+}
+
+async function route(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const authorization = event.headers?.authorization ?? '';
   const detail = /^Bearer\s+\S+/i.test(authorization) ? 'The SCIM token is unknown or revoked, or SCIM is disabled' : 'A SCIM bearer token is required';
   return scimErrorResult(401, detail, { 'www-authenticate': 'Bearer realm="scim"' });

@@ -1,4 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from './ports.js';
 
@@ -7,6 +11,8 @@ export interface StackInfo {
   dynamodbEndpoint: string;
   tableName: string;
   env: Record<string, string>;
+  /** Everything the stack printed: its request log lines among them. */
+  logFile: string;
 }
 
 declare module 'vitest' {
@@ -26,9 +32,15 @@ export default async function setup(project: TestProject) {
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const logFile = join(await mkdtemp(join(tmpdir(), 'plm-stack-')), 'stack.log');
+  const log = createWriteStream(logFile);
   let output = '';
-  stack.stdout!.on('data', (chunk) => (output += chunk));
-  stack.stderr!.on('data', (chunk) => (output += chunk));
+  const capture = (chunk: Buffer) => {
+    if (output.length < 100_000) output += chunk;
+    log.write(chunk);
+  };
+  stack.stdout!.on('data', capture);
+  stack.stderr!.on('data', capture);
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -38,7 +50,7 @@ export default async function setup(project: TestProject) {
     if (Date.now() > deadline) throw new Error(`The local stack did not answer /health within 60 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env });
+  project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env, logFile });
   return async () => {
     if (!stack || stack.exitCode !== null) return;
     const exited = new Promise((r) => stack!.once('exit', r));

@@ -1,0 +1,65 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { currentMeter, newMeter, withMeter } from '../../lib/store/meter.js';
+
+/**
+ * One structured JSON line per request (Powertools Logger): request id, route, operation, HTTP status,
+ * error code, duration and the DynamoDB capacity the request consumed. Never a header, a body or a
+ * credential; a stack trace only for a server fault, never for the client's own mistakes.
+ */
+const logger = new Logger({ serviceName: 'plm', logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO' });
+
+export interface RequestSummary {
+  /** GraphQL root fields (`component.findOne`); the route for REST and SCIM. */
+  operation?: string | undefined;
+}
+
+/** The first error code a response body carries: GraphQL `errors[].extensions.code` or a flat `{ code }`. */
+function errorCodeOf(result: APIGatewayProxyStructuredResultV2): string | undefined {
+  const body = typeof result.body === 'string' ? result.body : '';
+  if (!body.includes('"code"')) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { code?: unknown; errors?: { extensions?: { code?: unknown } }[]; status?: unknown; scimType?: unknown };
+    const code = parsed.errors?.[0]?.extensions?.code ?? parsed.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs a handler with a capacity meter (the local server's, when it already measures), answers with the
+ * request id in `x-request-id`, and writes the request's line.
+ */
+export async function withRequestLog(
+  handlerName: string,
+  event: APIGatewayProxyEventV2,
+  run: (summary: RequestSummary) => Promise<APIGatewayProxyStructuredResultV2>,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const started = performance.now();
+  const meter = currentMeter() ?? newMeter();
+  const summary: RequestSummary = {};
+  const requestId = event.requestContext.requestId;
+  const line = {
+    requestId,
+    handler: handlerName,
+    route: event.routeKey,
+    method: event.requestContext.http.method,
+  };
+  try {
+    const result = await withMeter(meter, () => run(summary));
+    const status = result.statusCode ?? 200;
+    logger.info('request', {
+      ...line,
+      operation: summary.operation,
+      status,
+      code: errorCodeOf(result),
+      durationMs: Math.round(performance.now() - started),
+      dynamodb: { ...meter },
+    });
+    return { ...result, headers: { ...result.headers, 'x-request-id': requestId } };
+  } catch (error) {
+    logger.error('request failed', { ...line, status: 500, durationMs: Math.round(performance.now() - started), dynamodb: { ...meter }, error: error as Error });
+    throw error;
+  }
+}
