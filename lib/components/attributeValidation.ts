@@ -35,7 +35,7 @@ function typeProblem(attribute: AttributeDefinition, value: unknown): string | n
     case 'STRING':
       return typeof value === 'string' ? null : `must be text, ${got}`;
     case 'NUMBER':
-      return typeof value === 'number' ? storableNumberProblem(value) : `must be a number, ${got}`;
+      return typeof value === 'number' && Number.isFinite(value) ? storableNumberProblem(value) : `must be a number, ${got}`;
     case 'INTEGER':
       return Number.isInteger(value) ? storableNumberProblem(value as number) : `must be a whole number, ${got}`;
     case 'BOOLEAN':
