@@ -134,6 +134,16 @@ class SentenceReader {
     this.joiner = null;
   }
 
+  /**
+   * A name the library does not know keeps its condition, on the raw name, so that it matches nothing
+   * (and its negation everything), exactly as the key:value syntax does; it is reported as not found.
+   * Dropping it would silently widen the search.
+   */
+  private keepUnknown(entity: NotFoundEntity, field: ClauseField): void {
+    this.notFound.push(entity);
+    this.push({ field, comparator: 'eq', value: entity.name, display: [entity.name] });
+  }
+
   private pushResolved(resolved: Resolved): void {
     this.push({ field: resolved.field, comparator: 'eq', value: resolved.value, display: [resolved.display] });
   }
@@ -221,8 +231,7 @@ class SentenceReader {
         words.push(this.peek()!.text);
         this.i += 1;
       }
-      this.notFound.push({ type: 'user', name: words.join(' ') });
-      this.negate = false;
+      this.keepUnknown({ type: 'user', name: words.join(' ') }, field);
     }
     return true;
   }
@@ -234,23 +243,23 @@ class SentenceReader {
       this.i += 1;
       while (['as', 'is', 'of', 'with', 'the', ':', '='].includes(this.word())) this.i += 1;
     };
-    const entity = (type: NotFoundEntity['type'], resolve: (text: string) => Resolved | undefined) => {
+    const entity = (type: NotFoundEntity['type'], field: ClauseField, resolve: (text: string) => Resolved | undefined) => {
       next();
       const found = this.phrase(resolve);
       if (found) {
         this.pushResolved(found);
         this.readAlternatives(resolve);
       } else if (this.peek() && !this.peek()!.comma && !['and', 'or'].includes(this.word())) {
-        this.notFound.push({ type, name: this.peek()!.text });
+        const name = this.peek()!.text;
         this.i += 1;
-        this.negate = false;
+        this.keepUnknown({ type, name }, field);
       }
       return true;
     };
-    if (labelCues.has(w)) return entity('label', (t) => resolveLabel(this.vocabulary, t));
-    if (w === 'status' || w === 'statuses') return entity('status', (t) => resolveStatus(this.vocabulary, t));
-    if (w === 'category' || w === 'categories') return entity('category', (t) => resolveCategory(this.vocabulary, t));
-    if (w === 'type' || w === 'types') return entity('type', resolveType);
+    if (labelCues.has(w)) return entity('label', 'labels.name', (t) => resolveLabel(this.vocabulary, t));
+    if (w === 'status' || w === 'statuses') return entity('status', 'status.id', (t) => resolveStatus(this.vocabulary, t));
+    if (w === 'category' || w === 'categories') return entity('category', 'category.id', (t) => resolveCategory(this.vocabulary, t));
+    if (w === 'type' || w === 'types') return entity('type', 'category.type', resolveType);
     if (w === 'cpn' || w === 'pn' || (w === 'part' && this.word(1) === 'number')) {
       this.i += w === 'part' ? 1 : 0;
       next();
@@ -318,8 +327,8 @@ class SentenceReader {
       const value = token.text.toUpperCase();
       if (validateRevision(this.vocabulary.revisionScheme, value) !== null) {
         if (values.length === 0) {
-          this.notFound.push({ type: 'revision', name: token.text });
           this.i += 1;
+          this.keepUnknown({ type: 'revision', name: token.text }, 'revision.value');
         }
         break;
       }
