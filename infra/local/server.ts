@@ -77,17 +77,33 @@ function route(pathname: string, method: string): { name: keyof LocalHandlers; r
   return undefined;
 }
 
-/** PUT stores an upload's bytes (as a presigned S3 URL would), GET returns them. */
-async function serveFile(files: LocalBlobStorage, key: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+/**
+ * PUT stores an upload's bytes, GET returns them, each only with a valid, unexpired signature from the URL
+ * the API handed out (as a presigned S3 URL); a PUT must carry the content type, length and checksum
+ * header it was signed for.
+ */
+async function serveFile(files: LocalBlobStorage, url: URL, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const key = url.pathname.slice('/_local/files/'.length);
   if (!/^[0-9a-f-]{36}\/[0-9a-f-]{36}\/[0-9a-f-]{36}$/.test(key)) return send(response, 404, { code: 'NOT_FOUND', message: 'No such file' });
+  const expires = Number(url.searchParams.get('expires'));
+  const signature = url.searchParams.get('signature');
+  const refuse = (verdict: 'expired' | 'invalid') =>
+    send(response, 403, { code: verdict === 'expired' ? 'URL_EXPIRED' : 'SIGNATURE_INVALID', message: verdict === 'expired' ? 'This file URL has expired: ask the API for a new one' : 'This file URL is not signed for this request' });
   if (request.method === 'PUT') {
     const declared = Number(request.headers['content-length']);
     if (!Number.isFinite(declared) || declared > maxFileSize) return send(response, 413, { code: 'FILE_TOO_LARGE', message: `At most ${maxFileSize} bytes` });
+    const checksum = String(request.headers['x-amz-checksum-sha256'] ?? '');
+    const sha256 = Buffer.from(checksum, 'base64').toString('hex');
+    const verdict = files.verify({ method: 'PUT', key, expires, contentType: request.headers['content-type'] ?? '', size: declared, sha256 }, signature);
+    if (verdict !== 'ok') return refuse(verdict);
+    // The bytes themselves are checked when the upload is completed (size and SHA-256), as with S3.
     await files.store(key, await readBody(request));
     response.writeHead(200).end();
     return;
   }
   if (request.method === 'GET') {
+    const verdict = files.verify({ method: 'GET', key, expires }, signature);
+    if (verdict !== 'ok') return refuse(verdict);
     const bytes = await files.read(key);
     if (!bytes) return send(response, 404, { code: 'NOT_FOUND', message: 'No such file' });
     response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) }).end(bytes);
@@ -115,7 +131,7 @@ export function createLocalServer(state: LocalServerState): Server {
       }
       if (!state.handlers) return send(response, 503, { code: 'STARTING', message: 'The local stack is still starting' });
       if (url.pathname === '/_local/mail' && method === 'GET') return send(response, 200, state.outbox?.() ?? []);
-      if (url.pathname.startsWith('/_local/files/') && state.files) return serveFile(state.files, url.pathname.slice('/_local/files/'.length), request, response);
+      if (url.pathname.startsWith('/_local/files/') && state.files) return serveFile(state.files, url, request, response);
       const target = route(url.pathname, method);
       if (!target) return send(response, 404, { code: 'NOT_FOUND', message: `No route ${method} ${url.pathname}` });
       const event = eventFromRequest(request, await readBody(request), target.routeKey);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * `npm start`: the whole local stack on embedded defaults. DynamoDB Local, cognito-local, and one HTTP
  * server on 127.0.0.1:$PORT that serves /graphql, /auth/* and /scim/v2/* through the same Lambda handlers
@@ -45,14 +46,17 @@ try {
   });
   await ensureTable(config);
   const { userPoolId, clientId } = await ensureUserPool(config);
+  // Signs the local file URLs as S3 signs presigned ones; new at every start, like a rotated key.
+  const filesSigningSecret = randomBytes(32).toString('base64url');
   const filesDir = localFilesDirectory(config.dataDir, mkdtempSync(join(tmpdir(), 'plm-files-')));
   Object.assign(process.env, handlerEnv(config), {
     COGNITO_USER_POOL_ID: userPoolId,
     COGNITO_CLIENT_ID: clientId,
     FILES_DIR: filesDir,
     FILES_BASE_URL: `http://127.0.0.1:${config.port}`,
+    FILES_SIGNING_SECRET: filesSigningSecret,
   });
-  state.files = new LocalBlobStorage(filesDir, `http://127.0.0.1:${config.port}`);
+  state.files = new LocalBlobStorage(filesDir, `http://127.0.0.1:${config.port}`, filesSigningSecret);
 
   // Handlers read their environment when loaded, as a Lambda does at cold start: load them now.
   const [graphql, auth, scim, mail] = await Promise.all([

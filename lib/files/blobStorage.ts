@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -71,14 +71,29 @@ export class S3BlobStorage implements BlobStorage {
   }
 }
 
+/** What a local file URL lets its holder do, as a presigned S3 URL binds it. */
+export interface LocalFileGrant {
+  method: 'PUT' | 'GET';
+  key: string;
+  /** Seconds since the epoch. */
+  expires: number;
+  /** PUT only: the exact content type, length and SHA-256 (hex) the bytes must have. */
+  contentType?: string;
+  size?: number;
+  sha256?: string;
+}
+
 /**
  * Local stack: bytes are PUT to the local server (`/_local/files/<key>`), which writes them under a folder;
- * inspect reads them back and computes the SHA-256.
+ * inspect reads them back and computes the SHA-256. Like presigned S3 URLs, every URL is signed (HMAC
+ * with the stack's secret) and expires: an upload URL is bound to its key, content type, length and
+ * SHA-256, a download URL to its key, and only a caller of the library is ever handed one.
  */
 export class LocalBlobStorage implements BlobStorage {
   constructor(
     private readonly directory: string,
     private readonly baseUrl: string,
+    private readonly signingSecret: string,
   ) {}
 
   pathOf(key: string): string {
@@ -87,12 +102,31 @@ export class LocalBlobStorage implements BlobStorage {
     return path;
   }
 
+  private signature(grant: LocalFileGrant): string {
+    const fields = [grant.method, grant.key, grant.expires, grant.contentType ?? '', grant.size ?? '', grant.sha256 ?? ''];
+    return createHmac('sha256', this.signingSecret).update(fields.join('\n')).digest('base64url');
+  }
+
+  private signedUrl(grant: LocalFileGrant): string {
+    return `${this.baseUrl}/_local/files/${grant.key}?expires=${grant.expires}&signature=${this.signature(grant)}`;
+  }
+
+  /** Whether a request's URL signature grants it, checked as S3 checks a presigned request. */
+  verify(grant: LocalFileGrant, signature: string | null, now = Date.now()): 'ok' | 'expired' | 'invalid' {
+    if (!signature) return 'invalid';
+    const expected = Buffer.from(this.signature(grant));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
+    return grant.expires * 1000 < now ? 'expired' : 'ok';
+  }
+
   async createUpload(key: string, file: { contentType: string; size: number; sha256: string }): Promise<UploadTarget> {
+    const expires = Math.floor(Date.now() / 1000) + uploadTtlSeconds;
     return {
-      url: `${this.baseUrl}/_local/files/${key}`,
+      url: this.signedUrl({ method: 'PUT', key, expires, contentType: file.contentType, size: file.size, sha256: file.sha256 }),
       method: 'PUT',
-      headers: { 'content-type': file.contentType, 'content-length': String(file.size) },
-      expiresAt: new Date(Date.now() + uploadTtlSeconds * 1000).toISOString(),
+      headers: { 'content-type': file.contentType, 'content-length': String(file.size), 'x-amz-checksum-sha256': hexToBase64(file.sha256) },
+      expiresAt: new Date(expires * 1000).toISOString(),
     };
   }
 
@@ -107,7 +141,7 @@ export class LocalBlobStorage implements BlobStorage {
   }
 
   async downloadUrl(key: string): Promise<string> {
-    return `${this.baseUrl}/_local/files/${key}`;
+    return this.signedUrl({ method: 'GET', key, expires: Math.floor(Date.now() / 1000) + uploadTtlSeconds });
   }
 
   /** Used by the local server's PUT route. */
@@ -129,8 +163,8 @@ export class LocalBlobStorage implements BlobStorage {
 
 export function blobStorageFromEnv(env: NodeJS.ProcessEnv = process.env): BlobStorage {
   if (env.FILES_BUCKET) return new S3BlobStorage(new S3Client({}), env.FILES_BUCKET);
-  if (env.FILES_DIR && env.FILES_BASE_URL) return new LocalBlobStorage(env.FILES_DIR, env.FILES_BASE_URL);
-  throw new Error('No file storage configured: set FILES_BUCKET (deployed) or FILES_DIR and FILES_BASE_URL (local stack)');
+  if (env.FILES_DIR && env.FILES_BASE_URL && env.FILES_SIGNING_SECRET) return new LocalBlobStorage(env.FILES_DIR, env.FILES_BASE_URL, env.FILES_SIGNING_SECRET);
+  throw new Error('No file storage configured: set FILES_BUCKET (deployed) or FILES_DIR, FILES_BASE_URL and FILES_SIGNING_SECRET (local stack)');
 }
 
 export const localFilesDirectory = (dataDir: string | undefined, fallback: string) => (dataDir ? join(resolve(dataDir), 'files') : fallback);

@@ -86,12 +86,33 @@ describe('files: upload, complete, and use as fileId, imageFileId and documents'
       await expectCode(tenant, createMutation, { inputs: [{ name: 'uses mismatched', categoryId: 'mechanical', fileId: upload.file.id }] }, 'FILE_NOT_READY');
     });
 
-    it('bytes of another size than declared are FILE_UPLOAD_MISMATCH', async () => {
+    it('bytes of another size than declared are refused by the signed upload URL (as S3 refuses them): the file is not ready', async () => {
       const bytes = Buffer.from('twelve bytes');
       const upload = await createUpload(tenant, { name: 'b.txt', contentType: 'text/plain', size: bytes.length + 1, sha256: sha256Hex(bytes) });
       const { 'content-length': _length, ...headers } = upload.headers;
-      await fetch(upload.uploadUrl, { method: upload.method, headers, body: bytes });
-      await expectCode(tenant, completeMutation, { id: upload.file.id }, 'FILE_UPLOAD_MISMATCH');
+      expect((await fetch(upload.uploadUrl, { method: upload.method, headers, body: bytes })).status).toBe(403);
+      await expectCode(tenant, completeMutation, { id: upload.file.id }, 'FILE_NOT_READY');
+    });
+
+    it('the local file store checks the signed, expiring URL as S3 would: no signature, a changed one, another key or type', async () => {
+      const bytes = Buffer.from('signed bytes');
+      const upload = await createUpload(tenant, { name: 's.txt', contentType: 'text/plain', size: bytes.length, sha256: sha256Hex(bytes) });
+      const url = new URL(upload.uploadUrl);
+      const put = (target: string, headers = upload.headers) => fetch(target, { method: 'PUT', headers, body: new Uint8Array(bytes) });
+      expect((await put(`${url.origin}${url.pathname}`)).status).toBe(403);
+      const tampered = new URL(url);
+      tampered.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
+      expect((await put(tampered.toString())).status).toBe(403);
+      expect((await put(upload.uploadUrl, { ...upload.headers, 'content-type': 'text/html' })).status).toBe(403);
+      const otherKey = new URL(url);
+      otherKey.pathname = otherKey.pathname.replace(/[0-9a-f]{8}(?=[^/]*$)/, '00000000');
+      expect((await put(otherKey.toString())).status).toBe(403);
+      expect((await put(upload.uploadUrl)).status).toBe(200);
+      const ready = await completeUpload(tenant, upload.file.id);
+      // Downloads are signed too: the bare path is refused, the URL the API hands out works.
+      const download = new URL(ready.downloadUrl!);
+      expect((await fetch(`${download.origin}${download.pathname}`)).status).toBe(403);
+      expect((await fetch(ready.downloadUrl!)).status).toBe(200);
     });
 
     it('re-uploading the right bytes after a mismatch completes the file', async () => {
