@@ -1,8 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 export interface UploadTarget {
   url: string;
@@ -30,18 +29,32 @@ const uploadTtlSeconds = 15 * 60;
 const hexToBase64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 const base64ToHex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
 
+/**
+ * The S3 client and presigner load on the first file operation: most requests never touch a file, and
+ * a cold start should not pay for them.
+ */
+const loadS3 = async () => {
+  const [s3, presigner] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
+  return { ...s3, getSignedUrl: presigner.getSignedUrl };
+};
+
 /** S3 verifies the bytes against the declared SHA-256 and length at upload; inspect reads them back. */
 export class S3BlobStorage implements BlobStorage {
-  constructor(
-    private readonly s3: S3Client,
-    private readonly bucket: string,
-  ) {}
+  private client?: Promise<{ s3: S3Client; sdk: Awaited<ReturnType<typeof loadS3>> }>;
+
+  constructor(private readonly bucket: string) {}
+
+  private connect() {
+    this.client ??= loadS3().then((sdk) => ({ sdk, s3: new sdk.S3Client({}) }));
+    return this.client;
+  }
 
   async createUpload(key: string, file: { contentType: string; size: number; sha256: string }): Promise<UploadTarget> {
+    const { s3, sdk } = await this.connect();
     const checksum = hexToBase64(file.sha256);
-    const url = await getSignedUrl(
-      this.s3,
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: file.contentType, ContentLength: file.size, ChecksumSHA256: checksum }),
+    const url = await sdk.getSignedUrl(
+      s3,
+      new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: file.contentType, ContentLength: file.size, ChecksumSHA256: checksum }),
       { expiresIn: uploadTtlSeconds, signableHeaders: new Set(['content-type', 'content-length', 'x-amz-checksum-sha256']) },
     );
     return {
@@ -53,8 +66,9 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async inspect(key: string): Promise<StoredObject | null> {
+    const { s3, sdk } = await this.connect();
     try {
-      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key, ChecksumMode: 'ENABLED' }));
+      const head = await s3.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: key, ChecksumMode: 'ENABLED' }));
       return { size: head.ContentLength ?? 0, sha256: head.ChecksumSHA256 ? base64ToHex(head.ChecksumSHA256.split('-')[0]!) : '' };
     } catch (error) {
       if ((error as { name?: string }).name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
@@ -62,10 +76,11 @@ export class S3BlobStorage implements BlobStorage {
     }
   }
 
-  downloadUrl(key: string, fileName: string): Promise<string> {
-    return getSignedUrl(
-      this.s3,
-      new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName.replace(/["\\]/g, '_')}"` }),
+  async downloadUrl(key: string, fileName: string): Promise<string> {
+    const { s3, sdk } = await this.connect();
+    return sdk.getSignedUrl(
+      s3,
+      new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName.replace(/["\\]/g, '_')}"` }),
       { expiresIn: uploadTtlSeconds },
     );
   }
@@ -162,7 +177,7 @@ export class LocalBlobStorage implements BlobStorage {
 }
 
 export function blobStorageFromEnv(env: NodeJS.ProcessEnv = process.env): BlobStorage {
-  if (env.FILES_BUCKET) return new S3BlobStorage(new S3Client({}), env.FILES_BUCKET);
+  if (env.FILES_BUCKET) return new S3BlobStorage(env.FILES_BUCKET);
   if (env.FILES_DIR && env.FILES_BASE_URL && env.FILES_SIGNING_SECRET) return new LocalBlobStorage(env.FILES_DIR, env.FILES_BASE_URL, env.FILES_SIGNING_SECRET);
   throw new Error('No file storage configured: set FILES_BUCKET (deployed) or FILES_DIR, FILES_BASE_URL and FILES_SIGNING_SECRET (local stack)');
 }
