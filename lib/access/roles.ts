@@ -82,7 +82,3 @@ export const systemRoles: Record<OrganizationRoleName, SystemRole> = {
     ),
   },
 };
-
-export function isOrganizationRole(value: string): value is OrganizationRoleName {
-  return (organizationRoles as readonly string[]).includes(value);
-}

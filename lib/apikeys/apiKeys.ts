@@ -16,11 +16,8 @@ import { nowIso } from '../store/items.js';
 import { generateApiKeySecret } from './secrets.js';
 
 /** The library and owner an API key operation acts in: taken from the request context, never from input. */
-export interface ApiKeyScope {
-  organizationId: string;
-  libraryId: string;
-  userId: string;
-}
+import type { LibraryScope as ApiKeyScope } from '../access/scope.js';
+export type { ApiKeyScope };
 
 export interface IssuedApiKey {
   apiKey: ApiKeyRecord;
@@ -113,12 +110,6 @@ export async function deactivateApiKey(store: Store, scope: ApiKeyScope, keyId: 
     if (error instanceof ApiKeyChangedError) throw concurrentChange(keyId, error);
     throw error;
   }
-}
-
-export async function revokeAllApiKeysForUser(store: Store, scope: ApiKeyScope): Promise<number> {
-  const active = (await listApiKeysForUser(store, scope)).filter((key) => key.status === 'ACTIVE');
-  for (const key of active) await deactivateApiKey(store, scope, key.id);
-  return active.length;
 }
 
 export async function renameApiKey(store: Store, scope: ApiKeyScope, keyId: string, name: string): Promise<ApiKeyRecord> {

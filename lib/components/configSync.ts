@@ -1,8 +1,7 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { findCategory, findStatus, loadLibraryConfiguration, writeLibraryConfig, type LibraryConfiguration } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
 import { componentItem, listComponents, type ComponentRecord } from '../store/component.js';
-import { failedConditionIndexes } from '../store/items.js';
+import { TransactionCancelledError, transactWrite } from '../store/items.js';
 import { searchEntryPut } from '../search/entries.js';
 import { updateConfigSync, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';
 
@@ -37,24 +36,14 @@ export async function syncComponentsWithConfig(store: Store, orgId: string, libr
     });
     for (const component of stale) {
       try {
-        await store.ddb.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: store.tableName,
-                  Item: componentItem(component),
-                  ConditionExpression: 'version = :version',
-                  ExpressionAttributeValues: { ':version': component.version },
-                },
-              },
-              searchEntryPut(store.tableName, component),
-            ],
-          }),
-        );
+        await transactWrite(store, [
+          { Put: { Item: componentItem(component), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': component.version } } },
+          searchEntryPut(store.tableName, component),
+        ]);
         updated += 1;
       } catch (error) {
-        if (!failedConditionIndexes(error)?.length) throw error;
+        // A component changed since it was read was written with the new configuration already.
+        if (!(error instanceof TransactionCancelledError) || error.failedConditions.length === 0) throw error;
       }
     }
   } catch (error) {

@@ -1,8 +1,7 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import type { Store } from '../store/client.js';
 import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
-import { deleteItems, failedConditionIndexes } from '../store/items.js';
+import { deleteItems, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { bomKey, documentLinksKey, getBoms, listBomSnapshotKeys } from '../store/bom.js';
 import { listPendingWrites } from '../store/pendingWrite.js';
 import { getUsages, removeUsage, usageDeletedItem, type UsageRecord } from '../store/usage.js';
@@ -55,10 +54,9 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
   if (found.length === 0) return { deletedIds: [], notFoundIds: unique };
   await refuseComponentsInUse(store, ctx, ids, found, current, usages);
 
-  await store.ddb
-    .send(
-      new TransactWriteCommand({
-        TransactItems: found.flatMap((id) => {
+  await transactWrite(
+    store,
+    found.flatMap((id) => {
           const record = current.get(id)!;
           return [
             {
@@ -85,18 +83,14 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
             { Delete: { TableName: store.tableName, Key: documentLinksKey(org, lib, id) } },
             usageDeletedItem(store.tableName, org, lib, id, usages.get(id)?.rev),
           ];
-        }) as never,
-      }),
-    )
-    .catch((error) => {
-      const failed = failedConditionIndexes(error);
-      if (failed?.length) {
-        if (failed[0]! % itemsPerDelete === usageOffset) throw new UsageChangedError();
-        const id = found[Math.floor(failed[0]! / itemsPerDelete)]!;
-        throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
-      }
-      throw error;
-    });
+    }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof TransactionCancelledError) || error.failedConditions.length === 0) throw error;
+    const failed = error.failedConditions[0]!;
+    if (failed % itemsPerDelete === usageOffset) throw new UsageChangedError();
+    const id = found[Math.floor(failed / itemsPerDelete)]!;
+    throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
+  });
   // The deleted assemblies no longer use their children.
   const childrenOfDeleted = new Map<string, string[]>();
   for (const [assemblyId, bom] of ownBoms) for (const childId of bom.childIds) childrenOfDeleted.set(childId, [...(childrenOfDeleted.get(childId) ?? []), assemblyId]);

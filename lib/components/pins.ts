@@ -1,28 +1,14 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../store/client.js';
 import { getComponents, listPinnedIds, pinKey, type ComponentRecord } from '../store/component.js';
+import { batchWrite, deleteItems } from '../store/items.js';
 import { ComponentNotFoundError, TooManyInputsError } from './errors.js';
 
 export type Mark = 'PIN' | 'BOOKMARK';
 
-export interface UserLibraryScope {
-  organizationId: string;
-  libraryId: string;
-  userId: string;
-}
+import type { LibraryScope as UserLibraryScope } from '../access/scope.js';
+export type { UserLibraryScope };
 
 const maxIdsPerCall = 100;
-
-async function batchWrite(store: Store, requests: Record<string, unknown>[]): Promise<void> {
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending = requests.slice(start, start + 25);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
-      const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
-      pending = (result.UnprocessedItems?.[store.tableName] as typeof pending | undefined) ?? [];
-    }
-  }
-}
 
 /** Pins or bookmarks components for the calling user (idempotent); every id must be a component of the library. */
 export async function markComponents(store: Store, scope: UserLibraryScope, kind: Mark, ids: string[]): Promise<ComponentRecord[]> {
@@ -35,7 +21,7 @@ export async function markComponents(store: Store, scope: UserLibraryScope, kind
   await batchWrite(
     store,
     [...found.keys()].map((componentId) => ({
-      PutRequest: { Item: { ...pinKey(scope.organizationId, scope.libraryId, kind, scope.userId, componentId), entity: kind === 'PIN' ? 'Pin' : 'Bookmark', componentId, at } },
+      put: { ...pinKey(scope.organizationId, scope.libraryId, kind, scope.userId, componentId), entity: kind === 'PIN' ? 'Pin' : 'Bookmark', componentId, at },
     })),
   );
   return ids.map((id) => found.get(id)!);
@@ -45,7 +31,7 @@ export async function markComponents(store: Store, scope: UserLibraryScope, kind
 export async function unmarkComponents(store: Store, scope: UserLibraryScope, kind: Mark, ids: string[]): Promise<string[]> {
   if (ids.length > maxIdsPerCall) throw new TooManyInputsError(kind === 'PIN' ? 'component.unpin' : 'component.unbookmark', maxIdsPerCall, ids.length);
   const unique = [...new Set(ids)];
-  await batchWrite(store, unique.map((componentId) => ({ DeleteRequest: { Key: pinKey(scope.organizationId, scope.libraryId, kind, scope.userId, componentId) } })));
+  await deleteItems(store, unique.map((componentId) => pinKey(scope.organizationId, scope.libraryId, kind, scope.userId, componentId)));
   return unique;
 }
 

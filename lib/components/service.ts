@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import { findCategory } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
 import { FileError } from '../files/files.js';
-import { failedConditionIndexes, isTransactionConflict } from '../store/items.js';
+import { TransactionCancelledError, transactWrite } from '../store/items.js';
 import { bomKey } from '../store/bom.js';
 import { BomError } from '../items/bomRules.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
@@ -73,19 +72,16 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
   for (let attempt = 0; ; attempt += 1) {
     const records = planned.map(({ draft }, index) => ({ ...draft, cpn: cpns[index]! }));
     try {
-      await store.ddb.send(
-        new TransactWriteCommand({
-          TransactItems: records.flatMap((record) => newComponentItems(store.tableName, ctx, scheme, record)),
-        }),
-      );
+      await transactWrite(store, records.flatMap((record) => newComponentItems(store.tableName, ctx, scheme, record)));
       return records;
     } catch (error) {
-      if (isTransactionConflict(error)) {
+      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (error.conflict) {
         if (attempt >= 5) throw new ConcurrentWriteError('A CPN of this call');
         continue;
       }
-      const failed = failedConditionIndexes(error);
-      if (!failed?.length) throw error;
+      const failed = error.failedConditions;
+      if (!failed.length) throw error;
       const index = Math.floor(failed[0]! / itemsPerCreate);
       if (failed[0]! % itemsPerCreate !== cpnClaimOffset) throw error;
       const plan = planned[index]!.plan;
@@ -142,18 +138,18 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
       return items;
     });
     try {
-      await store.ddb.send(new TransactWriteCommand({ TransactItems: itemLists.flat() as never }));
+      await transactWrite(store, itemLists.flat());
       return results.map((r) => r.after);
     } catch (error) {
-      const failed = failedConditionIndexes(error);
-      const conflict = isTransactionConflict(error);
-      if (!failed?.length && !conflict) throw error;
+      if (!(error instanceof TransactionCancelledError)) throw error;
+      const { failedConditions: failed, conflict } = error;
+      if (!failed.length && !conflict) throw error;
       let writeIndex = 0;
-      let offset = failed?.[0] ?? 0;
-      while (failed?.length && offset >= itemLists[writeIndex]!.length) offset -= itemLists[writeIndex++]!.length;
+      let offset = failed[0] ?? 0;
+      while (failed.length && offset >= itemLists[writeIndex]!.length) offset -= itemLists[writeIndex++]!.length;
       const lost = writes[writeIndex]!;
       const index = inputs.findIndex((input) => input.id === lost.before.id);
-      if (failed?.length && offset === itemsPerUpdate) {
+      if (failed.length && offset === itemsPerUpdate) {
         throw new BomError('NOT_AN_ASSEMBLY', `inputs[${index}]: ${lost.before.name} has BOM lines; clear them (item.update with children: []) before it stops being an assembly`, { inputIndex: index });
       }
       const pinned = inputs[index]!.expectedVersion;

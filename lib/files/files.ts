@@ -9,11 +9,8 @@ import type { BlobStorage, UploadTarget } from './blobStorage.js';
 /** Largest file accepted (bytes). */
 export const maxFileSize = 100 * 1024 * 1024;
 
-export interface FileScope {
-  organizationId: string;
-  libraryId: string;
-  userId: string;
-}
+import type { LibraryScope as FileScope } from '../access/scope.js';
+export type { FileScope };
 
 const uploadInput = z.object({
   name: z.string().trim().min(1, 'name must not be empty').max(255, 'name must be at most 255 characters'),

@@ -1,18 +1,13 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { findCategory, findStatus, type LibraryConfiguration } from '../config/libraryConfig.js';
 import { DomainError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomSnapshotRecord, type DocumentLinkRecord } from '../store/bom.js';
 import { getUsages } from '../store/usage.js';
-import { componentHistoryKey, componentHistoryRecord, type ComponentRecord } from '../store/component.js';
-import { parseItem } from '../store/items.js';
-import { libraryPartition } from '../store/library.js';
+import { listComponentHistorySince, type ComponentRecord } from '../store/component.js';
 import { parseChildHistoryId } from './bomRules.js';
 
-export interface LibraryRef {
-  organizationId: string;
-  libraryId: string;
-}
+import type { LibraryRef } from '../access/scope.js';
+export type { LibraryRef };
 
 /** A BOM line as read: the line and the assembly it belongs to. */
 export interface AssemblyLinkView {
@@ -104,19 +99,7 @@ export function bomHistory(store: Store, ref: LibraryRef, assemblyId: string, li
 export async function componentAtVersion(store: Store, config: LibraryConfiguration, current: ComponentRecord, version: number): Promise<ComponentRecord | null> {
   if (version === current.version) return current;
   if (version < 1 || version > current.version) return null;
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': libraryPartition(current.organizationId, current.libraryId),
-        ':from': componentHistoryKey(current.organizationId, current.libraryId, current.id, version).SK,
-        ':to': componentHistoryKey(current.organizationId, current.libraryId, current.id, current.version).SK,
-      },
-      ScanIndexForward: false,
-    }),
-  );
-  const history = (page.Items ?? []).map((item) => parseItem(componentHistoryRecord, item, 'component history'));
+  const history = await listComponentHistorySince(store, current, version);
   const at = history.find((h) => h.version === version);
   if (!at) return null;
   const record: Record<string, unknown> = { ...current, attributeValues: { ...current.attributeValues } };

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreateComponentCommand } from '../components/commands.js';
 import { allocateCpn, assertChosenCpnsFree, planCpn, type CpnPlan } from '../components/cpn.js';
 import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, VersionConflictError } from '../components/errors.js';
@@ -23,8 +22,8 @@ import {
   type DocumentLinksRecord,
 } from '../store/bom.js';
 import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
-import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, isTransactionConflict, keyString, parseItem, type Key } from '../store/items.js';
-import { abortPendingWrite, commitPendingWriteUpdate, markPendingWriteSettled, putPendingWrite } from '../store/pendingWrite.js';
+import { batchGetItems, deleteItems, keyString, parseItem, TransactionCancelledError, transactWrite, type Key } from '../store/items.js';
+import { abortPendingWrite, commitPendingWriteUpdate, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
 import { bomChange, BomCycleError, BomError, desiredLines, findBomCycle } from './bomRules.js';
 import { removeUsage, usageAddItem } from '../store/usage.js';
 import type { CreateItemCommand, DocumentCommand, UpdateItemCommand } from './commands.js';
@@ -365,11 +364,11 @@ function describeFailure(index: number, parentItemLists: Record<string, unknown>
 
 async function transact(store: Store, items: Record<string, unknown>[], onConditionFailure: (index: number) => Error): Promise<void> {
   try {
-    await store.ddb.send(new TransactWriteCommand({ TransactItems: items as never }));
+    await transactWrite(store, items);
   } catch (error) {
-    const failed = failedConditionIndexes(error);
-    if (failed?.length) throw onConditionFailure(failed[0]!);
-    if (isTransactionConflict(error)) throw new ConcurrentWriteError('Data this call writes');
+    if (!(error instanceof TransactionCancelledError)) throw error;
+    if (error.failedConditions.length) throw onConditionFailure(error.failedConditions[0]!);
+    if (error.conflict) throw new ConcurrentWriteError('Data this call writes');
     throw error;
   }
 }
@@ -438,32 +437,12 @@ async function writeInTwoPhases(
 /** Removes the items of a write that will never commit, then marks it settled. */
 export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
   if (!(await abortPendingWrite(store, org, lib, writeId))) return;
-  for (let start = 0; start < keys.length; start += 25) {
-    let pending: Record<string, unknown>[] = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    while (pending.length > 0) {
-      const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending } }));
-      pending = (result.UnprocessedItems?.[store.tableName] as typeof pending | undefined) ?? [];
-    }
-  }
+  await deleteItems(store, keys);
   await markPendingWriteSettled(store, org, lib, writeId, at);
 }
 
 /** After the commit: the items lose their write id (they are visible either way), then the record is settled. */
 export async function settleCommittedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
-  const strip = (key: Key) =>
-    store.ddb
-      .send(
-        new UpdateCommand({
-          TableName: store.tableName,
-          Key: key,
-          UpdateExpression: 'REMOVE writeId',
-          ConditionExpression: 'writeId = :writeId',
-          ExpressionAttributeValues: { ':writeId': writeId },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionalCheckFailure(error)) throw error;
-      });
-  for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(strip));
+  await stripWriteId(store, keys, writeId);
   await markPendingWriteSettled(store, org, lib, writeId, at);
 }

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { newUserRecord } from '../accounts/users.js';
 import { newApiKey } from '../apikeys/apiKeys.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { failedConditionIndexes, nowIso, withTable } from '../store/items.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { apiKeyPuts } from '../store/apiKey.js';
 import { membershipPut } from '../store/membership.js';
 import { organizationPuts, type OrganizationRecord } from '../store/organization.js';
@@ -70,11 +69,12 @@ export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): P
     ...apiKeyPuts(apiKey),
   ];
   try {
-    await store.ddb.send(new TransactWriteCommand({ TransactItems: items.map((item) => withTable(store, item)) }));
+    await transactWrite(store, items);
   } catch (error) {
-    const failed = failedConditionIndexes(error);
-    if (failed?.includes(1)) throw new AlreadyExistsError(`An organization with slug "${organization.slug}" already exists`, { field: 'orgSlug' });
-    if (failed?.length) throw new AlreadyExistsError('A user with this email was created or changed concurrently; run bootstrap again', { field: 'email' });
+    if (!(error instanceof TransactionCancelledError)) throw error;
+    const failed = error.failedConditions;
+    if (failed.includes(1)) throw new AlreadyExistsError(`An organization with slug "${organization.slug}" already exists`, { field: 'orgSlug' });
+    if (failed.length) throw new AlreadyExistsError('A user with this email was created or changed concurrently; run bootstrap again', { field: 'email' });
     throw error;
   }
   return {

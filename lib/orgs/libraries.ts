@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { seedLibraryConfigPuts } from '../config/libraryConfig.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { failedConditionIndexes, nowIso, withTable } from '../store/items.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { getLibraryStats, libraryPuts, listLibraries, type LibraryRecord, type LibraryStatsRecord } from '../store/library.js';
 import { assertValidSlug } from './slugs.js';
 
@@ -39,9 +38,9 @@ export function newLibraryItems(library: LibraryRecord) {
 export async function createLibrary(store: Store, organizationId: string, input: CreateLibraryInput, createdBy: string): Promise<LibraryRecord> {
   const library = newLibraryRecord(organizationId, input, createdBy);
   try {
-    await store.ddb.send(new TransactWriteCommand({ TransactItems: newLibraryItems(library).map((item) => withTable(store, item)) }));
+    await transactWrite(store, newLibraryItems(library));
   } catch (error) {
-    if (failedConditionIndexes(error)?.length) {
+    if (error instanceof TransactionCancelledError && error.failedConditions.length) {
       throw new AlreadyExistsError(`A library with slug "${library.slug}" already exists in this organization`, { field: 'slug' });
     }
     throw error;

@@ -127,6 +127,24 @@ export function listComponentHistory(store: Store, orgId: string, libraryId: str
 }
 
 /** Keys of all history items of a component, for permanent deletion. */
+/** The history records of a component from `version` to its current one, newest first (one Query). */
+export function listComponentHistorySince(store: Store, current: ComponentRecord, version: number): Promise<ComponentHistoryRecord[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': libraryPartition(current.organizationId, current.libraryId),
+        ':from': componentHistoryKey(current.organizationId, current.libraryId, current.id, version).SK,
+        ':to': componentHistoryKey(current.organizationId, current.libraryId, current.id, current.version).SK,
+      },
+      ScanIndexForward: false,
+    },
+    componentHistoryRecord,
+    'component history',
+  );
+}
+
 export function listComponentHistoryKeys(store: Store, orgId: string, libraryId: string, componentId: string): Promise<{ PK: string; SK: string }[]> {
   return listKeysWithPrefix(store, libraryPartition(orgId, libraryId), `H#${componentId}#`);
 }

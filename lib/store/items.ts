@@ -1,5 +1,5 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, TransactWriteCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
 
@@ -106,6 +106,36 @@ export function withTable(store: Store, item: TransactItemWithoutTable): Transac
   return { [operation]: { TableName: store.tableName, ...body } } as TransactItem;
 }
 
+/**
+ * A transaction DynamoDB cancelled, in the domain's terms: the positions of the items whose condition
+ * failed, and whether another transaction was writing the same items at that moment (worth a retry).
+ */
+export class TransactionCancelledError extends Error {
+  constructor(
+    readonly failedConditions: number[],
+    readonly conflict: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(conflict ? 'The transaction met a concurrent transaction' : `The condition of transaction item ${failedConditions.join(', ')} failed`, options);
+    this.name = 'TransactionCancelledError';
+  }
+}
+
+/**
+ * One TransactWriteItems (items without a table name get the store's). A cancelled transaction becomes
+ * a TransactionCancelledError; the caller maps the failed positions to its own errors.
+ */
+export async function transactWrite(store: Store, items: (TransactItem | TransactItemWithoutTable | Record<string, unknown>)[]): Promise<void> {
+  const withTables = items.map((item) => withTable(store, item as TransactItemWithoutTable));
+  try {
+    await store.ddb.send(new TransactWriteCommand({ TransactItems: withTables }));
+  } catch (error) {
+    const failed = failedConditionIndexes(error);
+    if (failed === undefined) throw error;
+    throw new TransactionCancelledError(failed, isTransactionConflict(error), { cause: error });
+  }
+}
+
 /** Items by key in BatchGetItem calls of up to 100 keys, retrying unprocessed keys; keyed by `PK|SK`. */
 export async function batchGetItems(store: Store, keys: Key[], consistent = false): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
@@ -125,15 +155,21 @@ export async function batchGetItems(store: Store, keys: Key[], consistent = fals
 
 export const keyString = (key: Key) => `${key.PK}|${key.SK}`;
 
-/** Deletes items 25 at a time (BatchWriteItem), retrying what DynamoDB leaves unprocessed with backoff. */
-export async function deleteItems(store: Store, keys: Key[]): Promise<void> {
-  for (let start = 0; start < keys.length; start += 25) {
-    let pending: Record<string, unknown>[] = keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } }));
+/** Puts and deletes 25 at a time (BatchWriteItem), retrying what DynamoDB leaves unprocessed with backoff. */
+export async function batchWrite(store: Store, requests: ({ put: Record<string, unknown> } | { delete: Key })[]): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending: Record<string, unknown>[] = requests
+      .slice(start, start + 25)
+      .map((request) => ('put' in request ? { PutRequest: { Item: request.put } } : { DeleteRequest: { Key: request.delete } }));
     for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt === 8) throw new Error('DynamoDB left deletes unprocessed after 8 attempts');
+      if (attempt === 8) throw new Error('DynamoDB left writes unprocessed after 8 attempts');
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
       const result = await store.ddb.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: pending as never } }));
       pending = (result.UnprocessedItems?.[store.tableName] as Record<string, unknown>[] | undefined) ?? [];
     }
   }
+}
+
+export function deleteItems(store: Store, keys: Key[]): Promise<void> {
+  return batchWrite(store, keys.map((key) => ({ delete: key })));
 }

@@ -132,8 +132,13 @@ export async function expectCode(tenant: Tenant, query: string, variables: Recor
  * Everything an item write can touch in the library partition: components, history, CPN claims and counters,
  * search entries, BOMs and BOM snapshots, document links and commit records.
  */
-export function itemWrites(tenant: Tenant): Promise<Record<string, unknown>[]> {
-  return partitionItems(libraryPartition(tenant), ['C#', 'H#', 'CPN#', 'CTR#', 'SD#', 'BOM#', 'BOMH#', 'DOCS#', 'WRITE#']);
+export async function itemWrites(tenant: Tenant): Promise<Record<string, unknown>[]> {
+  // Search entries live in the library's search partition (lib/store/README.md), beside the library's own.
+  const [library, search] = await Promise.all([
+    partitionItems(libraryPartition(tenant), ['C#', 'H#', 'CPN#', 'CTR#', 'BOM#', 'BOMH#', 'DOCS#', 'USEDBY#', 'WRITE#']),
+    partitionItems(`${libraryPartition(tenant)}#SEARCH`, ['SD#']),
+  ]);
+  return [...library, ...search];
 }
 
 export function capacityOf(response: GraphQLResponse): { requests: number; readCapacityUnits: number; writeCapacityUnits: number } {

@@ -6,11 +6,8 @@ import { getComponents, type ComponentRecord } from '../../../lib/store/componen
 import { getUser, type UserRecord } from '../../../lib/store/user.js';
 import type { GraphQLContext } from '../context.js';
 
-export interface LibraryScope {
-  organizationId: string;
-  libraryId: string;
-  userId: string;
-}
+import type { LibraryScope } from '../../../lib/access/scope.js';
+export type { LibraryScope };
 
 export async function libraryScope(context: GraphQLContext): Promise<LibraryScope> {
   const { organization, library } = await context.access.library();

@@ -19,10 +19,8 @@ export const columnPartKey = (orgId: string, libraryId: string, column: ColumnNa
   SK: `SC#${column}#${blockId}#${String(start).padStart(6, '0')}`,
 });
 
-export interface LibraryRef {
-  organizationId: string;
-  libraryId: string;
-}
+import type { LibraryRef } from '../../access/scope.js';
+export type { LibraryRef };
 
 export interface BlockEntry {
   id: string;
