@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../store/items.js';
-import { normalizeEmail, type UserRecord } from '../store/user.js';
+import type { Store } from '../store/client.js';
+import { getUser, normalizeEmail, type UserRecord } from '../store/user.js';
 
 /** A display name derived from an address when none is given: "ada.lovelace@x" -> "Ada Lovelace". */
 export function nameFromEmail(email: string): string {
@@ -24,4 +25,9 @@ export function newUserRecord(input: { email: string; name?: string; emailVerifi
     archived: false,
     createdAt: at,
   };
+}
+
+/** A user by id, or null: users are global (one person, many organizations). */
+export async function findUser(store: Store, userId: string): Promise<UserRecord | null> {
+  return (await getUser(store, userId)) ?? null;
 }

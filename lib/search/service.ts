@@ -1,4 +1,4 @@
-import { defaultPageSize, findComponents, maxPageSize, type ComponentPage, type Pagination } from '../components/queries.js';
+import { defaultPageSize, maxPageSize, type ComponentPage, type Pagination } from '../components/queries.js';
 import type { LibraryConfiguration } from '../config/libraryConfig.js';
 import { InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
@@ -59,10 +59,6 @@ export async function componentPage(scope: SearchScope, page: HitPage): Promise<
 /** component.findAll and component.filter: one page of the components that match, in order. */
 export async function findComponentsByFilter(scope: SearchScope, filter: SearchFilter, pagination: Pagination | null | undefined): Promise<ComponentPage> {
   const request = pageRequest(pagination);
-  // Named ids are cheaper to read directly than to search for.
-  if (filter.simple?.ids?.length && conditionsOf(filter.advanced).length === 0) {
-    return findComponents(scope.store, scope.organizationId, scope.libraryId, filter.simple, pagination);
-  }
   const context = await filterContext(scope, filter);
   return componentPage(scope, await scope.index.find({ filter, context, ...request }));
 }

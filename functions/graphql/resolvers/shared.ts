@@ -2,8 +2,10 @@ import { componentWriteContext } from '../../../lib/components/context.js';
 import type { WriteContext } from '../../../lib/components/rules.js';
 import type { AttributeValueChange } from '../../../lib/components/commands.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
-import { getComponents, type ComponentRecord } from '../../../lib/store/component.js';
-import { getUser, type UserRecord } from '../../../lib/store/user.js';
+import { findUser } from '../../../lib/accounts/users.js';
+import { componentsByIds } from '../../../lib/components/queries.js';
+import type { ComponentRecord } from '../../../lib/store/component.js';
+import type { UserRecord } from '../../../lib/store/user.js';
 import type { GraphQLContext } from '../context.js';
 
 import type { LibraryScope } from '../../../lib/access/scope.js';
@@ -28,7 +30,7 @@ export function writeContext(context: GraphQLContext): Promise<WriteContext> {
 }
 
 export function userById(context: GraphQLContext, userId: string): Promise<UserRecord | null> {
-  return context.once(`user:${userId}`, async () => (await getUser(context.store, userId)) ?? null);
+  return context.once(`user:${userId}`, () => findUser(context.store, userId));
 }
 
 /** GraphQL AttributeValueInput -> domain change: an absent value key is a no-op, an explicit null deletes. */
@@ -41,7 +43,7 @@ export function loadComponent(context: GraphQLContext, id: string): Promise<Comp
   return context.once(`component:${id}`, () =>
     context.batched('components', id, async (ids) => {
       const scope = await libraryScope(context);
-      return getComponents(context.store, scope.organizationId, scope.libraryId, ids);
+      return componentsByIds(context.store, scope, ids);
     }),
   );
 }

@@ -147,7 +147,7 @@ function conditionTests(condition: FilterCondition, context: FilterContext, fiel
   return tests;
 }
 
-/** findAll's ComponentFilterInput, with the semantics of lib/components/queries.ts matchesFilter. */
+/** findAll's ComponentFilterInput (the one matcher of findAll: it is served by the search index like component.filter). */
 function simpleTests(filter: NonNullable<SearchFilter['simple']>, fields: Set<FieldName>): Test[] {
   const tests: Test[] = [];
   const use = (test: Test, ...read: FieldName[]) => {
