@@ -1,3 +1,4 @@
+import { effectiveAttributeAccess, viewerAccess } from '../../../lib/access/componentAccess.js';
 import { markComponents, markedIds, pinnedComponents, unmarkComponents } from '../../../lib/components/pins.js';
 import { attributeValuesOf, componentHistory, findComponent, type AttributeValueView } from '../../../lib/components/queries.js';
 import { deleteComponents } from '../../../lib/components/delete.js';
@@ -78,18 +79,9 @@ export const componentResolvers: Resolvers = {
     attributeValue: (component, { attributeId }) => component.attributeValues[attributeId] ?? null,
     effectiveAttributeAccess: async (component, _args, context) => {
       const [config, permissions] = await Promise.all([libraryConfig(context), context.access.libraryPermissions()]);
-      const canWrite = permissions.has('components.update');
-      return (findCategory(config, component.categoryId)?.attributes ?? []).map((a) => ({ attributeId: a.id, canRead: true, canWrite: canWrite && !a.archived }));
+      return effectiveAttributeAccess(permissions, findCategory(config, component.categoryId)?.attributes ?? []);
     },
-    viewerAccess: async (_component, _args, context) => {
-      const permissions = await context.access.libraryPermissions();
-      return {
-        canRead: permissions.has('components.read'),
-        canUpdate: permissions.has('components.update'),
-        canDelete: permissions.has('components.delete'),
-        canCreateRevision: permissions.has('components.revision.create'),
-      };
-    },
+    viewerAccess: async (_component, _args, context) => viewerAccess(await context.access.libraryPermissions()),
     // Integrations (principals, attribute managers, locks) arrive with their own work: no integration acts yet.
     integrationLock: () => ({ locked: false, integrationId: null }),
     actingIntegrationId: () => null,

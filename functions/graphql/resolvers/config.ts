@@ -1,5 +1,5 @@
+import { assertMayConfigure } from '../../../lib/access/componentAccess.js';
 import { processCategoriesConfig, setLibraryConfig } from '../../../lib/components/configSync.js';
-import { PermissionDeniedError } from '../../../lib/errors.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { libraryConfig, libraryScope, userById } from './shared.js';
 
@@ -23,8 +23,7 @@ export const configResolvers: Resolvers = {
   },
   ConfigMutationNamespace: {
     setLibraryConfig: async (_parent, { input }, context) => {
-      const needed = input.type === 'STATUSES' ? 'library.statuses.manage' : input.type === 'CATEGORIES' ? 'library.categories.manage' : null;
-      if (needed && !(await context.access.libraryPermissions()).has(needed)) throw new PermissionDeniedError(needed);
+      assertMayConfigure(await context.access.libraryPermissions(), input.type);
       return setLibraryConfig(context.store, await libraryScope(context), input.type, input.document, input.expectedVersion);
     },
     manuallyProcessCategoriesConfig: async (_parent, _args, context) => processCategoriesConfig(context.store, await libraryScope(context)),

@@ -1,0 +1,29 @@
+import type { AttributeDefinition } from '../config/categories.js';
+import type { ConfigType } from '../store/libraryConfig.js';
+import { PermissionDeniedError } from '../errors.js';
+import type { PermissionName } from './permissions.js';
+
+/** What the caller may do with a component, from their effective permissions in its library. */
+export function viewerAccess(permissions: ReadonlySet<PermissionName>) {
+  return {
+    canRead: permissions.has('components.read'),
+    canUpdate: permissions.has('components.update'),
+    canDelete: permissions.has('components.delete'),
+    canCreateRevision: permissions.has('components.revision.create'),
+  };
+}
+
+/** Per attribute of the component's category: every attribute is readable; writable with components.update unless archived. */
+export function effectiveAttributeAccess(permissions: ReadonlySet<PermissionName>, attributes: readonly AttributeDefinition[]) {
+  const canWrite = permissions.has('components.update');
+  return attributes.map((attribute) => ({ attributeId: attribute.id, canRead: true, canWrite: canWrite && !attribute.archived }));
+}
+
+/**
+ * Setting a configuration document needs library.settings.update (the operation's own rule) and, for the
+ * statuses and categories documents, the permission that manages them.
+ */
+export function assertMayConfigure(permissions: ReadonlySet<PermissionName>, type: ConfigType): void {
+  const needed: PermissionName | null = type === 'STATUSES' ? 'library.statuses.manage' : type === 'CATEGORIES' ? 'library.categories.manage' : null;
+  if (needed && !permissions.has(needed)) throw new PermissionDeniedError(needed);
+}
