@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, keyString, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst } from './items.js';
+import { batchGetRecords, listKeysWithPrefix, queryNewestFirst } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** The current BOM of an assembly: one item, rewritten with each BOM change (lines are not items of their own). */
@@ -68,29 +68,12 @@ export function documentLinksItem(orgId: string, libraryId: string, record: Docu
 }
 
 /** Current BOMs of several assemblies (absent: no BOM yet). */
-export async function getBoms(store: Store, orgId: string, libraryId: string, assemblyIds: string[], consistent = false): Promise<Map<string, BomRecord>> {
-  const keys = [...new Set(assemblyIds)].map((id) => bomKey(orgId, libraryId, id));
-  const items = await batchGetItems(store, keys, consistent);
-  const boms = new Map<string, BomRecord>();
-  for (const key of keys) {
-    const item = items.get(keyString(key));
-    if (item) {
-      const record = parseItem(bomRecord, item, 'BOM');
-      boms.set(record.assemblyId, record);
-    }
-  }
-  return boms;
+export function getBoms(store: Store, orgId: string, libraryId: string, assemblyIds: string[], consistent = false): Promise<Map<string, BomRecord>> {
+  return batchGetRecords(store, assemblyIds, (id) => bomKey(orgId, libraryId, id), bomRecord, 'BOM', consistent);
 }
 
-export async function getDocumentLinks(store: Store, orgId: string, libraryId: string, componentIds: string[], consistent = false): Promise<Map<string, DocumentLinksRecord>> {
-  const keys = [...new Set(componentIds)].map((id) => documentLinksKey(orgId, libraryId, id));
-  const items = await batchGetItems(store, keys, consistent);
-  const links = new Map<string, DocumentLinksRecord>();
-  for (const item of items.values()) {
-    const record = parseItem(documentLinksRecord, item, 'document links');
-    links.set(record.componentId, record);
-  }
-  return links;
+export function getDocumentLinks(store: Store, orgId: string, libraryId: string, componentIds: string[], consistent = false): Promise<Map<string, DocumentLinksRecord>> {
+  return batchGetRecords(store, componentIds, (id) => documentLinksKey(orgId, libraryId, id), documentLinksRecord, 'document links', consistent);
 }
 
 /** BOM snapshots of an assembly, newest first. */

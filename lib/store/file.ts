@@ -1,7 +1,7 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, isConditionalCheckFailure, keyString, parseItem } from './items.js';
+import { batchGetRecords, getItem, updateIf } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const fileKey = (orgId: string, libraryId: string, fileId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `FILE#${fileId}` });
@@ -38,38 +38,19 @@ export async function putPendingFile(store: Store, record: FileRecord): Promise<
 
 /** PENDING -> READY (and no longer expiring); false when it was READY already. */
 export async function markFileReady(store: Store, record: FileRecord, at: string): Promise<boolean> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: fileKey(record.organizationId, record.libraryId, record.id),
-        UpdateExpression: 'SET #status = :ready, completedAt = :at REMOVE expiresAt',
-        ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':ready': 'READY', ':pending': 'PENDING', ':at': at },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(store, {
+    Key: fileKey(record.organizationId, record.libraryId, record.id),
+    UpdateExpression: 'SET #status = :ready, completedAt = :at REMOVE expiresAt',
+    ConditionExpression: '#status = :pending',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':ready': 'READY', ':pending': 'PENDING', ':at': at },
+  });
 }
 
 export function getFile(store: Store, orgId: string, libraryId: string, fileId: string): Promise<FileRecord | undefined> {
   return getItem(store, fileKey(orgId, libraryId, fileId), fileRecord, 'file');
 }
 
-export async function getFiles(store: Store, orgId: string, libraryId: string, fileIds: string[]): Promise<Map<string, FileRecord>> {
-  const keys = [...new Set(fileIds)].map((id) => fileKey(orgId, libraryId, id));
-  const items = await batchGetItems(store, keys, true);
-  const files = new Map<string, FileRecord>();
-  for (const key of keys) {
-    const item = items.get(keyString(key));
-    if (item) {
-      const record = parseItem(fileRecord, item, 'file');
-      files.set(record.id, record);
-    }
-  }
-  return files;
+export function getFiles(store: Store, orgId: string, libraryId: string, fileIds: string[]): Promise<Map<string, FileRecord>> {
+  return batchGetRecords(store, fileIds, (id) => fileKey(orgId, libraryId, id), fileRecord, 'file', true);
 }

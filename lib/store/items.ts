@@ -1,5 +1,5 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, TransactWriteCommand, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
 
@@ -74,6 +74,17 @@ export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Pr
   );
 }
 
+/** An UpdateItem with a condition: true when it applied, false when the condition did not hold. */
+export async function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  try {
+    await store.ddb.send(new UpdateCommand({ ...input, TableName: store.tableName }));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
 export function isConditionalCheckFailure(error: unknown): boolean {
   return error instanceof ConditionalCheckFailedException;
 }
@@ -134,6 +145,28 @@ export async function transactWrite(store: Store, items: (TransactItem | Transac
     if (failed === undefined) throw error;
     throw new TransactionCancelledError(failed, isTransactionConflict(error), { cause: error });
   }
+}
+
+/**
+ * Records of one entity by id: one BatchGetItem per 100 keys, each item parsed with the entity's schema;
+ * ids without an item are absent from the map.
+ */
+export async function batchGetRecords<S extends z.ZodType>(
+  store: Store,
+  ids: readonly string[],
+  keyOf: (id: string) => Key,
+  schema: S,
+  what: string,
+  consistent = false,
+): Promise<Map<string, z.infer<S>>> {
+  const unique = [...new Set(ids)];
+  const items = await batchGetItems(store, unique.map(keyOf), consistent);
+  const records = new Map<string, z.infer<S>>();
+  for (const id of unique) {
+    const item = items.get(keyString(keyOf(id)));
+    if (item) records.set(id, parseItem(schema, item, what));
+  }
+  return records;
 }
 
 /** Items by key in BatchGetItem calls of up to 100 keys, retrying unprocessed keys; keyed by `PK|SK`. */

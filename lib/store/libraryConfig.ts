@@ -1,7 +1,7 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, isConditionalCheckFailure, parseItem } from './items.js';
+import { batchGetItems, isConditionalCheckFailure, updateIf, parseItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const configTypes = ['REVISION_SCHEME', 'CPN_SCHEME', 'STATUSES', 'CATEGORIES'] as const;
@@ -70,26 +70,17 @@ export async function updateConfigSync(
   version: number,
   sync: Pick<LibraryConfigRecord, 'syncStatus' | 'syncedVersion' | 'syncComponentsUpdated' | 'syncError'>,
 ): Promise<boolean> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: libraryConfigKey(orgId, libraryId, type),
-        UpdateExpression: 'SET syncStatus = :status, syncedVersion = :synced, syncComponentsUpdated = :count, syncError = :error, syncUpdatedAt = :at',
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: {
-          ':status': sync.syncStatus,
-          ':synced': sync.syncedVersion,
-          ':count': sync.syncComponentsUpdated,
-          ':error': sync.syncError,
-          ':at': new Date().toISOString(),
-          ':version': version,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(store, {
+    Key: libraryConfigKey(orgId, libraryId, type),
+    UpdateExpression: 'SET syncStatus = :status, syncedVersion = :synced, syncComponentsUpdated = :count, syncError = :error, syncUpdatedAt = :at',
+    ConditionExpression: 'version = :version',
+    ExpressionAttributeValues: {
+      ':status': sync.syncStatus,
+      ':synced': sync.syncedVersion,
+      ':count': sync.syncComponentsUpdated,
+      ':error': sync.syncError,
+      ':at': new Date().toISOString(),
+      ':version': version,
+    },
+  });
 }

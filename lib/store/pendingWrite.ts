@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, isConditionalCheckFailure, keyString, parseItem, queryAll, type Key } from './items.js';
+import { batchGetItems, isConditionalCheckFailure, updateIf, keyString, parseItem, queryAll, type Key } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -50,22 +50,13 @@ export function commitPendingWriteUpdate(tableName: string, orgId: string, libra
 
 /** PENDING (or ABORTED) -> ABORTED; false when the write committed meanwhile. */
 export async function abortPendingWrite(store: Store, orgId: string, libraryId: string, writeId: string): Promise<boolean> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: pendingWriteKey(orgId, libraryId, writeId),
-        UpdateExpression: 'SET #status = :aborted',
-        ConditionExpression: '#status IN (:pending, :aborted)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':aborted': 'ABORTED', ':pending': 'PENDING' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(store, {
+    Key: pendingWriteKey(orgId, libraryId, writeId),
+    UpdateExpression: 'SET #status = :aborted',
+    ConditionExpression: '#status IN (:pending, :aborted)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':aborted': 'ABORTED', ':pending': 'PENDING' },
+  });
 }
 
 export async function markPendingWriteSettled(store: Store, orgId: string, libraryId: string, writeId: string, at: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, isConditionalCheckFailure, parseItem } from './items.js';
+import { batchGetRecords, isConditionalCheckFailure } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -25,12 +25,8 @@ export const usageRecord = z.object({
 export type UsageRecord = z.infer<typeof usageRecord>;
 
 /** Where-used entries of several components (absent: never a child), strongly consistent when asked. */
-export async function getUsages(store: Store, orgId: string, libraryId: string, childIds: string[], consistent = false): Promise<Map<string, UsageRecord>> {
-  const items = await batchGetItems(store, [...new Set(childIds)].map((id) => usageKey(orgId, libraryId, id)), consistent);
-  return new Map([...items.values()].map((item) => {
-    const record = parseItem(usageRecord, item, 'where-used entry');
-    return [record.childId, record];
-  }));
+export function getUsages(store: Store, orgId: string, libraryId: string, childIds: string[], consistent = false): Promise<Map<string, UsageRecord>> {
+  return batchGetRecords(store, childIds, (id) => usageKey(orgId, libraryId, id), usageRecord, 'where-used entry', consistent);
 }
 
 /** The transaction item recording that `assemblyIds` now use the child; it fails once the child is deleted. */

@@ -2,7 +2,7 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, TransactWrite
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Store } from '../../store/client.js';
-import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, queryAll, type Key } from '../../store/items.js';
+import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, updateIf, keyString, parseItem, queryAll, type Key } from '../../store/items.js';
 import { searchEntryRecord, searchPartition, type SearchEntryRecord } from '../entries.js';
 import { columnNames, type ColumnName } from './columns.js';
 
@@ -71,21 +71,12 @@ export async function readManifest(store: Store, library: LibraryRef): Promise<M
 
 /** Takes the compaction lease unless another compactor holds an unexpired one. */
 export async function acquireLease(store: Store, library: LibraryRef, owner: string, now: number, holdMs: number): Promise<boolean> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: manifestKey(library.organizationId, library.libraryId),
-        UpdateExpression: 'SET entity = :entity, leaseOwner = :owner, leaseUntil = :until',
-        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
-        ExpressionAttributeValues: { ':entity': 'SearchManifest', ':owner': owner, ':until': now + holdMs, ':now': now },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(store, {
+    Key: manifestKey(library.organizationId, library.libraryId),
+    UpdateExpression: 'SET entity = :entity, leaseOwner = :owner, leaseUntil = :until',
+    ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
+    ExpressionAttributeValues: { ':entity': 'SearchManifest', ':owner': owner, ':until': now + holdMs, ':now': now },
+  });
 }
 
 /**
