@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+
 import { z } from 'zod';
-import { DomainError, InvalidInputError, NotFoundError } from '../errors.js';
+
+import { ApiKeyRevokedError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
+
 import type { Store } from '../store/client.js';
 import {
-  ApiKeyChangedError,
   getApiKey,
   insertApiKey,
   listApiKeys,
@@ -12,8 +14,11 @@ import {
   updateApiKeyName,
   type ApiKeyRecord,
 } from '../store/apiKey.js';
+
 import { nowIso } from '../store/items.js';
+
 import { generateApiKeySecret } from './secrets.js';
+
 
 /** The library and owner an API key operation acts in: taken from the request context, never from input. */
 import type { LibraryScope as ApiKeyScope } from '../access/scope.js';
@@ -78,38 +83,18 @@ export async function findApiKeyForUser(store: Store, scope: ApiKeyScope, keyId:
   return key;
 }
 
-export class ApiKeyRevokedError extends DomainError {
-  constructor(keyId: string) {
-    super('API_KEY_REVOKED', `API key ${keyId} is revoked`, undefined, { id: keyId });
-  }
-}
-
-function concurrentChange(keyId: string, error: unknown): DomainError {
-  return new DomainError('CONFLICT', `API key ${keyId} was changed by another request; read it again`, undefined, { id: keyId }, { cause: error });
-}
-
 export async function rotateApiKey(store: Store, scope: ApiKeyScope, keyId: string): Promise<IssuedApiKey> {
   const key = await findApiKeyForUser(store, scope, keyId);
   if (key.status !== 'ACTIVE') throw new ApiKeyRevokedError(keyId);
   const { secret, hash, displayPrefix } = generateApiKeySecret({ organizationId: key.organizationId, libraryId: key.libraryId, userId: key.ownerUserId });
-  try {
-    return { secret, apiKey: await replaceApiKeySecret(store, key, hash, displayPrefix, nowIso()) };
-  } catch (error) {
-    if (error instanceof ApiKeyChangedError) throw concurrentChange(keyId, error);
-    throw error;
-  }
+  return { secret, apiKey: await replaceApiKeySecret(store, key, hash, displayPrefix, nowIso()) };
 }
 
 /** Revokes the key: requests with its secret are refused with 401 from now on. Idempotent. */
 export async function deactivateApiKey(store: Store, scope: ApiKeyScope, keyId: string): Promise<ApiKeyRecord> {
   const key = await findApiKeyForUser(store, scope, keyId);
   if (key.status === 'REVOKED') return key;
-  try {
-    return await revokeApiKey(store, key, nowIso());
-  } catch (error) {
-    if (error instanceof ApiKeyChangedError) throw concurrentChange(keyId, error);
-    throw error;
-  }
+  return await revokeApiKey(store, key, nowIso());
 }
 
 export async function renameApiKey(store: Store, scope: ApiKeyScope, keyId: string, name: string): Promise<ApiKeyRecord> {

@@ -3,7 +3,7 @@ import type { CategoryDefinition } from '../config/categories.js';
 import type { Store } from '../store/client.js';
 import { allocateCounter, isCpnTaken } from '../store/component.js';
 import type { CreateComponentCommand } from './commands.js';
-import { CpnError } from './errors.js';
+import { CpnError } from '../errors.js';
 
 /** How a new component gets its CPN: chosen by the caller, or rendered with counters still to allocate. */
 export type CpnPlan =

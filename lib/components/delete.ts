@@ -6,7 +6,7 @@ import { bomKey, documentLinksKey, getBoms, listBomSnapshotKeys } from '../store
 import { listPendingWrites } from '../store/pendingWrite.js';
 import { getUsages, removeUsage, usageDeletedItem, type UsageRecord } from '../store/usage.js';
 import { searchEntryTombstone } from '../search/entries.js';
-import { ComponentInUseError, ConcurrentWriteError, TooManyInputsError, VersionConflictError } from './errors.js';
+import { ComponentInUseError, ConcurrentWriteError, TooManyInputsError, VersionConflictError } from '../errors.js';
 import type { WriteContext } from './rules.js';
 
 /** component, CPN claim, search entry, BOM, document links, where-used mark: 16 deletions fill one transaction. */

@@ -1,10 +1,9 @@
 import { elementsByName, normalizeCpn, parseCpn, renderCpn, validateFreeformCpn, type CpnElement } from '../config/cpnScheme.js';
 import { findCategory, type LibraryConfiguration } from '../config/libraryConfig.js';
-import { InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { getComponent, isCpnTaken, listCpns } from '../store/component.js';
 import type { CpnOverride } from './commands.js';
-import { ComponentNotFoundError } from './errors.js';
+import { ComponentNotFoundError, InvalidInputError } from '../errors.js';
 
 export interface IdentifierScope {
   store: Store;

@@ -1,7 +1,7 @@
 import type { Store } from '../store/client.js';
 import { getComponents, listPinnedIds, pinKey, type ComponentRecord } from '../store/component.js';
 import { batchWrite, deleteItems } from '../store/items.js';
-import { ComponentNotFoundError, TooManyInputsError } from './errors.js';
+import { ComponentNotFoundError, TooManyInputsError } from '../errors.js';
 
 export type Mark = 'PIN' | 'BOOKMARK';
 

@@ -4,7 +4,6 @@ import { defaultStatus, findCategory, findStatus, type LibraryConfiguration } fr
 import { initialRevision, validateRevision } from '../config/revisionScheme.js';
 import type { StatusDefinition } from '../config/statuses.js';
 import type { Entitlements } from '../orgs/plans.js';
-import { PermissionDeniedError } from '../errors.js';
 import type { ComponentRecord, HistoryChange } from '../store/component.js';
 import { validateAttributeValues } from './attributeValidation.js';
 import type { AttributeValueChange, CreateComponentCommand, UpdateComponentCommand } from './commands.js';
@@ -15,8 +14,9 @@ import {
   FeatureNotInPlanError,
   InvalidRevisionError,
   NrmError,
+  PermissionDeniedError,
   StatusNotFoundError,
-} from './errors.js';
+} from '../errors.js';
 
 /** Everything a component write is checked against, read once per call. */
 export interface WriteContext {

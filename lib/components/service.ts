@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
+
 import { normalizeCpn } from '../config/cpnScheme.js';
+
 import { findCategory } from '../config/libraryConfig.js';
+
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
-import { FileError } from '../files/files.js';
+
 import { TransactionCancelledError, transactWrite } from '../store/items.js';
+
 import { bomKey } from '../store/bom.js';
-import { BomError } from '../items/bomRules.js';
+
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import { allocateCpn, assertChosenCpnsFree, planCpn } from './cpn.js';
-import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, TooManyInputsError, VersionConflictError } from './errors.js';
+
+import { BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, TooManyInputsError, VersionConflictError } from '../errors.js';
+
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
+
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
+
 
 /** Inputs per component.create / component.update call: each is 3 or 4 items of one transaction. */
 export const maxComponentsPerCall = 25;

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { DomainError } from '../errors.js';
+import { ConfigInvalidError, ConfigVersionConflictError } from '../errors.js';
+
 import type { Store } from '../store/client.js';
 import {
-  ConfigVersionConflict,
   configTypes,
   getLibraryConfigs,
   libraryConfigPut,
@@ -10,12 +10,19 @@ import {
   type ConfigType,
   type LibraryConfigRecord,
 } from '../store/libraryConfig.js';
+
 import { libraryHasCpns } from '../store/component.js';
+
 import { entriesOf } from './documentRules.js';
+
 import { categoriesDocument, defaultCategories, type CategoriesDocument, type CategoryDefinition } from './categories.js';
+
 import { cpnSchemeDocument, defaultCpnScheme, type CpnScheme } from './cpnScheme.js';
+
 import { defaultRevisionScheme, revisionSchemeDocument, type RevisionScheme } from './revisionScheme.js';
+
 import { defaultStatuses, statusesDocument, type StatusDefinition, type StatusesDocument } from './statuses.js';
+
 
 /** The validated configuration of one library, as every component write and read uses it. */
 export interface LibraryConfiguration {
@@ -45,26 +52,6 @@ const defaultDocuments: Record<ConfigType, object> = {
 export interface ConfigProblem {
   path: string;
   message: string;
-}
-
-/** A configuration document that fails validation; every problem is listed, nothing is stored. */
-export class ConfigInvalidError extends DomainError {
-  constructor(type: ConfigType, readonly problems: ConfigProblem[]) {
-    super('CONFIG_INVALID', `The ${type} document is invalid: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`, undefined, {
-      configType: type,
-      problems,
-    });
-  }
-}
-
-export class ConfigVersionConflictError extends DomainError {
-  constructor(type: ConfigType, expected: number, actual: number) {
-    super('VERSION_CONFLICT', `The ${type} configuration is at version ${actual}, not ${expected}; read it again`, undefined, {
-      configType: type,
-      expectedVersion: expected,
-      currentVersion: actual,
-    });
-  }
 }
 
 function newRecord(type: ConfigType, document: object, version: number, by: string, at: string, synced: boolean): LibraryConfigRecord {
@@ -191,8 +178,8 @@ export async function writeLibraryConfig(
       await putLibraryConfigVersion(store, orgId, libraryId, record, current.stored.has(type) ? previous.version : null);
       return record;
     } catch (error) {
-      if (!(error instanceof ConfigVersionConflict)) throw error;
-      if (pinned || attempt >= 4) throw new ConfigVersionConflictError(type, previous.version, previous.version + 1);
+      // An unpinned write re-applies on the version that won; a pinned one reports it.
+      if (!(error instanceof ConfigVersionConflictError) || pinned || attempt >= 4) throw error;
     }
   }
 }

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+
 import { z } from 'zod';
-import { DomainError, InvalidInputError } from '../errors.js';
+
+import { FileError, InvalidInputError } from '../errors.js';
+
 import type { Store } from '../store/client.js';
 import { getFile, getFiles, markFileReady, putPendingFile, type FileRecord } from '../store/file.js';
+
 import { nowIso } from '../store/items.js';
+
 import type { BlobStorage, UploadTarget } from './blobStorage.js';
 
 /** Largest file accepted (bytes). */
@@ -18,19 +23,6 @@ const uploadInput = z.object({
   size: z.number().int('size must be a whole number of bytes').min(1, 'size must be at least 1 byte').max(maxFileSize, `size must be at most ${maxFileSize} bytes (100 MB)`),
   sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be the 64 hex digits of the SHA-256 of the bytes'),
 });
-
-type FileErrorCode = 'FILE_NOT_FOUND' | 'FILE_NOT_READY' | 'FILE_UPLOAD_MISMATCH';
-
-export class FileError extends DomainError {
-  constructor(code: FileErrorCode, message: string, details: Record<string, unknown> = {}) {
-    super(code, message, undefined, details);
-  }
-
-  /** The same failure, naming the input of a call that carries several. */
-  forInput(inputIndex: number): FileError {
-    return new FileError(this.code as FileErrorCode, `inputs[${inputIndex}]: ${this.message}`, { ...this.details, inputIndex });
-  }
-}
 
 export interface CreatedUpload {
   file: FileRecord;

@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
+
 import type { ComponentRecord, HistoryChange } from '../store/component.js';
 import type { BomLine, BomRecord } from '../store/bom.js';
-import { DomainError } from '../errors.js';
+import { BomError } from '../errors.js';
+
 import { storableNumberProblem } from '../numbers.js';
+
 import type { ChildCommand } from './commands.js';
-
-export class BomError extends DomainError {
-  constructor(code: 'NOT_AN_ASSEMBLY' | 'CHILD_NOT_FOUND' | 'DOCUMENT_NOT_FOUND' | 'INVALID_BOM_LINE' | 'NOT_A_DOCUMENT' | 'DOCUMENT_LINK_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
-    super(code, message, undefined, details);
-  }
-}
-
-export class BomCycleError extends DomainError {
-  constructor(path: string[]) {
-    super('BOM_CYCLE', `The BOM would contain its own assembly: ${path.join(' -> ')}`, undefined, { path });
-  }
-}
 
 const text = (value: string | null | undefined, field: string, max: number, at: string): string | null => {
   if (value === undefined || value === null) return null;

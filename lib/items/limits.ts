@@ -1,33 +1,30 @@
-import { DomainError } from '../errors.js';
+import { ItemWriteTooLargeError } from '../errors.js';
+
 import type { RelationCommands } from './commands.js';
 
 /** Spec limits of one item.create / item.update call. */
 export const itemWriteLimits = { components: 10, childrenPerComponent: 20, childrenPerCall: 200, documentsPerComponent: 20 } as const;
 
-export class ItemWriteTooLargeError extends DomainError {
-  constructor(message: string, details: Record<string, unknown>) {
-    super('ITEM_WRITE_TOO_LARGE', message, undefined, { ...details, limits: itemWriteLimits });
-  }
-}
+const tooLarge = (message: string, details: Record<string, unknown>) => new ItemWriteTooLargeError(message, { ...details, limits: itemWriteLimits });
 
 /** Checked before anything is read or written. */
 export function checkItemWriteLimits(inputs: RelationCommands[]): void {
   if (inputs.length > itemWriteLimits.components) {
-    throw new ItemWriteTooLargeError(`An item write takes at most ${itemWriteLimits.components} components (got ${inputs.length})`, { components: inputs.length });
+    throw tooLarge(`An item write takes at most ${itemWriteLimits.components} components (got ${inputs.length})`, { components: inputs.length });
   }
   let children = 0;
   inputs.forEach((input, inputIndex) => {
     const count = input.children?.length ?? 0;
     if (count > itemWriteLimits.childrenPerComponent) {
-      throw new ItemWriteTooLargeError(`inputs[${inputIndex}]: at most ${itemWriteLimits.childrenPerComponent} children per component (got ${count})`, { inputIndex, children: count });
+      throw tooLarge(`inputs[${inputIndex}]: at most ${itemWriteLimits.childrenPerComponent} children per component (got ${count})`, { inputIndex, children: count });
     }
     const documents = (input.documents?.length ?? 0) + (input.documentComponentIds?.length ?? 0);
     if (documents > itemWriteLimits.documentsPerComponent) {
-      throw new ItemWriteTooLargeError(`inputs[${inputIndex}]: at most ${itemWriteLimits.documentsPerComponent} documents per component (got ${documents})`, { inputIndex, documents });
+      throw tooLarge(`inputs[${inputIndex}]: at most ${itemWriteLimits.documentsPerComponent} documents per component (got ${documents})`, { inputIndex, documents });
     }
     children += count;
   });
   if (children > itemWriteLimits.childrenPerCall) {
-    throw new ItemWriteTooLargeError(`An item write takes at most ${itemWriteLimits.childrenPerCall} children in all (got ${children})`, { children });
+    throw tooLarge(`An item write takes at most ${itemWriteLimits.childrenPerCall} children in all (got ${children})`, { children });
   }
 }

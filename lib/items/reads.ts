@@ -1,10 +1,16 @@
 import { findCategory, findStatus, type LibraryConfiguration } from '../config/libraryConfig.js';
-import { DomainError, InvalidInputError } from '../errors.js';
+
+import { IndentedBomTooLargeError, InvalidInputError } from '../errors.js';
+
 import type { Store } from '../store/client.js';
 import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomSnapshotRecord, type DocumentLinkRecord } from '../store/bom.js';
+
 import { getUsages } from '../store/usage.js';
+
 import { listComponentHistorySince, type ComponentRecord } from '../store/component.js';
+
 import { parseChildHistoryId } from './bomRules.js';
+
 
 import type { LibraryRef } from '../access/scope.js';
 export type { LibraryRef };
@@ -51,12 +57,6 @@ export const maxIndentedDepth = 25;
 /** Lines of one indented BOM; a deeper or wider tree is asked for with a smaller depth, or per sub-assembly. */
 export const maxIndentedLines = 1_000;
 
-export class IndentedBomTooLargeError extends DomainError {
-  constructor(depth: number) {
-    super('BOM_TOO_LARGE', `The indented BOM to depth ${depth} has more than ${maxIndentedLines} lines: ask for a smaller depth, or for each sub-assembly`, undefined, { limit: maxIndentedLines, depth });
-  }
-}
-
 /**
  * The multi-level BOM of an assembly, depth first in line order, to the requested depth (1 = direct
  * children). One batch read of BOMs per level.
@@ -77,7 +77,7 @@ export async function indentedBom(store: Store, ref: LibraryRef, assemblyId: str
       const rolledUpQuantity = quantity * (line.quantity ?? 1);
       const childPath = [...path, line.childId];
       const below = boms.get(line.childId);
-      if (lines.length === maxIndentedLines) throw new IndentedBomTooLargeError(depth);
+      if (lines.length === maxIndentedLines) throw new IndentedBomTooLargeError(depth, maxIndentedLines);
       lines.push({ level, path: childPath, link: { assemblyId: parentId, line }, rolledUpQuantity, hasChildren: (below?.length ?? 0) > 0 });
       // A BOM never contains its own assembly (writes refuse cycles); the path check guards old data anyway.
       if (level < depth && !path.includes(line.childId)) walk(line.childId, childPath, rolledUpQuantity, level + 1);

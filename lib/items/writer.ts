@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
+
 import type { CreateComponentCommand } from '../components/commands.js';
 import { allocateCpn, assertChosenCpnsFree, planCpn, type CpnPlan } from '../components/cpn.js';
-import { ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, VersionConflictError } from '../components/errors.js';
+
+import { BomCycleError, BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, VersionConflictError } from '../errors.js';
+
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from '../components/rules.js';
+
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from '../components/transactItems.js';
+
 import { findCategory } from '../config/libraryConfig.js';
-import { FileError } from '../files/files.js';
+
 import { normalizeCpn } from '../config/cpnScheme.js';
+
 import type { Store } from '../store/client.js';
 import {
   bomItem,
@@ -21,13 +27,19 @@ import {
   type DocumentLinkRecord,
   type DocumentLinksRecord,
 } from '../store/bom.js';
+
 import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
+
 import { batchGetItems, deleteItems, keyString, parseItem, TransactionCancelledError, transactWrite, type Key } from '../store/items.js';
+
 import { abortPendingWrite, commitPendingWriteUpdate, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
-import { bomChange, BomCycleError, BomError, desiredLines, findBomCycle } from './bomRules.js';
+
+import { bomChange, desiredLines, findBomCycle } from './bomRules.js';
 import { removeUsage, usageAddItem } from '../store/usage.js';
+
 import type { CreateItemCommand, DocumentCommand, UpdateItemCommand } from './commands.js';
 import { checkItemWriteLimits } from './limits.js';
+
 
 /** DynamoDB's limit of items in one TransactWriteItems. */
 const maxTransactionItems = 100;

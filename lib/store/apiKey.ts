@@ -1,3 +1,4 @@
+import { ConflictError } from '../errors.js';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
@@ -87,8 +88,6 @@ export async function insertApiKey(store: Store, key: ApiKeyRecord): Promise<voi
   await store.ddb.send(new TransactWriteCommand({ TransactItems: apiKeyPuts(key).map((item) => withTable(store, item)) }));
 }
 
-/** Thrown when the key changed between read and write (rotated or revoked concurrently). */
-export class ApiKeyChangedError extends Error {}
 
 /**
  * Changes an active key whose secret is still the one read, and deletes that secret's lookup item in the
@@ -115,7 +114,8 @@ async function changeActiveKey(store: Store, key: ApiKeyRecord, change: { set: s
       }),
     );
   } catch (error) {
-    if (failedConditionIndexes(error)?.includes(0)) throw new ApiKeyChangedError('API key changed concurrently', { cause: error });
+    // Rotated or revoked by another request between this one's read and its write.
+    if (failedConditionIndexes(error)?.includes(0)) throw new ConflictError('API key', key.id, { cause: error });
     throw error;
   }
 }

@@ -1,4 +1,6 @@
+import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConfigVersionConflictError } from '../errors.js';
 import { z } from 'zod';
 import type { Store } from './client.js';
 import { batchGetItems, isConditionalCheckFailure, updateIf, parseItem } from './items.js';
@@ -41,9 +43,10 @@ export async function getLibraryConfigs(store: Store, orgId: string, libraryId: 
   return found;
 }
 
-export class ConfigVersionConflict extends Error {}
-
-/** Writes a new version; the previous version must still be current (optimistic concurrency). */
+/**
+ * Writes a new version; the previous version must still be current (optimistic concurrency). A lost race
+ * is ConfigVersionConflictError naming the version that won (read back with the failed condition).
+ */
 export async function putLibraryConfigVersion(store: Store, orgId: string, libraryId: string, record: LibraryConfigRecord, previousVersion: number | null): Promise<void> {
   try {
     await store.ddb.send(
@@ -53,11 +56,14 @@ export async function putLibraryConfigVersion(store: Store, orgId: string, libra
         ...(previousVersion === null
           ? { ConditionExpression: 'attribute_not_exists(PK)' }
           : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (error) {
-    if (isConditionalCheckFailure(error)) throw new ConfigVersionConflict('configuration changed concurrently', { cause: error });
-    throw error;
+    if (!isConditionalCheckFailure(error)) throw error;
+    const winner = (error as ConditionalCheckFailedException).Item;
+    const currentVersion = winner?.version?.N ? Number(winner.version.N) : (previousVersion ?? 0) + 1;
+    throw new ConfigVersionConflictError(record.type, previousVersion ?? 0, currentVersion);
   }
 }
 
