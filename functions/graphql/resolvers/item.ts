@@ -1,6 +1,6 @@
 import { bomHistory, childrenOf, documentLinksOf, indentedBom, lineChild, whereUsed, type AssemblyLinkView } from '../../../lib/items/reads.js';
 import { updateBom, writeItemsForRequest } from '../../../lib/items/service.js';
-import type { BomLine } from '../../../lib/store/bom.js';
+import type { BomLine } from '../../../lib/items/model.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById, writeContext } from './shared.js';

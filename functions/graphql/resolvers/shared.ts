@@ -4,8 +4,8 @@ import type { AttributeValueChange } from '../../../lib/components/commands.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
 import { findUser } from '../../../lib/accounts/users.js';
 import { componentsByIds } from '../../../lib/components/queries.js';
-import type { ComponentRecord } from '../../../lib/store/component.js';
-import type { UserRecord } from '../../../lib/store/user.js';
+import type { User } from '../../../lib/accounts/model.js';
+import type { Component } from '../../../lib/components/model.js';
 import type { GraphQLContext } from '../context.js';
 
 import type { LibraryScope } from '../../../lib/access/scope.js';
@@ -29,7 +29,7 @@ export function writeContext(context: GraphQLContext): Promise<WriteContext> {
   return componentWriteContext(context.store, context.access, () => libraryConfig(context));
 }
 
-export function userById(context: GraphQLContext, userId: string): Promise<UserRecord | null> {
+export function userById(context: GraphQLContext, userId: string): Promise<User | null> {
   return context.once(`user:${userId}`, () => findUser(context.store, userId));
 }
 
@@ -39,7 +39,7 @@ export function attributeChanges(inputs: readonly { attributeId: string; value?:
 }
 
 /** Components by id: the ids asked for in the same tick are read in one BatchGetItem, each id once per request. */
-export function loadComponent(context: GraphQLContext, id: string): Promise<ComponentRecord | undefined> {
+export function loadComponent(context: GraphQLContext, id: string): Promise<Component | undefined> {
   return context.once(`component:${id}`, () =>
     context.batched('components', id, async (ids) => {
       const scope = await libraryScope(context);
