@@ -17,7 +17,8 @@ export interface RequestSummary {
 /** The first error code a response body carries: GraphQL `errors[].extensions.code` or a flat `{ code }`. */
 function errorCodeOf(result: APIGatewayProxyStructuredResultV2): string | undefined {
   const body = typeof result.body === 'string' ? result.body : '';
-  if (!body.includes('"code"')) return undefined;
+  // Only error bodies are parsed: a large successful answer is never read twice.
+  if ((result.statusCode ?? 200) < 400 && !body.includes('"errors"')) return undefined;
   try {
     const parsed = JSON.parse(body) as { code?: unknown; errors?: { extensions?: { code?: unknown } }[]; status?: unknown; scimType?: unknown };
     const code = parsed.errors?.[0]?.extensions?.code ?? parsed.code;

@@ -57,32 +57,32 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
   await transactWrite(
     store,
     found.flatMap((id) => {
-          const record = current.get(id)!;
-          return [
-            {
-              Delete: {
-                TableName: store.tableName,
-                Key: componentKey(org, lib, id),
-                ConditionExpression: 'version = :version',
-                ExpressionAttributeValues: { ':version': record.version },
-              },
-            },
-            {
-              Update: {
-                TableName: store.tableName,
-                Key: cpnKey(org, lib, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
-                UpdateExpression: 'SET deleted = :true, deletedAt = :at',
-                // The claim was written with the component; never create a stray one.
-                ConditionExpression: 'componentId = :id',
-                ExpressionAttributeValues: { ':true': true, ':at': ctx.at, ':id': id },
-              },
-            },
-            searchEntryTombstone(store.tableName, org, lib, id, ctx.at),
-            // Its BOM and document links go with it, so where-used never names a deleted assembly.
-            { Delete: { TableName: store.tableName, Key: bomKey(org, lib, id) } },
-            { Delete: { TableName: store.tableName, Key: documentLinksKey(org, lib, id) } },
-            usageDeletedItem(store.tableName, org, lib, id, usages.get(id)?.rev),
-          ];
+      const record = current.get(id)!;
+      return [
+        {
+          Delete: {
+            TableName: store.tableName,
+            Key: componentKey(org, lib, id),
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': record.version },
+          },
+        },
+        {
+          Update: {
+            TableName: store.tableName,
+            Key: cpnKey(org, lib, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
+            UpdateExpression: 'SET deleted = :true, deletedAt = :at',
+            // The claim was written with the component; never create a stray one.
+            ConditionExpression: 'componentId = :id',
+            ExpressionAttributeValues: { ':true': true, ':at': ctx.at, ':id': id },
+          },
+        },
+        searchEntryTombstone(store.tableName, org, lib, id, ctx.at),
+        // Its BOM and document links go with it, so where-used never names a deleted assembly.
+        { Delete: { TableName: store.tableName, Key: bomKey(org, lib, id) } },
+        { Delete: { TableName: store.tableName, Key: documentLinksKey(org, lib, id) } },
+        usageDeletedItem(store.tableName, org, lib, id, usages.get(id)?.rev),
+      ];
     }),
   ).catch((error: unknown) => {
     if (!(error instanceof TransactionCancelledError) || error.failedConditions.length === 0) throw error;
