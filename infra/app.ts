@@ -29,6 +29,7 @@ new PlmStack(app, setting('stackName', 'PLM_STACK_NAME', 'Plm'), {
   authAllowedOrigins: setting('authAllowedOrigins', 'AUTH_ALLOWED_ORIGINS', new URL(appUrl).origin),
   mailFrom: setting('mailFrom', 'MAIL_FROM', 'no-reply@example.com'),
   passwordPolicy: passwordPolicyMode(setting('passwordPolicy', 'PASSWORD_POLICY', 'standard')),
+  graphqlIntrospection: setting('graphqlIntrospection', 'PLM_INTROSPECTION', 'true') !== 'false',
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -23,6 +23,8 @@ export interface PlmStackProps extends StackProps {
   readonly mailFrom: string;
   /** Password policy mode of the account routes (spec: standard or nist). */
   readonly passwordPolicy: PasswordPolicyMode;
+  /** Whether /graphql answers introspection (only ever to an authenticated caller). Default: true. */
+  readonly graphqlIntrospection?: boolean;
 }
 
 const functionNames = ['graphql', 'auth', 'scim'] as const;
@@ -80,7 +82,7 @@ export class PlmStack extends Stack {
     };
     // Only the GraphQL function handles files (lib/files/blobStorage.ts reads FILES_BUCKET).
     const functionEnvironment: Record<FunctionName, Record<string, string>> = {
-      graphql: { ...environment, FILES_BUCKET: filesBucket.bucketName },
+      graphql: { ...environment, FILES_BUCKET: filesBucket.bucketName, PLM_INTROSPECTION: String(props.graphqlIntrospection ?? true) },
       auth: environment,
       scim: environment,
     };

@@ -183,6 +183,16 @@ describe('files bucket', () => {
     expect(originList(' https://app.example.com,https://admin.example.com ,, ')).toEqual(['https://app.example.com', 'https://admin.example.com']);
   });
 
+  it('leaves introspection on for the graphql function unless the stack turns it off', () => {
+    const variables = Object.values(resourcesOfType('AWS::Lambda::Function')).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
+    expect(variables.filter((value) => value !== undefined)).toEqual(['true']);
+    const off = Template.fromStack(
+      new PlmStack(new App(), 'PlmNoIntrospection', { appUrl: 'https://app.example.com', authAllowedOrigins: 'https://app.example.com', mailFrom: 'no-reply@example.com', passwordPolicy: 'standard', graphqlIntrospection: false }),
+    );
+    const offVariables = Object.values(off.findResources('AWS::Lambda::Function') as Record<string, Resource>).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
+    expect(offVariables.filter((value) => value !== undefined)).toEqual(['false']);
+  }, 120_000);
+
   it('is passed as FILES_BUCKET to the graphql function only', () => {
     const files = bucketId('FilesBucket');
     const functions = resourcesOfType('AWS::Lambda::Function');
