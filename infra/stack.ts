@@ -312,6 +312,9 @@ export class PlmStack extends Stack {
       stageName: '$default',
       autoDeploy: true,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
+      // The stage's rate limit of the GraphQL and SCIM routes (per deployment, i.e. per tenant); account
+      // routes add their own per-IP limits.
+      throttle: { rateLimit: 200, burstLimit: 400 },
     });
 
     const integrate = (name: FunctionName) =>
@@ -322,7 +325,8 @@ export class PlmStack extends Stack {
     const auth = integrate('auth');
     const scim = integrate('scim');
 
-    api.addRoutes({ path: '/graphql', methods: [HttpMethod.POST, HttpMethod.GET], integration: graphql });
+    // OPTIONS reaches the handler, which answers CORS preflights for the allowed origins only.
+    api.addRoutes({ path: '/graphql', methods: [HttpMethod.POST, HttpMethod.GET, HttpMethod.OPTIONS], integration: graphql });
     api.addRoutes({ path: '/auth/{proxy+}', methods: [HttpMethod.ANY], integration: auth });
     api.addRoutes({ path: '/scim/v2', methods: [HttpMethod.ANY], integration: scim });
     api.addRoutes({ path: '/scim/v2/{proxy+}', methods: [HttpMethod.ANY], integration: scim });

@@ -44,10 +44,15 @@ describe('HTTP API', () => {
     expect(handlerOf).toEqual({
       'POST /graphql': 'Graphql',
       'GET /graphql': 'Graphql',
+      'OPTIONS /graphql': 'Graphql',
       'ANY /auth/{proxy+}': 'Auth',
       'ANY /scim/v2': 'Scim',
       'ANY /scim/v2/{proxy+}': 'Scim',
     });
+  });
+
+  it('throttles the stage', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } });
   });
 
   it('writes access logs', () => {
