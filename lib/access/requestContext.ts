@@ -44,7 +44,7 @@ export async function resolveRequestContext(store: Store, request: PresentedRequ
   const scope = secret ? scopeOfSecret(secret) : undefined;
   if (secret && scope) return resolveApiKeyRequest(store, secret, scope, headers, now);
   // No credential, a malformed key or a Bearer token: authenticate says which 401 it is.
-  const caller = await authenticate(store, { apiKey: secret, authorization: request.authorization }, now);
+  const caller = await authenticate({ apiKey: secret, authorization: request.authorization });
   return { caller, access: new RequestAccess(store, caller, headers) };
 }
 

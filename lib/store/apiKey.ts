@@ -64,10 +64,6 @@ export function apiKeyPuts(key: ApiKeyRecord) {
   ];
 }
 
-export function getApiKeySecret(store: Store, secretHash: string): Promise<ApiKeySecretRecord | undefined> {
-  return getItem(store, apiKeySecretKey(secretHash), apiKeySecretRecord, 'API key secret');
-}
-
 export function getApiKey(store: Store, orgId: string, libraryId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   return getItem(store, apiKeyKey(orgId, libraryId, keyId), apiKeyRecord, 'API key');
 }
