@@ -19,11 +19,6 @@ export interface RequestContext {
   access: RequestAccess;
 }
 
-/**
- * Verifies the credential (401 when it is missing or bad) and prepares the caller's access to the
- * organization and library the headers name. The one entry point of the request path: handlers call it
- * before they parse anything else.
- */
 /** A UUID is 36 characters and `@org_slug/library_slug` at most 130: longer context headers are malformed. */
 export const maxContextHeaderLength = 256;
 
@@ -33,6 +28,11 @@ function checkHeaderLength(name: string, value: string | undefined): void {
   }
 }
 
+/**
+ * Verifies the credential (401 when it is missing or bad) and prepares the caller's access to the
+ * organization and library the headers name. The one entry point of the request path: handlers call it
+ * before they parse anything else.
+ */
 export async function resolveRequestContext(store: Store, request: PresentedRequest, now = new Date()): Promise<RequestContext> {
   checkHeaderLength('x-organization', request.organization);
   checkHeaderLength('x-library', request.library);

@@ -3,7 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConfigVersionConflictError } from '../errors.js';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, isConditionalCheckFailure, updateIf, parseItem } from './items.js';
+import { batchGetItems, isConditionalCheckFailure, parseItem, updateIf } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const configTypes = ['REVISION_SCHEME', 'CPN_SCHEME', 'STATUSES', 'CATEGORIES'] as const;

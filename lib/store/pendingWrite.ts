@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, isConditionalCheckFailure, updateIf, keyString, parseItem, queryAll, type Key } from './items.js';
+import { batchGetItems, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -101,19 +101,7 @@ export function listPendingWrites(store: Store, orgId: string, libraryId: string
 /** Items of a committed write lose its write id (they are visible either way); items changed since keep theirs. */
 export async function stripWriteId(store: Store, keys: Key[], writeId: string): Promise<void> {
   const strip = (key: Key) =>
-    store.ddb
-      .send(
-        new UpdateCommand({
-          TableName: store.tableName,
-          Key: key,
-          UpdateExpression: 'REMOVE writeId',
-          ConditionExpression: 'writeId = :writeId',
-          ExpressionAttributeValues: { ':writeId': writeId },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionalCheckFailure(error)) throw error;
-      });
+    updateIf(store, { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
   for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(strip));
 }
 

@@ -1,7 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, isConditionalCheckFailure } from './items.js';
+import { batchGetRecords, updateIf } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -58,15 +57,11 @@ export function usageDeletedItem(tableName: string, orgId: string, libraryId: st
 /** Removes assemblies from a child's entry once their lines are gone (after the write that removed them). */
 export async function removeUsage(store: Store, orgId: string, libraryId: string, childId: string, assemblyIds: string[]): Promise<void> {
   if (assemblyIds.length === 0) return;
-  await store.ddb.send(
-    new UpdateCommand({
-      TableName: store.tableName,
-      Key: usageKey(orgId, libraryId, childId),
-      UpdateExpression: 'DELETE assemblies :assemblies ADD rev :one',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':assemblies': new Set(assemblyIds), ':one': 1 },
-    }),
-  ).catch((error: unknown) => {
-    if (!isConditionalCheckFailure(error)) throw error;
+  // No entry (a deleted child's mark was replaced meanwhile) means nothing to remove.
+  await updateIf(store, {
+    Key: usageKey(orgId, libraryId, childId),
+    UpdateExpression: 'DELETE assemblies :assemblies ADD rev :one',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':assemblies': new Set(assemblyIds), ':one': 1 },
   });
 }

@@ -2,7 +2,7 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, TransactWrite
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Store } from '../../store/client.js';
-import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, updateIf, keyString, parseItem, queryAll, type Key } from '../../store/items.js';
+import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, queryAll, updateIf, type Key } from '../../store/items.js';
 import { searchEntryRecord, searchPartition, type SearchEntryRecord } from '../entries.js';
 import { columnNames, type ColumnName } from './columns.js';
 
