@@ -253,3 +253,25 @@ export class ConfigVersionConflictError extends DomainError {
     });
   }
 }
+
+// ---- organizations, roles, teams, invitations ------------------------------------------------------------
+
+export type AccessAdminErrorCode =
+  | 'SYSTEM_ROLE_IMMUTABLE'
+  | 'ROLE_IN_USE'
+  | 'LAST_SITE_ADMIN'
+  | 'NOT_A_MEMBER'
+  | 'SANDBOX_PARENT_FORBIDDEN'
+  | 'SANDBOX_ARCHIVE_FORBIDDEN'
+  | 'ORG_CREATION_NOT_ALLOWED'
+  | 'INVITATION_NOT_FOR_YOU'
+  | 'INVITATION_NOT_PENDING'
+  | 'TEAM_ARCHIVED'
+  | 'DOMAIN_TAKEN';
+
+/** A refused change to organizations, roles, memberships, teams or invitations; the code says which rule. */
+export class AccessAdminError extends DomainError {
+  constructor(code: AccessAdminErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(code, message, undefined, details);
+  }
+}

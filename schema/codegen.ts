@@ -44,6 +44,16 @@ const mappers = {
   Category: '../../../lib/config/categories.js#CategoryDefinition',
   CategoryAttribute: '../../../lib/config/categories.js#AttributeDefinition',
   CustomStatus: '../../../lib/config/statuses.js#StatusDefinition',
+  Role: '../../../lib/access/roles.js#Role',
+  Permission: '../../../lib/access/permissions.js#PermissionDescriptor',
+  OrganizationRole: '../../../lib/orgs/model.js#Membership',
+  LibraryAccessDto: '../../../lib/orgs/model.js#LibraryAccessGrant',
+  Invitation: '../../../lib/orgs/model.js#Invitation',
+  Team: '../../../lib/orgs/model.js#Team',
+  Entitlements: '../../../lib/orgs/model.js#OrganizationEntitlements',
+  OrgCreationOptions: '../../../lib/orgs/organizations.js#CreationStanding',
+  SandboxParent: '../../../lib/orgs/organizations.js#SandboxParent',
+  BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
 };
 
 export async function generate(): Promise<Record<string, string>> {

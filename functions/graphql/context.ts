@@ -1,6 +1,7 @@
 import type { Caller } from '../../lib/access/caller.js';
 import type { RequestAccess } from '../../lib/access/requestAccess.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
+import type { Mailer } from '../../lib/mail/mailer.js';
 import type { Store } from '../../lib/store/client.js';
 
 export interface GraphQLContext {
@@ -9,6 +10,8 @@ export interface GraphQLContext {
   access: RequestAccess;
   /** File bytes (S3 or the local stack's folder); created on first use. */
   blobs: () => BlobStorage;
+  /** Outbound mail (created on first use) and APP_URL, the web application that emailed links point at. */
+  mail: { mailer: () => Mailer; appUrl: string };
   /** Faults the local test stack may inject (x-plm-fault header, only with PLM_FAULT_INJECTION=true). */
   faults: ReadonlySet<string>;
   /** Per-request memo: the same read (a user, the library configuration, the caller's pins) runs once. */

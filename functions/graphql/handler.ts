@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
+import type { Mailer } from '../../lib/mail/mailer.js';
+import { mailerFromEnv } from '../../lib/mail/ses.js';
 import { createStore } from '../../lib/store/client.js';
 import { allowedOriginsFromEnv, jsonResult, requestFromEvent, resultFromResponse } from '../shared/apigw.js';
 import { withRequestLog } from '../shared/requestLog.js';
@@ -7,6 +9,7 @@ import { requestLimits } from './limits.js';
 import { createGraphQLServer, requestOperations } from './yoga.js';
 
 let blobs: BlobStorage | undefined;
+let mailer: Mailer | undefined;
 const yoga = createGraphQLServer({
   store: createStore(),
   blobs: () => (blobs ??= blobStorageFromEnv()),
@@ -14,6 +17,7 @@ const yoga = createGraphQLServer({
   faultInjection: process.env.PLM_FAULT_INJECTION === 'true',
   introspection: process.env.PLM_INTROSPECTION !== 'false',
   allowedOrigins: allowedOriginsFromEnv(),
+  mail: { mailer: () => (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' },
 });
 
 export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {

@@ -10,7 +10,19 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
   query: {
     'user.me': { scope: 'user', permission: null },
     'organization.current': { scope: 'organization', permission: 'organization.read' },
-    libraries: { scope: 'organization', permission: 'library.read' },
+    // Lists only the libraries in which the caller holds library.read.
+    libraries: { scope: 'organization', permission: null },
+    'user.orgCreationOptions': { scope: 'user', permission: null },
+    'user.invitations': { scope: 'user', permission: null },
+    'organization.invitations': { scope: 'organization', permission: 'organization.users.read' },
+    'organization.members': { scope: 'organization', permission: 'organization.users.read' },
+    'organization.teams': { scope: 'organization', permission: 'organization.users.read' },
+    'organization.team': { scope: 'organization', permission: 'organization.users.read' },
+    'organization.sandboxes': { scope: 'organization', permission: 'organization.read' },
+    // Answers about the caller's own verified address only.
+    'organization.discoverByDomain': { scope: 'user', permission: null },
+    'roles.allPermissions': { scope: 'organization', permission: 'roles.read' },
+    'roles.findById': { scope: 'organization', permission: 'roles.read' },
     'apiKey.findAllForUser': { scope: 'library', permission: 'library.read' },
     'apiKey.findOneForUser': { scope: 'library', permission: 'library.read' },
     'categories.findAll': { scope: 'library', permission: 'library.read' },
@@ -37,6 +49,27 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'file.findOne': { scope: 'library', permission: 'components.read' },
   },
   mutation: {
+    // Checked inside: canCreateOrg, or Site Admin of the parent with sandbox headroom (behaviour rule 10).
+    'organization.create': { scope: 'user', permission: null },
+    // Checked inside: Site Admin of the sandbox or its parent (SANDBOX_ARCHIVE_FORBIDDEN).
+    'organization.archiveSandboxOrganization': { scope: 'user', permission: null },
+    'organization.bulkInvite': { scope: 'organization', permission: 'organization.users.invite' },
+    // The invitee's own invitations; an administrator's revoke is checked inside (organization.users.invite).
+    'organization.declineInvitation': { scope: 'user', permission: null },
+    'organization.acceptInvitation': { scope: 'user', permission: null },
+    'organization.membership.update': { scope: 'organization', permission: 'organization.users.update_role' },
+    'organization.membership.updateLibraryAccess': { scope: 'organization', permission: 'roles.assign' },
+    'organization.membership.removeOrgRole': { scope: 'organization', permission: 'organization.users.remove' },
+    'organization.teams.create': { scope: 'organization', permission: 'roles.assign' },
+    'organization.teams.rename': { scope: 'organization', permission: 'roles.assign' },
+    'organization.teams.archive': { scope: 'organization', permission: 'roles.assign' },
+    'organization.teams.restore': { scope: 'organization', permission: 'roles.assign' },
+    'organization.teams.setRoles': { scope: 'organization', permission: 'roles.assign' },
+    'organization.teams.addMembers': { scope: 'organization', permission: 'roles.assign' },
+    'organization.teams.removeMembers': { scope: 'organization', permission: 'roles.assign' },
+    'roles.create': { scope: 'organization', permission: 'roles.create' },
+    'roles.update': { scope: 'organization', permission: 'roles.update' },
+    'roles.delete': { scope: 'organization', permission: 'roles.delete' },
     'library.create': { scope: 'organization', permission: 'organization.settings.update' },
     'apiKey.create': { scope: 'library', permission: 'library.read' },
     'apiKey.rotate': { scope: 'library', permission: 'library.read' },

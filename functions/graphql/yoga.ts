@@ -91,6 +91,8 @@ export interface YogaOptions {
   introspection: boolean;
   /** Origins a browser may call from (CORS); any other origin gets no CORS headers. */
   allowedOrigins: readonly string[];
+  /** Outbound mail (invitations) and the web application's address its links point at. */
+  mail: GraphQLContext['mail'];
 }
 
 /** The JSON media types of the GraphQL-over-HTTP spec; anything else (forms, multipart) is never run. */
@@ -142,7 +144,7 @@ function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<R
   };
 }
 
-export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins }: YogaOptions) {
+export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail }: YogaOptions) {
   const contexts = new WeakMap<Request, RequestContext>();
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -167,7 +169,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
       // Only GraphiQL's own page skips the credential check, and it executes nothing.
       if (!resolved) throw new UnauthenticatedError();
       const faults = new Set(faultInjection ? (request.headers.get('x-plm-fault') ?? '').split(',').map((f) => f.trim()).filter(Boolean) : []);
-      return { store, caller: resolved.caller, access: resolved.access, blobs, faults, once: requestMemo(), batched: requestBatches() };
+      return { store, caller: resolved.caller, access: resolved.access, blobs, mail, faults, once: requestMemo(), batched: requestBatches() };
     },
   });
 }

@@ -20,7 +20,7 @@ import {
 } from '../store/organization.js';
 import type { Caller } from './caller.js';
 import type { PermissionName } from './permissions.js';
-import { systemRoles, type OrganizationRoleName } from './roles.js';
+import { loadEffectiveAccess, type EffectiveAccess } from './effective.js';
 
 /** What an operation needs from the request: which context headers, and which permission. */
 export type OperationScope = 'user' | 'organization' | 'library';
@@ -53,6 +53,7 @@ export interface LibraryAccess extends OrganizationAccess {
  */
 export class RequestAccess {
   private organizationAccess?: Promise<OrganizationAccess>;
+  private effectiveAccess?: Promise<EffectiveAccess>;
   private libraryAccess?: Promise<LibraryAccess>;
 
   /**
@@ -70,20 +71,39 @@ export class RequestAccess {
     if (rule.scope === 'user') return;
     this.requireHeaders(rule.scope);
     if (rule.scope === 'organization') {
-      const access = await this.organization();
-      this.requirePermission(rule.permission, access.membership.role);
+      await this.organization();
       // An API key belongs to one library: a mismatching x-library is refused even on organization operations
       // (the API-key context checks x-library whenever it is sent).
+      this.requirePermission(rule.permission, await this.organizationPermissions());
       return;
     }
-    const access = await this.library();
-    this.requirePermission(rule.permission, access.membership.libraryRoles[access.library.id] ?? access.membership.role);
+    this.requirePermission(rule.permission, await this.libraryPermissions());
   }
 
-  /** The caller's permissions in the library of x-library (its effective role there). */
+  /** The caller's grants in the organization of x-organization, resolved once per request. */
+  effective(): Promise<EffectiveAccess> {
+    this.effectiveAccess ??= this.organization().then(async (access) => {
+      const effective = await loadEffectiveAccess(this.store, access.membership);
+      if (!effective.hasAnyGrant) throw new OrganizationAccessDeniedError();
+      return effective;
+    });
+    return this.effectiveAccess;
+  }
+
+  /** The caller's organization-level permissions (union of their direct and team organization roles). */
+  async organizationPermissions(): Promise<ReadonlySet<PermissionName>> {
+    return (await this.effective()).organizationPermissions();
+  }
+
+  /** The caller's permissions in the library of x-library (organization roles overridden by library roles there). */
   async libraryPermissions(): Promise<ReadonlySet<PermissionName>> {
     const access = await this.library();
-    return systemRoles[access.membership.libraryRoles[access.library.id] ?? access.membership.role].permissions;
+    return (await this.effective()).libraryPermissions(access.library.id);
+  }
+
+  /** Refuses unless the caller holds `permission` in the organization (for checks inside an operation). */
+  async requireOrganizationPermission(permission: PermissionName): Promise<void> {
+    this.requirePermission(permission, await this.organizationPermissions());
   }
 
   organization(): Promise<OrganizationAccess> {
@@ -103,8 +123,8 @@ export class RequestAccess {
     if (missing.length > 0) throw new MissingHeadersError(missing);
   }
 
-  private requirePermission(permission: PermissionName | null, role: OrganizationRoleName): void {
-    if (permission && !systemRoles[role].permissions.has(permission)) throw new PermissionDeniedError(permission);
+  private requirePermission(permission: PermissionName | null, held: ReadonlySet<PermissionName>): void {
+    if (permission && !held.has(permission)) throw new PermissionDeniedError(permission);
   }
 
   private async resolveOrganization(): Promise<OrganizationAccess> {
@@ -117,7 +137,7 @@ export class RequestAccess {
       getOrganization(this.store, organizationId),
       getMembership(this.store, organizationId, this.caller.userId),
     ]);
-    if (!organization || !membership) throw new OrganizationAccessDeniedError();
+    if (!organization || !membership || organization.archived) throw new OrganizationAccessDeniedError();
     return { organization, membership };
   }
 
@@ -168,6 +188,7 @@ export class RequestAccess {
     if (!organizationItem || !membershipItem) throw new OrganizationAccessDeniedError();
     const organization = parseItem(organizationRecord, organizationItem, 'organization');
     const membership = parseItem(membershipRecord, membershipItem, 'membership');
+    if (organization.archived) throw new OrganizationAccessDeniedError();
     if (!libRef) return { organization, membership };
 
     const namesKeyLibrary = libPath

@@ -1,8 +1,7 @@
 import type { Caller } from '../access/caller.js';
+import { creationStanding } from '../orgs/organizations.js';
 import type { Store } from '../store/client.js';
-import { listMembershipsOfUser } from '../store/membership.js';
-import { getOrganization } from '../store/organization.js';
-import { getUser, type UserRecord } from '../store/user.js';
+import type { UserRecord } from '../store/user.js';
 
 export interface CurrentUser {
   permitted: boolean;
@@ -11,20 +10,14 @@ export interface CurrentUser {
   user: UserRecord | null;
 }
 
-/**
- * The calling user's standing. canCreateOrg follows the gated rule: a non-archived user who is Site Admin
- * of at least one production organization (creation grants arrive with the organizations work).
- */
+/** The calling user's standing; canCreateOrg follows the spec's gated rule (lib/orgs/organizations.ts creationStanding). */
 export async function getMe(store: Store, caller: Caller): Promise<CurrentUser> {
-  const [user, memberships] = await Promise.all([getUser(store, caller.userId), listMembershipsOfUser(store, caller.userId)]);
-  const active = !!user && !user.archived;
-  const adminOf = await Promise.all(
-    memberships.filter((m) => m.role === 'SITE_ADMIN').map((m) => getOrganization(store, m.organizationId)),
-  );
+  const standing = await creationStanding(store, caller.userId);
+  const user = standing.user;
   return {
-    permitted: active && user.emailVerified && memberships.length > 0,
-    canCreateOrg: active && adminOf.some((org) => org?.type === 'PRODUCTION'),
-    hasOrganizations: memberships.length > 0,
+    permitted: !!user && !user.archived && user.emailVerified && standing.memberships > 0,
+    canCreateOrg: standing.canCreateOrg,
+    hasOrganizations: standing.memberships > 0,
     user: user ?? null,
   };
 }

@@ -1,7 +1,7 @@
 import type { RequestAccess } from '../access/requestAccess.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../config/libraryConfig.js';
 import { checkFilesReady } from '../files/files.js';
-import { assertPlanName, plans } from '../orgs/plans.js';
+import { entitlementsOf } from '../orgs/plans.js';
 import type { Store } from '../store/client.js';
 import { nowIso } from '../store/items.js';
 import type { WriteContext } from './rules.js';
@@ -17,14 +17,13 @@ export async function componentWriteContext(
 ): Promise<WriteContext> {
   const { organization, library } = await access.library();
   const [config, permissions] = await Promise.all([loadConfig(organization.id, library.id), access.libraryPermissions()]);
-  assertPlanName(organization.plan);
   return {
     organizationId: organization.id,
     libraryId: library.id,
     userId: access.caller.userId,
     at: nowIso(),
     config,
-    entitlements: plans[organization.plan],
+    entitlements: entitlementsOf(organization),
     permissions,
     checkFiles: (fileIds) => checkFilesReady(store, { organizationId: organization.id, libraryId: library.id }, fileIds),
   };

@@ -51,6 +51,11 @@ export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): P
     parentOrganizationId: null,
     plan: input.plan,
     createdAt: at,
+    archived: false,
+    archivedAt: null,
+    sandboxCount: 0,
+    siteAdminCount: 1,
+    domains: [],
   };
   const existingUserId = await findUserIdByEmail(store, input.email);
   const existingUser = existingUserId ? await getUser(store, existingUserId) : undefined;

@@ -1,24 +1,49 @@
 import { z } from 'zod';
-import { organizationRoles } from '../access/roles.js';
 import type { Store } from './client.js';
-import { getItem, queryAll } from './items.js';
+import { batchGetRecords, getItem, queryAll } from './items.js';
 
 export const membershipKey = (orgId: string, userId: string) => ({ PK: `ORG#${orgId}`, SK: `MEMBER#${userId}` });
 /** ByUser index keys: the organizations a user belongs to. */
 const membershipByUser = (userId: string, orgId: string) => ({ GSI1PK: `USER#${userId}`, GSI1SK: `ORG#${orgId}` });
 
+/**
+ * A person's grants in one organization. Records written before custom roles carry system role names
+ * (SITE_ADMIN, EDITOR...), which are the system roles' ids, so they read unchanged.
+ */
 export const membershipRecord = z.object({
   organizationId: z.string().uuid(),
   userId: z.string().uuid(),
-  /** Organization role: default permissions in every library of the organization. */
-  role: z.enum(organizationRoles),
-  /** Library overrides: library id -> role, replacing the organization role in that library only. */
-  libraryRoles: z.record(z.string(), z.enum(organizationRoles)),
+  /** Direct organization role (a role id): default permissions in every library. Null: none (team or library grants only). */
+  role: z.string().nullable(),
+  /** Direct library overrides: library id -> role id, replacing the organization role in that library only. */
+  libraryRoles: z.record(z.string(), z.string()),
+  /** Teams the person belongs to; each gives its own organization role and library overrides. */
+  teamIds: z.array(z.string()).default([]),
   createdAt: z.string(),
+  /** Optimistic concurrency: every change of the record checks and bumps it. */
+  rev: z.number().int().default(0),
 });
 export type MembershipRecord = z.infer<typeof membershipRecord>;
+export type NewMembership = z.input<typeof membershipRecord>;
 
-export function membershipPut(membership: MembershipRecord) {
+export function membershipPut(membership: NewMembership) {
+  return {
+    Put: {
+      Item: {
+        ...membershipKey(membership.organizationId, membership.userId),
+        ...membershipByUser(membership.userId, membership.organizationId),
+        entity: 'Membership',
+        teamIds: [],
+        rev: 0,
+        ...membership,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** Replaces a membership read at `previousRev` (whole record); fails if anyone changed it meanwhile. */
+export function membershipReplace(membership: MembershipRecord, previousRev: number) {
   return {
     Put: {
       Item: {
@@ -27,13 +52,40 @@ export function membershipPut(membership: MembershipRecord) {
         entity: 'Membership',
         ...membership,
       },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: previousRev === 0 ? 'attribute_exists(PK) AND (attribute_not_exists(rev) OR rev = :rev)' : 'rev = :rev',
+      ExpressionAttributeValues: { ':rev': previousRev },
     },
   };
 }
 
-export function getMembership(store: Store, orgId: string, userId: string): Promise<MembershipRecord | undefined> {
-  return getItem(store, membershipKey(orgId, userId), membershipRecord, 'membership');
+export function membershipDelete(membership: MembershipRecord) {
+  return {
+    Delete: {
+      Key: membershipKey(membership.organizationId, membership.userId),
+      ConditionExpression: membership.rev === 0 ? 'attribute_exists(PK) AND (attribute_not_exists(rev) OR rev = :rev)' : 'rev = :rev',
+      ExpressionAttributeValues: { ':rev': membership.rev },
+    },
+  };
+}
+
+export function getMembership(store: Store, orgId: string, userId: string, consistent = false): Promise<MembershipRecord | undefined> {
+  return consistent
+    ? batchGetRecords(store, [userId], (id) => membershipKey(orgId, id), membershipRecord, 'membership', true).then((found) => found.get(userId))
+    : getItem(store, membershipKey(orgId, userId), membershipRecord, 'membership');
+}
+
+export function getMemberships(store: Store, orgId: string, userIds: readonly string[], consistent = false): Promise<Map<string, MembershipRecord>> {
+  return batchGetRecords(store, userIds, (id) => membershipKey(orgId, id), membershipRecord, 'membership', consistent);
+}
+
+/** Every member of an organization. */
+export function listMembers(store: Store, orgId: string): Promise<MembershipRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': 'MEMBER#' } },
+    membershipRecord,
+    'membership',
+  );
 }
 
 /** Every organization membership of a user, through the ByUser index. */

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { getItem } from './items.js';
+import { getItem, queryAll } from './items.js';
 
 export const organizationKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' });
 /** Global uniqueness of organization slugs; the item maps a slug to its organization id. */
 export const organizationSlugKey = (slug: string) => ({ PK: `ORGSLUG#${slug}`, SK: 'ORGSLUG' });
+/** ByUser index keys of a sandbox: the sandboxes of a parent organization. */
+const sandboxOf = (parentId: string, orgId: string) => ({ GSI1PK: `SANDBOXOF#${parentId}`, GSI1SK: `ORG#${orgId}` });
 
 export const organizationRecord = z.object({
   id: z.string().uuid(),
@@ -12,16 +14,26 @@ export const organizationRecord = z.object({
   slug: z.string(),
   type: z.enum(['PRODUCTION', 'SANDBOX']),
   parentOrganizationId: z.string().uuid().nullable(),
+  /** A sandbox carries its parent's plan: `plan set` on the parent updates its sandboxes too. */
   plan: z.string(),
   createdAt: z.string(),
+  archived: z.boolean().default(false),
+  archivedAt: z.string().nullable().default(null),
+  /** Non-archived sandboxes of this organization; the sandbox quota is a condition on it. */
+  sandboxCount: z.number().int().default(0),
+  /** Members whose direct organization role is SITE_ADMIN; demoting the last one is a condition on it. */
+  siteAdminCount: z.number().int().optional(),
+  /** Verified email domains (each also held by a global DOMAIN# item). */
+  domains: z.array(z.string()).default([]),
 });
 export type OrganizationRecord = z.infer<typeof organizationRecord>;
 
 const slugRecord = z.object({ organizationId: z.string().uuid() });
 
 export function organizationPuts(org: OrganizationRecord) {
+  const sandboxKeys = org.parentOrganizationId ? sandboxOf(org.parentOrganizationId, org.id) : {};
   return [
-    { Put: { Item: { ...organizationKey(org.id), entity: 'Organization', ...org }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...organizationKey(org.id), ...sandboxKeys, entity: 'Organization', ...org }, ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { Item: { ...organizationSlugKey(org.slug), entity: 'OrganizationSlug', organizationId: org.id }, ConditionExpression: 'attribute_not_exists(PK)' } },
   ];
 }
@@ -32,4 +44,29 @@ export function getOrganization(store: Store, orgId: string): Promise<Organizati
 
 export async function findOrganizationIdBySlug(store: Store, slug: string): Promise<string | undefined> {
   return (await getItem(store, organizationSlugKey(slug), slugRecord, 'organization slug'))?.organizationId;
+}
+
+/** The sandboxes created under an organization, archived ones included. */
+export function listSandboxes(store: Store, parentId: string): Promise<OrganizationRecord[]> {
+  return queryAll(
+    store,
+    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `SANDBOXOF#${parentId}` } },
+    organizationRecord,
+    'organization',
+  );
+}
+
+/**
+ * Moves the site-admin count of an organization by `change` in a transaction that changes someone's direct
+ * organization role. A decrement is conditioned on leaving at least one: the last Site Admin stays.
+ */
+export function siteAdminCountUpdate(orgId: string, change: number) {
+  return {
+    Update: {
+      Key: organizationKey(orgId),
+      UpdateExpression: 'ADD siteAdminCount :change',
+      ConditionExpression: change < 0 ? 'attribute_exists(PK) AND siteAdminCount > :floor' : 'attribute_exists(PK)',
+      ExpressionAttributeValues: change < 0 ? { ':change': change, ':floor': -change } : { ':change': change },
+    },
+  };
 }

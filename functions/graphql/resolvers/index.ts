@@ -1,5 +1,6 @@
 import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../generated/resolvers-types.js';
+import { accessResolvers } from './access.js';
 import { apiKeyResolvers } from './apiKey.js';
 import { componentResolvers } from './component.js';
 import { configResolvers } from './config.js';
@@ -16,6 +17,7 @@ export const resolvers: Resolvers = mergeResolvers([
   { JSON: jsonScalar },
   userResolvers,
   organizationResolvers,
+  accessResolvers,
   libraryResolvers,
   apiKeyResolvers,
   configResolvers,

@@ -3,7 +3,13 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 
 export const libraryResolvers: Resolvers = {
   Query: {
-    libraries: async (_parent, _args, { store, access }) => librariesOfOrganization(store, (await access.organization()).organization.id),
+    // Every member may ask; each library is listed only if the caller may read it (a library role can be
+    // someone's only grant).
+    libraries: async (_parent, _args, { store, access }) => {
+      const [{ organization }, effective] = await Promise.all([access.organization(), access.effective()]);
+      const libraries = await librariesOfOrganization(store, organization.id);
+      return libraries.filter((library) => effective.libraryPermissions(library.id).has('library.read'));
+    },
   },
   LibraryMutationNamespace: {
     create: async (_parent, { input }, { store, access, caller }) =>

@@ -1,10 +1,37 @@
+import { archiveSandbox, createOrganization, creationStanding, discoverByDomain, sandboxesOf } from '../../../lib/orgs/organizations.js';
+import { invitationsOfOrganization } from '../../../lib/orgs/invitations.js';
+import { entitlementsOf } from '../../../lib/orgs/plans.js';
+import { organizationRoles } from '../../../lib/orgs/roles.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
+import { requireInOrganization } from './access.js';
 
 export const organizationResolvers: Resolvers = {
   OrganizationQueryNamespace: {
     current: async (_parent, _args, { access }) => (await access.organization()).organization,
+    discoverByDomain: (_parent, _args, { store, caller }) => discoverByDomain(store, caller.userId),
+    sandboxes: async (_parent, _args, { store, access }) => sandboxesOf(store, (await access.organization()).organization),
+  },
+  OrganizationMutationNamespace: {
+    create: (_parent, { input }, { store, caller }) => createOrganization(store, caller.userId, input),
+    archiveSandboxOrganization: (_parent, { id }, { store, caller }) => archiveSandbox(store, caller.userId, id.trim()),
   },
   Organization: {
     isSandbox: (org) => org.type === 'SANDBOX',
+    entitlements: (org) => ({ plan: org.plan, ...entitlementsOf(org) }),
+    roles: async (org, _args, context) => {
+      await requireInOrganization(context, org, 'roles.read');
+      return organizationRoles(context.store, org.id);
+    },
+    invitations: async (org, _args, context) => {
+      await requireInOrganization(context, org, 'organization.users.read');
+      return invitationsOfOrganization(context.store, org.id, {});
+    },
+  },
+  UserQueryNamespace: {
+    orgCreationOptions: (_parent, _args, { store, caller }) => creationStanding(store, caller.userId),
+  },
+  OrgCreationOptions: {
+    canCreateProduction: (standing) => standing.canCreateOrg,
+    canCreateSandbox: (standing) => standing.sandboxParents.some((parent) => parent.sandboxRemaining > 0),
   },
 };

@@ -1,0 +1,95 @@
+import type { Store } from '../store/client.js';
+import type { MembershipRecord } from '../store/membership.js';
+import { getRoles, type RoleRecord } from '../store/role.js';
+import { getTeams, type TeamRecord } from '../store/team.js';
+import { isPermissionName, type PermissionName } from './permissions.js';
+import { isAdminPermissionSet, isSystemRoleId, systemRoleFor, type Role } from './roles.js';
+
+/** One source of permissions: the person's direct grants, or one team they belong to. */
+export interface Grant {
+  teamId: string | null;
+  orgRoleId: string | null;
+  libraryRoles: Readonly<Record<string, string>>;
+}
+
+/**
+ * A person's effective permissions in one organization (spec: Role resolution). Each grant gives, in a
+ * library, its library role there if it has one (widening or narrowing) and otherwise its organization
+ * role; the person holds the union over all grants. Organization-level permissions are the union of the
+ * grants' organization roles.
+ */
+export class EffectiveAccess {
+  constructor(
+    readonly grants: readonly Grant[],
+    private readonly roleOf: (roleId: string) => Role | undefined,
+  ) {}
+
+  /** Whether any grant gives anything: a membership with none is no membership. */
+  get hasAnyGrant(): boolean {
+    return this.grants.some((grant) => grant.orgRoleId !== null || Object.keys(grant.libraryRoles).length > 0);
+  }
+
+  organizationPermissions(): ReadonlySet<PermissionName> {
+    return this.union(this.grants.map((grant) => grant.orgRoleId));
+  }
+
+  libraryPermissions(libraryId: string): ReadonlySet<PermissionName> {
+    return this.union(this.grants.map((grant) => grant.libraryRoles[libraryId] ?? grant.orgRoleId));
+  }
+
+  /** Whether the person holds SITE_ADMIN, directly or through a team. */
+  get isSiteAdmin(): boolean {
+    return this.grants.some((grant) => grant.orgRoleId === 'SITE_ADMIN');
+  }
+
+  private union(roleIds: (string | null)[]): ReadonlySet<PermissionName> {
+    const permissions = new Set<PermissionName>();
+    for (const id of roleIds) {
+      if (id === null) continue;
+      for (const permission of this.roleOf(id)?.permissions ?? []) permissions.add(permission);
+    }
+    return permissions;
+  }
+}
+
+/** A stored custom role as the access model sees it. */
+export function customRole(record: RoleRecord): Role {
+  const permissions = new Set(record.permissions.filter(isPermissionName));
+  return {
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    type: record.type,
+    isAdmin: isAdminPermissionSet(record.type, permissions),
+    isSystemRole: false,
+    permissions,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+/** The grants of a membership: its direct roles, and those of each team that is not archived. */
+export function grantsOf(membership: MembershipRecord, teams: ReadonlyMap<string, TeamRecord>): Grant[] {
+  const grants: Grant[] = [{ teamId: null, orgRoleId: membership.role, libraryRoles: membership.libraryRoles }];
+  for (const teamId of membership.teamIds) {
+    const team = teams.get(teamId);
+    if (team && !team.archived) grants.push({ teamId, orgRoleId: team.orgRoleId, libraryRoles: team.libraryRoles });
+  }
+  return grants;
+}
+
+const roleIdsOf = (grants: readonly Grant[]) => grants.flatMap((grant) => [grant.orgRoleId, ...Object.values(grant.libraryRoles)]).filter((id): id is string => id !== null);
+
+/**
+ * Reads what a membership's grants refer to: its teams, then the custom roles named anywhere (system roles
+ * need no read). A membership with system roles and no teams costs nothing more.
+ */
+export async function loadEffectiveAccess(store: Store, membership: MembershipRecord): Promise<EffectiveAccess> {
+  const orgId = membership.organizationId;
+  const teams = membership.teamIds.length > 0 ? await getTeams(store, orgId, membership.teamIds) : new Map<string, TeamRecord>();
+  const grants = grantsOf(membership, teams);
+  const customIds = [...new Set(roleIdsOf(grants).filter((id) => !isSystemRoleId(id)))];
+  const roles = customIds.length > 0 ? await getRoles(store, orgId, customIds) : new Map<string, RoleRecord>();
+  const resolved = new Map([...roles].map(([id, record]) => [id, customRole(record)]));
+  return new EffectiveAccess(grants, (id) => systemRoleFor(id) ?? resolved.get(id));
+}

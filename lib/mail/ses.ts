@@ -1,0 +1,37 @@
+import type { Mailer, OutboundMail } from './mailer.js';
+import { localOutbox } from './mailer.js';
+
+/** The mail port in the deployed stack: SES SendEmail from MAIL_FROM (the SDK client is loaded on first send). */
+export class SesMailer implements Mailer {
+  private client?: Promise<{ send(mail: OutboundMail): Promise<void> }>;
+
+  constructor(private readonly from: string) {}
+
+  async send(mail: OutboundMail): Promise<void> {
+    this.client ??= import('@aws-sdk/client-ses').then(({ SESClient, SendEmailCommand }) => {
+      const ses = new SESClient({});
+      return {
+        send: async (message: OutboundMail) => {
+          await ses.send(
+            new SendEmailCommand({
+              Source: this.from,
+              Destination: { ToAddresses: message.to },
+              Message: {
+                Subject: { Data: message.subject, Charset: 'UTF-8' },
+                Body: { Text: { Data: message.text, Charset: 'UTF-8' }, Html: { Data: message.html, Charset: 'UTF-8' } },
+              },
+            }),
+          );
+        },
+      };
+    });
+    await (await this.client).send(mail);
+  }
+}
+
+/** MAIL_TRANSPORT=outbox (the local stack) captures mail; otherwise SES sends it from MAIL_FROM. */
+export function mailerFromEnv(env: NodeJS.ProcessEnv = process.env): Mailer {
+  if (env.MAIL_TRANSPORT === 'outbox') return localOutbox;
+  if (!env.MAIL_FROM) throw new Error('MAIL_FROM must name the sender address (a verified SES identity)');
+  return new SesMailer(env.MAIL_FROM);
+}

@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { loadEffectiveAccess } from '../access/effective.js';
+import { AccessAdminError, AlreadyExistsError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { creationGrantSpend, listCreationGrants, type CreationGrantRecord } from '../store/grant.js';
+import { getVerifiedDomain } from '../store/domain.js';
+import { getMembership, listMembershipsOfUser, membershipPut } from '../store/membership.js';
+import { getOrganization, listSandboxes, organizationKey, organizationPuts, type OrganizationRecord } from '../store/organization.js';
+import { getUser, type UserRecord } from '../store/user.js';
+import { newLibraryItems, newLibraryRecord } from './libraries.js';
+import { creationGatingEnforced, entitlementsOf } from './plans.js';
+import { assertValidSlug, isUuid } from './slugs.js';
+
+/**
+ * The items of a new organization: the organization and its slug, its first library with the default
+ * configuration, and the creator as its Site Admin (the site-admin count starts at 1).
+ */
+export function newOrganizationItems(organization: OrganizationRecord, creatorUserId: string, library: { name: string; slug: string }, at: string) {
+  const firstLibrary = newLibraryRecord(organization.id, library, creatorUserId, at);
+  return {
+    library: firstLibrary,
+    items: [
+      ...organizationPuts({ ...organization, siteAdminCount: 1 }),
+      ...newLibraryItems(firstLibrary),
+      membershipPut({ organizationId: organization.id, userId: creatorUserId, role: 'SITE_ADMIN', libraryRoles: {}, createdAt: at }),
+    ],
+  };
+}
+
+export function newOrganizationRecord(fields: { name: string; slug: string; plan: string; parent?: OrganizationRecord }, at: string): OrganizationRecord {
+  return {
+    id: randomUUID(),
+    name: fields.name,
+    slug: fields.slug,
+    type: fields.parent ? 'SANDBOX' : 'PRODUCTION',
+    parentOrganizationId: fields.parent?.id ?? null,
+    plan: fields.parent?.plan ?? fields.plan,
+    createdAt: at,
+    archived: false,
+    archivedAt: null,
+    sandboxCount: 0,
+    domains: [],
+  };
+}
+
+const isActiveProduction = (org: OrganizationRecord | undefined): org is OrganizationRecord => !!org && org.type === 'PRODUCTION' && !org.archived;
+
+/** Whether the user holds SITE_ADMIN in the organization (directly or through a team). */
+export async function isSiteAdminOf(store: Store, organizationId: string, userId: string): Promise<boolean> {
+  const membership = await getMembership(store, organizationId, userId);
+  return !!membership && (await loadEffectiveAccess(store, membership)).isSiteAdmin;
+}
+
+export interface SandboxParent {
+  organization: OrganizationRecord;
+  sandboxLimit: number;
+  sandboxUsed: number;
+  sandboxRemaining: number;
+}
+
+export interface CreationStanding {
+  user: UserRecord | undefined;
+  memberships: number;
+  canCreateOrg: boolean;
+  /** The grant a production creation would spend (none when the caller may create as a Site Admin or gating is off). */
+  grantToSpend: CreationGrantRecord | undefined;
+  /** Active production organizations the user is Site Admin of. */
+  adminOrganizations: OrganizationRecord[];
+  sandboxParents: SandboxParent[];
+}
+
+/** A grant is live until it is spent or expires. */
+const isLive = (grant: CreationGrantRecord, now: number) => grant.usedAt === null && (grant.expiresAtIso === null || Date.parse(grant.expiresAtIso) > now);
+
+/**
+ * Where a user stands for creating organizations (spec: Current user). With gating enforced, canCreateOrg is
+ * true for a non-archived user who holds a live unused creation grant for their verified address, or who is
+ * Site Admin of an active production organization whose plan has the organizationCreation entitlement; with
+ * gating open, for every authenticated user. Sandbox headroom is separate (sandboxParents).
+ */
+export async function creationStanding(store: Store, userId: string, env: NodeJS.ProcessEnv = process.env): Promise<CreationStanding> {
+  const [user, memberships] = await Promise.all([getUser(store, userId), listMembershipsOfUser(store, userId)]);
+  const adminOf = (
+    await Promise.all(
+      memberships.map(async (membership) => {
+        const [organization, effective] = await Promise.all([getOrganization(store, membership.organizationId), loadEffectiveAccess(store, membership)]);
+        return effective.isSiteAdmin && isActiveProduction(organization) ? organization : undefined;
+      }),
+    )
+  ).filter((org): org is OrganizationRecord => !!org);
+  const sandboxParents = adminOf
+    .map((organization) => {
+      const sandboxLimit = entitlementsOf(organization).sandboxOrgs;
+      return { organization, sandboxLimit, sandboxUsed: organization.sandboxCount, sandboxRemaining: Math.max(0, sandboxLimit - organization.sandboxCount) };
+    })
+    .filter((parent) => parent.sandboxLimit > 0)
+    .sort((a, b) => a.organization.name.localeCompare(b.organization.name));
+  const active = !!user && !user.archived;
+  const gated = creationGatingEnforced(env);
+  const asAdmin = adminOf.some((org) => entitlementsOf(org).organizationCreation);
+  const now = Date.now();
+  const grants = active && user.emailVerified && gated && !asAdmin ? await listCreationGrants(store, user.primaryEmail) : [];
+  const grantToSpend = grants.filter((grant) => isLive(grant, now)).sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
+  return {
+    user,
+    memberships: memberships.length,
+    canCreateOrg: gated ? active && (asAdmin || !!grantToSpend) : !!user,
+    grantToSpend,
+    adminOrganizations: adminOf,
+    sandboxParents,
+  };
+}
+
+export const createOrganizationInput = z.object({
+  name: z.string().trim().min(1, 'name must not be empty').max(200, 'name is at most 200 characters'),
+  slug: z.string().trim().nullish(),
+  parentOrganizationId: z.string().nullish(),
+});
+
+/** A slug from a name: "Acme Robotics (EU)" -> "acme-robotics-eu". */
+export function slugFromName(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50)
+    .replace(/-+$/, '');
+  return slug || 'org';
+}
+
+/**
+ * organization.create. Without a parent: a production organization, if the caller may create one now
+ * (spending a creation grant when that is what allows it). With parentOrganizationId: a sandbox of that
+ * organization, which must be an active production organization the caller is Site Admin of and have
+ * sandbox_orgs headroom; the quota is a condition of the same transaction, so concurrent creations cannot
+ * overrun it, and no creation grant is spent. Either way the organization comes with a first library,
+ * "Main", and the caller as its Site Admin.
+ */
+export async function createOrganization(store: Store, userId: string, rawInput: unknown, env: NodeJS.ProcessEnv = process.env): Promise<OrganizationRecord> {
+  const parsed = createOrganizationInput.safeParse(rawInput);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidInputError(`input.${issue.path.join('.')}: ${issue.message}`, { field: `input.${issue.path.join('.')}` });
+  }
+  const input = parsed.data;
+  if (input.slug) assertValidSlug(input.slug, 'Organization');
+  const at = nowIso();
+  const parentId = input.parentOrganizationId?.trim();
+  let parent: OrganizationRecord | undefined;
+  const extra: Record<string, unknown>[] = [];
+  let grant: CreationGrantRecord | undefined;
+  let plan = 'free';
+  if (parentId) {
+    parent = isUuid(parentId) ? await getOrganization(store, parentId.toLowerCase()) : undefined;
+    const forbidden = (why: string) => new AccessAdminError('SANDBOX_PARENT_FORBIDDEN', `A sandbox cannot be created under this organization: ${why}`, { parentOrganizationId: parentId });
+    if (!parent || !(await isSiteAdminOf(store, parent.id, userId))) throw forbidden('you are not its Site Admin');
+    if (parent.type !== 'PRODUCTION' || parent.archived) throw forbidden('it is not an active production organization (sandboxes cannot be nested)');
+    const limit = entitlementsOf(parent).sandboxOrgs;
+    if (parent.sandboxCount >= limit) throw forbidden(`its plan allows ${limit} sandbox(es) and ${parent.sandboxCount} exist`);
+    extra.push({
+      Update: {
+        Key: organizationKey(parent.id),
+        UpdateExpression: 'SET sandboxCount = if_not_exists(sandboxCount, :zero) + :one',
+        ConditionExpression:
+          'attribute_exists(PK) AND #type = :production AND (attribute_not_exists(archived) OR archived = :false) AND (attribute_not_exists(sandboxCount) OR sandboxCount < :limit)',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':production': 'PRODUCTION', ':false': false, ':limit': limit },
+      },
+    });
+  } else {
+    const standing = await creationStanding(store, userId, env);
+    if (!standing.canCreateOrg) {
+      throw new AccessAdminError('ORG_CREATION_NOT_ALLOWED', 'You cannot create an organization now: it needs an organization-creation grant for your verified address, or Site Admin of an organization whose plan allows it');
+    }
+    grant = standing.grantToSpend;
+    plan = grant ? 'free' : creatorPlan(standing);
+  }
+
+  for (let attempt = 0; ; attempt += 1) {
+    const slug = input.slug ?? (attempt === 0 ? slugFromName(input.name) : `${slugFromName(input.name).slice(0, 40)}-${randomUUID().slice(0, 6)}`);
+    const organization = newOrganizationRecord({ name: input.name, slug, plan, ...(parent ? { parent } : {}) }, at);
+    if (!parent && grant) extra.splice(0, extra.length, creationGrantSpend(grant, organization.id, at));
+    const { items } = newOrganizationItems(organization, userId, { name: 'Main', slug: 'main' }, at);
+    try {
+      await transactWrite(store, [...extra, ...items]);
+      return { ...organization, siteAdminCount: 1 };
+    } catch (error) {
+      if (!(error instanceof TransactionCancelledError)) throw error;
+      const slugIndex = extra.length + 1;
+      if (error.failedConditions.includes(slugIndex) && !input.slug && attempt < 3) continue;
+      if (error.failedConditions.includes(slugIndex)) throw new AlreadyExistsError(`An organization with slug "${slug}" already exists`, { field: 'input.slug' });
+      if (parent && error.failedConditions.includes(0)) {
+        throw new AccessAdminError('SANDBOX_PARENT_FORBIDDEN', 'A sandbox cannot be created under this organization: its sandbox quota was used up meanwhile', {
+          parentOrganizationId: parent.id,
+        });
+      }
+      if (grant && error.failedConditions.includes(0)) throw new AccessAdminError('ORG_CREATION_NOT_ALLOWED', 'Your organization-creation grant was spent meanwhile');
+      throw error;
+    }
+  }
+}
+
+/**
+ * The plan of a production organization created by a Site Admin: the best plan among the organizations that
+ * entitled them to create it. One created from a grant starts on the free plan (an operator changes it with
+ * `plan set`).
+ */
+function creatorPlan(standing: CreationStanding): string {
+  const entitled = standing.adminOrganizations.filter((org) => entitlementsOf(org).organizationCreation).map((org) => org.plan);
+  return ['enterprise', 'team'].find((plan) => entitled.includes(plan)) ?? 'free';
+}
+
+/**
+ * organization.archiveSandboxOrganization: archives a sandbox the caller administers (Site Admin of the
+ * sandbox or of its parent) and frees its slot in the parent's quota, in one transaction. Anything else is
+ * SANDBOX_ARCHIVE_FORBIDDEN. Nobody can use an archived organization.
+ */
+export async function archiveSandbox(store: Store, userId: string, id: string): Promise<OrganizationRecord> {
+  const forbidden = (why: string) => new AccessAdminError('SANDBOX_ARCHIVE_FORBIDDEN', `This organization cannot be archived: ${why}`, { id });
+  const sandbox = isUuid(id) ? await getOrganization(store, id.toLowerCase()) : undefined;
+  if (!sandbox) throw forbidden('it is not a sandbox you administer');
+  const administers =
+    (await isSiteAdminOf(store, sandbox.id, userId)) || (sandbox.parentOrganizationId !== null && (await isSiteAdminOf(store, sandbox.parentOrganizationId, userId)));
+  if (!administers || sandbox.type !== 'SANDBOX') throw forbidden('it is not a sandbox you administer');
+  if (sandbox.archived) throw forbidden('it is already archived');
+  const at = nowIso();
+  try {
+    await transactWrite(store, [
+      {
+        Update: {
+          Key: organizationKey(sandbox.id),
+          UpdateExpression: 'SET archived = :true, archivedAt = :at',
+          ConditionExpression: '#type = :sandbox AND (attribute_not_exists(archived) OR archived = :false)',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at, ':sandbox': 'SANDBOX' },
+        },
+      },
+      {
+        Update: {
+          Key: organizationKey(sandbox.parentOrganizationId!),
+          UpdateExpression: 'ADD sandboxCount :minusOne',
+          ConditionExpression: 'attribute_exists(PK) AND sandboxCount > :zero',
+          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+        },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) throw forbidden('it is already archived');
+    throw error;
+  }
+  return { ...sandbox, archived: true, archivedAt: at };
+}
+
+/** organization.discoverByDomain: the organization that verified the domain of the caller's verified address. */
+export async function discoverByDomain(store: Store, userId: string): Promise<OrganizationRecord | null> {
+  const user = await getUser(store, userId);
+  if (!user || !user.emailVerified || user.archived) return null;
+  const domain = user.primaryEmail.split('@')[1];
+  const verified = domain ? await getVerifiedDomain(store, domain) : undefined;
+  const organization = verified ? await getOrganization(store, verified.organizationId) : undefined;
+  return organization && !organization.archived && organization.domains.includes(verified!.domain) ? organization : null;
+}
+
+/** The sandboxes of an organization (archived ones included), for its administrators. */
+export function sandboxesOf(store: Store, organization: OrganizationRecord): Promise<OrganizationRecord[]> {
+  return listSandboxes(store, organization.id);
+}
+
+export async function requireOrganization(store: Store, id: string): Promise<OrganizationRecord> {
+  const organization = isUuid(id) ? await getOrganization(store, id.toLowerCase()) : undefined;
+  if (!organization) throw new NotFoundError('Organization', id);
+  return organization;
+}

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { EffectiveAccess } from '../access/effective.js';
+import { AccessAdminError, AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { getLibrary } from '../store/library.js';
+import { getMemberships, type MembershipRecord } from '../store/membership.js';
+import type { OrganizationRecord } from '../store/organization.js';
+import { roleHolderUpdates } from '../store/role.js';
+import {
+  getTeam,
+  listTeamMemberIds,
+  listTeams,
+  teamMemberDelete,
+  teamMemberPut,
+  teamNameDelete,
+  teamNamePut,
+  teamPut,
+  type TeamRecord,
+} from '../store/team.js';
+import { membershipChangeItems } from './members.js';
+import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
+import { isUuid } from './slugs.js';
+
+/** Members added or removed in one call: each is two items of one transaction, so a call lands whole. */
+export const maxTeamMembersPerCall = 40;
+
+const teamName = z.string().trim().min(1, 'name must not be empty').max(100, 'name is at most 100 characters');
+const libraryRoleAssignment = z.object({ libraryId: z.string(), roleId: z.string() });
+
+export const createTeamInput = z.object({
+  name: teamName,
+  orgRoleId: z.string().nullish(),
+  libraryRoles: z.array(libraryRoleAssignment).max(200).nullish(),
+  memberIds: z.array(z.string()).max(maxTeamMembersPerCall, `at most ${maxTeamMembersPerCall} members per call`).nullish(),
+});
+export const setTeamRolesInput = z.object({
+  id: z.string(),
+  orgRoleId: z.string().nullish(),
+  libraryRoles: z.array(libraryRoleAssignment).max(200).nullish(),
+});
+const memberIdsInput = z.array(z.string()).min(1, 'name at least one member').max(maxTeamMembersPerCall, `at most ${maxTeamMembersPerCall} members per call`);
+
+function parse<S extends z.ZodType>(schema: S, input: unknown, prefix: string): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = [prefix, ...issue.path].join('.');
+    throw new InvalidInputError(`${field}: ${issue.message}`, { field });
+  }
+  return parsed.data;
+}
+
+const teamRoleIds = (team: Pick<TeamRecord, 'orgRoleId' | 'libraryRoles'> | undefined) =>
+  team ? [team.orgRoleId, ...Object.values(team.libraryRoles)].filter((id): id is string => id !== null) : [];
+
+/** Resolves a team's roles (names or ids) and checks the actor could grant each of them. */
+async function resolveTeamRoles(
+  store: Store,
+  organization: OrganizationRecord,
+  actor: EffectiveAccess,
+  orgRoleId: string | null | undefined,
+  libraryRoles: { libraryId: string; roleId: string }[] | null | undefined,
+) {
+  const orgRole = orgRoleId ? await resolveRole(store, organization.id, orgRoleId, 'ORG', 'input.orgRoleId') : null;
+  if (orgRole) assertHoldsAll(actor.organizationPermissions(), orgRole.permissions);
+  const resolved: Record<string, string> = {};
+  for (const [index, assignment] of (libraryRoles ?? []).entries()) {
+    const library = isUuid(assignment.libraryId) ? await getLibrary(store, organization.id, assignment.libraryId.toLowerCase()) : undefined;
+    if (!library) throw new InvalidInputError(`input.libraryRoles[${index}].libraryId: no library ${assignment.libraryId} in this organization`, { field: `input.libraryRoles[${index}].libraryId` });
+    const role = await resolveRole(store, organization.id, assignment.roleId, 'LIBRARY', `input.libraryRoles[${index}].roleId`);
+    assertHoldsAll(new Set([...actor.organizationPermissions(), ...actor.libraryPermissions(library.id)]), role.permissions);
+    resolved[library.id] = role.id;
+  }
+  return { orgRoleId: orgRole?.id ?? null, libraryRoles: resolved };
+}
+
+async function requireTeam(store: Store, organization: OrganizationRecord, id: string): Promise<TeamRecord> {
+  const team = isUuid(id) ? await getTeam(store, organization.id, id.toLowerCase()) : undefined;
+  if (!team) throw new NotFoundError('Team', id);
+  return team;
+}
+
+/** The members named, each of whom must already belong to the organization (invitation, SCIM or operator). */
+async function requireMembers(store: Store, organization: OrganizationRecord, userIds: readonly string[], field: string): Promise<Map<string, MembershipRecord>> {
+  const ids = [...new Set(userIds.map((id) => id.toLowerCase()))];
+  const notIds = ids.filter((id) => !isUuid(id));
+  const memberships = await getMemberships(store, organization.id, ids.filter(isUuid), true);
+  const missing = [...notIds, ...ids.filter((id) => isUuid(id) && !memberships.has(id))];
+  if (missing.length) {
+    throw new AccessAdminError('NOT_A_MEMBER', `${field}: ${missing.join(', ')} ${missing.length > 1 ? 'are not members' : 'is not a member'} of this organization`, {
+      field,
+      userIds: missing,
+    });
+  }
+  return memberships;
+}
+
+function nameTaken(name: string): AlreadyExistsError {
+  return new AlreadyExistsError(`A team named "${name}" already exists in this organization`, { field: 'input.name' });
+}
+
+export async function createTeam(store: Store, organization: OrganizationRecord, actor: EffectiveAccess, rawInput: unknown): Promise<TeamRecord> {
+  const input = parse(createTeamInput, rawInput, 'input');
+  const roles = await resolveTeamRoles(store, organization, actor, input.orgRoleId, input.libraryRoles);
+  const memberships = await requireMembers(store, organization, input.memberIds ?? [], 'input.memberIds');
+  const at = nowIso();
+  const team: TeamRecord = { id: randomUUID(), organizationId: organization.id, name: input.name, ...roles, archived: false, managedBy: null, externalId: null, rev: 0, createdAt: at, updatedAt: at };
+  const items: Record<string, unknown>[] = [
+    teamPut(team, 'new'),
+    teamNamePut(organization.id, team.name, team.id),
+    ...roleHolderUpdates(organization.id, [], teamRoleIds(team), isCustomRoleId),
+  ];
+  for (const membership of memberships.values()) {
+    items.push(...membershipChangeItems(membership, { ...membership, teamIds: [...membership.teamIds, team.id] }).items);
+    items.push(teamMemberPut(organization.id, team.id, membership.userId, at));
+  }
+  try {
+    await transactWrite(store, items);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) throw nameTaken(team.name);
+    if (error instanceof TransactionCancelledError) throw new ConflictError('Team membership of', 'the members named');
+    throw error;
+  }
+  return team;
+}
+
+/** Rewrites the team item (checked against the revision read), plus any items that go with the change. */
+async function saveTeam(store: Store, before: TeamRecord, after: TeamRecord, extra: Record<string, unknown>[] = []): Promise<TeamRecord> {
+  const next = { ...after, rev: before.rev + 1, updatedAt: nowIso() };
+  try {
+    await transactWrite(store, [teamPut(next, 'unchanged'), ...extra]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) throw new ConflictError('Team', before.id);
+    if (error instanceof TransactionCancelledError && before.name !== after.name && error.failedConditions.length) throw nameTaken(after.name);
+    if (error instanceof TransactionCancelledError) throw new InvalidInputError('A role named in this change was deleted meanwhile', { field: 'input' });
+    throw error;
+  }
+  return next;
+}
+
+export async function renameTeam(store: Store, organization: OrganizationRecord, id: string, name: string): Promise<TeamRecord> {
+  const newName = parse(teamName, name, 'name');
+  const team = await requireTeam(store, organization, id);
+  if (team.name === newName) return team;
+  const sameKey = team.name.toLowerCase() === newName.toLowerCase();
+  return saveTeam(store, team, { ...team, name: newName }, sameKey ? [] : [teamNameDelete(organization.id, team.name), teamNamePut(organization.id, newName, team.id)]);
+}
+
+/** Archiving keeps the team and its members but stops its grants at once; restoring gives them back. */
+export async function setTeamArchived(store: Store, organization: OrganizationRecord, id: string, archived: boolean): Promise<TeamRecord> {
+  const team = await requireTeam(store, organization, id);
+  if (team.archived === archived) return team;
+  return saveTeam(store, team, { ...team, archived });
+}
+
+export async function setTeamRoles(store: Store, organization: OrganizationRecord, actor: EffectiveAccess, rawInput: unknown): Promise<TeamRecord> {
+  const input = parse(setTeamRolesInput, rawInput, 'input');
+  const team = await requireTeam(store, organization, input.id);
+  const roles = await resolveTeamRoles(store, organization, actor, input.orgRoleId, input.libraryRoles);
+  const after = { ...team, ...roles };
+  return saveTeam(store, team, after, roleHolderUpdates(organization.id, teamRoleIds(team), teamRoleIds(after), isCustomRoleId));
+}
+
+/** Adds organization members to a team, all or none; members already in it are left as they are. */
+export async function addTeamMembers(store: Store, organization: OrganizationRecord, id: string, userIds: unknown): Promise<TeamRecord> {
+  const ids = parse(memberIdsInput, userIds, 'userIds');
+  const team = await requireTeam(store, organization, id);
+  if (team.archived) throw new AccessAdminError('TEAM_ARCHIVED', `Team "${team.name}" is archived: restore it first`, { id: team.id });
+  const memberships = await requireMembers(store, organization, ids, 'userIds');
+  const at = nowIso();
+  const items: Record<string, unknown>[] = [teamGuard(team)];
+  for (const membership of memberships.values()) {
+    if (membership.teamIds.includes(team.id)) continue;
+    items.push(...membershipChangeItems(membership, { ...membership, teamIds: [...membership.teamIds, team.id] }).items);
+    items.push(teamMemberPut(organization.id, team.id, membership.userId, at));
+  }
+  await writeMemberChange(store, team, items);
+  return team;
+}
+
+/**
+ * Removes members from a team, all or none. A person whose membership is left with nothing (no direct role,
+ * no library role, no other team) leaves the organization.
+ */
+export async function removeTeamMembers(store: Store, organization: OrganizationRecord, id: string, userIds: unknown): Promise<TeamRecord> {
+  const ids = parse(memberIdsInput, userIds, 'userIds');
+  const team = await requireTeam(store, organization, id);
+  const memberships = await getMemberships(store, organization.id, [...new Set(ids.map((x) => x.toLowerCase()))].filter(isUuid), true);
+  const items: Record<string, unknown>[] = [teamGuard(team)];
+  for (const membership of memberships.values()) {
+    if (!membership.teamIds.includes(team.id)) continue;
+    items.push(...membershipChangeItems(membership, { ...membership, teamIds: membership.teamIds.filter((t) => t !== team.id) }).items);
+    items.push(teamMemberDelete(organization.id, team.id, membership.userId));
+  }
+  await writeMemberChange(store, team, items);
+  return team;
+}
+
+/** The team must still exist when its members change (its roles may change meanwhile: they are read per request). */
+function teamGuard(team: TeamRecord) {
+  return { ConditionCheck: { Key: { PK: `ORG#${team.organizationId}`, SK: `TEAM#${team.id}` }, ConditionExpression: 'attribute_exists(PK)' } };
+}
+
+async function writeMemberChange(store: Store, team: TeamRecord, items: Record<string, unknown>[]): Promise<void> {
+  if (items.length === 1) return;
+  try {
+    await transactWrite(store, items);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError) throw new ConflictError('Team', `${team.id} or one of the memberships named`);
+    throw error;
+  }
+}
+
+export function teamsOfOrganization(store: Store, organization: OrganizationRecord): Promise<TeamRecord[]> {
+  return listTeams(store, organization.id).then((teams) => teams.sort((a, b) => a.name.localeCompare(b.name)));
+}
+
+export { getTeam, listTeamMemberIds, requireTeam };

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { batchGetRecords, getItem, queryAll } from './items.js';
+
+const orgPartition = (orgId: string) => `ORG#${orgId}`;
+/** A custom role of an organization (system roles live in code, not in the table). */
+export const roleKey = (orgId: string, roleId: string) => ({ PK: orgPartition(orgId), SK: `ROLE#${roleId}` });
+/** Uniqueness of a custom role's name in its organization (case-insensitive). */
+export const roleNameKey = (orgId: string, name: string) => ({ PK: orgPartition(orgId), SK: `ROLENAME#${name.trim().toLowerCase()}` });
+
+export const roleRecord = z.object({
+  id: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  name: z.string(),
+  description: z.string(),
+  type: z.enum(['ORG', 'LIBRARY']),
+  permissions: z.array(z.string()),
+  /**
+   * How many grants name this role: direct organization roles, library overrides, team roles and pending
+   * invitations. Every assignment changes it in its own transaction, so a delete conditioned on 0 cannot
+   * race an assignment.
+   */
+  holders: z.number().int().default(0),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type RoleRecord = z.infer<typeof roleRecord>;
+
+export function rolePuts(role: RoleRecord) {
+  const { holders: _holders, ...fields } = role;
+  return [
+    { Put: { Item: { ...roleKey(role.organizationId, role.id), entity: 'Role', ...fields, holders: 0 }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...roleNameKey(role.organizationId, role.name), entity: 'RoleName', roleId: role.id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+  ];
+}
+
+/** Updates name, description and permissions; the name item moves when the name changes (same transaction). */
+export function roleUpdateItems(before: RoleRecord, after: RoleRecord) {
+  const items: Record<string, unknown>[] = [
+    {
+      Update: {
+        Key: roleKey(after.organizationId, after.id),
+        UpdateExpression: 'SET #name = :name, description = :description, #permissions = :permissions, updatedAt = :at',
+        ConditionExpression: 'attribute_exists(PK) AND updatedAt = :before',
+        ExpressionAttributeNames: { '#name': 'name', '#permissions': 'permissions' },
+        ExpressionAttributeValues: { ':name': after.name, ':description': after.description, ':permissions': after.permissions, ':at': after.updatedAt, ':before': before.updatedAt },
+      },
+    },
+  ];
+  if (before.name.trim().toLowerCase() !== after.name.trim().toLowerCase()) {
+    items.push({ Delete: { Key: roleNameKey(before.organizationId, before.name) } });
+    items.push({ Put: { Item: { ...roleNameKey(after.organizationId, after.name), entity: 'RoleName', roleId: after.id }, ConditionExpression: 'attribute_not_exists(PK)' } });
+  }
+  return items;
+}
+
+/** Deletes a custom role only while nobody holds it. */
+export function roleDeleteItems(role: RoleRecord) {
+  return [
+    {
+      Delete: {
+        Key: roleKey(role.organizationId, role.id),
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(holders) OR holders = :zero)',
+        ExpressionAttributeValues: { ':zero': 0 },
+      },
+    },
+    { Delete: { Key: roleNameKey(role.organizationId, role.name) } },
+  ];
+}
+
+/**
+ * Keeps the holder counts of custom roles true when grants change: one Update per role whose count moves,
+ * each conditioned on the role still existing (an assignment of a role deleted meanwhile fails).
+ */
+export function roleHolderUpdates(orgId: string, before: readonly string[], after: readonly string[], isCustom: (roleId: string) => boolean) {
+  const delta = new Map<string, number>();
+  for (const id of before) if (isCustom(id)) delta.set(id, (delta.get(id) ?? 0) - 1);
+  for (const id of after) if (isCustom(id)) delta.set(id, (delta.get(id) ?? 0) + 1);
+  return [...delta]
+    .filter(([, change]) => change !== 0)
+    .map(([roleId, change]) => ({
+      Update: {
+        Key: roleKey(orgId, roleId),
+        UpdateExpression: 'ADD holders :change',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':change': change },
+      },
+    }));
+}
+
+export function getRole(store: Store, orgId: string, roleId: string): Promise<RoleRecord | undefined> {
+  return getItem(store, roleKey(orgId, roleId), roleRecord, 'role');
+}
+
+export function getRoles(store: Store, orgId: string, roleIds: readonly string[]): Promise<Map<string, RoleRecord>> {
+  return batchGetRecords(store, roleIds, (id) => roleKey(orgId, id), roleRecord, 'role');
+}
+
+export async function findRoleIdByName(store: Store, orgId: string, name: string): Promise<string | undefined> {
+  return (await getItem(store, roleNameKey(orgId, name), z.object({ roleId: z.string() }), 'role name'))?.roleId;
+}
+
+export function listRoles(store: Store, orgId: string): Promise<RoleRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'ROLE#' } },
+    roleRecord,
+    'role',
+  );
+}

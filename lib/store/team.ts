@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { batchGetRecords, getItem, queryAll } from './items.js';
+
+const orgPartition = (orgId: string) => `ORG#${orgId}`;
+export const teamKey = (orgId: string, teamId: string) => ({ PK: orgPartition(orgId), SK: `TEAM#${teamId}` });
+/** Uniqueness of a team's name in its organization (case-insensitive). */
+export const teamNameKey = (orgId: string, name: string) => ({ PK: orgPartition(orgId), SK: `TEAMNAME#${name.trim().toLowerCase()}` });
+/** One item per member of a team: lists a team's members with one Query. */
+export const teamMemberKey = (orgId: string, teamId: string, userId: string) => ({ PK: orgPartition(orgId), SK: `TEAMMEMBER#${teamId}#${userId}` });
+
+export const teamRecord = z.object({
+  id: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  name: z.string(),
+  /** Organization role the team gives its members (a role id); null gives none. */
+  orgRoleId: z.string().nullable(),
+  /** Library overrides the team gives: library id -> library role id. */
+  libraryRoles: z.record(z.string(), z.string()),
+  archived: z.boolean(),
+  /** Who manages it: null through the API, SCIM when an identity provider provisioned it. */
+  managedBy: z.enum(['SCIM']).nullable().default(null),
+  externalId: z.string().nullable().default(null),
+  /** Optimistic concurrency: every change of the team item checks and bumps it. */
+  rev: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type TeamRecord = z.infer<typeof teamRecord>;
+
+export function teamPut(team: TeamRecord, condition: 'new' | 'unchanged') {
+  return {
+    Put: {
+      Item: { ...teamKey(team.organizationId, team.id), entity: 'Team', ...team },
+      ...(condition === 'new'
+        ? { ConditionExpression: 'attribute_not_exists(PK)' }
+        : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': team.rev - 1 } }),
+    },
+  };
+}
+
+export function teamNamePut(orgId: string, name: string, teamId: string) {
+  return { Put: { Item: { ...teamNameKey(orgId, name), entity: 'TeamName', teamId }, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+export function teamNameDelete(orgId: string, name: string) {
+  return { Delete: { Key: teamNameKey(orgId, name) } };
+}
+
+export function teamMemberPut(orgId: string, teamId: string, userId: string, at: string) {
+  return { Put: { Item: { ...teamMemberKey(orgId, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at }, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+export function teamMemberDelete(orgId: string, teamId: string, userId: string) {
+  return { Delete: { Key: teamMemberKey(orgId, teamId, userId), ConditionExpression: 'attribute_exists(PK)' } };
+}
+
+export function getTeam(store: Store, orgId: string, teamId: string): Promise<TeamRecord | undefined> {
+  return getItem(store, teamKey(orgId, teamId), teamRecord, 'team');
+}
+
+export function getTeams(store: Store, orgId: string, teamIds: readonly string[]): Promise<Map<string, TeamRecord>> {
+  return batchGetRecords(store, teamIds, (id) => teamKey(orgId, id), teamRecord, 'team');
+}
+
+export async function findTeamIdByName(store: Store, orgId: string, name: string): Promise<string | undefined> {
+  return (await getItem(store, teamNameKey(orgId, name), z.object({ teamId: z.string() }), 'team name'))?.teamId;
+}
+
+export function listTeams(store: Store, orgId: string): Promise<TeamRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'TEAM#' } },
+    teamRecord,
+    'team',
+  );
+}
+
+export async function listTeamMemberIds(store: Store, orgId: string, teamId: string): Promise<string[]> {
+  const members = await queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': `TEAMMEMBER#${teamId}#` },
+    },
+    z.object({ userId: z.string() }),
+    'team member',
+  );
+  return members.map((member) => member.userId);
+}
