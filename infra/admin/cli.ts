@@ -1,5 +1,5 @@
 /**
- * Operator CLI. `npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME
+ * Operator CLI; every command prints one JSON line. `npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME
  * --library-slug SLUG --email EMAIL [--plan PLAN]` creates a tenant and prints one JSON line.
  *
  * Target table: the local stack's DynamoDB Local (DYNAMODB_PORT, TABLE_NAME, same defaults as npm start),
@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { DomainError } from '../../lib/errors.js';
 import { cleanupAbandonedWrites } from '../../lib/items/cleanup.js';
 import { bootstrapTenant } from '../../lib/orgs/bootstrap.js';
+import { addMember, createCreationGrant, setPlan, verifyDomain } from '../../lib/orgs/operator.js';
 import { findLibraryIdBySlug } from '../../lib/store/library.js';
 import { findOrganizationIdBySlug } from '../../lib/store/organization.js';
 import { reindexLibrary } from '../../lib/search/table/reindex.js';
@@ -18,6 +19,10 @@ import { localConfig } from '../local/config.js';
 
 const usage = `Usage:
   npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME --library-slug SLUG --email EMAIL [--plan PLAN]
+  npm run admin -- member add --org-slug SLUG --email EMAIL --role ROLE [--api-key-library SLUG] [--name NAME]
+  npm run admin -- plan set --org-slug SLUG --plan free|team|enterprise
+  npm run admin -- grant create --email EMAIL [--expires-days 30]
+  npm run admin -- domain verify --org-slug SLUG --domain DOMAIN
   npm run admin -- cleanup-writes --org-slug SLUG --library-slug SLUG [--older-than-minutes 15]
   npm run admin -- reindex-search --org-slug SLUG --library-slug SLUG`;
 
@@ -108,8 +113,51 @@ function reindexSearch(args: string[]): Promise<void> {
   return libraryTask(args, {}, (store, library) => reindexLibrary(store, library));
 }
 
+/**
+ * An operator command with named options: the required ones must be present; prints the task's result as
+ * one JSON line, or the refusal (its code and message) on stderr with exit status 2.
+ */
+async function operatorTask(
+  name: string,
+  args: string[],
+  options: { required: string[]; optional?: string[] },
+  task: (store: Store, values: Record<string, string>) => Promise<unknown>,
+): Promise<void> {
+  let values: Record<string, string | undefined>;
+  try {
+    const spec = Object.fromEntries([...options.required, ...(options.optional ?? [])].map((option) => [option, { type: 'string' as const }]));
+    ({ values } = parseArgs({ args, options: spec, strict: true }) as { values: Record<string, string | undefined> });
+  } catch (error) {
+    fail(`${(error as Error).message}\n${usage}`, 2);
+  }
+  const missing = options.required.filter((option) => !values[option]);
+  if (missing.length) fail(`Missing ${missing.map((m) => `--${m}`).join(', ')}\n${usage}`, 2);
+  const store = createStore(targetEnv(process.env));
+  try {
+    process.stdout.write(`${JSON.stringify(await task(store, values as Record<string, string>))}\n`);
+  } catch (error) {
+    if (error instanceof DomainError) fail(`${name} refused (${error.code}): ${error.message}`, 2);
+    throw error;
+  } finally {
+    store.ddb.destroy();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
-if (command === 'bootstrap') await bootstrap(rest);
+const subcommand = `${command} ${rest[0] ?? ''}`;
+if (subcommand === 'member add') {
+  await operatorTask('member add', rest.slice(1), { required: ['org-slug', 'email', 'role'], optional: ['api-key-library', 'name'] }, (store, v) =>
+    addMember(store, { orgSlug: v['org-slug']!, email: v.email!, role: v.role!, apiKeyLibrary: v['api-key-library'], name: v.name }),
+  );
+} else if (subcommand === 'plan set') {
+  await operatorTask('plan set', rest.slice(1), { required: ['org-slug', 'plan'] }, (store, v) => setPlan(store, v['org-slug']!, v.plan!));
+} else if (subcommand === 'grant create') {
+  await operatorTask('grant create', rest.slice(1), { required: ['email'], optional: ['expires-days'] }, (store, v) =>
+    createCreationGrant(store, v.email!, v['expires-days'] === undefined ? 30 : Number(v['expires-days'])),
+  );
+} else if (subcommand === 'domain verify') {
+  await operatorTask('domain verify', rest.slice(1), { required: ['org-slug', 'domain'] }, (store, v) => verifyDomain(store, v['org-slug']!, v.domain!));
+} else if (command === 'bootstrap') await bootstrap(rest);
 else if (command === 'cleanup-writes') await cleanupWrites(rest);
 else if (command === 'reindex-search') await reindexSearch(rest);
 else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);

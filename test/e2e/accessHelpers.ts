@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { addMember } from '../../lib/orgs/operator.js';
+import { graphql, stack, testStore, type GraphQLResponse, type Tenant } from '../support/api.js';
+
+export interface Member {
+  userId: string;
+  email: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * A person with an organization role in the tenant and an API key acting as them in its library, made the
+ * way `npm run admin -- member add --api-key-library` makes them.
+ */
+export async function memberWithRole(tenant: Tenant, role: string, email = `${role.toLowerCase().replace(/\W+/g, '-')}-${randomUUID().slice(0, 8)}@example.com`): Promise<Member> {
+  const added = await addMember(testStore(), { orgSlug: tenant.organization.slug, email, role, apiKeyLibrary: tenant.library.slug });
+  return {
+    userId: added.user.id,
+    email,
+    headers: { 'x-api-key': added.apiKey!, 'x-organization': `@${tenant.organization.slug}`, 'x-library': tenant.library.path },
+  };
+}
+
+/** POST /graphql with the headers; fails the test on any GraphQL error. */
+export async function ok<T = any>(headers: Record<string, string>, query: string, variables?: Record<string, unknown>): Promise<T> {
+  const response = await graphql<T>(query, variables, headers);
+  if (response.status !== 200 || response.body.errors?.length) throw new Error(`GraphQL call failed (${response.status}): ${JSON.stringify(response.body.errors)}`);
+  return response.body.data as T;
+}
+
+/** The first error's code (and the whole response), for asserting refusals. */
+export async function refusal(headers: Record<string, string>, query: string, variables?: Record<string, unknown>) {
+  const response: GraphQLResponse<any> = await graphql(query, variables, headers);
+  const error = response.body.errors?.[0];
+  return { status: response.status, code: error?.extensions?.code, error, data: response.body.data };
+}
+
+/** The mail the local stack captured for an address, newest last. */
+export async function mailTo(address: string): Promise<{ to: string[]; subject: string; text: string; html: string }[]> {
+  const all = (await (await fetch(`${stack.baseUrl}/_local/mail`)).json()) as { to: string[]; subject: string; text: string; html: string }[];
+  return all.filter((mail) => mail.to.includes(address.toLowerCase()));
+}
