@@ -133,7 +133,7 @@ export function systemLibraryRoleNamed(value: string): Role | undefined {
   const key = value.trim().toUpperCase().replace(/[\s-]+/g, '_');
   const bare = key.startsWith('LIBRARY_') ? key.slice('LIBRARY_'.length) : key;
   const mapped = legacyRoleNames[bare] ?? bare;
-  const id = `LIBRARY_${mapped === 'SITE_ADMIN' ? 'ADMIN' : mapped}`;
+  const id = `LIBRARY_${mapped}`;
   return Object.hasOwn(systemLibraryRoles, id) ? systemLibraryRoles[id as LibraryRoleId] : undefined;
 }
 

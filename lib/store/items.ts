@@ -134,9 +134,11 @@ export class TransactionCancelledError extends Error {
 
 /**
  * One TransactWriteItems (items without a table name get the store's). A cancelled transaction becomes
- * a TransactionCancelledError; the caller maps the failed positions to its own errors.
+ * a TransactionCancelledError; the caller maps the failed positions to its own errors. Nothing to write
+ * (a call with no inputs) is no request at all: DynamoDB refuses an empty transaction.
  */
 export async function transactWrite(store: Store, items: (TransactItem | TransactItemWithoutTable | Record<string, unknown>)[]): Promise<void> {
+  if (items.length === 0) return;
   const withTables = items.map((item) => withTable(store, item as TransactItemWithoutTable));
   try {
     await store.ddb.send(new TransactWriteCommand({ TransactItems: withTables }));

@@ -57,7 +57,7 @@ describe('invitations', () => {
       libraryAccess: [{ libraryId: tenant.library.id, roleId: 'LIBRARY_REVIEWER' }],
     });
     expect((await ok(admin, listInvitations, { filter: { email: address } })).organization.invitations).toEqual([{ id, email: address, status: 'ACCEPTED', accepted: true }]);
-    expect((await refusal(invitee, accept, { id })).code).toBe('INVITATION_NOT_FOR_YOU');
+    expect((await refusal(invitee, accept, { id })).code).toBe('INVITATION_NOT_PENDING');
     expect((await ok(invitee, 'query { user { invitations { id } } }')).user.invitations).toEqual([]);
   });
 
