@@ -19,6 +19,11 @@ function passwordPolicyMode(mode: string): PasswordPolicyMode {
   return mode as PasswordPolicyMode;
 }
 
+function gatingMode(mode: string): 'enforced' | 'open' {
+  if (mode !== 'enforced' && mode !== 'open') throw new Error(`orgCreationGating / ORG_CREATION_GATING must be enforced or open, not "${mode}"`);
+  return mode;
+}
+
 // Without a trailing slash, so handlers can append paths such as /verify-email.
 const appUrl = setting('appUrl', 'APP_URL', 'http://localhost:3000').replace(/\/+$/, '');
 
@@ -30,6 +35,7 @@ new PlmStack(app, setting('stackName', 'PLM_STACK_NAME', 'Plm'), {
   mailFrom: setting('mailFrom', 'MAIL_FROM', 'no-reply@example.com'),
   passwordPolicy: passwordPolicyMode(setting('passwordPolicy', 'PASSWORD_POLICY', 'standard')),
   graphqlIntrospection: setting('graphqlIntrospection', 'PLM_INTROSPECTION', 'true') !== 'false',
+  orgCreationGating: gatingMode(setting('orgCreationGating', 'ORG_CREATION_GATING', 'enforced')),
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

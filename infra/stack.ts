@@ -25,6 +25,11 @@ export interface PlmStackProps extends StackProps {
   readonly passwordPolicy: PasswordPolicyMode;
   /** Whether /graphql answers introspection (only ever to an authenticated caller). Default: true. */
   readonly graphqlIntrospection?: boolean;
+  /**
+   * Organization-creation gating (spec: Current user). enforced (default): creating a production
+   * organization needs a creation grant or Site Admin of an entitled organization; open: any user may.
+   */
+  readonly orgCreationGating?: 'enforced' | 'open';
 }
 
 const functionNames = ['graphql', 'auth', 'scim'] as const;
@@ -78,6 +83,7 @@ export class PlmStack extends Stack {
       AUTH_ALLOWED_ORIGINS: props.authAllowedOrigins,
       MAIL_FROM: props.mailFrom,
       PASSWORD_POLICY: props.passwordPolicy,
+      ORG_CREATION_GATING: props.orgCreationGating ?? 'enforced',
       NODE_OPTIONS: '--enable-source-maps',
     };
     // Only the GraphQL function handles files (lib/files/blobStorage.ts reads FILES_BUCKET).
@@ -90,6 +96,8 @@ export class PlmStack extends Stack {
       functionNames.map((name) => [name, this.createFunction(name, functionEnvironment[name], table)]),
     ) as Record<FunctionName, NodejsFunction>;
     this.grantAuthPermissions(functions.auth, userPool, props.mailFrom);
+    // Invitations are emailed from the GraphQL function (organization.bulkInvite).
+    this.grantSendMail(functions.graphql, props.mailFrom);
     this.grantFilesPermissions(functions.graphql, filesBucket);
 
     const api = this.createHttpApi(functions);
@@ -262,24 +270,27 @@ export class PlmStack extends Stack {
 
   private grantAuthPermissions(authFunction: NodejsFunction, userPool: cognito.UserPool, mailFrom: string): void {
     userPool.grant(authFunction, 'cognito-idp:Admin*');
+    this.grantSendMail(authFunction, mailFrom);
+    Validations.of(authFunction.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Action::cognito-idp:Admin*]',
+      reason: 'The auth routes drive identities only through the Cognito Admin APIs (AdminCreateUser, AdminSetUserPassword, AdminInitiateAuth and their kin); the grant is scoped to this one user pool.',
+    });
+  }
+
+  /** SES SendEmail, pinned to the sender address MAIL_FROM. */
+  private grantSendMail(fn: NodejsFunction, mailFrom: string): void {
     const sesIdentities = this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
-    authFunction.addToRolePolicy(
+    fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['ses:SendEmail'],
         resources: [sesIdentities],
         conditions: { StringEquals: { 'ses:FromAddress': mailAddress(mailFrom) } },
       }),
     );
-    Validations.of(authFunction.role!).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Action::cognito-idp:Admin*]',
-        reason: 'The auth routes drive identities only through the Cognito Admin APIs (AdminCreateUser, AdminSetUserPassword, AdminInitiateAuth and their kin); the grant is scoped to this one user pool.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-        reason: 'SendEmail is authorized against SES identity ARNs, and whether MAIL_FROM is verified as an address or as its domain is decided per account; the ses:FromAddress condition pins the sender to MAIL_FROM.',
-      },
-    );
+    Validations.of(fn.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+      reason: 'SendEmail is authorized against SES identity ARNs, and whether MAIL_FROM is verified as an address or as its domain is decided per account; the ses:FromAddress condition pins the sender to MAIL_FROM.',
+    });
   }
 
   /**
