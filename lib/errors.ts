@@ -39,8 +39,15 @@ export class InvalidInputError extends DomainError {
 }
 
 export class UnauthenticatedError extends DomainError {
-  constructor(message = 'A valid credential is required: send an API key in x-api-key') {
+  constructor(message = 'A valid credential is required: an API key in x-api-key, a Bearer token, or the session cookie with x-csrf-token') {
     super('UNAUTHENTICATED', message, 401);
+  }
+}
+
+/** A session cookie came without the x-csrf-token of its session (or with another one). */
+export class CsrfTokenError extends DomainError {
+  constructor() {
+    super('CSRF_TOKEN_INVALID', 'A request authenticated by the session cookie must send its csrfToken in x-csrf-token', 403);
   }
 }
 

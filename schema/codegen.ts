@@ -52,7 +52,7 @@ const mappers = {
   Team: '../../../lib/orgs/model.js#Team',
   Entitlements: '../../../lib/orgs/model.js#OrganizationEntitlements',
   OrgCreationOptions: '../../../lib/orgs/organizations.js#CreationStanding',
-  SandboxParent: '../../../lib/orgs/organizations.js#SandboxParent',
+  SandboxParentOption: '../../../lib/orgs/organizations.js#SandboxParent',
   BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
 };
 

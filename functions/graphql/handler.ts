@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { bearerVerifierFromEnv } from '../../lib/access/bearer.js';
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
@@ -18,6 +19,7 @@ const yoga = createGraphQLServer({
   introspection: process.env.PLM_INTROSPECTION !== 'false',
   allowedOrigins: allowedOriginsFromEnv(),
   mail: { mailer: () => (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' },
+  bearer: bearerVerifierFromEnv(),
 });
 
 export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {

@@ -1,6 +1,8 @@
 import { getNamedType, GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
+import type { BearerVerifier } from '../../lib/access/bearer.js';
 import { resolveRequestContext, type RequestContext } from '../../lib/access/requestContext.js';
+import { readCookie, sessionCookieName } from '../../lib/accounts/sessions.js';
 import { DomainError, UnauthenticatedError } from '../../lib/errors.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
@@ -93,6 +95,8 @@ export interface YogaOptions {
   allowedOrigins: readonly string[];
   /** Outbound mail (invitations) and the web application's address its links point at. */
   mail: GraphQLContext['mail'];
+  /** Verifies Bearer access tokens of the user pool; without it Bearer tokens get 401. */
+  bearer?: BearerVerifier | undefined;
 }
 
 /** The JSON media types of the GraphQL-over-HTTP spec; anything else (forms, multipart) is never run. */
@@ -110,7 +114,7 @@ function errorResponse(status: number, code: string, message: string, details: R
  * and prepares the caller's context, so that an unauthenticated request costs at most one key lookup and
  * its document is never parsed. The context is kept per request for the context factory below.
  */
-function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<Request, RequestContext>): Plugin {
+function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<Request, RequestContext>, verifyBearer: BearerVerifier | undefined): Plugin {
   return {
     async onRequest({ request, endResponse }) {
       const method = request.method;
@@ -129,12 +133,19 @@ function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<R
       try {
         contexts.set(
           request,
-          await resolveRequestContext(store, {
-            apiKey: request.headers.get('x-api-key') ?? undefined,
-            authorization: request.headers.get('authorization') ?? undefined,
-            organization: request.headers.get('x-organization') ?? undefined,
-            library: request.headers.get('x-library') ?? undefined,
-          }),
+          await resolveRequestContext(
+            store,
+            {
+              apiKey: request.headers.get('x-api-key') ?? undefined,
+              authorization: request.headers.get('authorization') ?? undefined,
+              sessionCookie: readCookie(request.headers.get('cookie'), sessionCookieName),
+              csrfToken: request.headers.get('x-csrf-token') ?? undefined,
+              organization: request.headers.get('x-organization') ?? undefined,
+              library: request.headers.get('x-library') ?? undefined,
+            },
+            new Date(),
+            verifyBearer,
+          ),
         );
       } catch (error) {
         if (!(error instanceof DomainError) || !error.httpStatus) throw error;
@@ -144,7 +155,7 @@ function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<R
   };
 }
 
-export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail }: YogaOptions) {
+export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail, bearer }: YogaOptions) {
   const contexts = new WeakMap<Request, RequestContext>();
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -163,7 +174,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
         maxAge: 600,
       };
     },
-    plugins: [useCredentialFirst(store, graphiql, contexts), useRequestLimits({ introspection }), useErrorCodes, useOperationNames as Plugin],
+    plugins: [useCredentialFirst(store, graphiql, contexts, bearer), useRequestLimits({ introspection }), useErrorCodes, useOperationNames as Plugin],
     context: ({ request }) => {
       const resolved = contexts.get(request);
       // Only GraphiQL's own page skips the credential check, and it executes nothing.

@@ -12,13 +12,12 @@ export interface Credentials {
 
 /**
  * The credentials that are not a well-formed API key (those are verified with the request's context in
- * one read: requestContext.ts): none, a malformed key, or a Bearer token. Each is 401. Bearer tokens are
- * verified by the account sign-in work (Cognito JWTs); until a verifier is configured they are refused.
+ * one read: requestContext.ts): none, a malformed key, or an Authorization header that could not be
+ * verified (requestContext.ts verifies Bearer tokens and session cookies). Each is 401.
  */
 export async function authenticate(credentials: Credentials): Promise<Caller> {
   if (credentials.apiKey) throw new UnauthenticatedError('The API key in x-api-key is unknown or revoked');
-  if (credentials.authorization?.match(/^Bearer\s+/i)) {
-    throw new UnauthenticatedError('Bearer tokens are not accepted by this deployment yet: send an API key in x-api-key');
-  }
+  if (credentials.authorization?.match(/^Bearer\s+/i)) throw new UnauthenticatedError('The Bearer token is invalid or expired');
+  if (credentials.authorization) throw new UnauthenticatedError('Authorization must be "Bearer <access token of the user pool>"');
   throw new UnauthenticatedError();
 }

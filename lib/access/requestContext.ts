@@ -1,5 +1,8 @@
 import { hashSecret, scopeOfSecret } from '../apikeys/secrets.js';
-import { BadRequestError, UnauthenticatedError } from '../errors.js';
+import { checkSession } from '../accounts/sessions.js';
+import { BadRequestError, CsrfTokenError, UnauthenticatedError } from '../errors.js';
+import { findUserIdByIdentity } from '../store/account.js';
+import type { BearerVerifier } from './bearer.js';
 import { apiKeySecretKey, apiKeySecretRecord } from '../store/apiKey.js';
 import type { Store } from '../store/client.js';
 import { batchGetItems, keyString, parseItem, type Key } from '../store/items.js';
@@ -10,6 +13,9 @@ import { apiKeyContextKeys, RequestAccess, type ContextHeaders } from './request
 export interface PresentedRequest {
   apiKey?: string | undefined;
   authorization?: string | undefined;
+  /** The value of the session cookie, and the x-csrf-token header that must come with it. */
+  sessionCookie?: string | undefined;
+  csrfToken?: string | undefined;
   organization?: string | undefined;
   library?: string | undefined;
 }
@@ -33,7 +39,7 @@ function checkHeaderLength(name: string, value: string | undefined): void {
  * organization and library the headers name. The one entry point of the request path: handlers call it
  * before they parse anything else.
  */
-export async function resolveRequestContext(store: Store, request: PresentedRequest, now = new Date()): Promise<RequestContext> {
+export async function resolveRequestContext(store: Store, request: PresentedRequest, now = new Date(), verifyBearer?: BearerVerifier): Promise<RequestContext> {
   checkHeaderLength('x-organization', request.organization);
   checkHeaderLength('x-library', request.library);
   const headers: ContextHeaders = {
@@ -43,9 +49,35 @@ export async function resolveRequestContext(store: Store, request: PresentedRequ
   const secret = request.apiKey?.trim();
   const scope = secret ? scopeOfSecret(secret) : undefined;
   if (secret && scope) return resolveApiKeyRequest(store, secret, scope, headers, now);
-  // No credential, a malformed key or a Bearer token: authenticate says which 401 it is.
+  const bearer = !secret ? /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '')?.[1] : undefined;
+  if (bearer && verifyBearer) return userRequest(store, await bearerUser(store, bearer, verifyBearer), headers);
+  if (!secret && !request.authorization && request.sessionCookie) {
+    const session = await checkSession(store, request.sessionCookie, request.csrfToken?.trim() || undefined, now);
+    if (!session.ok && session.reason === 'csrf') throw new CsrfTokenError();
+    if (!session.ok) throw new UnauthenticatedError('The session has ended or is unknown: sign in again');
+    return userRequest(store, session.userId, headers);
+  }
+  // No credential, a malformed key or a Bearer token without a verifier: authenticate says which 401 it is.
   const caller = await authenticate({ apiKey: secret, authorization: request.authorization });
   return { caller, access: new RequestAccess(store, caller, headers) };
+}
+
+function userRequest(store: Store, userId: string, headers: ContextHeaders): RequestContext {
+  const caller: Caller = { kind: 'user', userId };
+  return { caller, access: new RequestAccess(store, caller, headers) };
+}
+
+/** A verified access token of the user pool, mapped to its user through the identity item. */
+async function bearerUser(store: Store, token: string, verifyBearer: BearerVerifier): Promise<string> {
+  let sub: string;
+  try {
+    ({ sub } = await verifyBearer(token));
+  } catch {
+    throw new UnauthenticatedError('The Bearer token is invalid or expired');
+  }
+  const userId = await findUserIdByIdentity(store, sub);
+  if (!userId) throw new UnauthenticatedError('The Bearer token belongs to no user of this service');
+  return userId;
 }
 
 /**

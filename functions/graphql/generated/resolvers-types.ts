@@ -2036,8 +2036,8 @@ export type Me = {
 };
 
 /** An organization the caller may create sandboxes under, with its quota. */
-export type SandboxParent = {
-  __typename?: 'SandboxParent';
+export type SandboxParentOption = {
+  __typename?: 'SandboxParentOption';
   organization: Organization;
   sandboxLimit: Scalars['Int']['output'];
   sandboxUsed: Scalars['Int']['output'];
@@ -2051,7 +2051,7 @@ export type OrgCreationOptions = {
   /** Some sandbox parent has headroom. */
   canCreateSandbox: Scalars['Boolean']['output'];
   /** Active production organizations the caller is Site Admin of whose plan allows sandboxes. */
-  sandboxParents: Array<SandboxParent>;
+  sandboxParents: Array<SandboxParentOption>;
 };
 
 export type UserQueryNamespace = {
@@ -2307,7 +2307,7 @@ export type ResolversTypes = {
   AiFilterResult: ResolverTypeWrapper<Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversTypes['AdvancedComponentFilterOutput']> }>;
   User: ResolverTypeWrapper<UserModel>;
   Me: ResolverTypeWrapper<CurrentUserModel>;
-  SandboxParent: ResolverTypeWrapper<SandboxParentModel>;
+  SandboxParentOption: ResolverTypeWrapper<SandboxParentModel>;
   OrgCreationOptions: ResolverTypeWrapper<CreationStandingModel>;
   UserQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
 };
@@ -2472,7 +2472,7 @@ export type ResolversParentTypes = {
   AiFilterResult: Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversParentTypes['AdvancedComponentFilterOutput']> };
   User: UserModel;
   Me: CurrentUserModel;
-  SandboxParent: SandboxParentModel;
+  SandboxParentOption: SandboxParentModel;
   OrgCreationOptions: CreationStandingModel;
   UserQueryNamespace: Record<PropertyKey, never>;
 };
@@ -3247,7 +3247,7 @@ export type MeResolvers<ContextType = GraphQLContext, ParentType extends Resolve
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
-export type SandboxParentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxParent'] = ResolversParentTypes['SandboxParent']> = {
+export type SandboxParentOptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxParentOption'] = ResolversParentTypes['SandboxParentOption']> = {
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   sandboxLimit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sandboxUsed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -3257,7 +3257,7 @@ export type SandboxParentResolvers<ContextType = GraphQLContext, ParentType exte
 export type OrgCreationOptionsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrgCreationOptions'] = ResolversParentTypes['OrgCreationOptions']> = {
   canCreateProduction?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   canCreateSandbox?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  sandboxParents?: Resolver<Array<ResolversTypes['SandboxParent']>, ParentType, ContextType>;
+  sandboxParents?: Resolver<Array<ResolversTypes['SandboxParentOption']>, ParentType, ContextType>;
 };
 
 export type UserQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserQueryNamespace'] = ResolversParentTypes['UserQueryNamespace']> = {
@@ -3365,7 +3365,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AiFilterResult?: AiFilterResultResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   Me?: MeResolvers<ContextType>;
-  SandboxParent?: SandboxParentResolvers<ContextType>;
+  SandboxParentOption?: SandboxParentOptionResolvers<ContextType>;
   OrgCreationOptions?: OrgCreationOptionsResolvers<ContextType>;
   UserQueryNamespace?: UserQueryNamespaceResolvers<ContextType>;
 };

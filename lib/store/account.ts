@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { getItem } from './items.js';
+
+const epochSeconds = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
+
+/** Emailed single-use tokens (verification, password reset), stored only as their SHA-256. */
+export const accountTokenKey = (hash: string) => ({ PK: `ACCTOKEN#${hash}`, SK: 'ACCTOKEN' });
+
+export const accountTokenRecord = z.object({
+  purpose: z.enum(['VERIFY_EMAIL', 'RESET_PASSWORD']),
+  userId: z.string().uuid(),
+  email: z.string(),
+  createdAt: z.string(),
+  expiresAtIso: z.string(),
+  usedAt: z.string().nullable(),
+});
+export type AccountTokenRecord = z.infer<typeof accountTokenRecord>;
+
+export function accountTokenPut(hash: string, token: AccountTokenRecord) {
+  return {
+    Put: {
+      // TTL a day after expiry, so that a replayed token is still recognised as used for a while.
+      Item: { ...accountTokenKey(hash), entity: 'AccountToken', ...token, expiresAt: epochSeconds(token.expiresAtIso) + 86_400 },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** Spends a token: only once, only for its purpose, only before it expires (a condition, so concurrent uses cannot both pass). */
+export function accountTokenSpend(hash: string, purpose: AccountTokenRecord['purpose'], at: string) {
+  return {
+    Update: {
+      Key: accountTokenKey(hash),
+      UpdateExpression: 'SET usedAt = :at',
+      ConditionExpression: 'attribute_exists(PK) AND usedAt = :null AND purpose = :purpose AND expiresAtIso > :at',
+      ExpressionAttributeValues: { ':at': at, ':null': null, ':purpose': purpose },
+    },
+  };
+}
+
+export function getAccountToken(store: Store, hash: string): Promise<AccountTokenRecord | undefined> {
+  return getItem(store, accountTokenKey(hash), accountTokenRecord, 'account token');
+}
+
+/** Browser sessions: the cookie's SHA-256 is the key; the CSRF token is stored hashed beside it. */
+export const sessionKey = (hash: string) => ({ PK: `SESSION#${hash}`, SK: 'SESSION' });
+
+export const sessionRecord = z.object({
+  userId: z.string().uuid(),
+  csrfHash: z.string(),
+  createdAt: z.string(),
+  expiresAtIso: z.string(),
+});
+export type SessionRecord = z.infer<typeof sessionRecord>;
+
+export function sessionPut(hash: string, session: SessionRecord) {
+  return { Put: { Item: { ...sessionKey(hash), entity: 'Session', ...session, expiresAt: epochSeconds(session.expiresAtIso) }, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+export function getSession(store: Store, hash: string): Promise<SessionRecord | undefined> {
+  return getItem(store, sessionKey(hash), sessionRecord, 'session');
+}
+
+export function sessionDelete(hash: string) {
+  return { Delete: { Key: sessionKey(hash) } };
+}
+
+/** A user-pool identity (its `sub`) -> the user: how a Bearer token finds its user. */
+export const identityKey = (sub: string) => ({ PK: `IDENTITY#${sub}`, SK: 'IDENTITY' });
+
+export function identityPut(sub: string, userId: string) {
+  return { Put: { Item: { ...identityKey(sub), entity: 'Identity', userId }, ConditionExpression: 'attribute_not_exists(PK) OR userId = :user', ExpressionAttributeValues: { ':user': userId } } };
+}
+
+export async function findUserIdByIdentity(store: Store, sub: string): Promise<string | undefined> {
+  return (await getItem(store, identityKey(sub), z.object({ userId: z.string() }), 'identity'))?.userId;
+}
+
+/**
+ * Counts one request of a client IP against a fixed window (one item per route, IP and window, removed by
+ * TTL) and returns the count so far. One UpdateItem, so the count holds across Lambda instances.
+ */
+export async function countRequest(store: Store, bucket: string, ip: string, windowStartMs: number, windowMs: number): Promise<number> {
+  const result = await store.ddb.send(
+    new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
+      TableName: store.tableName,
+      Key: { PK: `RATE#${bucket}#${ip}`, SK: `W#${windowStartMs}` },
+      UpdateExpression: 'ADD #count :one SET expiresAt = :ttl, entity = :entity',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':one': 1, ':ttl': Math.ceil((windowStartMs + windowMs) / 1000) + 60, ':entity': 'RateCounter' },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(result.Attributes?.count ?? 1);
+}
+
+
