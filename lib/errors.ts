@@ -282,3 +282,14 @@ export class AccessAdminError extends DomainError {
     super(code, message, undefined, details);
   }
 }
+
+// ---- account routes (flat body { code, message }) --------------------------------------------------------
+
+export type AccountErrorCode = 'AUTH_ORIGIN_REJECTED' | 'AUTH_TOKEN_INVALID' | 'AUTH_RATE_LIMITED' | 'AUTH_REQUEST_REJECTED' | 'AUTH_INVALID_CREDENTIALS';
+
+/** A refusal of the account routes, answered as the spec's flat body with its status. */
+export class AccountError extends DomainError {
+  constructor(code: AccountErrorCode, httpStatus: number, message: string, details: Record<string, unknown> = {}) {
+    super(code, message, httpStatus, details);
+  }
+}

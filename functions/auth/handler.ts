@@ -1,26 +1,131 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { identitiesFromEnv } from '../../lib/accounts/identities.js';
 import { passwordPolicyFromEnv } from '../../lib/accounts/passwordPolicy.js';
-import { jsonResult } from '../shared/apigw.js';
+import { applyRateLimit, type RateLimitedRoute } from '../../lib/accounts/rateLimit.js';
+import {
+  completePasswordReset,
+  issueTokens,
+  requestPasswordReset,
+  signIn,
+  signOut,
+  signup,
+  verifyEmail,
+  type AccountDeps,
+} from '../../lib/accounts/service.js';
+import { readCookie, sessionCookie, sessionCookieName, type IssuedSession } from '../../lib/accounts/sessions.js';
+import { AccountError, DomainError } from '../../lib/errors.js';
+import { mailerFromEnv } from '../../lib/mail/ses.js';
+import { createStore } from '../../lib/store/client.js';
+import { allowedOriginsFromEnv, jsonResult, sourceIp } from '../shared/apigw.js';
 import { withRequestLog } from '../shared/requestLog.js';
 
 const passwordPolicy = passwordPolicyFromEnv();
-
-/**
- * The account routes. Errors have the spec's flat body `{ code, message }`. GET /auth/config answers the
- * password policy, unauthenticated; signup and verification arrive with the accounts work.
- */
-export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
-  return withRequestLog('auth', event, async () => route(event));
+const allowedOrigins = allowedOriginsFromEnv();
+let deps: AccountDeps | undefined;
+/** Created on the first request that needs them (GET /auth/config needs none). */
+function accountDeps(): AccountDeps {
+  deps ??= {
+    store: createStore(),
+    identities: identitiesFromEnv(),
+    mailer: mailerFromEnv(),
+    appUrl: (process.env.APP_URL || 'http://localhost:3000').replace(/\/+$/, ''),
+    policy: passwordPolicy,
+  };
+  return deps;
 }
 
-async function route(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+/** Account bodies are small; anything larger is refused before it is parsed. */
+const maxBodyBytes = 16 * 1024;
+
+interface Route {
+  /** Browser routes must come from an allowlisted Origin (403 AUTH_ORIGIN_REJECTED). */
+  origin: boolean;
+  limit: RateLimitedRoute;
+  run: (deps: AccountDeps, body: unknown, event: APIGatewayProxyEventV2) => Promise<{ status: number; body: unknown; session?: IssuedSession | null }>;
+}
+
+const withSession = (status: string) => (session: IssuedSession) => ({ status: 200, body: { status, csrfToken: session.csrfToken }, session });
+
+/** The account routes (README: Account routes). Errors have the spec's flat body `{ code, message }`. */
+const routes: Record<string, Route> = {
+  '/auth/signup': { origin: true, limit: 'signup', run: async (d, body) => ({ status: 202, body: await signup(d, body) }) },
+  '/auth/verify-email': { origin: true, limit: 'verify-email', run: async (d, body) => withSession('verified')(await verifyEmail(d, body)) },
+  '/auth/signin': { origin: true, limit: 'signin', run: async (d, body) => withSession('signed_in')(await signIn(d, body)) },
+  '/auth/signout': {
+    origin: true,
+    limit: 'signout',
+    run: async (d, _body, event) => {
+      await signOut(d, readCookie(event.cookies?.join('; '), sessionCookieName));
+      return { status: 200, body: { status: 'signed_out' }, session: null };
+    },
+  },
+  '/auth/password-reset/request': { origin: true, limit: 'password-reset', run: async (d, body) => ({ status: 202, body: await requestPasswordReset(d, body) }) },
+  '/auth/password-reset/complete': { origin: true, limit: 'password-reset', run: async (d, body) => withSession('password_reset')(await completePasswordReset(d, body)) },
+  '/auth/token': {
+    // Machine clients (connectors, CLIs) call it without a browser Origin.
+    origin: false,
+    limit: 'token',
+    run: async (d, body) => {
+      const tokens = await issueTokens(d, body);
+      return { status: 200, body: { tokenType: 'Bearer', accessToken: tokens.accessToken, idToken: tokens.idToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn } };
+    },
+  },
+};
+
+export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  return withRequestLog('auth', event, async () => {
+    const origin = event.headers?.origin;
+    const cors: Record<string, string> =
+      origin && allowedOrigins.includes(origin)
+        ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
+        : {};
+    const result = await route(event, cors);
+    return { ...result, headers: { ...cors, ...result.headers } };
+  });
+}
+
+const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}) => jsonResult(status, { code, message }, headers);
+
+async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>): Promise<APIGatewayProxyStructuredResultV2> {
   const method = event.requestContext.http.method;
   const path = event.rawPath.replace(/\/+$/, '');
   if (path === '/auth/config') {
-    if (method !== 'GET' && method !== 'HEAD') {
-      return jsonResult(405, { code: 'AUTH_REQUEST_REJECTED', message: 'Use GET for /auth/config' }, { allow: 'GET, HEAD' });
-    }
+    if (method !== 'GET' && method !== 'HEAD') return fail(405, 'AUTH_REQUEST_REJECTED', 'Use GET for /auth/config', { allow: 'GET, HEAD' });
     return jsonResult(200, { passwordPolicy }, { 'cache-control': 'public, max-age=300' });
   }
-  return jsonResult(404, { code: 'NOT_FOUND', message: `No route ${method} ${event.rawPath}` });
+  const known = routes[path];
+  if (!known) return fail(404, 'NOT_FOUND', `No route ${method} ${event.rawPath}`);
+  if (method === 'OPTIONS' && cors['access-control-allow-origin']) {
+    return { statusCode: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' }, body: '' };
+  }
+  if (method !== 'POST') return fail(405, 'AUTH_REQUEST_REJECTED', `Use POST for ${path}`, { allow: 'POST' });
+  try {
+    if (known.origin && !cors['access-control-allow-origin']) {
+      throw new AccountError('AUTH_ORIGIN_REJECTED', 403, 'The Origin header is missing or not allowed to call the account routes');
+    }
+    const d = accountDeps();
+    await applyRateLimit(d.store, known.limit, sourceIp(event));
+    const result = await known.run(d, parseBody(event), event);
+    const response = jsonResult(result.status, result.body);
+    if (result.session !== undefined) response.cookies = [sessionCookie(result.session)];
+    return response;
+  } catch (error) {
+    if (error instanceof DomainError && error.httpStatus) {
+      const extra: Record<string, string> = typeof error.details.retryAfterSeconds === 'number' ? { 'retry-after': String(error.details.retryAfterSeconds) } : {};
+      return fail(error.httpStatus, error.code, error.message, extra);
+    }
+    throw error;
+  }
+}
+
+function parseBody(event: APIGatewayProxyEventV2): unknown {
+  const type = (event.headers?.['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new AccountError('AUTH_REQUEST_REJECTED', 400, 'Send a JSON body (Content-Type: application/json)');
+  const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
+  if (Buffer.byteLength(raw) > maxBodyBytes) throw new AccountError('AUTH_REQUEST_REJECTED', 400, `The body is larger than ${maxBodyBytes} bytes`);
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new AccountError('AUTH_REQUEST_REJECTED', 400, 'The body is not valid JSON');
+  }
 }

@@ -20,9 +20,11 @@ function portFrom(value: string | undefined, fallback: number, name: string): nu
 }
 
 export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
-  const appUrl = env.APP_URL || 'http://localhost:3000';
+  const port = portFrom(env.PORT, 4000, 'PORT');
+  // The local stack serves the account pages itself (infra/local/pages.ts), so emailed links work as they are.
+  const appUrl = (env.APP_URL || `http://127.0.0.1:${port}`).replace(/\/+$/, '');
   return {
-    port: portFrom(env.PORT, 4000, 'PORT'),
+    port,
     dynamodbPort: portFrom(env.DYNAMODB_PORT, 8000, 'DYNAMODB_PORT'),
     cognitoPort: portFrom(env.COGNITO_PORT, 9229, 'COGNITO_PORT'),
     dataDir: env.PLM_DATA_DIR || undefined,
@@ -40,6 +42,7 @@ export function handlerEnv(config: LocalConfig): Record<string, string> {
   return {
     DYNAMODB_ENDPOINT: `http://127.0.0.1:${config.dynamodbPort}`,
     COGNITO_ENDPOINT: `http://127.0.0.1:${config.cognitoPort}`,
+    ORG_CREATION_GATING: process.env.ORG_CREATION_GATING || 'enforced',
     AWS_REGION: process.env.AWS_REGION || 'us-east-1',
     TABLE_NAME: config.tableName,
     APP_URL: config.appUrl,

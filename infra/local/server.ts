@@ -5,6 +5,7 @@ import type { LocalBlobStorage } from '../../lib/files/blobStorage.js';
 import { maxFileSize } from '../../lib/files/files.js';
 import type { CapturedMail } from '../../lib/mail/mailer.js';
 import { newMeter, withMeter } from '../../lib/store/meter.js';
+import { resetPasswordPage, verifyEmailPage } from './pages.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -131,6 +132,19 @@ export function createLocalServer(state: LocalServerState): Server {
       }
       if (!state.handlers) return send(response, 503, { code: 'STARTING', message: 'The local stack is still starting' });
       if (url.pathname === '/_local/mail' && method === 'GET') return send(response, 200, state.outbox?.() ?? []);
+      // The web application's account pages (APP_URL is this server unless configured otherwise).
+      const accountPage = method === 'GET' ? { '/verify-email': verifyEmailPage, '/reset-password': resetPasswordPage }[url.pathname] : undefined;
+      if (accountPage) {
+        response
+          .writeHead(200, {
+            'content-type': 'text/html; charset=utf-8',
+            'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
+            'referrer-policy': 'no-referrer',
+            'cache-control': 'no-store',
+          })
+          .end(accountPage);
+        return;
+      }
       if (url.pathname.startsWith('/_local/files/') && state.files) return serveFile(state.files, url, request, response);
       const target = route(url.pathname, method);
       if (!target) return send(response, 404, { code: 'NOT_FOUND', message: `No route ${method} ${url.pathname}` });

@@ -1,4 +1,5 @@
 import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+import { AccountError } from '../errors.js';
 
 /** Tokens the user pool issues on sign-in: Bearer credentials for the GraphQL API. */
 export interface PoolTokens {
@@ -69,7 +70,7 @@ export class CognitoIdentities implements IdentityProvider {
       if (errorName(error) === 'UsernameExistsException') return 'exists';
       throw error;
     }
-    await client.send(new sdk.AdminSetUserPasswordCommand({ UserPoolId: this.config.userPoolId, Username: email, Password: password, Permanent: true }));
+    await this.sendPassword(email, password);
     const sub = created.User?.Attributes?.find((attribute) => attribute.Name === 'sub')?.Value;
     if (!sub) throw new Error('The user pool created an identity without sub');
     return { sub };
@@ -78,12 +79,23 @@ export class CognitoIdentities implements IdentityProvider {
   async setPassword(email: string, password: string): Promise<{ sub: string }> {
     const created = await this.create(email, password);
     if (created !== 'exists') return created;
+    await this.sendPassword(email, password);
     const { sdk, client } = await this.sdk();
-    await client.send(new sdk.AdminSetUserPasswordCommand({ UserPoolId: this.config.userPoolId, Username: email, Password: password, Permanent: true }));
     const user = await client.send(new sdk.AdminGetUserCommand({ UserPoolId: this.config.userPoolId, Username: email }));
     const sub = user.UserAttributes?.find((attribute) => attribute.Name === 'sub')?.Value;
     if (!sub) throw new Error('The user pool has an identity without sub');
     return { sub };
+  }
+
+  /** The pool's own password policy is no stricter than the service's; should it refuse one, that is the client's 400. */
+  private async sendPassword(email: string, password: string): Promise<void> {
+    const { sdk, client } = await this.sdk();
+    try {
+      await client.send(new sdk.AdminSetUserPasswordCommand({ UserPoolId: this.config.userPoolId, Username: email, Password: password, Permanent: true }));
+    } catch (error) {
+      if (errorName(error) === 'InvalidPasswordException') throw new AccountError('AUTH_REQUEST_REJECTED', 400, `The password was refused: ${(error as Error).message}`);
+      throw error;
+    }
   }
 
   async authenticate(email: string, password: string): Promise<{ sub: string; tokens: PoolTokens } | undefined> {
@@ -104,7 +116,9 @@ export class CognitoIdentities implements IdentityProvider {
         tokens: { accessToken: auth.AccessToken, idToken: auth.IdToken, refreshToken: auth.RefreshToken ?? null, expiresIn: auth.ExpiresIn ?? 3600 },
       };
     } catch (error) {
-      if (['NotAuthorizedException', 'UserNotFoundException', 'PasswordResetRequiredException', 'UserNotConfirmedException'].includes(errorName(error) ?? '')) return undefined;
+      // cognito-local answers a wrong password with InvalidPasswordException, Cognito with NotAuthorizedException.
+      const refusals = ['NotAuthorizedException', 'InvalidPasswordException', 'UserNotFoundException', 'PasswordResetRequiredException', 'UserNotConfirmedException'];
+      if (refusals.includes(errorName(error) ?? '')) return undefined;
       throw error;
     }
   }
