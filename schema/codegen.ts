@@ -53,6 +53,7 @@ const mappers = {
   Entitlements: '../../../lib/orgs/model.js#OrganizationEntitlements',
   OrgCreationOptions: '../../../lib/orgs/organizations.js#CreationStanding',
   SandboxParentOption: '../../../lib/orgs/organizations.js#SandboxParent',
+  AllowlistEntry: '../../../lib/store/allowlist.js#AllowlistRecord',
   BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
 };
 

@@ -19,6 +19,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'organization.teams': { scope: 'organization', permission: 'organization.users.read' },
     'organization.team': { scope: 'organization', permission: 'organization.users.read' },
     'organization.sandboxes': { scope: 'organization', permission: 'organization.read' },
+    'organization.allowlist': { scope: 'organization', permission: 'organization.users.read' },
     // Answers about the caller's own verified address only.
     'organization.discoverByDomain': { scope: 'user', permission: null },
     'roles.allPermissions': { scope: 'organization', permission: 'roles.read' },
@@ -54,6 +55,8 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     // Checked inside: Site Admin of the sandbox or its parent (SANDBOX_ARCHIVE_FORBIDDEN).
     'organization.archiveSandboxOrganization': { scope: 'user', permission: null },
     'organization.bulkInvite': { scope: 'organization', permission: 'organization.users.invite' },
+    'organization.allowlist.add': { scope: 'organization', permission: 'organization.users.invite' },
+    'organization.allowlist.remove': { scope: 'organization', permission: 'organization.users.invite' },
     // The invitee's own invitations; an administrator's revoke is checked inside (organization.users.invite).
     'organization.declineInvitation': { scope: 'user', permission: null },
     'organization.acceptInvitation': { scope: 'user', permission: null },

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AccountError } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';
+import { admitByAllowlist } from '../orgs/allowlist.js';
 import { admitByInvitations } from '../orgs/invitations.js';
 import { accountTokenPut, accountTokenSpend, findUserIdByIdentity, getAccountToken, identityPut, type AccountTokenRecord } from '../store/account.js';
 import type { Store } from '../store/client.js';
@@ -165,6 +166,7 @@ async function spendAndSignIn(deps: AccountDeps, hash: string, record: AccountTo
 async function afterVerified(deps: AccountDeps, userId: string, address: string): Promise<void> {
   await deps.identities.markVerified(address).catch(() => undefined);
   await admitByInvitations(deps.store, userId);
+  await admitByAllowlist(deps.store, userId);
 }
 
 /** POST /auth/verify-email: the emailed token, spent once; the first session. */

@@ -10,6 +10,7 @@ import { nowIso, TransactionCancelledError, transactWrite } from '../store/items
 import { findLibraryIdBySlug } from '../store/library.js';
 import { findOrganizationIdBySlug, getOrganization, listSandboxes, organizationKey, type OrganizationRecord } from '../store/organization.js';
 import { findUserIdByEmail, getUser, userPuts, type UserRecord } from '../store/user.js';
+import { admitByAllowlist } from './allowlist.js';
 import { admitByInvitations } from './invitations.js';
 import { grantMembership } from './members.js';
 import { assertPlanName } from './plans.js';
@@ -36,8 +37,9 @@ export async function ensureUser(store: Store, address: string, name?: string): 
     const user = newUserRecord({ email: address, emailVerified: true, ...(name ? { name } : {}) });
     try {
       await transactWrite(store, userPuts(user));
-      // A new person with a verified address joins every organization that invited it.
+      // A new person with a verified address joins every organization that invited or allowlisted it.
       await admitByInvitations(store, user.id);
+      await admitByAllowlist(store, user.id);
       return { user, created: true };
     } catch (error) {
       if (!(error instanceof TransactionCancelledError)) throw error;

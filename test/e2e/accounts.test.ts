@@ -195,6 +195,32 @@ describe('admission by invitation', () => {
   });
 });
 
+describe('admission by allowlist', () => {
+  it('an allowlisted domain admits a verified address with the entry role, and nothing before verification', async () => {
+    const tenant = await newTenant();
+    const admin = tenantHeaders(tenant);
+    const domain = `allow-${crypto.randomUUID().slice(0, 8)}.example.org`;
+    const added = await ok(admin, 'mutation($input: AllowlistEntryInput!) { organization { allowlist { add(input: $input) { entry roleId role { name } } } } }', {
+      input: { entry: domain.toUpperCase(), roleId: 'EDITOR' },
+    });
+    expect(added.organization.allowlist.add).toEqual({ entry: `@${domain}`, roleId: 'EDITOR', role: { name: 'Editor' } });
+    const again = await graphql('mutation { organization { allowlist { add(input: { entry: "@' + domain + '" }) { entry } } } }', undefined, admin);
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('ALREADY_EXISTS');
+
+    const ip = freshClientIp();
+    const address = `eve@${domain}`;
+    await postAuth('/auth/signup', { email: address, password: strongPassword() }, ip);
+    const members = async () => (await ok(admin, 'query { organization { members { user { primaryEmail } role } } }')).organization.members;
+    expect((await members()).map((m: { user: { primaryEmail: string } }) => m.user.primaryEmail)).not.toContain(address);
+    const verified = await postAuth('/auth/verify-email', { token: await emailedToken(address, '/verify-email') }, ip);
+    expect(verified.status).toBe(200);
+    expect(await members()).toContainEqual({ user: { primaryEmail: address }, role: 'EDITOR' });
+
+    expect(await ok(admin, `mutation { organization { allowlist { remove(entry: "${domain}") } } }`)).toEqual({ organization: { allowlist: { remove: true } } });
+    expect((await ok(admin, 'query { organization { allowlist { entry } } }')).organization.allowlist).toEqual([]);
+  });
+});
+
 describe('rate limits per client IP', () => {
   it('a burst of 100 signups from one IP is slowed and then refused, while another IP is unaffected', async () => {
     const ip = freshClientIp();

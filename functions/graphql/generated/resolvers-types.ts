@@ -20,6 +20,7 @@ import type { StatusDefinition as StatusDefinitionModel } from '../../../lib/con
 import type { Role as RoleModel } from '../../../lib/access/roles.js';
 import type { PermissionDescriptor as PermissionDescriptorModel } from '../../../lib/access/permissions.js';
 import type { CreationStanding as CreationStandingModel, SandboxParent as SandboxParentModel } from '../../../lib/orgs/organizations.js';
+import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
@@ -1620,6 +1621,8 @@ export type OrganizationQueryNamespace = {
   team?: Maybe<Team>;
   /** Sandboxes of the organization in x-organization, archived ones included. */
   sandboxes: Array<Organization>;
+  /** Addresses and domains that join the organization once verified. */
+  allowlist: Array<AllowlistEntry>;
 };
 
 
@@ -1635,6 +1638,44 @@ export type OrganizationQueryNamespaceTeamsArgs = {
 
 export type OrganizationQueryNamespaceTeamArgs = {
   id: Scalars['ID']['input'];
+};
+
+/**
+ * An address ("ada@acme.test") or a domain ("@acme.test") admitted to the organization: a user whose address
+ * (or its domain) matches joins with the entry's role when the address becomes verified (signup verification,
+ * a completed password reset, or an operator creating the user). An unverified address joins nothing.
+ */
+export type AllowlistEntry = {
+  __typename?: 'AllowlistEntry';
+  /** An address, or a domain written @domain. */
+  entry: Scalars['String']['output'];
+  roleId: Scalars['ID']['output'];
+  role: Role;
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type AllowlistEntryInput = {
+  /** An email address, or a domain (acme.test or @acme.test). */
+  entry: Scalars['String']['input'];
+  /** The ORG role members join with; VIEWER when omitted. */
+  roleId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type AllowlistMutationNamespace = {
+  __typename?: 'AllowlistMutationNamespace';
+  /** ALREADY_EXISTS for an entry already on the list. */
+  add: AllowlistEntry;
+  remove: Scalars['Boolean']['output'];
+};
+
+
+export type AllowlistMutationNamespaceAddArgs = {
+  input: AllowlistEntryInput;
+};
+
+
+export type AllowlistMutationNamespaceRemoveArgs = {
+  entry: Scalars['String']['input'];
 };
 
 export type OrganizationMutationNamespace = {
@@ -1656,6 +1697,7 @@ export type OrganizationMutationNamespace = {
   acceptInvitation: OrganizationRole;
   membership: MembershipMutationNamespace;
   teams: TeamMutationNamespace;
+  allowlist: AllowlistMutationNamespace;
 };
 
 
@@ -2265,6 +2307,9 @@ export type ResolversTypes = {
   Entitlements: ResolverTypeWrapper<OrganizationEntitlementsModel>;
   CreateOrganizationInput: CreateOrganizationInput;
   OrganizationQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  AllowlistEntry: ResolverTypeWrapper<AllowlistRecordModel>;
+  AllowlistEntryInput: AllowlistEntryInput;
+  AllowlistMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   OrganizationMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   StringOperatorsInput: StringOperatorsInput;
   DescriptionOperatorsInput: DescriptionOperatorsInput;
@@ -2431,6 +2476,9 @@ export type ResolversParentTypes = {
   Entitlements: OrganizationEntitlementsModel;
   CreateOrganizationInput: CreateOrganizationInput;
   OrganizationQueryNamespace: Record<PropertyKey, never>;
+  AllowlistEntry: AllowlistRecordModel;
+  AllowlistEntryInput: AllowlistEntryInput;
+  AllowlistMutationNamespace: Record<PropertyKey, never>;
   OrganizationMutationNamespace: Record<PropertyKey, never>;
   StringOperatorsInput: StringOperatorsInput;
   DescriptionOperatorsInput: DescriptionOperatorsInput;
@@ -3066,6 +3114,19 @@ export type OrganizationQueryNamespaceResolvers<ContextType = GraphQLContext, Pa
   teams?: Resolver<Array<ResolversTypes['Team']>, ParentType, ContextType, Partial<OrganizationQueryNamespaceTeamsArgs>>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<OrganizationQueryNamespaceTeamArgs, 'id'>>;
   sandboxes?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
+  allowlist?: Resolver<Array<ResolversTypes['AllowlistEntry']>, ParentType, ContextType>;
+};
+
+export type AllowlistEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllowlistEntry'] = ResolversParentTypes['AllowlistEntry']> = {
+  entry?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  roleId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type AllowlistMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllowlistMutationNamespace'] = ResolversParentTypes['AllowlistMutationNamespace']> = {
+  add?: Resolver<ResolversTypes['AllowlistEntry'], ParentType, ContextType, RequireFields<AllowlistMutationNamespaceAddArgs, 'input'>>;
+  remove?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<AllowlistMutationNamespaceRemoveArgs, 'entry'>>;
 };
 
 export type OrganizationMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrganizationMutationNamespace'] = ResolversParentTypes['OrganizationMutationNamespace']> = {
@@ -3076,6 +3137,7 @@ export type OrganizationMutationNamespaceResolvers<ContextType = GraphQLContext,
   acceptInvitation?: Resolver<ResolversTypes['OrganizationRole'], ParentType, ContextType, RequireFields<OrganizationMutationNamespaceAcceptInvitationArgs, 'id'>>;
   membership?: Resolver<ResolversTypes['MembershipMutationNamespace'], ParentType, ContextType>;
   teams?: Resolver<ResolversTypes['TeamMutationNamespace'], ParentType, ContextType>;
+  allowlist?: Resolver<ResolversTypes['AllowlistMutationNamespace'], ParentType, ContextType>;
 };
 
 export type StringOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StringOperatorsOutput'] = ResolversParentTypes['StringOperatorsOutput']> = {
@@ -3340,6 +3402,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Organization?: OrganizationResolvers<ContextType>;
   Entitlements?: EntitlementsResolvers<ContextType>;
   OrganizationQueryNamespace?: OrganizationQueryNamespaceResolvers<ContextType>;
+  AllowlistEntry?: AllowlistEntryResolvers<ContextType>;
+  AllowlistMutationNamespace?: AllowlistMutationNamespaceResolvers<ContextType>;
   OrganizationMutationNamespace?: OrganizationMutationNamespaceResolvers<ContextType>;
   StringOperatorsOutput?: StringOperatorsOutputResolvers<ContextType>;
   DescriptionOperatorsOutput?: DescriptionOperatorsOutputResolvers<ContextType>;

@@ -1,6 +1,7 @@
 import { allPermissions, type PermissionName } from '../../../lib/access/permissions.js';
 import { systemRoleFor, type Role } from '../../../lib/access/roles.js';
 import { InvalidInputError, MissingHeadersError, OrganizationAccessDeniedError, PermissionDeniedError } from '../../../lib/errors.js';
+import { addAllowlistEntry, allowlistOf, removeAllowlistEntry } from '../../../lib/orgs/allowlist.js';
 import { acceptInvitation, bulkInvite, declineInvitation, invitationsForUser, invitationsOfOrganization } from '../../../lib/orgs/invitations.js';
 import { listMembers, removeOrgRole, updateLibraryAccess, updateMemberRole } from '../../../lib/orgs/members.js';
 import type { LibraryAccessGrant } from '../../../lib/orgs/model.js';
@@ -170,6 +171,7 @@ export const accessResolvers: Resolvers = {
     removeMembers: async (_parent, { id, userIds }, context) => removeTeamMembers(context.store, (await context.access.organization()).organization, id, userIds),
   },
   OrganizationQueryNamespace: {
+    allowlist: async (_parent, _args, context) => allowlistOf(context.store, (await context.access.organization()).organization.id),
     invitations: async (_parent, { filter }, context) => invitationsOfOrganization(context.store, (await context.access.organization()).organization.id, filter),
     members: async (_parent, _args, context) => {
       const members = await listMembers(context.store, (await context.access.organization()).organization.id);
@@ -204,6 +206,16 @@ export const accessResolvers: Resolvers = {
         }
       }),
     acceptInvitation: (_parent, { id }, context) => acceptInvitation(context.store, context.caller.userId, id.trim()),
+  },
+  AllowlistMutationNamespace: {
+    add: async (_parent, { input }, context) => {
+      const { organization, effective } = await organizationContext(context);
+      return addAllowlistEntry(context.store, organization, effective, context.caller.userId, input);
+    },
+    remove: async (_parent, { entry }, context) => removeAllowlistEntry(context.store, (await context.access.organization()).organization, entry),
+  },
+  AllowlistEntry: {
+    role: (entry, _args, context) => requiredRole(context, entry.organizationId, entry.roleId),
   },
   UserQueryNamespace: {
     invitations: (_parent, _args, context) => invitationsForUser(context.store, context.caller.userId),

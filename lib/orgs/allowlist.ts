@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { EffectiveAccess } from '../access/effective.js';
+import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../errors.js';
+import { allowlistDelete, allowlistPut, listAllowlistForEntry, listAllowlistOfOrganization, type AllowlistRecord } from '../store/allowlist.js';
+import type { Store } from '../store/client.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { getMembership, membershipRecord } from '../store/membership.js';
+import { getOrganization, type OrganizationRecord } from '../store/organization.js';
+import { roleHolderUpdates } from '../store/role.js';
+import { getUser, normalizeEmail } from '../store/user.js';
+import { changeMembership } from './members.js';
+import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
+
+const domainPattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** "ada@acme.test" stays an address; "@acme.test" or "acme.test" is the domain, stored as "@acme.test". */
+export function normalizeAllowlistEntry(raw: string): string {
+  const value = raw.trim().toLowerCase();
+  if (value.includes('@') && !value.startsWith('@')) {
+    if (!z.email().max(254).safeParse(value).success) throw new InvalidInputError(`"${raw}" is not an email address`, { field: 'input.entry' });
+    return normalizeEmail(value);
+  }
+  const domain = value.replace(/^@/, '');
+  if (!domainPattern.test(domain)) throw new InvalidInputError(`"${raw}" is neither an email address nor a domain`, { field: 'input.entry' });
+  return `@${domain}`;
+}
+
+export async function addAllowlistEntry(store: Store, organization: OrganizationRecord, actor: EffectiveAccess, userId: string, input: { entry: string; roleId?: string | null }) {
+  const entry = normalizeAllowlistEntry(input.entry);
+  const role = await resolveRole(store, organization.id, input.roleId ?? 'VIEWER', 'ORG', 'input.roleId');
+  assertHoldsAll(actor.organizationPermissions(), role.permissions);
+  const record: AllowlistRecord = { organizationId: organization.id, entry, roleId: role.id, createdAt: nowIso(), createdBy: userId };
+  try {
+    await transactWrite(store, [allowlistPut(record), ...roleHolderUpdates(organization.id, [], [role.id], isCustomRoleId)]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) throw new AlreadyExistsError(`${entry} is on the allowlist already`, { field: 'input.entry' });
+    throw error;
+  }
+  return record;
+}
+
+export async function removeAllowlistEntry(store: Store, organization: OrganizationRecord, rawEntry: string): Promise<boolean> {
+  const entry = normalizeAllowlistEntry(rawEntry);
+  const record = (await listAllowlistForEntry(store, entry)).find((candidate) => candidate.organizationId === organization.id);
+  if (!record) throw new NotFoundError('Allowlist entry', entry);
+  try {
+    await transactWrite(store, [allowlistDelete(record), ...roleHolderUpdates(organization.id, [record.roleId], [], isCustomRoleId)]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError) throw new NotFoundError('Allowlist entry', entry);
+    throw error;
+  }
+  return true;
+}
+
+export async function allowlistOf(store: Store, organizationId: string): Promise<AllowlistRecord[]> {
+  return (await listAllowlistOfOrganization(store, organizationId)).sort((a, b) => a.entry.localeCompare(b.entry));
+}
+
+/**
+ * The seam for joining, beside invitations: a user whose verified address, or its domain, is on an
+ * organization's allowlist joins it with the entry's role (members keep their roles). An unverified address
+ * joins nothing. Returns the organizations joined.
+ */
+export async function admitByAllowlist(store: Store, userId: string): Promise<string[]> {
+  const user = await getUser(store, userId);
+  if (!user || !user.emailVerified || user.archived) return [];
+  const address = normalizeEmail(user.primaryEmail);
+  const domain = address.split('@')[1];
+  const entries = [...(await listAllowlistForEntry(store, address)), ...(domain ? await listAllowlistForEntry(store, `@${domain}`) : [])];
+  const joined: string[] = [];
+  for (const entry of entries) {
+    if (joined.includes(entry.organizationId) || (await getMembership(store, entry.organizationId, userId))) continue;
+    const organization = await getOrganization(store, entry.organizationId);
+    if (!organization || organization.archived) continue;
+    await changeMembership(store, organization, userId, (current) =>
+      current ?? membershipRecord.parse({ organizationId: organization.id, userId, role: entry.roleId, libraryRoles: {}, createdAt: nowIso() }),
+    );
+    joined.push(organization.id);
+  }
+  return joined;
+}
