@@ -26,32 +26,26 @@ export const membershipRecord = z.object({
 export type MembershipRecord = z.infer<typeof membershipRecord>;
 export type NewMembership = z.input<typeof membershipRecord>;
 
-export function membershipPut(membership: NewMembership) {
+function membershipItem(membership: NewMembership) {
   return {
-    Put: {
-      Item: {
-        ...membershipKey(membership.organizationId, membership.userId),
-        ...membershipByUser(membership.userId, membership.organizationId),
-        entity: 'Membership',
-        teamIds: [],
-        rev: 0,
-        ...membership,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
+    ...membershipKey(membership.organizationId, membership.userId),
+    ...membershipByUser(membership.userId, membership.organizationId),
+    entity: 'Membership',
+    teamIds: [],
+    rev: 0,
+    ...membership,
   };
+}
+
+export function membershipPut(membership: NewMembership) {
+  return { Put: { Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(PK)' } };
 }
 
 /** Replaces a membership read at `previousRev` (whole record); fails if anyone changed it meanwhile. */
 export function membershipReplace(membership: MembershipRecord, previousRev: number) {
   return {
     Put: {
-      Item: {
-        ...membershipKey(membership.organizationId, membership.userId),
-        ...membershipByUser(membership.userId, membership.organizationId),
-        entity: 'Membership',
-        ...membership,
-      },
+      Item: membershipItem(membership),
       ConditionExpression: previousRev === 0 ? 'attribute_exists(PK) AND (attribute_not_exists(rev) OR rev = :rev)' : 'rev = :rev',
       ExpressionAttributeValues: { ':rev': previousRev },
     },
