@@ -293,3 +293,12 @@ export class AccountError extends DomainError {
     super(code, message, httpStatus, details);
   }
 }
+
+// ---- change orders -------------------------------------------------------------------------------------
+
+/** A refused change order template: every problem, each with its JSON path and the rule it breaks. */
+export class TemplateInvalidError extends DomainError {
+  constructor(readonly problems: readonly { path: string; rule: string; message: string }[]) {
+    super('TEMPLATE_INVALID', `The template has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${problems.slice(0, 3).map((p) => p.message).join('; ')}${problems.length > 3 ? '; …' : ''}`, undefined, { problems });
+  }
+}

@@ -54,6 +54,7 @@ const mappers = {
   OrgCreationOptions: '../../../lib/orgs/organizations.js#CreationStanding',
   SandboxParentOption: '../../../lib/orgs/organizations.js#SandboxParent',
   AllowlistEntry: '../../../lib/store/allowlist.js#AllowlistRecord',
+  ChangeOrderTemplate: '../../../lib/changeOrders/templates.js#ChangeOrderTemplate',
   BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
 };
 

@@ -22,6 +22,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'organization.allowlist': { scope: 'organization', permission: 'organization.users.read' },
     // Answers about the caller's own verified address only.
     'organization.discoverByDomain': { scope: 'user', permission: null },
+    'changeOrders.getTemplates': { scope: 'library', permission: 'change_orders.read' },
     'roles.allPermissions': { scope: 'organization', permission: 'roles.read' },
     'roles.findById': { scope: 'organization', permission: 'roles.read' },
     'apiKey.findAllForUser': { scope: 'library', permission: 'library.read' },
@@ -70,6 +71,8 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'organization.teams.setRoles': { scope: 'organization', permission: 'roles.assign' },
     'organization.teams.addMembers': { scope: 'organization', permission: 'roles.assign' },
     'organization.teams.removeMembers': { scope: 'organization', permission: 'roles.assign' },
+    // Templates are library configuration.
+    'changeOrders.createTemplate': { scope: 'library', permission: 'library.settings.update' },
     'roles.create': { scope: 'organization', permission: 'roles.create' },
     'roles.update': { scope: 'organization', permission: 'roles.update' },
     'roles.delete': { scope: 'organization', permission: 'roles.delete' },

@@ -158,3 +158,14 @@ describe('change order template documents', () => {
     expect(validateTemplateDocument(readTemplateInput('just a string').document).problems).toEqual([{ path: '$', rule: 'type', message: '$ must be an object' }]);
   });
 });
+
+describe('default templates', () => {
+  it('are valid documents', async () => {
+    const { defaultTemplates } = await import('../../lib/changeOrders/defaults.js');
+    expect(defaultTemplates.map((t) => [t.id, t.document.stages.open.length])).toEqual([
+      ['default-one-stage', 1],
+      ['default-two-stage', 2],
+    ]);
+    for (const template of defaultTemplates) expect(validateTemplateDocument(template.document).problems).toEqual([]);
+  });
+});

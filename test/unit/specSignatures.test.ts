@@ -67,11 +67,9 @@ function findField(root: GraphQLObjectType, name: string): GraphQLField<unknown,
  */
 const notYetServed = new Set([
   'changeOrders.get',
-  'changeOrders.getTemplates',
   'webhooks findAll',
   'recommendedAttributes, accessPolicy',
   'changeOrders.create',
-  'changeOrders.createTemplate',
   'setAttributeAccess',
   'linkComponent',
   'unlinkComponent',

@@ -21,6 +21,7 @@ import type { Role as RoleModel } from '../../../lib/access/roles.js';
 import type { PermissionDescriptor as PermissionDescriptorModel } from '../../../lib/access/permissions.js';
 import type { CreationStanding as CreationStandingModel, SandboxParent as SandboxParentModel } from '../../../lib/orgs/organizations.js';
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
+import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
@@ -421,6 +422,7 @@ export type Query = {
   apiKey: ApiKeyQueryNamespace;
   /** The calling user. Needs no context headers. */
   user: UserQueryNamespace;
+  changeOrders: ChangeOrderQueryNamespace;
   component: ComponentQueryNamespace;
   categories: CategoryQueryNamespace;
   customStatuses: Array<CustomStatus>;
@@ -454,6 +456,7 @@ export type Mutation = {
   apiKey: ApiKeyMutationNamespace;
   /** Libraries of the organization in x-organization. */
   library: LibraryMutationNamespace;
+  changeOrders: ChangeOrderMutationNamespace;
   component: ComponentMutationNamespace;
   config: ConfigMutationNamespace;
   file: FileMutationNamespace;
@@ -568,6 +571,56 @@ export type ApiKeyMutationNamespaceDeactivateArgs = {
 
 export type ApiKeyMutationNamespaceUpdateArgs = {
   input: UpdateApiKeyInput;
+};
+
+/**
+ * A change order workflow template of the library in x-library (spec: Change order workflow template).
+ * Every library has two default templates (ids default-one-stage and default-two-stage) that name no
+ * reviewers; a library adds its own with changeOrders.createTemplate.
+ */
+export type ChangeOrderTemplate = {
+  __typename?: 'ChangeOrderTemplate';
+  id: Scalars['ID']['output'];
+  /** Unique in the library. */
+  name: Scalars['String']['output'];
+  isDefault: Scalars['Boolean']['output'];
+  /** The stored document: participants given by email are stored as user ids, duplicates dropped. */
+  template: Scalars['JSON']['output'];
+  /** The document's schema version (version property), e.g. 1.0. */
+  version: Scalars['String']['output'];
+  description: Scalars['String']['output'];
+  /** Names of the open stages, in order. */
+  stageNames: Array<Scalars['String']['output']>;
+  /** Null for default templates. */
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
+  createdBy?: Maybe<User>;
+};
+
+/**
+ * A template to add. template is the document as a JSON object, or as a YAML (or JSON) string. A refused
+ * template answers extensions.code TEMPLATE_INVALID and extensions.problems: every problem, each with path
+ * (a JSON path such as $.stages.open[0].default), rule and message.
+ */
+export type CreateTemplateInput = {
+  /** 1 to 100 characters, unique in the library. */
+  name: Scalars['String']['input'];
+  template: Scalars['JSON']['input'];
+};
+
+export type ChangeOrderQueryNamespace = {
+  __typename?: 'ChangeOrderQueryNamespace';
+  /** The library's templates: the two defaults, then its own by name. */
+  getTemplates: Array<ChangeOrderTemplate>;
+};
+
+export type ChangeOrderMutationNamespace = {
+  __typename?: 'ChangeOrderMutationNamespace';
+  createTemplate: ChangeOrderTemplate;
+};
+
+
+export type ChangeOrderMutationNamespaceCreateTemplateArgs = {
+  input: CreateTemplateInput;
 };
 
 /** A part, assembly or document of a library. */
@@ -2222,6 +2275,10 @@ export type ResolversTypes = {
   ApiKeyMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  ChangeOrderTemplate: ResolverTypeWrapper<ChangeOrderTemplateModel>;
+  CreateTemplateInput: CreateTemplateInput;
+  ChangeOrderQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ChangeOrderMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Component: ResolverTypeWrapper<ComponentModel>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Revision: ResolverTypeWrapper<Revision>;
@@ -2399,6 +2456,10 @@ export type ResolversParentTypes = {
   ApiKeyMutationNamespace: Record<PropertyKey, never>;
   DateTime: Scalars['DateTime']['output'];
   JSON: Scalars['JSON']['output'];
+  ChangeOrderTemplate: ChangeOrderTemplateModel;
+  CreateTemplateInput: CreateTemplateInput;
+  ChangeOrderQueryNamespace: Record<PropertyKey, never>;
+  ChangeOrderMutationNamespace: Record<PropertyKey, never>;
   Component: ComponentModel;
   Int: Scalars['Int']['output'];
   Revision: Revision;
@@ -2641,6 +2702,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   roles?: Resolver<ResolversTypes['RoleQueryNamespace'], ParentType, ContextType>;
   apiKey?: Resolver<ResolversTypes['ApiKeyQueryNamespace'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['UserQueryNamespace'], ParentType, ContextType>;
+  changeOrders?: Resolver<ResolversTypes['ChangeOrderQueryNamespace'], ParentType, ContextType>;
   component?: Resolver<ResolversTypes['ComponentQueryNamespace'], ParentType, ContextType>;
   categories?: Resolver<ResolversTypes['CategoryQueryNamespace'], ParentType, ContextType>;
   customStatuses?: Resolver<Array<ResolversTypes['CustomStatus']>, ParentType, ContextType, Partial<QueryCustomStatusesArgs>>;
@@ -2656,6 +2718,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   roles?: Resolver<ResolversTypes['RoleMutationNamespace'], ParentType, ContextType>;
   apiKey?: Resolver<ResolversTypes['ApiKeyMutationNamespace'], ParentType, ContextType>;
   library?: Resolver<ResolversTypes['LibraryMutationNamespace'], ParentType, ContextType>;
+  changeOrders?: Resolver<ResolversTypes['ChangeOrderMutationNamespace'], ParentType, ContextType>;
   component?: Resolver<ResolversTypes['ComponentMutationNamespace'], ParentType, ContextType>;
   config?: Resolver<ResolversTypes['ConfigMutationNamespace'], ParentType, ContextType>;
   file?: Resolver<ResolversTypes['FileMutationNamespace'], ParentType, ContextType>;
@@ -2701,6 +2764,26 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
+
+export type ChangeOrderTemplateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderTemplate'] = ResolversParentTypes['ChangeOrderTemplate']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  isDefault?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  template?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stageNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type ChangeOrderQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderQueryNamespace'] = ResolversParentTypes['ChangeOrderQueryNamespace']> = {
+  getTemplates?: Resolver<Array<ResolversTypes['ChangeOrderTemplate']>, ParentType, ContextType>;
+};
+
+export type ChangeOrderMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderMutationNamespace'] = ResolversParentTypes['ChangeOrderMutationNamespace']> = {
+  createTemplate?: Resolver<ResolversTypes['ChangeOrderTemplate'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceCreateTemplateArgs, 'input'>>;
+};
 
 export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Component'] = ResolversParentTypes['Component']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -3350,6 +3433,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApiKeyMutationNamespace?: ApiKeyMutationNamespaceResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
+  ChangeOrderTemplate?: ChangeOrderTemplateResolvers<ContextType>;
+  ChangeOrderQueryNamespace?: ChangeOrderQueryNamespaceResolvers<ContextType>;
+  ChangeOrderMutationNamespace?: ChangeOrderMutationNamespaceResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;
   Revision?: RevisionResolvers<ContextType>;
   ComponentStatus?: ComponentStatusResolvers<ContextType>;

@@ -2,6 +2,7 @@ import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { accessResolvers } from './access.js';
 import { apiKeyResolvers } from './apiKey.js';
+import { changeOrderResolvers } from './changeOrder.js';
 import { componentResolvers } from './component.js';
 import { configResolvers } from './config.js';
 import { fileResolvers } from './file.js';
@@ -18,6 +19,7 @@ export const resolvers: Resolvers = mergeResolvers([
   userResolvers,
   organizationResolvers,
   accessResolvers,
+  changeOrderResolvers,
   libraryResolvers,
   apiKeyResolvers,
   configResolvers,
