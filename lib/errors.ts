@@ -296,9 +296,37 @@ export class AccountError extends DomainError {
 
 // ---- change orders -------------------------------------------------------------------------------------
 
+/** A component held by an open change order is edited or deleted only through it. */
+export class ComponentLockedError extends DomainError {
+  constructor(componentId: string, changeOrderId: string, inputIndex?: number) {
+    super(
+      'COMPONENT_IN_CHANGE_ORDER',
+      `${inputIndex === undefined ? '' : `inputs[${inputIndex}]: `}Component ${componentId} is in change order ${changeOrderId}, which holds it until it resolves: withdraw or reset the change order to edit it`,
+      undefined,
+      { id: componentId, changeOrderId, inputIndex },
+    );
+  }
+}
+
 /** A refused change order template: every problem, each with its JSON path and the rule it breaks. */
 export class TemplateInvalidError extends DomainError {
   constructor(readonly problems: readonly { path: string; rule: string; message: string }[]) {
     super('TEMPLATE_INVALID', `The template has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${problems.slice(0, 3).map((p) => p.message).join('; ')}${problems.length > 3 ? '; …' : ''}`, undefined, { problems });
+  }
+}
+
+export type ChangeOrderErrorCode =
+  | 'CHANGE_ORDER_STATE'
+  | 'NOT_A_REVIEWER'
+  | 'ALREADY_DECIDED'
+  | 'STAGE_WITHOUT_REVIEWERS'
+  | 'CHANGE_ORDER_TOO_LARGE'
+  | 'CHANGE_ORDER_EMPTY'
+  | 'VALUES_INVALID';
+
+/** A refused change order action; the code says which rule. */
+export class ChangeOrderError extends DomainError {
+  constructor(code: ChangeOrderErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(code, message, undefined, details);
   }
 }

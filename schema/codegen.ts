@@ -54,6 +54,13 @@ const mappers = {
   OrgCreationOptions: '../../../lib/orgs/organizations.js#CreationStanding',
   SandboxParentOption: '../../../lib/orgs/organizations.js#SandboxParent',
   AllowlistEntry: '../../../lib/store/allowlist.js#AllowlistRecord',
+  ChangeOrder: '../../../lib/store/changeOrder.js#ChangeOrderRecord',
+  ChangeOrderStage: '../../../lib/store/changeOrder.js#ChangeOrderStageRecord',
+  ChangeOrderReviewer: '../../../lib/store/changeOrder.js#ChangeOrderReviewerRecord',
+  ChangeOrderDecisionEntry: '../../../lib/store/changeOrder.js#ChangeOrderDecisionRecord',
+  ChangeOrderComponent: '../../../lib/store/changeOrder.js#ChangeOrderComponentRecord',
+  ChangeOrderHistoryEntry: '../../../lib/store/changeOrder.js#ChangeOrderHistoryRecord',
+  ChangeOrderConnection: '../../../lib/changeOrders/service.js#ChangeOrderPage',
   ChangeOrderTemplate: '../../../lib/changeOrders/templates.js#ChangeOrderTemplate',
   BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
 };

@@ -23,6 +23,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     // Answers about the caller's own verified address only.
     'organization.discoverByDomain': { scope: 'user', permission: null },
     'changeOrders.getTemplates': { scope: 'library', permission: 'change_orders.read' },
+    'changeOrders.get': { scope: 'library', permission: 'change_orders.read' },
     'roles.allPermissions': { scope: 'organization', permission: 'roles.read' },
     'roles.findById': { scope: 'organization', permission: 'roles.read' },
     'apiKey.findAllForUser': { scope: 'library', permission: 'library.read' },
@@ -73,6 +74,19 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'organization.teams.removeMembers': { scope: 'organization', permission: 'roles.assign' },
     // Templates are library configuration.
     'changeOrders.createTemplate': { scope: 'library', permission: 'library.settings.update' },
+    'changeOrders.create': { scope: 'library', permission: 'change_orders.create' },
+    'changeOrders.update': { scope: 'library', permission: 'change_orders.update' },
+    'changeOrders.delete': { scope: 'library', permission: 'change_orders.delete' },
+    'changeOrders.submit': { scope: 'library', permission: 'change_orders.submit' },
+    // Checked inside too: the caller must be a reviewer of the open stage. The last approval releases.
+    'changeOrders.approve': { scope: 'library', permission: 'change_orders.approve' },
+    'changeOrders.reject': { scope: 'library', permission: 'change_orders.reject' },
+    'changeOrders.withdraw': { scope: 'library', permission: 'change_orders.withdraw' },
+    // Pausing, resuming and closing change the change order, not its decisions.
+    'changeOrders.hold': { scope: 'library', permission: 'change_orders.update' },
+    'changeOrders.resume': { scope: 'library', permission: 'change_orders.update' },
+    'changeOrders.close': { scope: 'library', permission: 'change_orders.update' },
+    'changeOrders.reset': { scope: 'library', permission: 'change_orders.reset' },
     'roles.create': { scope: 'organization', permission: 'roles.create' },
     'roles.update': { scope: 'organization', permission: 'roles.update' },
     'roles.delete': { scope: 'organization', permission: 'roles.delete' },

@@ -1,6 +1,6 @@
 import { findCategory, findStatus, loadLibraryConfiguration, writeLibraryConfig, type LibraryConfiguration } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
-import { componentItem, listComponents, type ComponentRecord } from '../store/component.js';
+import { componentItem, listComponents, lockCondition, type ComponentRecord } from '../store/component.js';
 import { TransactionCancelledError, transactWrite } from '../store/items.js';
 import { searchEntryPut } from '../search/entries.js';
 import { updateConfigSync, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';
@@ -37,7 +37,13 @@ export async function syncComponentsWithConfig(store: Store, orgId: string, libr
     for (const component of stale) {
       try {
         await transactWrite(store, [
-          { Put: { Item: componentItem(component), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': component.version } } },
+          {
+            Put: {
+              Item: componentItem(component),
+              ConditionExpression: `version = :version AND ${lockCondition(component.lockedBy).expression}`,
+              ExpressionAttributeValues: { ':version': component.version, ...lockCondition(component.lockedBy).values },
+            },
+          },
           searchEntryPut(store.tableName, component),
         ]);
         updated += 1;

@@ -1,3 +1,4 @@
+import { ComponentLockedError } from '../errors.js';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import type { Store } from '../store/client.js';
 import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
@@ -53,6 +54,8 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
   const found = unique.filter((id) => current.has(id));
   if (found.length === 0) return { deletedIds: [], notFoundIds: unique };
   await refuseComponentsInUse(store, ctx, ids, found, current, usages);
+  const locked = found.filter((id) => current.get(id)!.lockedBy);
+  if (locked.length) throw new ComponentLockedError(locked[0]!, current.get(locked[0]!)!.lockedBy!);
 
   await transactWrite(
     store,
@@ -63,8 +66,9 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
           Delete: {
             TableName: store.tableName,
             Key: componentKey(org, lib, id),
-            ConditionExpression: 'version = :version',
-            ExpressionAttributeValues: { ':version': record.version },
+            // A change order that locked the component meanwhile keeps it.
+            ConditionExpression: 'version = :version AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
+            ExpressionAttributeValues: { ':version': record.version, ':unlocked': null },
           },
         },
         {

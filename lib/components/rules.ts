@@ -16,6 +16,7 @@ import {
   NrmError,
   PermissionDeniedError,
   StatusNotFoundError,
+  ComponentLockedError,
 } from '../errors.js';
 
 /** Everything a component write is checked against, read once per call. */
@@ -167,6 +168,7 @@ export function buildNewComponent(ctx: WriteContext, input: CreateComponentComma
     revisionValue,
     state: 'MODIFIED',
     version: 1,
+    lockedBy: null,
     eid: text(input.eid, 'eid', limits.eid, index),
     labels: stringList(input.labels ?? [], 'labels', limits.label, limits.labels, index),
     attributeValues,
@@ -186,6 +188,7 @@ export function buildNewComponent(ctx: WriteContext, input: CreateComponentComma
 
 /** The component after an update input, validated as a whole; unchanged fields keep their values. */
 export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: UpdateComponentCommand, index: number): ComponentRecord {
+  if (current.lockedBy) throw new ComponentLockedError(current.id, current.lockedBy, index);
   const next: ComponentRecord = { ...current, attributeValues: { ...current.attributeValues } };
   if (input.name !== undefined) next.name = text(input.name, 'name', limits.name, index, { required: true })!;
   if (input.description !== undefined) next.description = text(input.description, 'description', limits.description, index);

@@ -1,6 +1,6 @@
 import { normalizeCpn, type CpnScheme } from '../config/cpnScheme.js';
 import { searchEntryPut } from '../search/entries.js';
-import { componentItem, cpnKey, historyItem, type ComponentHistoryRecord, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { componentItem, cpnKey, historyItem, lockCondition, type ComponentHistoryRecord, type ComponentRecord, type HistoryChange } from '../store/component.js';
 import { diffComponents, type WriteContext } from './rules.js';
 
 /** The transaction items of component writes, shared by component.* and item.* writes. */
@@ -54,8 +54,8 @@ export function updatedComponentItems(tableName: string, ctx: WriteContext, befo
       Put: {
         TableName: tableName,
         Item: componentItem(after),
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':version': before.version },
+        ConditionExpression: `version = :version AND ${lockCondition(before.lockedBy).expression}`,
+        ExpressionAttributeValues: { ':version': before.version, ...lockCondition(before.lockedBy).values },
       },
     },
     {

@@ -52,6 +52,11 @@ export const componentRecord = z.object({
   updatedAt: z.string(),
   createdBy: z.string(),
   updatedBy: z.string(),
+  /**
+   * The change order that holds the component (from submission until it resolves): nobody edits or deletes
+   * it outside that change order. Every write of the component is conditioned on it (lockCondition).
+   */
+  lockedBy: z.string().nullable().default(null),
   /** Present while the large item write that created the component may not have committed (pendingWrite.ts). */
   writeId: z.string().nullish(),
 });
@@ -63,13 +68,23 @@ export type HistoryChange = z.infer<typeof historyChange>;
 export const componentHistoryRecord = z.object({
   componentId: z.string().uuid(),
   version: z.number().int().positive(),
-  action: z.enum(['CREATE', 'UPDATE']),
+  action: z.enum(['CREATE', 'UPDATE', 'RELEASE']),
   at: z.string(),
   by: z.string(),
   actingIntegrationId: z.string().nullable(),
   changes: z.array(historyChange),
 });
 export type ComponentHistoryRecord = z.infer<typeof componentHistoryRecord>;
+
+/**
+ * The condition that keeps a component's lock as it was read: a write of a component read unlocked fails if
+ * a change order locked it meanwhile (and the other way round). Combine with the version condition.
+ */
+export function lockCondition(lockedBy: string | null): { expression: string; values: Record<string, unknown> } {
+  return lockedBy === null
+    ? { expression: '(attribute_not_exists(lockedBy) OR lockedBy = :unlocked)', values: { ':unlocked': null } }
+    : { expression: 'lockedBy = :lockedBy', values: { ':lockedBy': lockedBy } };
+}
 
 export function componentItem(record: ComponentRecord) {
   return { ...componentKey(record.organizationId, record.libraryId, record.id), entity: 'Component', ...record };

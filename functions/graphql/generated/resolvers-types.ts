@@ -21,6 +21,8 @@ import type { Role as RoleModel } from '../../../lib/access/roles.js';
 import type { PermissionDescriptor as PermissionDescriptorModel } from '../../../lib/access/permissions.js';
 import type { CreationStanding as CreationStandingModel, SandboxParent as SandboxParentModel } from '../../../lib/orgs/organizations.js';
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
+import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderComponentRecord as ChangeOrderComponentRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
+import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/service.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
 import type { GraphQLContext } from '../context.js';
@@ -607,20 +609,317 @@ export type CreateTemplateInput = {
   template: Scalars['JSON']['input'];
 };
 
+export type ChangeOrderStatus =
+  /** Being prepared; editable; components not held. */
+  | 'DRAFT'
+  /** Submitted: its stages run in order; its components are held (COMPONENT_IN_CHANGE_ORDER for edits elsewhere). */
+  | 'OPEN'
+  /** Paused: no decisions until resumed. */
+  | 'ON_HOLD'
+  /** Approved, rejected or withdrawn; waiting to be closed (MANUAL_CLOSE). */
+  | 'RESOLVED'
+  | 'CLOSED';
+
+export type ChangeOrderResolution =
+  /** Every stage passed: the components were released. */
+  | 'APPROVED'
+  | 'REJECTED'
+  | 'WITHDRAWN';
+
+export type ApprovalType =
+  /** Every reviewer approves. */
+  | 'Unanimous'
+  /** More than half of the reviewers approve. */
+  | 'Majority'
+  /** At least minReviewers approve. */
+  | 'Minimum';
+
+export type ChangeOrderDecision =
+  | 'APPROVE'
+  | 'REJECT';
+
+export type ChangeOrderReviewer = {
+  __typename?: 'ChangeOrderReviewer';
+  user?: Maybe<User>;
+  userId: Scalars['ID']['output'];
+  /** Must take part: the stage cannot pass before they decide. */
+  isRequired: Scalars['Boolean']['output'];
+  /** Must approve: their rejection rejects the stage. */
+  isRequiredToApprove: Scalars['Boolean']['output'];
+};
+
+export type ChangeOrderDecisionEntry = {
+  __typename?: 'ChangeOrderDecisionEntry';
+  userId: Scalars['ID']['output'];
+  user?: Maybe<User>;
+  decision: ChangeOrderDecision;
+  comment?: Maybe<Scalars['String']['output']>;
+  at: Scalars['DateTime']['output'];
+};
+
+export type ChangeOrderStage = {
+  __typename?: 'ChangeOrderStage';
+  name: Scalars['String']['output'];
+  approvalType: ApprovalType;
+  minReviewers: Scalars['Int']['output'];
+  reviewers: Array<ChangeOrderReviewer>;
+  decisions: Array<ChangeOrderDecisionEntry>;
+  openedAt?: Maybe<Scalars['DateTime']['output']>;
+  closedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** PASSED or REJECTED once decided. */
+  outcome?: Maybe<Scalars['String']['output']>;
+};
+
+/** A component of a change order, with its revision before and after the release. */
+export type ChangeOrderComponent = {
+  __typename?: 'ChangeOrderComponent';
+  componentId: Scalars['ID']['output'];
+  component?: Maybe<Component>;
+  fromRevision: Scalars['String']['output'];
+  /** Set when the change order releases. */
+  toRevision?: Maybe<Scalars['String']['output']>;
+};
+
+export type ChangeOrderHistoryEntry = {
+  __typename?: 'ChangeOrderHistoryEntry';
+  /** CREATE, UPDATE, SUBMIT, APPROVE, REJECT, HOLD, RESUME, APPROVED, REJECTED, WITHDRAWN, CLOSE, RESET. */
+  action: Scalars['String']['output'];
+  by?: Maybe<User>;
+  at: Scalars['DateTime']['output'];
+  comment?: Maybe<Scalars['String']['output']>;
+  /** The status after the action. */
+  status: Scalars['String']['output'];
+};
+
+/**
+ * A change order of the library in x-library: it carries components through the review stages of its
+ * template to release. Numbers (CO-000001) are sequential per library.
+ */
+export type ChangeOrder = {
+  __typename?: 'ChangeOrder';
+  id: Scalars['ID']['output'];
+  number: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  templateId: Scalars['ID']['output'];
+  templateName: Scalars['String']['output'];
+  status: ChangeOrderStatus;
+  resolution?: Maybe<ChangeOrderResolution>;
+  /** Index of the open stage; null unless OPEN or ON_HOLD. */
+  currentStage?: Maybe<Scalars['Int']['output']>;
+  stages: Array<ChangeOrderStage>;
+  components: Array<ChangeOrderComponent>;
+  /** Field values by field name (or label when a field has no name). */
+  values: Scalars['JSON']['output'];
+  history: Array<ChangeOrderHistoryEntry>;
+  createdBy?: Maybe<User>;
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** Reviewers and approval choices the author adds to one stage of the template. */
+export type ChangeOrderStageInput = {
+  /** 0 for the first open stage. */
+  index: Scalars['Int']['input'];
+  /** Members of the organization, added to the template's reviewers of the stage. */
+  reviewerIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** One of the stage's types; the template's default when omitted. */
+  approvalType?: InputMaybe<ApprovalType>;
+  minReviewers?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type CreateChangeOrderInput = {
+  name: Scalars['String']['input'];
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** A template of the library (changeOrders.getTemplates), e.g. default-one-stage. */
+  templateId: Scalars['ID']['input'];
+  /** Up to 33 components, released together in one transaction. */
+  componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Field name -> value, checked against the template's fields (VALUES_INVALID with extensions.problems). */
+  values?: InputMaybe<Scalars['JSON']['input']>;
+  stages?: InputMaybe<Array<ChangeOrderStageInput>>;
+};
+
+/** Changes a DRAFT; omitted fields stay. */
+export type UpdateChangeOrderInput = {
+  id: Scalars['ID']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  values?: InputMaybe<Scalars['JSON']['input']>;
+  stages?: InputMaybe<Array<ChangeOrderStageInput>>;
+};
+
+export type ChangeOrderFilterInput = {
+  status?: InputMaybe<ChangeOrderStatus>;
+  /** Change orders that carry this component. */
+  componentId?: InputMaybe<Scalars['ID']['input']>;
+  /** Part of the name or number. */
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ChangeOrderPaginationInput = {
+  /** 1 to 200, default 50. */
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ChangeOrderConnection = {
+  __typename?: 'ChangeOrderConnection';
+  totalCount: Scalars['Int']['output'];
+  nodes: Array<ChangeOrder>;
+  endCursor?: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
 export type ChangeOrderQueryNamespace = {
   __typename?: 'ChangeOrderQueryNamespace';
   /** The library's templates: the two defaults, then its own by name. */
   getTemplates: Array<ChangeOrderTemplate>;
+  /** Change orders of the library, newest first. */
+  get: ChangeOrderConnection;
 };
 
+
+export type ChangeOrderQueryNamespaceGetArgs = {
+  filter?: InputMaybe<ChangeOrderFilterInput>;
+  pagination?: InputMaybe<ChangeOrderPaginationInput>;
+};
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
 export type ChangeOrderMutationNamespace = {
   __typename?: 'ChangeOrderMutationNamespace';
   createTemplate: ChangeOrderTemplate;
+  /** A DRAFT; each stage's notifyList users and external emails are emailed. */
+  create: ChangeOrder;
+  update: ChangeOrder;
+  /** DRAFT only. */
+  delete: Scalars['Boolean']['output'];
+  /** DRAFT -> OPEN at the first stage; holds the components; emails the stage's reviewers. */
+  submit: ChangeOrder;
+  /** A reviewer of the open stage approves, once. The last approval of the last stage releases the components. */
+  approve: ChangeOrder;
+  reject: ChangeOrder;
+  withdraw: ChangeOrder;
+  hold: ChangeOrder;
+  resume: ChangeOrder;
+  /** RESOLVED -> CLOSED (MANUAL_CLOSE resolutions). */
+  close: ChangeOrder;
+  /** Back to DRAFT, decisions cleared, components let go; not after a release. */
+  reset: ChangeOrder;
 };
 
 
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
 export type ChangeOrderMutationNamespaceCreateTemplateArgs = {
   input: CreateTemplateInput;
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceCreateArgs = {
+  input: CreateChangeOrderInput;
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceUpdateArgs = {
+  input: UpdateChangeOrderInput;
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceSubmitArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceApproveArgs = {
+  id: Scalars['ID']['input'];
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceRejectArgs = {
+  id: Scalars['ID']['input'];
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceWithdrawArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceHoldArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceResumeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceCloseArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeOrderMutationNamespaceResetArgs = {
+  id: Scalars['ID']['input'];
 };
 
 /** A part, assembly or document of a library. */
@@ -2277,10 +2576,26 @@ export type ResolversTypes = {
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   ChangeOrderTemplate: ResolverTypeWrapper<ChangeOrderTemplateModel>;
   CreateTemplateInput: CreateTemplateInput;
+  ChangeOrderStatus: ChangeOrderStatus;
+  ChangeOrderResolution: ChangeOrderResolution;
+  ApprovalType: ApprovalType;
+  ChangeOrderDecision: ChangeOrderDecision;
+  ChangeOrderReviewer: ResolverTypeWrapper<ChangeOrderReviewerRecordModel>;
+  ChangeOrderDecisionEntry: ResolverTypeWrapper<ChangeOrderDecisionRecordModel>;
+  ChangeOrderStage: ResolverTypeWrapper<ChangeOrderStageRecordModel>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  ChangeOrderComponent: ResolverTypeWrapper<ChangeOrderComponentRecordModel>;
+  ChangeOrderHistoryEntry: ResolverTypeWrapper<ChangeOrderHistoryRecordModel>;
+  ChangeOrder: ResolverTypeWrapper<ChangeOrderRecordModel>;
+  ChangeOrderStageInput: ChangeOrderStageInput;
+  CreateChangeOrderInput: CreateChangeOrderInput;
+  UpdateChangeOrderInput: UpdateChangeOrderInput;
+  ChangeOrderFilterInput: ChangeOrderFilterInput;
+  ChangeOrderPaginationInput: ChangeOrderPaginationInput;
+  ChangeOrderConnection: ResolverTypeWrapper<ChangeOrderPageModel>;
   ChangeOrderQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ChangeOrderMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Component: ResolverTypeWrapper<ComponentModel>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Revision: ResolverTypeWrapper<Revision>;
   ComponentState: ComponentState;
   ComponentStatus: ResolverTypeWrapper<ComponentStatus>;
@@ -2458,10 +2773,22 @@ export type ResolversParentTypes = {
   JSON: Scalars['JSON']['output'];
   ChangeOrderTemplate: ChangeOrderTemplateModel;
   CreateTemplateInput: CreateTemplateInput;
+  ChangeOrderReviewer: ChangeOrderReviewerRecordModel;
+  ChangeOrderDecisionEntry: ChangeOrderDecisionRecordModel;
+  ChangeOrderStage: ChangeOrderStageRecordModel;
+  Int: Scalars['Int']['output'];
+  ChangeOrderComponent: ChangeOrderComponentRecordModel;
+  ChangeOrderHistoryEntry: ChangeOrderHistoryRecordModel;
+  ChangeOrder: ChangeOrderRecordModel;
+  ChangeOrderStageInput: ChangeOrderStageInput;
+  CreateChangeOrderInput: CreateChangeOrderInput;
+  UpdateChangeOrderInput: UpdateChangeOrderInput;
+  ChangeOrderFilterInput: ChangeOrderFilterInput;
+  ChangeOrderPaginationInput: ChangeOrderPaginationInput;
+  ChangeOrderConnection: ChangeOrderPageModel;
   ChangeOrderQueryNamespace: Record<PropertyKey, never>;
   ChangeOrderMutationNamespace: Record<PropertyKey, never>;
   Component: ComponentModel;
-  Int: Scalars['Int']['output'];
   Revision: Revision;
   ComponentStatus: ComponentStatus;
   ComponentCategory: ComponentCategory;
@@ -2777,12 +3104,91 @@ export type ChangeOrderTemplateResolvers<ContextType = GraphQLContext, ParentTyp
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
+export type ChangeOrderReviewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderReviewer'] = ResolversParentTypes['ChangeOrderReviewer']> = {
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isRequired?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isRequiredToApprove?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ChangeOrderDecisionEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderDecisionEntry'] = ResolversParentTypes['ChangeOrderDecisionEntry']> = {
+  userId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  decision?: Resolver<ResolversTypes['ChangeOrderDecision'], ParentType, ContextType>;
+  comment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type ChangeOrderStageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderStage'] = ResolversParentTypes['ChangeOrderStage']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  approvalType?: Resolver<ResolversTypes['ApprovalType'], ParentType, ContextType>;
+  minReviewers?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reviewers?: Resolver<Array<ResolversTypes['ChangeOrderReviewer']>, ParentType, ContextType>;
+  decisions?: Resolver<Array<ResolversTypes['ChangeOrderDecisionEntry']>, ParentType, ContextType>;
+  openedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  closedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  outcome?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ChangeOrderComponentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderComponent'] = ResolversParentTypes['ChangeOrderComponent']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  fromRevision?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  toRevision?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ChangeOrderHistoryEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderHistoryEntry'] = ResolversParentTypes['ChangeOrderHistoryEntry']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  by?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  comment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ChangeOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrder'] = ResolversParentTypes['ChangeOrder']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  number?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  templateId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  templateName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ChangeOrderStatus'], ParentType, ContextType>;
+  resolution?: Resolver<Maybe<ResolversTypes['ChangeOrderResolution']>, ParentType, ContextType>;
+  currentStage?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  stages?: Resolver<Array<ResolversTypes['ChangeOrderStage']>, ParentType, ContextType>;
+  components?: Resolver<Array<ResolversTypes['ChangeOrderComponent']>, ParentType, ContextType>;
+  values?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  history?: Resolver<Array<ResolversTypes['ChangeOrderHistoryEntry']>, ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type ChangeOrderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderConnection'] = ResolversParentTypes['ChangeOrderConnection']> = {
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['ChangeOrder']>, ParentType, ContextType>;
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type ChangeOrderQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderQueryNamespace'] = ResolversParentTypes['ChangeOrderQueryNamespace']> = {
   getTemplates?: Resolver<Array<ResolversTypes['ChangeOrderTemplate']>, ParentType, ContextType>;
+  get?: Resolver<ResolversTypes['ChangeOrderConnection'], ParentType, ContextType, Partial<ChangeOrderQueryNamespaceGetArgs>>;
 };
 
 export type ChangeOrderMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderMutationNamespace'] = ResolversParentTypes['ChangeOrderMutationNamespace']> = {
   createTemplate?: Resolver<ResolversTypes['ChangeOrderTemplate'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceCreateTemplateArgs, 'input'>>;
+  create?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceCreateArgs, 'input'>>;
+  update?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceUpdateArgs, 'input'>>;
+  delete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceDeleteArgs, 'id'>>;
+  submit?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceSubmitArgs, 'id'>>;
+  approve?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceApproveArgs, 'id'>>;
+  reject?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceRejectArgs, 'id'>>;
+  withdraw?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceWithdrawArgs, 'id'>>;
+  hold?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceHoldArgs, 'id'>>;
+  resume?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceResumeArgs, 'id'>>;
+  close?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceCloseArgs, 'id'>>;
+  reset?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceResetArgs, 'id'>>;
 };
 
 export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Component'] = ResolversParentTypes['Component']> = {
@@ -3434,6 +3840,13 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
   ChangeOrderTemplate?: ChangeOrderTemplateResolvers<ContextType>;
+  ChangeOrderReviewer?: ChangeOrderReviewerResolvers<ContextType>;
+  ChangeOrderDecisionEntry?: ChangeOrderDecisionEntryResolvers<ContextType>;
+  ChangeOrderStage?: ChangeOrderStageResolvers<ContextType>;
+  ChangeOrderComponent?: ChangeOrderComponentResolvers<ContextType>;
+  ChangeOrderHistoryEntry?: ChangeOrderHistoryEntryResolvers<ContextType>;
+  ChangeOrder?: ChangeOrderResolvers<ContextType>;
+  ChangeOrderConnection?: ChangeOrderConnectionResolvers<ContextType>;
   ChangeOrderQueryNamespace?: ChangeOrderQueryNamespaceResolvers<ContextType>;
   ChangeOrderMutationNamespace?: ChangeOrderMutationNamespaceResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;

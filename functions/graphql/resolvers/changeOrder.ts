@@ -1,19 +1,63 @@
+import {
+
+  closeChangeOrder,
+  createChangeOrder,
+  decide,
+  deleteChangeOrder,
+  findChangeOrders,
+  holdChangeOrder,
+  resetChangeOrder,
+  submitChangeOrder,
+  updateChangeOrder,
+  withdrawChangeOrder,
+  type ChangeOrderDeps,
+} from '../../../lib/changeOrders/service.js';
 import { createTemplate, getTemplates } from '../../../lib/changeOrders/templates.js';
+import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { libraryScope, userById } from './shared.js';
+import { libraryScope, loadComponent, userById } from './shared.js';
+
+const deps = (context: GraphQLContext): ChangeOrderDeps => ({
+  store: context.store,
+  mailer: context.mail.mailer(),
+  appUrl: context.mail.appUrl,
+  failRelease: context.faults.has('change-order-release-fails'),
+});
+const user = (context: GraphQLContext, id: string) => userById(context, id);
 
 export const changeOrderResolvers: Resolvers = {
   ChangeOrderQueryNamespace: {
     getTemplates: async (_parent, _args, context) => getTemplates(context.store, await libraryScope(context)),
+    get: async (_parent, { filter, pagination }, context) => findChangeOrders(context.store, await libraryScope(context), filter ?? {}, pagination ?? {}),
   },
   ChangeOrderMutationNamespace: {
     createTemplate: async (_parent, { input }, context) => createTemplate(context.store, await libraryScope(context), input),
+    create: async (_parent, { input }, context) => createChangeOrder(deps(context), await libraryScope(context), input),
+    update: async (_parent, { input }, context) => updateChangeOrder(deps(context), await libraryScope(context), input),
+    delete: async (_parent, { id }, context) => deleteChangeOrder(deps(context), await libraryScope(context), id),
+    submit: async (_parent, { id }, context) => submitChangeOrder(deps(context), await libraryScope(context), id),
+    approve: async (_parent, { id, comment }, context) => decide(deps(context), await libraryScope(context), id, 'APPROVE', comment),
+    reject: async (_parent, { id, comment }, context) => decide(deps(context), await libraryScope(context), id, 'REJECT', comment),
+    withdraw: async (_parent, { id }, context) => withdrawChangeOrder(deps(context), await libraryScope(context), id),
+    hold: async (_parent, { id }, context) => holdChangeOrder(deps(context), await libraryScope(context), id, true),
+    resume: async (_parent, { id }, context) => holdChangeOrder(deps(context), await libraryScope(context), id, false),
+    close: async (_parent, { id }, context) => closeChangeOrder(deps(context), await libraryScope(context), id),
+    reset: async (_parent, { id }, context) => resetChangeOrder(deps(context), await libraryScope(context), id),
   },
   ChangeOrderTemplate: {
     template: (template) => template.document,
     version: (template) => template.document.version,
     description: (template) => template.document.description,
     stageNames: (template) => template.document.stages.open.map((stage) => stage.name),
-    createdBy: (template, _args, context) => (template.createdBy ? userById(context, template.createdBy) : null),
+    createdBy: (template, _args, context) => (template.createdBy ? user(context, template.createdBy) : null),
   },
+  ChangeOrder: {
+    createdBy: (record, _args, context) => user(context, record.createdBy),
+  },
+  ChangeOrderReviewer: { user: (reviewer, _args, context) => user(context, reviewer.userId) },
+  ChangeOrderDecisionEntry: { user: (decision, _args, context) => user(context, decision.userId) },
+  ChangeOrderHistoryEntry: { by: (entry, _args, context) => user(context, entry.by) },
+  ChangeOrderComponent: { component: async (entry, _args, context) => (await loadComponent(context, entry.componentId)) ?? null },
 };
+
+

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { getItem, queryAll } from './items.js';
+import { counterKey } from './component.js';
+import { libraryPartition } from './library.js';
+
+/** A change order: one item holding its stages, decisions, components, values and history. */
+export const changeOrderKey = (orgId: string, libraryId: string, id: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `CO#${id}` });
+
+const reviewer = z.object({ userId: z.string(), isRequired: z.boolean(), isRequiredToApprove: z.boolean() });
+const decision = z.object({ userId: z.string(), decision: z.enum(['APPROVE', 'REJECT']), comment: z.string().nullable(), at: z.string() });
+const stage = z.object({
+  name: z.string(),
+  approvalType: z.enum(['Unanimous', 'Majority', 'Minimum']),
+  minReviewers: z.number().int(),
+  reviewers: z.array(reviewer),
+  decisions: z.array(decision),
+  openedAt: z.string().nullable(),
+  closedAt: z.string().nullable(),
+  outcome: z.enum(['PASSED', 'REJECTED']).nullable(),
+  notifyUserIds: z.array(z.string()),
+  notifyEmails: z.array(z.string()),
+});
+const closeActions = z.array(z.enum(['AUTO_CLOSE', 'MANUAL_CLOSE']));
+
+export const changeOrderRecord = z.object({
+  id: z.string().uuid(),
+  number: z.string(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  templateId: z.string(),
+  templateName: z.string(),
+  status: z.enum(['DRAFT', 'OPEN', 'ON_HOLD', 'RESOLVED', 'CLOSED']),
+  resolution: z.enum(['APPROVED', 'REJECTED', 'WITHDRAWN']).nullable(),
+  currentStage: z.number().int().nullable(),
+  stages: z.array(stage),
+  components: z.array(z.object({ componentId: z.string(), fromRevision: z.string(), toRevision: z.string().nullable() })),
+  values: z.record(z.string(), z.unknown()),
+  resolutions: z.object({ onapproval: closeActions.optional(), onrejection: closeActions.optional(), onwithdrawal: closeActions.optional() }),
+  history: z.array(z.object({ action: z.string(), by: z.string(), at: z.string(), comment: z.string().nullable(), status: z.string() })),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** Optimistic concurrency: every change checks and bumps it. */
+  rev: z.number().int(),
+});
+export type ChangeOrderRecord = z.infer<typeof changeOrderRecord>;
+
+export function changeOrderPut(record: ChangeOrderRecord, previousRev: number | null) {
+  return {
+    Put: {
+      Item: { ...changeOrderKey(record.organizationId, record.libraryId, record.id), entity: 'ChangeOrder', ...record },
+      ...(previousRev === null ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previousRev } }),
+    },
+  };
+}
+
+export function changeOrderDelete(record: ChangeOrderRecord) {
+  return { Delete: { Key: changeOrderKey(record.organizationId, record.libraryId, record.id), ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': record.rev } } };
+}
+
+export function getChangeOrder(store: Store, orgId: string, libraryId: string, id: string, consistent = false): Promise<ChangeOrderRecord | undefined> {
+  return consistent
+    ? queryAll(
+        store,
+        { KeyConditionExpression: 'PK = :pk AND SK = :sk', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':sk': `CO#${id}` }, ConsistentRead: true },
+        changeOrderRecord,
+        'change order',
+      ).then((found) => found[0])
+    : getItem(store, changeOrderKey(orgId, libraryId, id), changeOrderRecord, 'change order');
+}
+
+export function listChangeOrders(store: Store, orgId: string, libraryId: string): Promise<ChangeOrderRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CO#' } },
+    changeOrderRecord,
+    'change order',
+  );
+}
+
+/** The library's next change order number (CO-000001, CO-000002...): one atomic counter. */
+export async function nextChangeOrderNumber(store: Store, orgId: string, libraryId: string): Promise<string> {
+  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const result = await store.ddb.send(
+    new UpdateCommand({
+      TableName: store.tableName,
+      Key: counterKey(orgId, libraryId, 'CHANGE_ORDER', 'number'),
+      UpdateExpression: 'SET #value = if_not_exists(#value, :zero) + :one',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return `CO-${String(result.Attributes?.value ?? 1).padStart(6, '0')}`;
+}
+
+/** Locks a component for a change order (no version change: every write of a component is conditioned on its lock). */
+export function componentLockUpdate(key: { PK: string; SK: string }, changeOrderId: string) {
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: 'SET lockedBy = :co',
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
+      ExpressionAttributeValues: { ':co': changeOrderId, ':unlocked': null },
+    },
+  };
+}
+
+/** Releases a component's lock held by this change order. */
+export function componentUnlockUpdate(key: { PK: string; SK: string }, changeOrderId: string) {
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: 'SET lockedBy = :unlocked',
+      ConditionExpression: 'lockedBy = :co',
+      ExpressionAttributeValues: { ':co': changeOrderId, ':unlocked': null },
+    },
+  };
+}
+
+
+
+export type ChangeOrderStageRecord = ChangeOrderRecord['stages'][number];
+export type ChangeOrderReviewerRecord = ChangeOrderStageRecord['reviewers'][number];
+export type ChangeOrderDecisionRecord = ChangeOrderStageRecord['decisions'][number];
+export type ChangeOrderComponentRecord = ChangeOrderRecord['components'][number];
+export type ChangeOrderHistoryRecord = ChangeOrderRecord['history'][number];
