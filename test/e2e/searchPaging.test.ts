@@ -94,7 +94,10 @@ describe('paging while the library changes', () => {
       await compactSearchIndex(testStore(), tenant);
     });
     const seen = nodes.map((n) => n.id);
-    expect(new Set(seen).size).toBe(seen.length);
+    // The guarantee is for components that did not change: an edited one whose new sort value lies past the
+    // cursor (a rename of the very component the page ended on) is rightly met again.
+    const seenUnchanged = seen.filter((id) => !changed.has(id));
+    expect(new Set(seenUnchanged).size).toBe(seenUnchanged.length);
     const unchanged = before.filter((c) => !changed.has(c.id)).map((c) => c.id);
     expect(unchanged.filter((id) => !seen.includes(id))).toEqual([]);
   }, 120_000);
