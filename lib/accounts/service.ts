@@ -4,7 +4,7 @@ import { AccountError } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';
 import { admitByAllowlist } from '../orgs/allowlist.js';
 import { admitByInvitations } from '../orgs/invitations.js';
-import { accountTokenPut, accountTokenSpend, findUserIdByIdentity, getAccountToken, identityPut, type AccountTokenRecord } from '../store/account.js';
+import { accountTokenPut, accountTokenSpend, deleteSessions, findUserIdByIdentity, listSessionHashesOfUser, getAccountToken, identityPut, type AccountTokenRecord } from '../store/account.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { findUserIdByEmail, getUser, normalizeEmail, userKey, userPuts } from '../store/user.js';
@@ -250,7 +250,10 @@ export async function completePasswordReset(deps: AccountDeps, body: unknown): P
   const input = parse(resetCompleteBody, body);
   const { hash, record } = await liveToken(deps, input.token, 'RESET_PASSWORD');
   assertPasswordAccepted(deps.policy, input.password, record.email);
+  // Whoever knew the old password is signed out everywhere: the sessions open before the reset end.
+  const earlier = await listSessionHashesOfUser(deps.store, record.userId);
   const session = await spendAndSignIn(deps, hash, record);
+  await deleteSessions(deps.store, earlier);
   const { sub } = await deps.identities.setPassword(record.email, input.password);
   await transactWrite(deps.store, [identityPut(sub, record.userId)]);
   await afterVerified(deps, record.userId, record.email);

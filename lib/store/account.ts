@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { getItem } from './items.js';
+import { deleteItems, getItem, queryAll } from './items.js';
 
 const epochSeconds = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 
@@ -55,7 +55,24 @@ export const sessionRecord = z.object({
 export type SessionRecord = z.infer<typeof sessionRecord>;
 
 export function sessionPut(hash: string, session: SessionRecord) {
-  return { Put: { Item: { ...sessionKey(hash), entity: 'Session', ...session, expiresAt: epochSeconds(session.expiresAtIso) }, ConditionExpression: 'attribute_not_exists(PK)' } };
+  return {
+    Put: {
+      // ByUser index: a user's sessions, so that a password reset can end them all.
+      Item: { ...sessionKey(hash), GSI1PK: `USERSESSIONS#${session.userId}`, GSI1SK: hash, entity: 'Session', ...session, expiresAt: epochSeconds(session.expiresAtIso) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** The hashes of a user's sessions (through the ByUser index). */
+export async function listSessionHashesOfUser(store: Store, userId: string): Promise<string[]> {
+  const found = await queryAll(
+    store,
+    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `USERSESSIONS#${userId}` } },
+    z.object({ GSI1SK: z.string() }),
+    'session',
+  );
+  return found.map((item) => item.GSI1SK);
 }
 
 export function getSession(store: Store, hash: string): Promise<SessionRecord | undefined> {
@@ -64,6 +81,10 @@ export function getSession(store: Store, hash: string): Promise<SessionRecord | 
 
 export function sessionDelete(hash: string) {
   return { Delete: { Key: sessionKey(hash) } };
+}
+
+export function deleteSessions(store: Store, hashes: readonly string[]): Promise<void> {
+  return deleteItems(store, hashes.map(sessionKey));
 }
 
 /** A user-pool identity (its `sub`) -> the user: how a Bearer token finds its user. */

@@ -136,8 +136,13 @@ describe('sign-in, sign-out, password reset, Bearer tokens', () => {
     const token = await emailedToken(address, '/reset-password');
     const weak = await postAuth('/auth/password-reset/complete', { token, password: 'password' }, ip);
     expect(weak.body.code).toBe('AUTH_REQUEST_REJECTED');
+    // A session opened before the reset (with the old password) ends with it.
+    const before = await postAuth('/auth/signin', { email: address, password: oldPassword }, ip);
+    const oldSession = { cookie: sessionFrom(before), csrfToken: before.body.csrfToken };
+    expect((await graphql(meQuery, undefined, asSession(oldSession))).status).toBe(200);
     const newPassword = strongPassword();
     const done = await postAuth('/auth/password-reset/complete', { token, password: newPassword }, ip);
+    expect((await graphql(meQuery, undefined, asSession(oldSession))).status).toBe(401);
     expect(done.body).toEqual({ status: 'password_reset', csrfToken: expect.any(String) });
     expect((await ok(asSession({ cookie: sessionFrom(done), csrfToken: done.body.csrfToken }), meQuery)).user.me.user.primaryEmail).toBe(address);
     expect((await postAuth('/auth/password-reset/complete', { token, password: strongPassword() }, ip)).body.code).toBe('AUTH_TOKEN_INVALID');
