@@ -7,7 +7,7 @@ import { nowIso, TransactionCancelledError, transactWrite } from '../store/items
 import { creationGrantSpend, listCreationGrants, type CreationGrantRecord } from '../store/grant.js';
 import { getVerifiedDomain } from '../store/domain.js';
 import { getMembership, listMembershipsOfUser, membershipPut } from '../store/membership.js';
-import { getOrganization, listSandboxes, organizationKey, organizationPuts, type OrganizationRecord } from '../store/organization.js';
+import { getOrganization, getOrganizations, listSandboxes, organizationKey, organizationPuts, type OrganizationRecord } from '../store/organization.js';
 import { getUser, type UserRecord } from '../store/user.js';
 import { newLibraryItems, newLibraryRecord } from './libraries.js';
 import { creationGatingEnforced, entitlementsOf } from './plans.js';
@@ -82,14 +82,15 @@ const isLive = (grant: CreationGrantRecord, now: number) => grant.usedAt === nul
  */
 export async function creationStanding(store: Store, userId: string, env: NodeJS.ProcessEnv = process.env): Promise<CreationStanding> {
   const [user, memberships] = await Promise.all([getUser(store, userId), listMembershipsOfUser(store, userId)]);
-  const adminOf = (
-    await Promise.all(
-      memberships.map(async (membership) => {
-        const [organization, effective] = await Promise.all([getOrganization(store, membership.organizationId), loadEffectiveAccess(store, membership)]);
-        return effective.isSiteAdmin && isActiveProduction(organization) ? organization : undefined;
-      }),
-    )
-  ).filter((org): org is OrganizationRecord => !!org);
+  // Only a direct SITE_ADMIN role or a team can make someone Site Admin: the other memberships cost no read.
+  const candidates = memberships.filter((membership) => membership.role === 'SITE_ADMIN' || membership.teamIds.length > 0);
+  const [organizations, admins] = await Promise.all([
+    getOrganizations(store, candidates.map((membership) => membership.organizationId)),
+    Promise.all(candidates.map(async (membership) => (await loadEffectiveAccess(store, membership)).isSiteAdmin)),
+  ]);
+  const adminOf = candidates
+    .map((membership, index) => (admins[index] ? organizations.get(membership.organizationId) : undefined))
+    .filter((org): org is OrganizationRecord => isActiveProduction(org));
   const sandboxParents = adminOf
     .map((organization) => {
       const sandboxLimit = entitlementsOf(organization).sandboxOrgs;

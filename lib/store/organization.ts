@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { getItem, queryAll } from './items.js';
+import { batchGetRecords, getItem, queryAll } from './items.js';
 
 export const organizationKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' });
 /** Global uniqueness of organization slugs; the item maps a slug to its organization id. */
@@ -40,6 +40,11 @@ export function organizationPuts(org: OrganizationRecord) {
 
 export function getOrganization(store: Store, orgId: string): Promise<OrganizationRecord | undefined> {
   return getItem(store, organizationKey(orgId), organizationRecord, 'organization');
+}
+
+/** Organizations by id in one BatchGetItem per 100; missing ids are absent. */
+export function getOrganizations(store: Store, orgIds: readonly string[]): Promise<Map<string, OrganizationRecord>> {
+  return batchGetRecords(store, orgIds, organizationKey, organizationRecord, 'organization');
 }
 
 export async function findOrganizationIdBySlug(store: Store, slug: string): Promise<string | undefined> {

@@ -17,6 +17,7 @@ import {
   setTeamRoles,
   teamsOfOrganization,
 } from '../../../lib/orgs/teams.js';
+import { isUuid } from '../../../lib/orgs/slugs.js';
 import { getLibrary } from '../../../lib/store/library.js';
 import { getOrganization, type OrganizationRecord } from '../../../lib/store/organization.js';
 import { getTeams } from '../../../lib/store/team.js';
@@ -55,6 +56,11 @@ async function requiredRole(context: GraphQLContext, organizationId: string, rol
 }
 
 const describe = (resource: string, action: string) => `Allows ${action.replace(/[._]/g, ' ')} on ${resource.replace(/_/g, ' ')}`;
+
+/** A membership's teams, read once per request. */
+function teamsOfMembership(context: GraphQLContext, membership: { organizationId: string; userId: string; teamIds: string[] }) {
+  return context.once(`teams:${membership.organizationId}:${membership.userId}`, () => getTeams(context.store, membership.organizationId, membership.teamIds));
+}
 
 const grantsOfLibraries = (organizationId: string, libraryRoles: Readonly<Record<string, string>>, teamId: string | null): LibraryAccessGrant[] =>
   Object.entries(libraryRoles).map(([libraryId, roleId]) => ({ organizationId, libraryId, roleId, teamId }));
@@ -104,15 +110,13 @@ export const accessResolvers: Resolvers = {
     },
     rbacRole: async (membership, _args, context) => {
       if (membership.role) return (await roleById(context, membership.organizationId, membership.role)) ?? null;
-      const teams = await context.once(`teams:${membership.organizationId}:${membership.teamIds.join(',')}`, () =>
-        getTeams(context.store, membership.organizationId, membership.teamIds),
-      );
+      const teams = await teamsOfMembership(context, membership);
       const viaTeam = membership.teamIds.map((id) => teams.get(id)).find((team) => team && !team.archived && team.orgRoleId);
       return viaTeam ? ((await roleById(context, membership.organizationId, viaTeam.orgRoleId!)) ?? null) : null;
     },
     hasDirectOrgRole: (membership) => membership.role !== null,
     libraryAccess: async (membership, _args, context) => {
-      const teams = await getTeams(context.store, membership.organizationId, membership.teamIds);
+      const teams = await teamsOfMembership(context, membership);
       return [
         ...grantsOfLibraries(membership.organizationId, membership.libraryRoles, null),
         ...membership.teamIds.flatMap((id) => {
@@ -122,7 +126,7 @@ export const accessResolvers: Resolvers = {
       ];
     },
     teams: async (membership, _args, context) => {
-      const teams = await getTeams(context.store, membership.organizationId, membership.teamIds);
+      const teams = await teamsOfMembership(context, membership);
       return membership.teamIds.map((id) => teams.get(id)).filter((team) => team !== undefined);
     },
   },
@@ -183,7 +187,7 @@ export const accessResolvers: Resolvers = {
     },
     team: async (_parent, { id }, context) => {
       const organization = (await context.access.organization()).organization;
-      return /^[0-9a-f-]{36}$/i.test(id) ? ((await getTeam(context.store, organization.id, id.toLowerCase())) ?? null) : null;
+      return isUuid(id) ? ((await getTeam(context.store, organization.id, id.toLowerCase())) ?? null) : null;
     },
   },
   OrganizationMutationNamespace: {
