@@ -24,6 +24,7 @@ import { getMemberships } from '../store/membership.js';
 import { getUser } from '../store/user.js';
 import { allowedFrom, closesItself, stageOutcome, type ApprovalType, type ChangeOrderResolution } from './lifecycle.js';
 import type { TemplateDocument } from './template.js';
+import { isUuid } from '../orgs/slugs.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
 import { validateValues } from './values.js';
 
@@ -209,7 +210,7 @@ export async function findChangeOrders(store: Store, scope: LibraryScope, filter
 }
 
 export async function changeOrderById(store: Store, scope: LibraryScope, id: string): Promise<ChangeOrderRecord> {
-  const record = /^[0-9a-f-]{36}$/i.test(id) ? await getChangeOrder(store, scope.organizationId, scope.libraryId, id.toLowerCase(), true) : undefined;
+  const record = isUuid(id) ? await getChangeOrder(store, scope.organizationId, scope.libraryId, id.toLowerCase(), true) : undefined;
   if (!record) throw new NotFoundError('Change order', id);
   return record;
 }

@@ -10,8 +10,7 @@ import { roleHolderUpdates } from '../store/role.js';
 import { getUser, normalizeEmail } from '../store/user.js';
 import { changeMembership } from './members.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
-
-const domainPattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+import { isDomainName } from './slugs.js';
 
 /** "ada@acme.test" stays an address; "@acme.test" or "acme.test" is the domain, stored as "@acme.test". */
 export function normalizeAllowlistEntry(raw: string): string {
@@ -21,7 +20,7 @@ export function normalizeAllowlistEntry(raw: string): string {
     return normalizeEmail(value);
   }
   const domain = value.replace(/^@/, '');
-  if (!domainPattern.test(domain)) throw new InvalidInputError(`"${raw}" is neither an email address nor a domain`, { field: 'input.entry' });
+  if (!isDomainName(domain)) throw new InvalidInputError(`"${raw}" is neither an email address nor a domain`, { field: 'input.entry' });
   return `@${domain}`;
 }
 

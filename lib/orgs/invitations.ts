@@ -20,6 +20,7 @@ import { roleHolderUpdates } from '../store/role.js';
 import { findUserIdByEmail, getUser, normalizeEmail, type UserRecord } from '../store/user.js';
 import { ensureSiteAdminCount, membershipChangeItems } from './members.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
+import { parseInput } from '../input.js';
 import { isUuid } from './slugs.js';
 
 export const maxInvitesPerCall = 100;
@@ -58,12 +59,7 @@ export async function bulkInvite(
   appUrl: string,
   rawInput: unknown,
 ): Promise<BulkInviteResult> {
-  const parsed = bulkInviteInput.safeParse(rawInput);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidInputError(`input.${issue.path.join('.')}: ${issue.message}`, { field: `input.${issue.path.join('.')}` });
-  }
-  const input = parsed.data;
+  const input = parseInput(bulkInviteInput, rawInput);
   if (input.organizationId && input.organizationId.toLowerCase() !== organization.id) {
     throw new InvalidInputError('input.organizationId must be the organization named in x-organization (or be left out)', { field: 'input.organizationId' });
   }

@@ -15,6 +15,7 @@ import { admitByInvitations } from './invitations.js';
 import { grantMembership } from './members.js';
 import { assertPlanName } from './plans.js';
 import { resolveRole } from './roles.js';
+import { isDomainName } from './slugs.js';
 
 /** What operators run (npm run admin): each returns the JSON object the CLI prints as one line. */
 
@@ -106,15 +107,13 @@ export async function createCreationGrant(store: Store, address: string, expires
   return { grant: { id: grant.id, email: grant.email, expiresAt: grant.expiresAtIso } };
 }
 
-const domainPattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
 /**
  * `domain verify`: records that an organization owns an email domain, after the operator has checked
  * ownership out of band (a DNS TXT record, a signed letter). One domain belongs to at most one organization.
  */
 export async function verifyDomain(store: Store, orgSlug: string, rawDomain: string, verifiedBy = 'operator') {
   const domain = rawDomain.trim().toLowerCase();
-  if (!domainPattern.test(domain)) throw new InvalidInputError(`"${rawDomain}" is not a domain name`, { field: 'domain' });
+  if (!isDomainName(domain)) throw new InvalidInputError(`"${rawDomain}" is not a domain name`, { field: 'domain' });
   const organization = await organizationBySlug(store, orgSlug);
   try {
     await transactWrite(store, [

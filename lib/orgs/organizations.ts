@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { loadEffectiveAccess } from '../access/effective.js';
-import { AccessAdminError, AlreadyExistsError, InvalidInputError, NotFoundError } from '../errors.js';
+import { AccessAdminError, AlreadyExistsError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { creationGrantSpend, listCreationGrants, type CreationGrantRecord } from '../store/grant.js';
@@ -11,6 +11,7 @@ import { getOrganization, getOrganizations, listSandboxes, organizationKey, orga
 import { getUser, type UserRecord } from '../store/user.js';
 import { newLibraryItems, newLibraryRecord } from './libraries.js';
 import { creationGatingEnforced, entitlementsOf } from './plans.js';
+import { parseInput } from '../input.js';
 import { assertValidSlug, isUuid } from './slugs.js';
 
 /**
@@ -141,12 +142,7 @@ export function slugFromName(name: string): string {
  * "Main", and the caller as its Site Admin.
  */
 export async function createOrganization(store: Store, userId: string, rawInput: unknown, env: NodeJS.ProcessEnv = process.env): Promise<OrganizationRecord> {
-  const parsed = createOrganizationInput.safeParse(rawInput);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidInputError(`input.${issue.path.join('.')}: ${issue.message}`, { field: `input.${issue.path.join('.')}` });
-  }
-  const input = parsed.data;
+  const input = parseInput(createOrganizationInput, rawInput);
   if (input.slug) assertValidSlug(input.slug, 'Organization');
   const at = nowIso();
   const parentId = input.parentOrganizationId?.trim();

@@ -16,6 +16,7 @@ import { AccessAdminError, AlreadyExistsError, ConflictError, InvalidInputError,
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { findRoleIdByName, getRole, listRoles, roleDeleteItems, rolePuts, roleUpdateItems, type RoleRecord } from '../store/role.js';
+import { parseInput } from '../input.js';
 import { isUuid } from './slugs.js';
 
 /** Custom role ids are UUIDs; system role ids are names (SITE_ADMIN, LIBRARY_EDITOR...). */
@@ -79,14 +80,6 @@ export const updateRoleInput = z.object({
   permissions: z.array(z.string()).min(1, 'permissions must name at least one permission').max(allPermissions.length * 2).nullish(),
 });
 
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidInputError(`input.${issue.path.join('.')}: ${issue.message}`, { field: `input.${issue.path.join('.')}` });
-  }
-  return parsed.data;
-}
 
 /** Permission names of a role definition: known ones only, and only library resources in a library role. */
 function checkedPermissions(type: RoleType, names: readonly string[]): PermissionName[] {
@@ -110,7 +103,7 @@ function assertNotSystemName(name: string): void {
 }
 
 export async function createRole(store: Store, orgId: string, held: ReadonlySet<PermissionName>, rawInput: unknown): Promise<Role> {
-  const input = parse(createRoleInput, rawInput);
+  const input = parseInput(createRoleInput, rawInput);
   const permissions = checkedPermissions(input.type, input.permissions);
   assertHoldsAll(held, permissions);
   assertNotSystemName(input.name);
@@ -145,7 +138,7 @@ async function customRoleForChange(store: Store, orgId: string, id: string): Pro
 }
 
 export async function updateRole(store: Store, orgId: string, held: ReadonlySet<PermissionName>, rawInput: unknown): Promise<Role> {
-  const input = parse(updateRoleInput, rawInput);
+  const input = parseInput(updateRoleInput, rawInput);
   const before = await customRoleForChange(store, orgId, input.id);
   const permissions = input.permissions ? checkedPermissions(before.type, input.permissions) : before.permissions;
   // Changing a role changes what its holders can do: the editor must hold what it had and what it gets.

@@ -9,6 +9,13 @@ export function assertValidSlug(slug: string, what: string): void {
   }
 }
 
+const domainPattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** A lower-case DNS name of at least two labels (acme.test), as verified domains and allowlists hold them. */
+export function isDomainName(value: string): boolean {
+  return domainPattern.test(value);
+}
+
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: string): boolean {

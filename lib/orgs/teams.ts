@@ -21,6 +21,7 @@ import {
 } from '../store/team.js';
 import { membershipChangeItems } from './members.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
+import { parseInput } from '../input.js';
 import { isUuid } from './slugs.js';
 
 /** Members added or removed in one call: each is two items of one transaction, so a call lands whole. */
@@ -42,15 +43,6 @@ export const setTeamRolesInput = z.object({
 });
 const memberIdsInput = z.array(z.string()).min(1, 'name at least one member').max(maxTeamMembersPerCall, `at most ${maxTeamMembersPerCall} members per call`);
 
-function parse<S extends z.ZodType>(schema: S, input: unknown, prefix: string): z.infer<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = [prefix, ...issue.path].join('.');
-    throw new InvalidInputError(`${field}: ${issue.message}`, { field });
-  }
-  return parsed.data;
-}
 
 const teamRoleIds = (team: Pick<TeamRecord, 'orgRoleId' | 'libraryRoles'> | undefined) =>
   team ? [team.orgRoleId, ...Object.values(team.libraryRoles)].filter((id): id is string => id !== null) : [];
@@ -102,7 +94,7 @@ function nameTaken(name: string): AlreadyExistsError {
 }
 
 export async function createTeam(store: Store, organization: OrganizationRecord, actor: EffectiveAccess, rawInput: unknown): Promise<TeamRecord> {
-  const input = parse(createTeamInput, rawInput, 'input');
+  const input = parseInput(createTeamInput, rawInput, 'input');
   const roles = await resolveTeamRoles(store, organization, actor, input.orgRoleId, input.libraryRoles);
   const memberships = await requireMembers(store, organization, input.memberIds ?? [], 'input.memberIds');
   const at = nowIso();
@@ -141,7 +133,7 @@ async function saveTeam(store: Store, before: TeamRecord, after: TeamRecord, ext
 }
 
 export async function renameTeam(store: Store, organization: OrganizationRecord, id: string, name: string): Promise<TeamRecord> {
-  const newName = parse(teamName, name, 'name');
+  const newName = parseInput(teamName, name, 'name');
   const team = await requireTeam(store, organization, id);
   if (team.name === newName) return team;
   const sameKey = team.name.toLowerCase() === newName.toLowerCase();
@@ -156,7 +148,7 @@ export async function setTeamArchived(store: Store, organization: OrganizationRe
 }
 
 export async function setTeamRoles(store: Store, organization: OrganizationRecord, actor: EffectiveAccess, rawInput: unknown): Promise<TeamRecord> {
-  const input = parse(setTeamRolesInput, rawInput, 'input');
+  const input = parseInput(setTeamRolesInput, rawInput, 'input');
   const team = await requireTeam(store, organization, input.id);
   const roles = await resolveTeamRoles(store, organization, actor, input.orgRoleId, input.libraryRoles);
   const after = { ...team, ...roles };
@@ -165,7 +157,7 @@ export async function setTeamRoles(store: Store, organization: OrganizationRecor
 
 /** Adds organization members to a team, all or none; members already in it are left as they are. */
 export async function addTeamMembers(store: Store, organization: OrganizationRecord, id: string, userIds: unknown): Promise<TeamRecord> {
-  const ids = parse(memberIdsInput, userIds, 'userIds');
+  const ids = parseInput(memberIdsInput, userIds, 'userIds');
   const team = await requireTeam(store, organization, id);
   if (team.archived) throw new AccessAdminError('TEAM_ARCHIVED', `Team "${team.name}" is archived: restore it first`, { id: team.id });
   const memberships = await requireMembers(store, organization, ids, 'userIds');
@@ -185,7 +177,7 @@ export async function addTeamMembers(store: Store, organization: OrganizationRec
  * no library role, no other team) leaves the organization.
  */
 export async function removeTeamMembers(store: Store, organization: OrganizationRecord, id: string, userIds: unknown): Promise<TeamRecord> {
-  const ids = parse(memberIdsInput, userIds, 'userIds');
+  const ids = parseInput(memberIdsInput, userIds, 'userIds');
   const team = await requireTeam(store, organization, id);
   const memberships = await getMemberships(store, organization.id, [...new Set(ids.map((x) => x.toLowerCase()))].filter(isUuid), true);
   const items: Record<string, unknown>[] = [teamGuard(team)];
