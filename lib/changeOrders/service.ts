@@ -19,7 +19,9 @@ import {
 } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { componentItem, componentKey, getComponents, historyItem, type ComponentRecord } from '../store/component.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { batchGetItems, nowIso, TransactionCancelledError, transactWrite, type Key } from '../store/items.js';
+import { commitPendingWriteUpdate, getPendingWrites, putPendingWrite } from '../store/pendingWrite.js';
+import { settleAbortedWrite, settleCommittedWrite } from '../items/writer.js';
 import { getMemberships } from '../store/membership.js';
 import { getUser } from '../store/user.js';
 import { allowedFrom, closesItself, stageOutcome, type ApprovalType, type ChangeOrderResolution } from './lifecycle.js';
@@ -28,12 +30,17 @@ import { isUuid } from '../orgs/slugs.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
 import { validateValues } from './values.js';
 
+/** DynamoDB's limit on the items of one transaction. */
+const maxTransactionItems = 100;
+
 /**
- * Components in one change order. Its release writes each component, its history record and its search
- * entry with the change order in ONE transaction (3 items each plus 1, within DynamoDB's 100), so a release
- * lands whole or not at all.
+ * Components in one change order. A release changes every component, with the change order and the commit
+ * record, in ONE transaction (n + 2 items), so it lands whole or not at all; see `release`.
  */
-export const maxComponentsPerChangeOrder = 33;
+export const maxComponentsPerChangeOrder = maxTransactionItems - 2;
+
+/** Up to this many components, a release also writes history and search entries in its one transaction. */
+const singleTransactionRelease = Math.floor((maxTransactionItems - 1) / 3);
 
 export interface ChangeOrderDeps {
   store: Store;
@@ -221,6 +228,62 @@ interface Step {
   record: ChangeOrderRecord;
   items: Record<string, unknown>[];
   mails: { to: string[]; userIds: string[]; subject: string; lines: string[] }[];
+  /** A release too large for one transaction with its history: what goes before and after it. */
+  large?: LargeRelease;
+}
+
+/**
+ * The commit-record design of large item writes (lib/store/pendingWrite.ts), for a release: the history
+ * records are written first carrying a write id, invisible to readers; the transaction of the change order
+ * and every component flips the commit record to COMMITTED; the search entries follow the commit, and
+ * cleanup writes them again if the process died in between.
+ */
+interface LargeRelease {
+  writeId: string;
+  /** History puts, each conditioned on its key being free. */
+  pending: Record<string, unknown>[];
+  componentIds: string[];
+}
+
+const keyOfPut = (item: Record<string, unknown>): Key => {
+  const { PK, SK } = (item as { Put: { Item: Key } }).Put.Item;
+  return { PK, SK };
+};
+
+/** Waits a little longer each attempt, so a racing writer can finish what it began. */
+const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 20 * 2 ** attempt + Math.random() * 20));
+
+/**
+ * Writes the invisible history records of a large release under its commit record. Keys already taken mean
+ * another approval of the same change order is releasing it (read again: it resolves the order), or one
+ * that failed left them; those of an aborted write, or of one pending longer than a release can take, are
+ * cleared first (aborting is conditional, so a write that commits meanwhile is never undone).
+ */
+async function writePendingRelease(store: Store, scope: LibraryScope, large: LargeRelease, at: string): Promise<void> {
+  const { organizationId: org, libraryId: lib } = scope;
+  const keys = large.pending.map(keyOfPut);
+  await putPendingWrite(store, org, lib, { writeId: large.writeId, status: 'PENDING', keys, createdAt: at, refreshSearchOf: large.componentIds, settledAt: null });
+  try {
+    await transactWrite(store, large.pending);
+  } catch (error) {
+    await settleAbortedWrite(store, org, lib, large.writeId, keys, at);
+    if (!(error instanceof TransactionCancelledError)) throw error;
+    await clearAbandonedReleases(store, scope, keys);
+    throw new ReadAgain();
+  }
+}
+
+/** A release commits within seconds; one pending this long was abandoned by its process. */
+const abandonedReleaseMs = 60_000;
+
+async function clearAbandonedReleases(store: Store, scope: LibraryScope, keys: Key[]): Promise<void> {
+  const { organizationId: org, libraryId: lib } = scope;
+  const taken = await batchGetItems(store, keys, true);
+  const writeIds = [...new Set([...taken.values()].map((item) => item.writeId).filter((id): id is string => typeof id === 'string'))];
+  for (const write of (await getPendingWrites(store, org, lib, writeIds)).values()) {
+    const abandoned = write.status === 'ABORTED' || (write.status === 'PENDING' && Date.now() - Date.parse(write.createdAt) > abandonedReleaseMs);
+    if (abandoned) await settleAbortedWrite(store, org, lib, write.writeId, write.keys, nowIso());
+  }
 }
 
 /**
@@ -247,15 +310,31 @@ async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, actio
       throw error instanceof ReadAgain ? new ConcurrentWriteError(`Change order ${current.number}`) : error;
     }
     const next = { ...step.record, updatedAt: at, rev: current.rev + 1 };
+    const { large } = step;
+    if (large) {
+      try {
+        await writePendingRelease(deps.store, scope, large, at);
+      } catch (error) {
+        if (!(error instanceof ReadAgain)) throw error;
+        if (attempt >= 5) throw new ConcurrentWriteError(`Change order ${current.number}`);
+        await backOff(attempt);
+        continue;
+      }
+    }
     try {
       await transactWrite(deps.store, action === 'delete' ? [changeOrderDelete(current), ...step.items] : [changeOrderPut(next, current.rev), ...step.items]);
     } catch (error) {
+      if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, large.pending.map(keyOfPut), at);
       if (!(error instanceof TransactionCancelledError)) throw error;
       if (error.failedConditions.includes(0) && attempt < 5) continue;
-      const lockIndex = error.failedConditions.find((index) => index > 0);
+      const lockIndex = error.failedConditions.find((index) => index > 0 && index <= current.components.length);
       if (lockIndex !== undefined) throw await lockFailure(deps.store, scope, current, step.items[lockIndex - 1]);
+      if (large && error.failedConditions.length) throw new ConcurrentWriteError(`Change order ${current.number}`);
       throw error;
     }
+    // Committed: what is left (write ids off the history, search entries) is repeatable, and cleanup of
+    // abandoned writes redoes it if this fails, so a failure here does not fail the approval that landed.
+    if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, large.pending.map(keyOfPut), at, large.componentIds).catch(() => undefined);
     for (const mail of step.mails) await sendAll(deps, [...new Set([...mail.to, ...(await emailsOf(deps.store, mail.userIds))])], mail.subject, mail.lines, next);
     return next;
   }
@@ -344,17 +423,22 @@ function resolutionMail(record: ChangeOrderRecord) {
 }
 
 /**
- * Releases the components of an approved change order, with it, in one transaction: each component becomes
- * RELEASED at its next revision (a Not Revision Managed component keeps its fixed revision), its lock is
- * lifted, a RELEASE history record and its search entry are written. Each write is conditioned on the
- * version read and on this change order's lock.
+ * Releases the components of an approved change order, with it: each component becomes RELEASED at its next
+ * revision (a Not Revision Managed component keeps its fixed revision), its lock is lifted, and a RELEASE
+ * history record and its search entry are written. Each component write is conditioned on the version read
+ * and on this change order's lock. Up to `singleTransactionRelease` components everything is one
+ * transaction; beyond, the history records go first under a commit record (`LargeRelease`), and the one
+ * transaction holds the change order, every component and the commit.
  */
-async function release(store: Store, scope: LibraryScope, record: ChangeOrderRecord, at: string, fail = false) {
+async function release(store: Store, scope: LibraryScope, record: ChangeOrderRecord, at: string, fail = false): Promise<Omit<Step, 'mails'>> {
   const [config, components] = await Promise.all([
     loadLibraryConfiguration(store, scope.organizationId, scope.libraryId),
     getComponents(store, scope.organizationId, scope.libraryId, record.components.map((c) => c.componentId), true),
   ]);
-  const items: Record<string, unknown>[] = [];
+  const writeId = record.components.length > singleTransactionRelease ? randomUUID() : undefined;
+  const componentPuts: { Put: { ExpressionAttributeValues: Record<string, unknown> } & Record<string, unknown> }[] = [];
+  const historyPuts: Record<string, unknown>[] = [];
+  const searchPuts: Record<string, unknown>[] = [];
   for (const entry of record.components) {
     const before = components.get(entry.componentId);
     if (!before) throw new NotFoundError('Component', entry.componentId);
@@ -372,30 +456,28 @@ async function release(store: Store, scope: LibraryScope, record: ChangeOrderRec
       updatedBy: scope.userId,
     };
     entry.toRevision = revisionValue;
-    items.push(
-      { Put: { Item: componentItem(after), ConditionExpression: 'version = :version AND lockedBy = :co', ExpressionAttributeValues: { ':version': before.version, ':co': record.id } } },
-      {
-        Put: {
-          Item: historyItem(scope.organizationId, scope.libraryId, {
-            componentId: after.id,
-            version: after.version,
-            action: 'RELEASE',
-            at,
-            by: scope.userId,
-            actingIntegrationId: null,
-            changes: [...diffComponents(before, after), { field: 'changeOrder', from: null, to: record.number }],
-          }),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      searchEntryPut(store.tableName, after),
-    );
+    componentPuts.push({ Put: { Item: componentItem(after), ConditionExpression: 'version = :version AND lockedBy = :co', ExpressionAttributeValues: { ':version': before.version, ':co': record.id } } });
+    const history = historyItem(scope.organizationId, scope.libraryId, {
+      componentId: after.id,
+      version: after.version,
+      action: 'RELEASE',
+      at,
+      by: scope.userId,
+      actingIntegrationId: null,
+      changes: [...diffComponents(before, after), { field: 'changeOrder', from: null, to: record.number }],
+    });
+    historyPuts.push({ Put: { TableName: store.tableName, Item: writeId ? { ...history, writeId } : history, ConditionExpression: 'attribute_not_exists(PK)' } });
+    searchPuts.push(searchEntryPut(store.tableName, after));
   }
   // The fault makes the last component write of the transaction fail, after all the others in it.
-  const lastPut = items.at(-3) as { Put: { ExpressionAttributeValues: Record<string, unknown> } } | undefined;
-  if (fail && lastPut) lastPut.Put.ExpressionAttributeValues[':version'] = -1;
+  if (fail && componentPuts.length) componentPuts.at(-1)!.Put.ExpressionAttributeValues[':version'] = -1;
   resolve(record, 'APPROVED', at, scope.userId);
-  return { record, items };
+  if (!writeId) return { record, items: [...componentPuts, ...historyPuts, ...searchPuts] };
+  return {
+    record,
+    items: [...componentPuts, commitPendingWriteUpdate(store.tableName, scope.organizationId, scope.libraryId, writeId)],
+    large: { writeId, pending: historyPuts, componentIds: record.components.map((c) => c.componentId) },
+  };
 }
 
 export function withdrawChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id: string) {

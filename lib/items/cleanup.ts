@@ -6,7 +6,7 @@ import { settleAbortedWrite, settleCommittedWrite } from './writer.js';
 export const abandonedAfterMs = 15 * 60 * 1000;
 
 /**
- * Settles the large item writes of a library that a crash left behind: a PENDING write older than the
+ * Settles the large writes (item writes, change order releases) of a library that a crash left behind: a PENDING write older than the
  * threshold is aborted and its invisible items deleted; a COMMITTED one that still has items carrying its
  * write id gets them cleared. Safe to run at any time and repeatedly (every step is conditional).
  */
@@ -15,7 +15,7 @@ export async function cleanupAbandonedWrites(store: Store, organizationId: strin
   let settled = 0;
   for (const write of await listPendingWrites(store, organizationId, libraryId)) {
     if (write.status === 'COMMITTED') {
-      await settleCommittedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString());
+      await settleCommittedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString(), write.refreshSearchOf);
       settled += 1;
     } else if (write.status === 'PENDING' && now.getTime() - Date.parse(write.createdAt) >= olderThanMs) {
       await settleAbortedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString());

@@ -30,9 +30,10 @@ import {
 
 import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
 
-import { batchGetItems, deleteItems, keyString, parseItem, TransactionCancelledError, transactWrite, type Key } from '../store/items.js';
+import { batchGetItems, keyString, parseItem, TransactionCancelledError, transactWrite, type Key } from '../store/items.js';
 
-import { abortPendingWrite, commitPendingWriteUpdate, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
+import { abortPendingWrite, commitPendingWriteUpdate, deletePendingItems, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
+import { putSearchEntryIfNewer } from '../search/table/reindex.js';
 
 import { bomChange, desiredLines, findBomCycle } from './bomRules.js';
 import { removeUsage, usageAddItem } from '../store/usage.js';
@@ -411,7 +412,7 @@ async function writeInTwoPhases(
     const put = (item as { Put: { Item: Key } }).Put.Item;
     return { PK: put.PK, SK: put.SK };
   });
-  await putPendingWrite(store, org, lib, { writeId, status: 'PENDING', keys, createdAt: ctx.at, settledAt: null });
+  await putPendingWrite(store, org, lib, { writeId, status: 'PENDING', keys, createdAt: ctx.at, refreshSearchOf: [], settledAt: null });
   const perChunk = Math.floor(maxTransactionItems / (cpnClaimOffset + 1));
   try {
     for (let start = 0; start < documentItems.length; start += perChunk) {
@@ -449,12 +450,18 @@ async function writeInTwoPhases(
 /** Removes the items of a write that will never commit, then marks it settled. */
 export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
   if (!(await abortPendingWrite(store, org, lib, writeId))) return;
-  await deleteItems(store, keys);
+  await deletePendingItems(store, keys, writeId);
   await markPendingWriteSettled(store, org, lib, writeId, at);
 }
 
-/** After the commit: the items lose their write id (they are visible either way), then the record is settled. */
-export async function settleCommittedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
+/**
+ * After the commit: the items lose their write id (they are visible either way), the components whose
+ * search entries come after the commit get them, then the record is settled. Repeatable: cleanup runs it
+ * again for a write whose process died after the commit.
+ */
+export async function settleCommittedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string, refreshSearchOf: string[] = []): Promise<void> {
   await stripWriteId(store, keys, writeId);
+  const components = [...(await getComponents(store, org, lib, refreshSearchOf, true)).values()];
+  for (let start = 0; start < components.length; start += 25) await Promise.all(components.slice(start, start + 25).map((c) => putSearchEntryIfNewer(store, c)));
   await markPendingWriteSettled(store, org, lib, writeId, at);
 }

@@ -73,6 +73,8 @@ export const componentHistoryRecord = z.object({
   by: z.string(),
   actingIntegrationId: z.string().nullable(),
   changes: z.array(historyChange),
+  /** Present while the large write (item write or release) that wrote the record may not have committed. */
+  writeId: z.string().nullish(),
 });
 export type ComponentHistoryRecord = z.infer<typeof componentHistoryRecord>;
 
@@ -136,12 +138,18 @@ export async function listComponents(store: Store, orgId: string, libraryId: str
   return visibleComponents(store, records);
 }
 
-/** History of one component, newest first. */
-export function listComponentHistory(store: Store, orgId: string, libraryId: string, componentId: string, limit: number): Promise<ComponentHistoryRecord[]> {
-  return queryNewestFirst(store, libraryPartition(orgId, libraryId), `H#${componentId}#`, limit, componentHistoryRecord, 'component history');
+/**
+ * History of one component, newest first. A record of a large release that has not committed (the
+ * component is still at the version before it) is left out; it costs a read only while one is there.
+ */
+export async function listComponentHistory(store: Store, orgId: string, libraryId: string, componentId: string, limit: number): Promise<ComponentHistoryRecord[]> {
+  const records = await queryNewestFirst(store, libraryPartition(orgId, libraryId), `H#${componentId}#`, limit, componentHistoryRecord, 'component history');
+  const pending = records.filter((r) => r.writeId);
+  if (pending.length === 0) return records;
+  const committed = await committedWriteIds(store, orgId, libraryId, pending.map((r) => r.writeId!));
+  return records.filter((r) => !r.writeId || committed.has(r.writeId));
 }
 
-/** Keys of all history items of a component, for permanent deletion. */
 /** The history records of a component from `version` to its current one, newest first (one Query). */
 export function listComponentHistorySince(store: Store, current: ComponentRecord, version: number): Promise<ComponentHistoryRecord[]> {
   return queryAll(
@@ -160,6 +168,7 @@ export function listComponentHistorySince(store: Store, current: ComponentRecord
   );
 }
 
+/** Keys of all history items of a component, for permanent deletion. */
 export function listComponentHistoryKeys(store: Store, orgId: string, libraryId: string, componentId: string): Promise<{ PK: string; SK: string }[]> {
   return listKeysWithPrefix(store, libraryPartition(orgId, libraryId), `H#${componentId}#`);
 }

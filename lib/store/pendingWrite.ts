@@ -1,11 +1,11 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
+import { batchGetItems, batchGetRecords, isConditionalCheckFailure, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
- * The commit record of an item write too large for one transaction. Items it creates carry its writeId
+ * The commit record of a write too large for one transaction (an item write, a change order's release). Items it creates carry its writeId
  * and are invisible until the record says COMMITTED; the commit is one conditional transaction.
  */
 export const pendingWriteKey = (orgId: string, libraryId: string, writeId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `WRITE#${writeId}` });
@@ -16,6 +16,11 @@ export const pendingWriteRecord = z.object({
   /** Every item written under this write id before the commit. */
   keys: z.array(z.object({ PK: z.string(), SK: z.string() })),
   createdAt: z.string(),
+  /**
+   * Components whose search entries are written after the commit (a release: they do not fit its
+   * transaction). Settling a COMMITTED write writes them, so a crash between commit and entries is mended.
+   */
+  refreshSearchOf: z.array(z.string()).default([]),
   /** Set once every item has lost its writeId (COMMITTED) or been deleted (ABORTED). */
   settledAt: z.string().nullable(),
 });
@@ -103,6 +108,27 @@ export async function stripWriteId(store: Store, keys: Key[], writeId: string): 
   const strip = (key: Key) =>
     updateIf(store, { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
   for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(strip));
+}
+
+/**
+ * Items of a write that will never commit are deleted, each only while it carries this write id: a key the
+ * write failed to claim (a CPN taken by another component, a history record another release wrote) belongs
+ * to someone else and stays.
+ */
+export async function deletePendingItems(store: Store, keys: Key[], writeId: string): Promise<void> {
+  const remove = async (key: Key) => {
+    try {
+      await store.ddb.send(new DeleteCommand({ TableName: store.tableName, Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } }));
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+  };
+  for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(remove));
+}
+
+/** The commit records of these writes (strongly consistent); ids without one are absent. */
+export function getPendingWrites(store: Store, orgId: string, libraryId: string, writeIds: string[]): Promise<Map<string, PendingWriteRecord>> {
+  return batchGetRecords(store, writeIds, (id) => pendingWriteKey(orgId, libraryId, id), pendingWriteRecord, 'pending write', true);
 }
 
 export type { Key };

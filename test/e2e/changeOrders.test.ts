@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
 import { mailTo, memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
-import { createComponent, createComponents, findOne, historyOf } from './componentHelpers.js';
+import { createComponent, createComponents, findOne, historyOf, libraryPartition, partitionItems } from './componentHelpers.js';
 
 const fields = `id number name status resolution currentStage templateId
   stages { name approvalType minReviewers reviewers { userId isRequired isRequiredToApprove } decisions { userId decision comment } outcome }
@@ -111,20 +111,23 @@ describe('change orders', () => {
     expect(await findOne(tenant, nrm.id)).toMatchObject({ notRevisionManaged: true, lastReleasedNotRevisionManaged: true, status: { id: 'production' } });
   });
 
-  it('two approvals racing on the last vote release exactly once', async () => {
-    const part = await createComponent(tenant, { name: 'CO race', categoryId: 'mechanical' });
-    const co = await draft([part.id], [{ index: 0, reviewerIds: [bob.userId, carol.userId], approvalType: 'Minimum', minReviewers: 1 }]);
+  it.each([1, 40])('two approvals racing on the last vote release exactly once (%i components)', async (size) => {
+    const parts = (await Promise.all(Array.from({ length: Math.ceil(size / 10) }, (_, batch) =>
+      createComponents(tenant, Array.from({ length: Math.min(10, size - batch * 10) }, (_, i) => ({ name: `CO race ${size} ${batch}-${i}`, categoryId: 'mechanical' })))))).flat();
+    const co = await draft(parts.map((p) => p.id), [{ index: 0, reviewerIds: [bob.userId, carol.userId], approvalType: 'Minimum', minReviewers: 1 }]);
     await run(alice, 'submit', co.id);
     const both = await Promise.all([bob, carol].map((who) => graphql(action('approve'), { id: co.id }, who.headers)));
     const succeeded = both.filter((r) => !r.body.errors);
     expect(succeeded).toHaveLength(1);
     expect(both.find((r) => r.body.errors)!.body.errors![0]!.extensions!.code).toBe('CHANGE_ORDER_STATE');
-    const history = await historyOf(tenant, part.id);
-    expect(history.filter((h) => h.action === 'RELEASE')).toHaveLength(1);
-    expect((await findOne(tenant, part.id))).toMatchObject({ state: 'RELEASED', revisionValue: 'B', version: part.version + 1 });
-  });
+    for (const part of [parts[0]!, parts.at(-1)!]) {
+      const history = await historyOf(tenant, part.id);
+      expect(history.filter((h) => h.action === 'RELEASE')).toHaveLength(1);
+      expect((await findOne(tenant, part.id))).toMatchObject({ state: 'RELEASED', revisionValue: 'B', version: part.version + 1 });
+    }
+  }, 60_000);
 
-  it(`releases its largest size (33 components) atomically: a failed release leaves every component as it was`, async () => {
+  it(`releases the largest single-transaction size (33 components) atomically: a failed release leaves every component as it was`, async () => {
     const parts = await createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `bulk ${i}`, categoryId: 'mechanical' })));
     const more = [...(await createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `bulk b${i}`, categoryId: 'mechanical' })))),
       ...(await createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `bulk c${i}`, categoryId: 'mechanical' })))),
@@ -143,9 +146,43 @@ describe('change orders', () => {
     const done = await run(bob, 'approve', co.id);
     expect(done.status).toBe('CLOSED');
     for (const p of all) expect((await findOne(tenant, p.id))!.state).toBe('RELEASED');
-    const tooMany = await refusal(alice.headers, create, { input: { name: 'too big', templateId: 'default-one-stage', componentIds: [...all.map((p) => p.id), crypto.randomUUID()], values: { reason: 'x' } } });
-    expect(tooMany.code).toBe('CHANGE_ORDER_TOO_LARGE');
   }, 60_000);
+
+  it(`releases 50 components atomically through a commit record: a failed release leaves no trace, a retry releases all`, async () => {
+    const all = (await Promise.all(Array.from({ length: 5 }, (_, batch) => createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `lr50 ${batch}-${i}`, categoryId: 'mechanical' })))))).flat();
+    expect(all).toHaveLength(50);
+    const co = await draft(all.map((p) => p.id), [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }]);
+    await run(alice, 'submit', co.id);
+    const released = async () =>
+      (await ok(alice.headers, `query { component { filter(input: { and: [{ name: { contains: "lr50" } }, { state: { eq: RELEASED } }] }) { totalCount } } }`)).component.filter.totalCount;
+    // The last component write of the commit transaction fails: the history records written before it
+    // (invisible) are removed, and no component, history or search entry shows a release.
+    const failed = await graphql(action('approve'), { id: co.id }, { ...bob.headers, 'x-plm-fault': 'change-order-release-fails' });
+    expect(failed.body.errors?.[0]?.extensions?.code).toBe('VERSION_CONFLICT');
+    for (const p of all) expect(await findOne(tenant, p.id)).toMatchObject({ state: 'MODIFIED', revisionValue: 'A', version: p.version });
+    for (const p of [all[0]!, all[49]!]) expect((await historyOf(tenant, p.id)).map((h) => h.action)).toEqual(['CREATE']);
+    expect(await released()).toBe(0);
+    // In the table itself: the invisible history records are gone, and the commit record says ABORTED.
+    const ids = new Set(all.map((p) => p.id));
+    const raw = await partitionItems(libraryPartition(tenant), ['H#', 'WRITE#']);
+    expect(raw.filter((item) => item.entity === 'ComponentHistory' && ids.has(item.componentId as string) && item.action === 'RELEASE')).toEqual([]);
+    expect(raw.filter((item) => item.entity === 'PendingWrite').map((item) => [item.status, typeof item.settledAt])).toContainEqual(['ABORTED', 'string']);
+    const still = (await ok(alice.headers, `query { changeOrders { get(filter: { search: "${co.number}" }) { nodes { status stages { decisions { userId } } } } } }`)).changeOrders.get;
+    expect(still.nodes).toEqual([{ status: 'OPEN', stages: [{ decisions: [] }] }]);
+    // Without the fault the same approval releases all 50: components, history and search agree.
+    const done = await run(bob, 'approve', co.id);
+    expect(done.status).toBe('CLOSED');
+    expect(done.components.every((c: { toRevision: string }) => c.toRevision === 'B')).toBe(true);
+    for (const p of all) expect(await findOne(tenant, p.id)).toMatchObject({ state: 'RELEASED', revisionValue: 'B', version: p.version + 1 });
+    for (const p of [all[0]!, all[49]!]) expect((await historyOf(tenant, p.id)).map((h) => h.action)).toEqual(['RELEASE', 'CREATE']);
+    expect(await released()).toBe(50);
+    const after = await partitionItems(libraryPartition(tenant), ['H#', 'WRITE#']);
+    expect(after.filter((item) => item.entity === 'ComponentHistory' && ids.has(item.componentId as string) && item.writeId)).toEqual([]);
+    expect(after.filter((item) => item.entity === 'PendingWrite').map((item) => item.status).sort()).toEqual(['ABORTED', 'COMMITTED']);
+    const tooMany = await refusal(alice.headers, create, { input: { name: 'too big', templateId: 'default-one-stage', componentIds: [...all.map((p) => p.id), ...Array.from({ length: 49 }, () => crypto.randomUUID())], values: { reason: 'x' } } });
+    expect(tooMany.code).toBe('CHANGE_ORDER_TOO_LARGE');
+    expect(tooMany.error!.extensions).toMatchObject({ limit: 98 });
+  }, 120_000);
 
   it('validates values against the template and emails the notify list on creation', async () => {
     const template = {

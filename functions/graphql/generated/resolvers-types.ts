@@ -733,7 +733,7 @@ export type CreateChangeOrderInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   /** A template of the library (changeOrders.getTemplates), e.g. default-one-stage. */
   templateId: Scalars['ID']['input'];
-  /** Up to 33 components, released together in one transaction. */
+  /** Up to 98 components, released together atomically (one transaction of the change order and every component). */
   componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
   /** Field name -> value, checked against the template's fields (VALUES_INVALID with extensions.problems). */
   values?: InputMaybe<Scalars['JSON']['input']>;

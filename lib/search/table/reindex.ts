@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../../store/client.js';
-import { listComponents } from '../../store/component.js';
+import { listComponents, type ComponentRecord } from '../../store/component.js';
 import { isConditionalCheckFailure } from '../../store/items.js';
 import { searchEntryPut } from '../entries.js';
 import type { LibraryRef } from './storage.js';
@@ -18,21 +18,30 @@ export async function reindexLibrary(store: Store, library: LibraryRef): Promise
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       for (let i = next++; i < components.length; i = next++) {
-        const { Put } = searchEntryPut(store.tableName, components[i]!);
-        try {
-          await store.ddb.send(
-            new PutCommand({
-              ...Put,
-              ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',
-              ExpressionAttributeValues: { ':version': Put.Item.version, ':false': false },
-            }),
-          );
-          written += 1;
-        } catch (error) {
-          if (!isConditionalCheckFailure(error)) throw error;
-        }
+        if (await putSearchEntryIfNewer(store, components[i]!)) written += 1;
       }
     }),
   );
   return written;
+}
+
+/**
+ * Writes a component's search entry unless a newer one (or a tombstone) is there, so a concurrent write or
+ * delete is never undone. False when a newer entry won.
+ */
+export async function putSearchEntryIfNewer(store: Store, component: ComponentRecord): Promise<boolean> {
+  const { Put } = searchEntryPut(store.tableName, component);
+  try {
+    await store.ddb.send(
+      new PutCommand({
+        ...Put,
+        ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',
+        ExpressionAttributeValues: { ':version': Put.Item.version, ':false': false },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    return false;
+  }
 }
