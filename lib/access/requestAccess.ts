@@ -101,6 +101,11 @@ export class RequestAccess {
     return (await this.effective()).libraryPermissions(access.library.id);
   }
 
+  /** Refuses unless the caller holds `permission` in the library of x-library (for checks inside an operation). */
+  async requireLibraryPermission(permission: PermissionName): Promise<void> {
+    this.requirePermission(permission, await this.libraryPermissions());
+  }
+
   /** Refuses unless the caller holds `permission` in the organization (for checks inside an operation). */
   async requireOrganizationPermission(permission: PermissionName): Promise<void> {
     this.requirePermission(permission, await this.organizationPermissions());

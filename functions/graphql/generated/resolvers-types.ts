@@ -798,7 +798,7 @@ export type ChangeOrderMutationNamespace = {
   update: ChangeOrder;
   /** DRAFT only. */
   delete: Scalars['Boolean']['output'];
-  /** DRAFT -> OPEN at the first stage; holds the components; emails the stage's reviewers. */
+  /** DRAFT -> OPEN at the first stage; holds the components; emails the stage's reviewers. Needs change_orders.submit and change_orders.release: the last approval releases the components on the submitter's authority (403 FORBIDDEN with requiredPermission otherwise). */
   submit: ChangeOrder;
   /** A reviewer of the open stage approves, once. The last approval of the last stage releases the components. */
   approve: ChangeOrder;

@@ -35,7 +35,11 @@ export const changeOrderResolvers: Resolvers = {
     create: async (_parent, { input }, context) => createChangeOrder(deps(context), await libraryScope(context), input),
     update: async (_parent, { input }, context) => updateChangeOrder(deps(context), await libraryScope(context), input),
     delete: async (_parent, { id }, context) => deleteChangeOrder(deps(context), await libraryScope(context), id),
-    submit: async (_parent, { id }, context) => submitChangeOrder(deps(context), await libraryScope(context), id),
+    // Submitting sends the components to release on the last approval: the submitter's authority to release.
+    submit: async (_parent, { id }, context) => {
+      await context.access.requireLibraryPermission('change_orders.release');
+      return submitChangeOrder(deps(context), await libraryScope(context), id);
+    },
     approve: async (_parent, { id, comment }, context) => decide(deps(context), await libraryScope(context), id, 'APPROVE', comment),
     reject: async (_parent, { id, comment }, context) => decide(deps(context), await libraryScope(context), id, 'REJECT', comment),
     withdraw: async (_parent, { id }, context) => withdrawChangeOrder(deps(context), await libraryScope(context), id),
