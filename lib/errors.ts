@@ -330,3 +330,31 @@ export class ChangeOrderError extends DomainError {
     super(code, message, undefined, details);
   }
 }
+
+// ---- integrations and attribute access -----------------------------------------------------------------
+
+export type IntegrationAccessErrorCode =
+  /** EXCLUSIVE_WRITE requested while another principal holds WRITE or EXCLUSIVE_WRITE on the attribute. */
+  | 'EXCLUSIVE_WRITE_CONFLICT'
+  /** WRITE requested while another principal manages the attribute exclusively. */
+  | 'ATTRIBUTE_MANAGED_EXCLUSIVELY'
+  /** The service's own principal configured as receive-only or no-access. */
+  | 'STORE_PRINCIPAL_ALWAYS_READS'
+  /** A write of a managed attribute by a principal that is not a linked manager, or by one designated NO_WRITE. */
+  | 'ATTRIBUTE_WRITE_DENIED'
+  /** A write of a managed attribute that no linked principal manages: nobody writes it until one is linked. */
+  | 'ATTRIBUTE_FROZEN'
+  /** A filter on an attribute whose value is withheld from the caller. */
+  | 'ATTRIBUTE_NOT_READABLE'
+  | 'ATTRIBUTE_NOT_FOUND'
+  | 'INTEGRATION_NOT_FOUND'
+  | 'INTEGRATION_DISABLED'
+  | 'NATIVE_PRINCIPAL_IMMUTABLE'
+  | 'INTEGRATION_NAME_TAKEN';
+
+/** A refusal of the principal and attribute access model; the code says which rule. Nothing was changed. */
+export class IntegrationAccessError extends DomainError {
+  constructor(code: IntegrationAccessErrorCode, message: string, details: Record<string, unknown> = {}, httpStatus?: number) {
+    super(code, message, httpStatus, details);
+  }
+}

@@ -23,6 +23,10 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     // Answers about the caller's own verified address only.
     'organization.discoverByDomain': { scope: 'user', permission: null },
     'changeOrders.getTemplates': { scope: 'library', permission: 'change_orders.read' },
+    'integration.findAll': { scope: 'organization', permission: 'organization.read' },
+    'integration.findOne': { scope: 'organization', permission: 'organization.read' },
+    recommendedAttributes: { scope: 'library', permission: 'components.read' },
+    accessPolicy: { scope: 'library', permission: 'components.read' },
     'changeOrders.get': { scope: 'library', permission: 'change_orders.read' },
     'roles.allPermissions': { scope: 'organization', permission: 'roles.read' },
     'roles.findById': { scope: 'organization', permission: 'roles.read' },
@@ -75,6 +79,13 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     // Templates are library configuration.
     'changeOrders.createTemplate': { scope: 'library', permission: 'library.settings.update' },
     'changeOrders.create': { scope: 'library', permission: 'change_orders.create' },
+    'integration.create': { scope: 'organization', permission: 'integrations.configure' },
+    'integration.update': { scope: 'organization', permission: 'integrations.configure' },
+    setAttributeAccess: { scope: 'library', permission: 'integrations.configure' },
+    // Linking another principal than one's own also needs integrations.configure (checked inside).
+    linkComponent: { scope: 'library', permission: 'components.update' },
+    unlinkComponent: { scope: 'library', permission: 'components.update' },
+    reconcile: { scope: 'library', permission: 'components.update' },
     'changeOrders.update': { scope: 'library', permission: 'change_orders.update' },
     'changeOrders.delete': { scope: 'library', permission: 'change_orders.delete' },
     'changeOrders.submit': { scope: 'library', permission: 'change_orders.submit' },

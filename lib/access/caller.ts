@@ -2,7 +2,8 @@ import { UnauthenticatedError } from '../errors.js';
 
 /** Who is calling, once the credential is verified. */
 export type Caller =
-  | { kind: 'apiKey'; userId: string; apiKeyId: string; organizationId: string; libraryId: string }
+  /** integrationId: the integration principal the key acts as (null: the native principal, like a person). */
+  | { kind: 'apiKey'; userId: string; apiKeyId: string; organizationId: string; libraryId: string; integrationId: string | null }
   | { kind: 'user'; userId: string };
 
 export interface Credentials {

@@ -2,6 +2,7 @@ import type { AttributeDefinition } from '../config/categories.js';
 import type { ConfigType } from '../store/libraryConfig.js';
 import { PermissionDeniedError } from '../errors.js';
 import type { PermissionName } from './permissions.js';
+import { canRead, writeDecision, type AccessPolicy } from '../integrations/policy.js';
 
 /** What the caller may do with a component, from their effective permissions in its library. */
 export function viewerAccess(permissions: ReadonlySet<PermissionName>) {
@@ -13,10 +14,24 @@ export function viewerAccess(permissions: ReadonlySet<PermissionName>) {
   };
 }
 
-/** Per attribute of the component's category: every attribute is readable; writable with components.update unless archived. */
-export function effectiveAttributeAccess(permissions: ReadonlySet<PermissionName>, attributes: readonly AttributeDefinition[]) {
-  const canWrite = permissions.has('components.update');
-  return attributes.map((attribute) => ({ attributeId: attribute.id, canRead: true, canWrite: canWrite && !attribute.archived }));
+/**
+ * Per attribute of the component's category, for the calling principal: canRead unless the value is
+ * withheld from it; canWrite with components.update, unless archived or refused by the attribute access
+ * rules on this component's links (managed by another linked principal, frozen, or NO_WRITE).
+ */
+export function effectiveAttributeAccess(
+  permissions: ReadonlySet<PermissionName>,
+  attributes: readonly AttributeDefinition[],
+  policy: AccessPolicy,
+  principal: string,
+  links: readonly string[],
+) {
+  const mayUpdate = permissions.has('components.update');
+  return attributes.map((attribute) => ({
+    attributeId: attribute.id,
+    canRead: canRead(policy, principal, attribute.id),
+    canWrite: mayUpdate && !attribute.archived && writeDecision(policy, principal, attribute.id, links).allowed,
+  }));
 }
 
 /**

@@ -1,5 +1,8 @@
+import { nativePrincipalId } from '../integrations/policy.js';
+import { getIntegration } from '../store/integration.js';
 import {
   BadRequestError,
+  IntegrationAccessError,
   LibraryAccessDeniedError,
   MissingHeadersError,
   OrganizationAccessDeniedError,
@@ -67,17 +70,45 @@ export class RequestAccess {
     private readonly prefetched?: ReadonlyMap<string, Record<string, unknown>>,
   ) {}
 
+  private principalId: Promise<string> | undefined;
+
   async authorize(rule: AccessRule): Promise<void> {
     if (rule.scope === 'user') return;
     this.requireHeaders(rule.scope);
     if (rule.scope === 'organization') {
-      await this.organization();
+      await Promise.all([this.organization(), this.principal()]);
       // An API key belongs to one library: a mismatching x-library is refused even on organization operations
       // (the API-key context checks x-library whenever it is sent).
       this.requirePermission(rule.permission, await this.organizationPermissions());
       return;
     }
-    this.requirePermission(rule.permission, await this.libraryPermissions());
+    const [permissions] = await Promise.all([this.libraryPermissions(), this.principal()]);
+    this.requirePermission(rule.permission, permissions);
+  }
+
+  /** The integration the request acts for (its API key's), or null: a person acts as the native principal. */
+  get actingIntegrationId(): string | null {
+    return this.caller.kind === 'apiKey' ? this.caller.integrationId : null;
+  }
+
+  /**
+   * The principal the request acts as: the integration of its API key, or the native principal. A key of a
+   * disabled integration is refused on every request (403 INTEGRATION_DISABLED): one GetItem, for
+   * integration keys only.
+   */
+  principal(): Promise<string> {
+    this.principalId ??= this.resolvePrincipal();
+    return this.principalId;
+  }
+
+  private async resolvePrincipal(): Promise<string> {
+    const integrationId = this.actingIntegrationId;
+    if (!integrationId || this.caller.kind !== 'apiKey') return nativePrincipalId;
+    const integration = await getIntegration(this.store, this.caller.organizationId, integrationId);
+    if (!integration || integration.disabled) {
+      throw new IntegrationAccessError('INTEGRATION_DISABLED', `The integration this API key acts for (${integrationId}) is disabled`, { integrationId }, 403);
+    }
+    return integrationId;
   }
 
   /** The caller's grants in the organization of x-organization, resolved once per request. */

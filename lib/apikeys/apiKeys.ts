@@ -41,7 +41,7 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   return parsed.data;
 }
 
-export function newApiKey(scope: ApiKeyScope, input: { name: string; expiresAt?: string | null | undefined }, at = nowIso()): IssuedApiKey {
+export function newApiKey(scope: ApiKeyScope, input: { name: string; expiresAt?: string | null | undefined }, at = nowIso(), integrationId: string | null = null): IssuedApiKey {
   const { name, expiresAt } = parse(createInput, input);
   if (expiresAt && Date.parse(expiresAt) <= Date.parse(at)) throw new InvalidInputError('expiresAt must be in the future', { field: 'expiresAt' });
   const { secret, hash, displayPrefix } = generateApiKeySecret(scope);
@@ -60,12 +60,14 @@ export function newApiKey(scope: ApiKeyScope, input: { name: string; expiresAt?:
       rotatedAt: null,
       revokedAt: null,
       expiresAt: expiresAt ? new Date(expiresAt).toISOString() : null,
+      integrationId,
     },
   };
 }
 
-export async function createApiKey(store: Store, scope: ApiKeyScope, input: { name: string; expiresAt?: string | null }): Promise<IssuedApiKey> {
-  const issued = newApiKey(scope, input);
+/** integrationId: the key acts as that integration principal (checked by the caller: it exists and is enabled). */
+export async function createApiKey(store: Store, scope: ApiKeyScope, input: { name: string; expiresAt?: string | null }, integrationId: string | null = null): Promise<IssuedApiKey> {
+  const issued = newApiKey(scope, input, nowIso(), integrationId);
   await insertApiKey(store, issued.apiKey);
   return issued;
 }

@@ -25,6 +25,8 @@ export async function componentWriteContext(
     config,
     entitlements: entitlementsOf(organization),
     permissions,
+    principalId: await access.principal(),
+    actingIntegrationId: access.actingIntegrationId,
     checkFiles: (fileIds) => checkFilesReady(store, { organizationId: organization.id, libraryId: library.id }, fileIds),
   };
 }

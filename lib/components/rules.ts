@@ -17,7 +17,9 @@ import {
   PermissionDeniedError,
   StatusNotFoundError,
   ComponentLockedError,
+  IntegrationAccessError,
 } from '../errors.js';
+import { writeDecision } from '../integrations/policy.js';
 
 /** Everything a component write is checked against, read once per call. */
 export interface WriteContext {
@@ -28,6 +30,10 @@ export interface WriteContext {
   config: LibraryConfiguration;
   entitlements: Entitlements;
   permissions: ReadonlySet<PermissionName>;
+  /** The principal the write acts as (lib/integrations/policy.ts): an integration, or the native one. */
+  principalId: string;
+  /** The integration the request acts for; null for people (recorded in history and on BOM lines). */
+  actingIntegrationId: string | null;
   /** Throws unless every file id names a completed upload of the library. */
   checkFiles: (fileIds: string[]) => Promise<void>;
 }
@@ -155,6 +161,8 @@ export function buildNewComponent(ctx: WriteContext, input: CreateComponentComma
   checkDistinctAttributeIds(input.attributeValues, index);
   const attributeValues = mergeAttributeValues({}, input.attributeValues);
   checkAttributes(category, attributeValues, index);
+  // Creation links the creator: it writes what it manages and what is open.
+  checkAttributeWrites(ctx, [ctx.principalId], {}, attributeValues, index);
   return {
     id,
     organizationId: ctx.organizationId,
@@ -178,7 +186,8 @@ export function buildNewComponent(ctx: WriteContext, input: CreateComponentComma
     lastReleasedNotRevisionManaged: null,
     fileId: text(input.fileId, 'fileId', limits.fileId, index),
     imageFileId: text(input.imageFileId, 'imageFileId', limits.fileId, index),
-    originIntegrationId: null,
+    originIntegrationId: ctx.principalId,
+    links: [ctx.principalId],
     createdAt: ctx.at,
     updatedAt: ctx.at,
     createdBy: ctx.userId,
@@ -232,7 +241,32 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   next.attributeValues = mergeAttributeValues(current.attributeValues, input.attributeValues);
   // A category change or any attribute change validates the whole resulting set against the category.
   if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) checkAttributes(category, next.attributeValues, index);
+  checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index);
   return next;
+}
+
+/** The attributes whose values differ between two sets (set, changed or deleted). */
+export function changedAttributes(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const ids = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...ids].filter((id) => !same(before[id] ?? null, after[id] ?? null)).sort();
+}
+
+/**
+ * Every attribute the write changes must be writable by the acting principal on a component with these
+ * links (spec: principal and attribute access model). A value written again unchanged is no write.
+ */
+function checkAttributeWrites(ctx: WriteContext, links: readonly string[], before: Record<string, unknown>, after: Record<string, unknown>, index: number): void {
+  for (const attributeId of changedAttributes(before, after)) {
+    const decision = writeDecision(ctx.config.accessPolicy, ctx.principalId, attributeId, links);
+    if (!decision.allowed) {
+      throw new IntegrationAccessError(decision.code, `inputs[${index}]: attributeValues "${attributeId}" cannot be written: ${decision.reason}`, {
+        inputIndex: index,
+        attributeId,
+        principal: ctx.principalId,
+        managers: decision.managers,
+      });
+    }
+  }
 }
 
 const trackedFields = [

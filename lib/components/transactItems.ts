@@ -12,7 +12,7 @@ export function historyRecord(ctx: WriteContext, before: ComponentRecord | null,
     action: before ? 'UPDATE' : 'CREATE',
     at: ctx.at,
     by: ctx.userId,
-    actingIntegrationId: null,
+    actingIntegrationId: ctx.actingIntegrationId,
     changes: [...diffComponents(before, after), ...relationChanges],
   };
 }

@@ -1,3 +1,4 @@
+import type { AccessPolicy } from '../integrations/policy.js';
 import type { z } from 'zod';
 import { ConfigInvalidError, ConfigVersionConflictError } from '../errors.js';
 
@@ -33,6 +34,8 @@ export interface LibraryConfiguration {
   records: Record<ConfigType, LibraryConfigRecord>;
   /** Documents present in the table (libraries are seeded at creation; the others read as defaults). */
   stored: ReadonlySet<ConfigType>;
+  /** The library's attribute access policy (lib/integrations/policy.ts), read with the documents. */
+  accessPolicy: AccessPolicy;
 }
 
 const documentSchemas: Record<ConfigType, z.ZodType> = {
@@ -87,7 +90,7 @@ function parseDocument<T>(type: ConfigType, document: unknown): T {
 
 /** Reads (one BatchGetItem) and validates a library's configuration; absent documents are the defaults. */
 export async function loadLibraryConfiguration(store: Store, orgId: string, libraryId: string): Promise<LibraryConfiguration> {
-  const stored = await getLibraryConfigs(store, orgId, libraryId);
+  const { configs: stored, accessPolicy } = await getLibraryConfigs(store, orgId, libraryId);
   const records = Object.fromEntries(
     configTypes.map((type) => [type, stored[type] ?? newRecord(type, defaultDocuments[type], 1, 'system', new Date(0).toISOString(), true)]),
   ) as Record<ConfigType, LibraryConfigRecord>;
@@ -98,6 +101,7 @@ export async function loadLibraryConfiguration(store: Store, orgId: string, libr
     categories: parseDocument<CategoriesDocument>('CATEGORIES', records.CATEGORIES.document),
     records,
     stored: new Set(configTypes.filter((type) => stored[type])),
+    accessPolicy,
   };
 }
 

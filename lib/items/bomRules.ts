@@ -32,6 +32,7 @@ export function desiredLines(
   inputIndex: number,
   at: string,
   userId: string,
+  actingIntegrationId: string | null = null,
 ): BomLine[] {
   if (assembly.category.type !== 'ASSEMBLY' && children.length > 0) {
     throw new BomError('NOT_AN_ASSEMBLY', `inputs[${inputIndex}]: only assemblies have children; ${assembly.name} is a ${assembly.category.type}`, { inputIndex });
@@ -66,7 +67,8 @@ export function desiredLines(
       itemNumber: text(child.itemNumber, 'itemNumber', 50, where),
       notes: text(child.notes, 'notes', 2000, where),
       childHistoryId,
-      createdByIntegrationId: kept?.createdByIntegrationId ?? null,
+      // A kept line keeps who created it; a new line records the integration the write acts for.
+      createdByIntegrationId: kept ? kept.createdByIntegrationId : actingIntegrationId,
       createdAt: kept?.createdAt ?? at,
       createdBy: kept?.createdBy ?? userId,
     };

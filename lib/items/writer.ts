@@ -129,7 +129,7 @@ function applyRelations(
   if (input.children !== undefined && input.children !== null) {
     result.bom = {
       before: currentLines,
-      after: desiredLines(parent, input.children, currentBom, stored.components, inputIndex, ctx.at, ctx.userId),
+      after: desiredLines(parent, input.children, currentBom, stored.components, inputIndex, ctx.at, ctx.userId, ctx.actingIntegrationId),
       version: (currentBom?.bomVersion ?? 0) + 1,
     };
   } else if (parent.category.type !== 'ASSEMBLY' && currentLines.length > 0) {
@@ -189,7 +189,7 @@ function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
       writeId: null,
     };
     items.push({ Put: { TableName: store.tableName, Item: bomItem(org, lib, record) } });
-    items.push({ Put: { TableName: store.tableName, Item: bomSnapshotItem(org, lib, { ...record, actingIntegrationId: null }), ConditionExpression: 'attribute_not_exists(PK)' } });
+    items.push({ Put: { TableName: store.tableName, Item: bomSnapshotItem(org, lib, { ...record, actingIntegrationId: ctx.actingIntegrationId }), ConditionExpression: 'attribute_not_exists(PK)' } });
   }
   if (write.links) {
     items.push({ Put: { TableName: store.tableName, Item: documentLinksItem(org, lib, { componentId: write.after.id, links: write.links.after, updatedAt: ctx.at, writeId: null }) } });

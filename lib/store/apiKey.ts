@@ -23,6 +23,8 @@ export const apiKeyRecord = z.object({
   rotatedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
+  /** The integration principal the key acts as; null for a person's key. */
+  integrationId: z.string().nullable().default(null),
 });
 export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;
 
@@ -32,6 +34,7 @@ export const apiKeySecretRecord = z.object({
   libraryId: z.string().uuid(),
   ownerUserId: z.string().uuid(),
   expiresAtIso: z.string().nullable(),
+  integrationId: z.string().nullable().default(null),
 });
 export type ApiKeySecretRecord = z.infer<typeof apiKeySecretRecord>;
 
@@ -42,6 +45,7 @@ function secretPut(key: ApiKeyRecord) {
     libraryId: key.libraryId,
     ownerUserId: key.ownerUserId,
     expiresAtIso: key.expiresAt,
+    integrationId: key.integrationId,
   };
   return {
     Put: {

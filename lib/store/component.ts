@@ -57,6 +57,11 @@ export const componentRecord = z.object({
    * it outside that change order. Every write of the component is conditioned on it (lockCondition).
    */
   lockedBy: z.string().nullable().default(null),
+  /**
+   * Principals linked to the component (creation links the creator; linkComponent adds, unlinkComponent
+   * removes): a managed attribute is written only by a linked manager (lib/integrations/policy.ts).
+   */
+  links: z.array(z.string()).default([]),
   /** Present while the large item write that created the component may not have committed (pendingWrite.ts). */
   writeId: z.string().nullish(),
 });

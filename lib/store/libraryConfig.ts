@@ -3,6 +3,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConfigVersionConflictError } from '../errors.js';
 import { z } from 'zod';
 import type { Store } from './client.js';
+import { accessPolicyKey, accessPolicyRecord } from './accessPolicy.js';
+import { emptyPolicy, type AccessPolicy } from '../integrations/policy.js';
 import { batchGetItems, isConditionalCheckFailure, parseItem, updateIf } from './items.js';
 import { libraryPartition } from './library.js';
 
@@ -33,14 +35,25 @@ export function libraryConfigPut(orgId: string, libraryId: string, record: Libra
 }
 
 /** All configuration documents of a library in one BatchGetItem (4 small items). */
-export async function getLibraryConfigs(store: Store, orgId: string, libraryId: string): Promise<Partial<Record<ConfigType, LibraryConfigRecord>>> {
-  const items = await batchGetItems(store, configTypes.map((type) => libraryConfigKey(orgId, libraryId, type)), true);
+/**
+ * The configuration documents of a library, and its attribute access policy, in ONE BatchGetItem
+ * (strongly consistent): every component write is checked against both.
+ */
+export async function getLibraryConfigs(store: Store, orgId: string, libraryId: string): Promise<{ configs: Partial<Record<ConfigType, LibraryConfigRecord>>; accessPolicy: AccessPolicy }> {
+  const policyKey = accessPolicyKey(orgId, libraryId);
+  const items = await batchGetItems(store, [...configTypes.map((type) => libraryConfigKey(orgId, libraryId, type)), policyKey], true);
   const found: Partial<Record<ConfigType, LibraryConfigRecord>> = {};
+  let accessPolicy: AccessPolicy = emptyPolicy;
   for (const item of items.values()) {
+    if (item.SK === policyKey.SK) {
+      const { version, entries } = parseItem(accessPolicyRecord, item, 'access policy');
+      accessPolicy = { version, entries };
+      continue;
+    }
     const record = parseItem(libraryConfigRecord, item, 'library config');
     found[record.type] = record;
   }
-  return found;
+  return { configs: found, accessPolicy };
 }
 
 /**

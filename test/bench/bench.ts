@@ -1,3 +1,4 @@
+import { nativePrincipalId } from '../../lib/integrations/policy.js';
 /**
  * `npm run bench`: latency and DynamoDB cost of the GraphQL operations, over real HTTP against the local
  * stack, beside the storage floor (a raw GetItem and PutItem against DynamoDB Local).
@@ -559,6 +560,8 @@ async function seed(store: Store): Promise<Seeded> {
       config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
       entitlements: plans.enterprise,
       permissions: systemRoles.SITE_ADMIN.permissions,
+      principalId: nativePrincipalId,
+      actingIntegrationId: null,
       checkFiles: async () => {},
   };
   const [component] = await createComponents(store, ctx, [

@@ -1,3 +1,4 @@
+import { nativePrincipalId } from '../../lib/integrations/policy.js';
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { systemRoles } from '../../lib/access/roles.js';
@@ -29,6 +30,8 @@ export async function seedContext(store: Store, target: SeedTarget, at: string):
     config: await loadLibraryConfiguration(store, target.organization.id, target.library.id),
     entitlements: plans.enterprise,
     permissions: systemRoles.SITE_ADMIN.permissions,
+    principalId: nativePrincipalId,
+    actingIntegrationId: null,
     checkFiles: async () => {},
   };
 }

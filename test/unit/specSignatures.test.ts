@@ -67,11 +67,6 @@ function findField(root: GraphQLObjectType, name: string): GraphQLField<unknown,
  */
 const notYetServed = new Set([
   'webhooks findAll',
-  'recommendedAttributes, accessPolicy',
-  'setAttributeAccess',
-  'linkComponent',
-  'unlinkComponent',
-  'reconcile',
   'configureScim',
 ]);
 
@@ -94,6 +89,11 @@ describe("the spec's operation signatures", () => {
     const served = !notYetServed.has(operation.name);
     it(`${operation.root} ${operation.name}${served ? '' : ' (not served yet)'}`, () => {
       const root = operation.root === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
+      // A row naming several operations ("recommendedAttributes, accessPolicy") shows no signature: each must exist.
+      if (served && operation.name.includes(', ')) {
+        for (const name of operation.name.split(', ')) expect(findField(root, name), `${operation.root} ${name} is missing`).toBeDefined();
+        return;
+      }
       const field = findField(root, operation.name);
       if (!served) {
         expect(field, `${operation.name} is served now: remove it from notYetServed`).toBeUndefined();

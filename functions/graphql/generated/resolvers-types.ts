@@ -432,6 +432,12 @@ export type Query = {
   configSyncStatus: ConfigSyncStatus;
   file: FileQueryNamespace;
   identifier: IdentifierQueryNamespace;
+  /** Principals of the organization in x-organization. */
+  integration: IntegrationQueryNamespace;
+  /** Library-scoped (components.read): the attributes of the library for one principal; the caller's own when principalId is omitted. */
+  recommendedAttributes: Array<RecommendedAttribute>;
+  /** Library-scoped (components.read): the stored designations. */
+  accessPolicy: AccessPolicy;
   /** The libraries of the organization in x-organization, by name. */
   libraries: Array<Library>;
   organization: OrganizationQueryNamespace;
@@ -452,6 +458,11 @@ export type QueryConfigSyncStatusArgs = {
   type: ConfigType;
 };
 
+
+export type QueryRecommendedAttributesArgs = {
+  principalId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   roles: RoleMutationNamespace;
@@ -462,9 +473,48 @@ export type Mutation = {
   component: ComponentMutationNamespace;
   config: ConfigMutationNamespace;
   file: FileMutationNamespace;
+  integration: IntegrationMutationNamespace;
+  /**
+   * Library-scoped; needs integrations.configure. The entries apply in order, all or none: the first that
+   * breaks a rule refuses the call (EXCLUSIVE_WRITE_CONFLICT, ATTRIBUTE_MANAGED_EXCLUSIVELY,
+   * STORE_PRINCIPAL_ALWAYS_READS, ATTRIBUTE_NOT_FOUND, INTEGRATION_NOT_FOUND) and every designation stays.
+   */
+  setAttributeAccess: AccessPolicy;
+  /**
+   * Library-scoped. Links a principal to a component (additive; linking one never unlinks another); the
+   * caller's own principal when principalId is omitted. components.update for one's own principal,
+   * integrations.configure for another. A new component version; its state does not change.
+   */
+  linkComponent: Component;
+  /** Removes a link; attributes it managed with no other linked manager become frozen. Same permissions as linkComponent. */
+  unlinkComponent: Component;
+  /** Library-scoped, components.update. See ReconcileInput. */
+  reconcile: ReconcileResult;
   item: ItemMutationNamespace;
   assemblies: AssembliesMutationNamespace;
   organization: OrganizationMutationNamespace;
+};
+
+
+export type MutationSetAttributeAccessArgs = {
+  entries: Array<AttributeAccessEntryInput>;
+};
+
+
+export type MutationLinkComponentArgs = {
+  componentId: Scalars['ID']['input'];
+  principalId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type MutationUnlinkComponentArgs = {
+  componentId: Scalars['ID']['input'];
+  principalId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type MutationReconcileArgs = {
+  input: ReconcileInput;
 };
 
 /**
@@ -486,6 +536,8 @@ export type ApiKey = {
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
   /** After this time the key is refused; null never expires. */
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The integration the key acts as; null for a person's key. */
+  integrationId?: Maybe<Scalars['ID']['output']>;
 };
 
 export type ApiKeyStatus =
@@ -503,6 +555,12 @@ export type ApiKeyWithSecret = {
 export type CreateApiKeyInput = {
   name: Scalars['String']['input'];
   expiresAt?: InputMaybe<Scalars['DateTime']['input']>;
+  /**
+   * Makes a key that acts as this integration in the library (its writes follow the integration's attribute
+   * designations and are recorded as actingIntegrationId). Needs integrations.configure; the integration
+   * must be enabled. Omitted: the key acts for its owner, as the native principal.
+   */
+  integrationId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** Issues a new secret; the old one stops working at once. */
@@ -964,10 +1022,13 @@ export type Component = {
   effectiveAttributeAccess: Array<EffectiveAttributeAccess>;
   viewerAccess: ViewerAccess;
   integrationLock: IntegrationLock;
-  /** The integration the current request acts for, if any. */
+  /** The integration the current request acts for, if any (null for people, who act as the native principal). */
   actingIntegrationId?: Maybe<Scalars['ID']['output']>;
+  /** The principal that created the component ("native" when created by a person); null for components created before principals existed. */
   originIntegrationId?: Maybe<Scalars['ID']['output']>;
   originIntegration?: Maybe<Integration>;
+  /** An addition: the principals linked to the component (creation links the creator; see linkComponent). */
+  linkedPrincipalIds: Array<Scalars['ID']['output']>;
   /** Write history, newest first: one record per write. */
   history: Array<ComponentHistoryEntry>;
   file?: Maybe<File>;
@@ -1046,6 +1107,7 @@ export type AttributeValue = {
   value?: Maybe<Scalars['JSON']['output']>;
 };
 
+/** For the calling principal: canRead false when the value is withheld from it; canWrite by the attribute access rules on this component's links. */
 export type EffectiveAttributeAccess = {
   __typename?: 'EffectiveAttributeAccess';
   attributeId: Scalars['ID']['output'];
@@ -1061,16 +1123,28 @@ export type ViewerAccess = {
   canCreateRevision: Scalars['Boolean']['output'];
 };
 
+/** locked: a principal linked to the component, other than the caller, manages one of its attributes; integrationId names it (an exclusive manager first). */
 export type IntegrationLock = {
   __typename?: 'IntegrationLock';
   locked: Scalars['Boolean']['output'];
   integrationId?: Maybe<Scalars['ID']['output']>;
 };
 
+/**
+ * A principal that writes components: the service's own native principal (id "native", the one people act as,
+ * in every organization) or an integration of the organization (a CAD, ERP or sourcing connector) acting
+ * through API keys made for it.
+ */
 export type Integration = {
   __typename?: 'Integration';
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
+  /** True for the service's own principal. */
+  isNative: Scalars['Boolean']['output'];
+  /** A disabled integration's API keys are refused (403 INTEGRATION_DISABLED); its designations and links stay. */
+  disabled: Scalars['Boolean']['output'];
+  /** Null for the native principal. */
+  createdAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
 export type ComponentHistoryEntry = {
@@ -1704,6 +1778,164 @@ export type IdentifierQueryNamespaceReusableGroupInstancesArgs = {
 export type IdentifierQueryNamespaceValidateFreeformOverrideArgs = {
   value: Scalars['String']['input'];
   componentId?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateIntegrationInput = {
+  /** 1 to 100 characters, unique in the organization (case-insensitive). */
+  name: Scalars['String']['input'];
+};
+
+/** Renames, disables or enables an integration; omitted fields stay. NATIVE_PRINCIPAL_IMMUTABLE for the native principal. */
+export type UpdateIntegrationInput = {
+  id: Scalars['ID']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  disabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Organization-scoped. Reading needs organization.read. */
+export type IntegrationQueryNamespace = {
+  __typename?: 'IntegrationQueryNamespace';
+  /** The native principal first, then the organization's integrations by name; disabled ones unless includeDisabled is false. */
+  findAll: Array<Integration>;
+  /** A principal by id ("native" for the service's own); null when there is none. */
+  findOne?: Maybe<Integration>;
+};
+
+
+/** Organization-scoped. Reading needs organization.read. */
+export type IntegrationQueryNamespaceFindAllArgs = {
+  includeDisabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+/** Organization-scoped. Reading needs organization.read. */
+export type IntegrationQueryNamespaceFindOneArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/** Organization-scoped; needs integrations.configure. */
+export type IntegrationMutationNamespace = {
+  __typename?: 'IntegrationMutationNamespace';
+  /** INTEGRATION_NAME_TAKEN when the name is used. Make API keys for it with apiKey.create(input: { name, integrationId }). */
+  create: Integration;
+  update: Integration;
+};
+
+
+/** Organization-scoped; needs integrations.configure. */
+export type IntegrationMutationNamespaceCreateArgs = {
+  input: CreateIntegrationInput;
+};
+
+
+/** Organization-scoped; needs integrations.configure. */
+export type IntegrationMutationNamespaceUpdateArgs = {
+  input: UpdateIntegrationInput;
+};
+
+/** OPEN: not designated (the default). WRITE: a manager, with others. NO_WRITE: never writes it. EXCLUSIVE_WRITE: the sole manager. */
+export type AttributeWriteDesignation =
+  | 'OPEN'
+  | 'WRITE'
+  | 'NO_WRITE'
+  | 'EXCLUSIVE_WRITE';
+
+/**
+ * READ (the default): the principal is sent the value. RECEIVE_ONLY: the principal sends values (as its
+ * designation allows) but is not sent them back. NO_ACCESS: the value is withheld. In both of the latter the
+ * value is left out of the principal's reads (attributeValues, attributeValue, history changes); the query
+ * does not fail. The native principal always reads (STORE_PRINCIPAL_ALWAYS_READS).
+ */
+export type AttributeReadAccess =
+  | 'READ'
+  | 'RECEIVE_ONLY'
+  | 'NO_ACCESS';
+
+/** One designation: what a principal may do with an attribute in this library. */
+export type AttributeAccessEntryInput = {
+  /** An attribute id of one of the library's categories. */
+  attribute: Scalars['ID']['input'];
+  /** An integration id, or "native" for the service's own principal (people). */
+  principal: Scalars['ID']['input'];
+  /** Omitted: the stored designation stays (OPEN when none). */
+  write?: InputMaybe<AttributeWriteDesignation>;
+  /** Omitted: the stored read access stays (READ when none). */
+  read?: InputMaybe<AttributeReadAccess>;
+};
+
+export type AttributeAccessEntry = {
+  __typename?: 'AttributeAccessEntry';
+  attribute: Scalars['ID']['output'];
+  principal: Scalars['ID']['output'];
+  write: AttributeWriteDesignation;
+  read: AttributeReadAccess;
+};
+
+/** The library's stored designations, exactly as set (EXCLUSIVE_WRITE round-trips). Pairs not listed are OPEN and READ. */
+export type AccessPolicy = {
+  __typename?: 'AccessPolicy';
+  /** Increments with every setAttributeAccess. */
+  version: Scalars['Int']['output'];
+  entries: Array<AttributeAccessEntry>;
+};
+
+/** An attribute of the library as one principal stands with it. */
+export type RecommendedAttribute = {
+  __typename?: 'RecommendedAttribute';
+  attributeId: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  /** The categories that define it. */
+  categoryIds: Array<Scalars['ID']['output']>;
+  /** The principal's current designation and read access. */
+  write: AttributeWriteDesignation;
+  read: AttributeReadAccess;
+  canRead: Scalars['Boolean']['output'];
+  /** The principals that manage it (WRITE or EXCLUSIVE_WRITE). */
+  managedBy: Array<Scalars['ID']['output']>;
+  /** What the principal can take without a conflict: EXCLUSIVE_WRITE when nobody else manages it, WRITE when others share it, NO_WRITE when another manages it exclusively. */
+  recommendedWrite: AttributeWriteDesignation;
+};
+
+/** What reconcile applied: a field, or attributeValues.<id> with its attributeId. */
+export type ReconcileChange = {
+  __typename?: 'ReconcileChange';
+  field: Scalars['String']['output'];
+  attributeId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A write reconcile left out, with the rule's code (ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN) and why. */
+export type ReconcileRefusal = {
+  __typename?: 'ReconcileRefusal';
+  field: Scalars['String']['output'];
+  attributeId: Scalars['ID']['output'];
+  code: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+};
+
+export type ReconcileResult = {
+  __typename?: 'ReconcileResult';
+  /** The component after the call (unchanged when nothing applied). */
+  component: Component;
+  applied: Array<ReconcileChange>;
+  refused: Array<ReconcileRefusal>;
+};
+
+/**
+ * An integration's view of a component: the fields of component.update. Attribute values the acting
+ * principal may not write are left out and reported as refused; everything else is applied exactly as
+ * component.update would (a validation failure fails the whole call and writes nothing).
+ */
+export type ReconcileInput = {
+  componentId: Scalars['ID']['input'];
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  statusId?: InputMaybe<Scalars['ID']['input']>;
+  revisionValue?: InputMaybe<Scalars['String']['input']>;
+  eid?: InputMaybe<Scalars['String']['input']>;
+  attributeValues?: InputMaybe<Array<AttributeValueInput>>;
+  documentFormats?: InputMaybe<Array<Scalars['String']['input']>>;
+  labels?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 /** One line of a desired-state BOM. */
@@ -2660,6 +2892,20 @@ export type ResolversTypes = {
   ElementValue: ResolverTypeWrapper<ElementValue>;
   ReusableGroupInstance: ResolverTypeWrapper<ReusableGroupInstance>;
   IdentifierQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  CreateIntegrationInput: CreateIntegrationInput;
+  UpdateIntegrationInput: UpdateIntegrationInput;
+  IntegrationQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  IntegrationMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  AttributeWriteDesignation: AttributeWriteDesignation;
+  AttributeReadAccess: AttributeReadAccess;
+  AttributeAccessEntryInput: AttributeAccessEntryInput;
+  AttributeAccessEntry: ResolverTypeWrapper<AttributeAccessEntry>;
+  AccessPolicy: ResolverTypeWrapper<AccessPolicy>;
+  RecommendedAttribute: ResolverTypeWrapper<RecommendedAttribute>;
+  ReconcileChange: ResolverTypeWrapper<ReconcileChange>;
+  ReconcileRefusal: ResolverTypeWrapper<ReconcileRefusal>;
+  ReconcileResult: ResolverTypeWrapper<Omit<ReconcileResult, 'component'> & { component: ResolversTypes['Component'] }>;
+  ReconcileInput: ReconcileInput;
   ComponentChildInput: ComponentChildInput;
   ComponentDocumentInput: ComponentDocumentInput;
   CreateItemInput: CreateItemInput;
@@ -2845,6 +3091,18 @@ export type ResolversParentTypes = {
   ElementValue: ElementValue;
   ReusableGroupInstance: ReusableGroupInstance;
   IdentifierQueryNamespace: Record<PropertyKey, never>;
+  CreateIntegrationInput: CreateIntegrationInput;
+  UpdateIntegrationInput: UpdateIntegrationInput;
+  IntegrationQueryNamespace: Record<PropertyKey, never>;
+  IntegrationMutationNamespace: Record<PropertyKey, never>;
+  AttributeAccessEntryInput: AttributeAccessEntryInput;
+  AttributeAccessEntry: AttributeAccessEntry;
+  AccessPolicy: AccessPolicy;
+  RecommendedAttribute: RecommendedAttribute;
+  ReconcileChange: ReconcileChange;
+  ReconcileRefusal: ReconcileRefusal;
+  ReconcileResult: Omit<ReconcileResult, 'component'> & { component: ResolversParentTypes['Component'] };
+  ReconcileInput: ReconcileInput;
   ComponentChildInput: ComponentChildInput;
   ComponentDocumentInput: ComponentDocumentInput;
   CreateItemInput: CreateItemInput;
@@ -3037,6 +3295,9 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   configSyncStatus?: Resolver<ResolversTypes['ConfigSyncStatus'], ParentType, ContextType, RequireFields<QueryConfigSyncStatusArgs, 'type'>>;
   file?: Resolver<ResolversTypes['FileQueryNamespace'], ParentType, ContextType>;
   identifier?: Resolver<ResolversTypes['IdentifierQueryNamespace'], ParentType, ContextType>;
+  integration?: Resolver<ResolversTypes['IntegrationQueryNamespace'], ParentType, ContextType>;
+  recommendedAttributes?: Resolver<Array<ResolversTypes['RecommendedAttribute']>, ParentType, ContextType, Partial<QueryRecommendedAttributesArgs>>;
+  accessPolicy?: Resolver<ResolversTypes['AccessPolicy'], ParentType, ContextType>;
   libraries?: Resolver<Array<ResolversTypes['Library']>, ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationQueryNamespace'], ParentType, ContextType>;
 };
@@ -3049,6 +3310,11 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   component?: Resolver<ResolversTypes['ComponentMutationNamespace'], ParentType, ContextType>;
   config?: Resolver<ResolversTypes['ConfigMutationNamespace'], ParentType, ContextType>;
   file?: Resolver<ResolversTypes['FileMutationNamespace'], ParentType, ContextType>;
+  integration?: Resolver<ResolversTypes['IntegrationMutationNamespace'], ParentType, ContextType>;
+  setAttributeAccess?: Resolver<ResolversTypes['AccessPolicy'], ParentType, ContextType, RequireFields<MutationSetAttributeAccessArgs, 'entries'>>;
+  linkComponent?: Resolver<ResolversTypes['Component'], ParentType, ContextType, RequireFields<MutationLinkComponentArgs, 'componentId'>>;
+  unlinkComponent?: Resolver<ResolversTypes['Component'], ParentType, ContextType, RequireFields<MutationUnlinkComponentArgs, 'componentId'>>;
+  reconcile?: Resolver<ResolversTypes['ReconcileResult'], ParentType, ContextType, RequireFields<MutationReconcileArgs, 'input'>>;
   item?: Resolver<ResolversTypes['ItemMutationNamespace'], ParentType, ContextType>;
   assemblies?: Resolver<ResolversTypes['AssembliesMutationNamespace'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationMutationNamespace'], ParentType, ContextType>;
@@ -3065,6 +3331,7 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   rotatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  integrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
 export type ApiKeyWithSecretResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKeyWithSecret'] = ResolversParentTypes['ApiKeyWithSecret']> = {
@@ -3224,6 +3491,7 @@ export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends 
   actingIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   originIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   originIntegration?: Resolver<Maybe<ResolversTypes['Integration']>, ParentType, ContextType>;
+  linkedPrincipalIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
   history?: Resolver<Array<ResolversTypes['ComponentHistoryEntry']>, ParentType, ContextType, RequireFields<ComponentHistoryArgs, 'first'>>;
   file?: Resolver<Maybe<ResolversTypes['File']>, ParentType, ContextType>;
   imageFile?: Resolver<Maybe<ResolversTypes['File']>, ParentType, ContextType>;
@@ -3283,6 +3551,9 @@ export type IntegrationLockResolvers<ContextType = GraphQLContext, ParentType ex
 export type IntegrationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Integration'] = ResolversParentTypes['Integration']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  isNative?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  disabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
 };
 
 export type ComponentHistoryEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentHistoryEntry'] = ResolversParentTypes['ComponentHistoryEntry']> = {
@@ -3502,6 +3773,57 @@ export type IdentifierQueryNamespaceResolvers<ContextType = GraphQLContext, Pare
   overridePermissions?: Resolver<ResolversTypes['IdentifierOverridePermissions'], ParentType, ContextType>;
   reusableGroupInstances?: Resolver<Array<ResolversTypes['ReusableGroupInstance']>, ParentType, ContextType, RequireFields<IdentifierQueryNamespaceReusableGroupInstancesArgs, 'configId' | 'groupName'>>;
   validateFreeformOverride?: Resolver<ResolversTypes['IdentifierValidationResult'], ParentType, ContextType, RequireFields<IdentifierQueryNamespaceValidateFreeformOverrideArgs, 'value'>>;
+};
+
+export type IntegrationQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IntegrationQueryNamespace'] = ResolversParentTypes['IntegrationQueryNamespace']> = {
+  findAll?: Resolver<Array<ResolversTypes['Integration']>, ParentType, ContextType, RequireFields<IntegrationQueryNamespaceFindAllArgs, 'includeDisabled'>>;
+  findOne?: Resolver<Maybe<ResolversTypes['Integration']>, ParentType, ContextType, RequireFields<IntegrationQueryNamespaceFindOneArgs, 'id'>>;
+};
+
+export type IntegrationMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IntegrationMutationNamespace'] = ResolversParentTypes['IntegrationMutationNamespace']> = {
+  create?: Resolver<ResolversTypes['Integration'], ParentType, ContextType, RequireFields<IntegrationMutationNamespaceCreateArgs, 'input'>>;
+  update?: Resolver<ResolversTypes['Integration'], ParentType, ContextType, RequireFields<IntegrationMutationNamespaceUpdateArgs, 'input'>>;
+};
+
+export type AttributeAccessEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttributeAccessEntry'] = ResolversParentTypes['AttributeAccessEntry']> = {
+  attribute?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  principal?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  write?: Resolver<ResolversTypes['AttributeWriteDesignation'], ParentType, ContextType>;
+  read?: Resolver<ResolversTypes['AttributeReadAccess'], ParentType, ContextType>;
+};
+
+export type AccessPolicyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AccessPolicy'] = ResolversParentTypes['AccessPolicy']> = {
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  entries?: Resolver<Array<ResolversTypes['AttributeAccessEntry']>, ParentType, ContextType>;
+};
+
+export type RecommendedAttributeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecommendedAttribute'] = ResolversParentTypes['RecommendedAttribute']> = {
+  attributeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  categoryIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  write?: Resolver<ResolversTypes['AttributeWriteDesignation'], ParentType, ContextType>;
+  read?: Resolver<ResolversTypes['AttributeReadAccess'], ParentType, ContextType>;
+  canRead?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  managedBy?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  recommendedWrite?: Resolver<ResolversTypes['AttributeWriteDesignation'], ParentType, ContextType>;
+};
+
+export type ReconcileChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReconcileChange'] = ResolversParentTypes['ReconcileChange']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attributeId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type ReconcileRefusalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReconcileRefusal'] = ResolversParentTypes['ReconcileRefusal']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attributeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ReconcileResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReconcileResult'] = ResolversParentTypes['ReconcileResult']> = {
+  component?: Resolver<ResolversTypes['Component'], ParentType, ContextType>;
+  applied?: Resolver<Array<ResolversTypes['ReconcileChange']>, ParentType, ContextType>;
+  refused?: Resolver<Array<ResolversTypes['ReconcileRefusal']>, ParentType, ContextType>;
 };
 
 export type AssemblyLinkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AssemblyLink'] = ResolversParentTypes['AssemblyLink']> = {
@@ -3889,6 +4211,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ElementValue?: ElementValueResolvers<ContextType>;
   ReusableGroupInstance?: ReusableGroupInstanceResolvers<ContextType>;
   IdentifierQueryNamespace?: IdentifierQueryNamespaceResolvers<ContextType>;
+  IntegrationQueryNamespace?: IntegrationQueryNamespaceResolvers<ContextType>;
+  IntegrationMutationNamespace?: IntegrationMutationNamespaceResolvers<ContextType>;
+  AttributeAccessEntry?: AttributeAccessEntryResolvers<ContextType>;
+  AccessPolicy?: AccessPolicyResolvers<ContextType>;
+  RecommendedAttribute?: RecommendedAttributeResolvers<ContextType>;
+  ReconcileChange?: ReconcileChangeResolvers<ContextType>;
+  ReconcileRefusal?: ReconcileRefusalResolvers<ContextType>;
+  ReconcileResult?: ReconcileResultResolvers<ContextType>;
   AssemblyLink?: AssemblyLinkResolvers<ContextType>;
   AssemblyLinkHistory?: AssemblyLinkHistoryResolvers<ContextType>;
   DocumentLink?: DocumentLinkResolvers<ContextType>;

@@ -9,7 +9,9 @@ import { findComponentsByFilter } from '../../../lib/search/service.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { searchScope } from './search.js';
-import { attributeChanges, libraryConfig, libraryScope, userById, writeContext } from './shared.js';
+import { attributeChanges, libraryConfig, libraryScope, userById, withheldForCaller, writeContext } from './shared.js';
+import { integrationLock } from '../../../lib/integrations/policy.js';
+import { findPrincipal } from '../../../lib/integrations/principals.js';
 
 function marked(context: GraphQLContext, kind: 'PIN' | 'BOOKMARK') {
   return context.once(`marks:${kind}`, async () => markedIds(context.store, await libraryScope(context), kind));
@@ -75,18 +77,34 @@ export const componentResolvers: Resolvers = {
     updatedBy: (component, _args, context) => userById(context, component.updatedBy),
     isPinned: async (component, _args, context) => (await marked(context, 'PIN')).has(component.id),
     isBookmarked: async (component, _args, context) => (await marked(context, 'BOOKMARK')).has(component.id),
-    attributeValues: (component) => attributeValuesOf(component),
-    attributeValue: (component, { attributeId }) => component.attributeValues[attributeId] ?? null,
+    // Values withheld from an integration (receive-only or no-access) are left out; the query does not fail.
+    attributeValues: async (component, _args, context) => {
+      const withheld = await withheldForCaller(context);
+      return attributeValuesOf(component).filter((view) => !withheld.has(view.attributeId));
+    },
+    attributeValue: async (component, { attributeId }, context) => ((await withheldForCaller(context)).has(attributeId) ? null : (component.attributeValues[attributeId] ?? null)),
     effectiveAttributeAccess: async (component, _args, context) => {
-      const [config, permissions] = await Promise.all([libraryConfig(context), context.access.libraryPermissions()]);
-      return effectiveAttributeAccess(permissions, findCategory(config, component.categoryId)?.attributes ?? []);
+      const [config, permissions, principal] = await Promise.all([libraryConfig(context), context.access.libraryPermissions(), context.access.principal()]);
+      return effectiveAttributeAccess(permissions, findCategory(config, component.categoryId)?.attributes ?? [], config.accessPolicy, principal, component.links);
     },
     viewerAccess: async (_component, _args, context) => viewerAccess(await context.access.libraryPermissions()),
-    // Integrations (principals, attribute managers, locks) arrive with their own work: no integration acts yet.
-    integrationLock: () => ({ locked: false, integrationId: null }),
-    actingIntegrationId: () => null,
-    originIntegration: () => null,
-    history: (component, { first }, context) => componentHistory(context.store, component, first ?? 50),
+    integrationLock: async (component, _args, context) => {
+      const [config, principal] = await Promise.all([libraryConfig(context), context.access.principal()]);
+      const attributes = (findCategory(config, component.categoryId)?.attributes ?? []).map((a) => a.id);
+      return integrationLock(config.accessPolicy, principal, attributes, component.links);
+    },
+    actingIntegrationId: (_component, _args, context) => context.access.actingIntegrationId,
+    originIntegration: async (component, _args, context) => {
+      if (!component.originIntegrationId) return null;
+      const { organization } = await context.access.organization();
+      return context.once(`principal:${component.originIntegrationId}`, () => findPrincipal(context.store, organization.id, component.originIntegrationId!).catch(() => null));
+    },
+    linkedPrincipalIds: (component) => component.links,
+    history: async (component, { first }, context) => {
+      const [entries, withheld] = await Promise.all([componentHistory(context.store, component, first ?? 50), withheldForCaller(context)]);
+      if (withheld.size === 0) return entries;
+      return entries.map((entry) => ({ ...entry, changes: entry.changes.filter((c) => !(c.field.startsWith('attributeValues.') && withheld.has(c.field.slice('attributeValues.'.length)))) }));
+    },
   },
   ComponentConnection: {
     pageInfo: (page) => ({ hasNextPage: page.hasNextPage, endCursor: page.endCursor }),

@@ -8,6 +8,7 @@ import { configResolvers } from './config.js';
 import { fileResolvers } from './file.js';
 import { identifierResolvers } from './identifier.js';
 import { itemResolvers } from './item.js';
+import { integrationResolvers } from './integration.js';
 import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
@@ -28,4 +29,5 @@ export const resolvers: Resolvers = mergeResolvers([
   identifierResolvers,
   itemResolvers,
   fileResolvers,
+  integrationResolvers,
 ]);

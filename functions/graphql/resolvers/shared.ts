@@ -7,6 +7,7 @@ import { componentsByIds } from '../../../lib/components/queries.js';
 import type { User } from '../../../lib/accounts/model.js';
 import type { Component } from '../../../lib/components/model.js';
 import type { GraphQLContext } from '../context.js';
+import { withheldAttributes } from '../../../lib/integrations/policy.js';
 
 import type { LibraryScope } from '../../../lib/access/scope.js';
 export type { LibraryScope };
@@ -27,6 +28,19 @@ export function libraryConfig(context: GraphQLContext): Promise<LibraryConfigura
 export function writeContext(context: GraphQLContext): Promise<WriteContext> {
   // Shares the request's configuration read with the resolvers of the returned components.
   return componentWriteContext(context.store, context.access, () => libraryConfig(context));
+}
+
+/**
+ * The attributes whose values are withheld from the request's principal (receive-only or no-access for an
+ * integration; never for people, who act as the native principal). Costs nothing for people; for an
+ * integration it shares the request's configuration read, where the policy lives.
+ */
+export function withheldForCaller(context: GraphQLContext): Promise<ReadonlySet<string>> {
+  return context.once('withheld', async () => {
+    if (!context.access.actingIntegrationId) return new Set<string>();
+    const [config, principal] = await Promise.all([libraryConfig(context), context.access.principal()]);
+    return withheldAttributes(config.accessPolicy, principal);
+  });
 }
 
 export function userById(context: GraphQLContext, userId: string): Promise<User | null> {

@@ -1,0 +1,37 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { ConcurrentWriteError } from '../errors.js';
+import { readAccesses, writeDesignations, type AccessPolicy } from '../integrations/policy.js';
+import type { Store } from './client.js';
+import { isConditionalCheckFailure } from './items.js';
+import { libraryPartition } from './library.js';
+
+/**
+ * A library's attribute access policy: ONE item, read in the same BatchGetItem as the configuration
+ * documents (lib/store/libraryConfig.ts), so a write pays no extra read for it.
+ */
+export const accessPolicyKey = (orgId: string, libraryId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: 'ACCESSPOLICY' });
+
+export const accessPolicyRecord = z.object({
+  version: z.number().int().nonnegative(),
+  entries: z.array(z.object({ attribute: z.string(), principal: z.string(), write: z.enum(writeDesignations), read: z.enum(readAccesses) })),
+  updatedAt: z.string().nullable().default(null),
+  updatedBy: z.string().nullable().default(null),
+});
+
+/** Writes the next version of the policy on condition that the version read is still current. */
+export async function putAccessPolicy(store: Store, orgId: string, libraryId: string, previousVersion: number, policy: AccessPolicy, at: string, by: string): Promise<void> {
+  try {
+    await store.ddb.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: { ...accessPolicyKey(orgId, libraryId), entity: 'AccessPolicy', version: policy.version, entries: policy.entries, updatedAt: at, updatedBy: by },
+        ConditionExpression: previousVersion === 0 ? 'attribute_not_exists(PK)' : 'version = :previous',
+        ...(previousVersion === 0 ? {} : { ExpressionAttributeValues: { ':previous': previousVersion } }),
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw new ConcurrentWriteError('The attribute access policy');
+    throw error;
+  }
+}
