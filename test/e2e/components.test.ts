@@ -87,8 +87,8 @@ describe('components', () => {
         viewerAccess: { canRead: true, canUpdate: true, canDelete: true, canCreateRevision: true },
         integrationLock: { locked: false, integrationId: null },
         actingIntegrationId: null,
-        originIntegrationId: null,
-        originIntegration: null,
+        originIntegrationId: 'native',
+        originIntegration: { id: 'native', name: 'PLM service (native)' },
         attributeValue: 10000,
       });
       expect(created.updatedAt).toBe(created.createdAt);
