@@ -1,4 +1,3 @@
-import { nativePrincipalId } from '../../lib/integrations/policy.js';
 /**
  * `npm run bench`: latency and DynamoDB cost of the GraphQL operations, over real HTTP against the local
  * stack, beside the storage floor (a raw GetItem and PutItem against DynamoDB Local).
@@ -21,6 +20,9 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
+import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { createIntegration } from '../../lib/integrations/principals.js';
+import { setAttributeAccess } from '../../lib/integrations/service.js';
 import { bootstrapTenant, type BootstrapResult } from '../../lib/orgs/bootstrap.js';
 import { systemRoles } from '../../lib/access/roles.js';
 import { createComponents } from '../../lib/components/service.js';
@@ -88,6 +90,8 @@ const COMPONENT_CREATE_BUDGET: Budget = { requests: 4, readCapacityUnits: 8, wri
  * 2 items: the new version of the component and its history record (4 WCU locally, 8 in AWS).
  */
 const COMPONENT_UPDATE_BUDGET: Budget = { requests: 4, readCapacityUnits: 9, writeCapacityUnits: 10 };
+/** As component.update, plus the integration's item (1 request, 0.5 RCU); the policy rides in the configuration read. */
+const COMPONENT_UPDATE_AS_INTEGRATION_BUDGET: Budget = { requests: 4 + 1, readCapacityUnits: 9 + 0.5, writeCapacityUnits: 10 };
 /**
  * item.update of 10 assemblies with 20 children each (200 lines): context (2) + configuration (1) + one
  * BatchGetItem of the 10 assemblies, their BOMs and document links and the 20 children (1) + the cycle
@@ -434,6 +438,18 @@ function operations(tenant: BootstrapResult, seeded: Seeded): Operation[] {
       budget: COMPONENT_UPDATE_BUDGET,
     },
     {
+      // The same update by an integration's key: its attribute designations are checked against the
+      // library policy, which comes with the configuration read; the integration itself is one GetItem.
+      name: 'component.update (as an integration)',
+      query: 'mutation ($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { id version actingIntegrationId } } }',
+      variables: (call) => ({ inputs: [{ id: seeded.componentId, description: `Integration description ${run} ${call}`, attributeValues: [{ attributeId: 'power', value: (call % 10) / 10 + 0.2 }] }] }),
+      headers: { ...bySlug, 'x-api-key': seeded.integrationKey },
+      budget: COMPONENT_UPDATE_AS_INTEGRATION_BUDGET,
+      check: (data) => {
+        if (!at(data, 'component.update.0.actingIntegrationId')) throw new Error(`component.update as an integration: unexpected ${JSON.stringify(data)}`);
+      },
+    },
+    {
       name: 'item.update (10 assemblies x 20 children)',
       query: 'mutation ($inputs: [UpdateItemInput!]!) { item { update(inputs: $inputs) { id version } } }',
       variables: (call) => ({
@@ -534,6 +550,8 @@ async function storageFloor(dynamodbEndpoint: string, tenant: BootstrapResult): 
 
 interface Seeded {
   tenant: BootstrapResult;
+  /** The secret of an API key that acts as an integration (one of the SEEDED_API_KEYS). */
+  integrationKey: string;
   componentId: string;
   assemblyIds: string[];
   partIds: string[];
@@ -553,7 +571,11 @@ async function seed(store: Store): Promise<Seeded> {
     await createLibrary(store, tenant.organization.id, { name: `Library ${n}`, slug: `library-${n}`, description: `Seeded library ${n}` }, tenant.user.id);
   }
   const scope = { organizationId: tenant.organization.id, libraryId: tenant.library.id, userId: tenant.user.id };
-  for (let i = 1; i < SEEDED_API_KEYS; i++) await createApiKey(store, scope, { name: `seeded key ${i}` });
+  for (let i = 1; i < SEEDED_API_KEYS - 1; i++) await createApiKey(store, scope, { name: `seeded key ${i}` });
+  // An integration with a key of its own, and a library policy that names it (so its requests read a real one).
+  const integration = await createIntegration(store, tenant.organization.id, tenant.user.id, { name: 'Bench ERP' });
+  const integrationKey = (await createApiKey(store, scope, { name: 'bench integration' }, integration.id)).secret;
+  await setAttributeAccess(store, scope, [{ attribute: 'tolerance', principal: integration.id, read: 'NO_ACCESS' }, { attribute: 'package', principal: integration.id, write: 'NO_WRITE' }]);
   const ctx = {
       ...scope,
       at: new Date().toISOString(),
@@ -584,7 +606,7 @@ async function seed(store: Store): Promise<Seeded> {
     ctx,
     Array.from({ length: 10 }, (_, i) => ({ name: `Sub-assembly ${i + 1}`, categoryId: 'pcba' })),
   );
-  return { tenant, componentId: component!.id, assemblyIds: assemblies.map((a) => a.id), partIds: parts.map((p) => p.id) };
+  return { tenant, integrationKey, componentId: component!.id, assemblyIds: assemblies.map((a) => a.id), partIds: parts.map((p) => p.id) };
 }
 
 // ---- output -----------------------------------------------------------------------------------------------
