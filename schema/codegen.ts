@@ -54,6 +54,8 @@ const mappers = {
   OrgCreationOptions: '../../../lib/orgs/organizations.js#CreationStanding',
   SandboxParentOption: '../../../lib/orgs/organizations.js#SandboxParent',
   AllowlistEntry: '../../../lib/store/allowlist.js#AllowlistRecord',
+  Webhook: '../../../lib/store/webhook.js#WebhookRecord',
+  WebhookDelivery: '../../../lib/store/webhook.js#DeliveryRecord',
   ChangeOrder: '../../../lib/store/changeOrder.js#ChangeOrderRecord',
   ChangeOrderStage: '../../../lib/store/changeOrder.js#ChangeOrderStageRecord',
   ChangeOrderReviewer: '../../../lib/store/changeOrder.js#ChangeOrderReviewerRecord',

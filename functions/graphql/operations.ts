@@ -26,6 +26,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'integration.findAll': { scope: 'organization', permission: 'organization.read' },
     'integration.findOne': { scope: 'organization', permission: 'organization.read' },
     recommendedAttributes: { scope: 'library', permission: 'components.read' },
+    'webhooks.findAll': { scope: 'library', permission: 'library.settings.update' },
     accessPolicy: { scope: 'library', permission: 'components.read' },
     'changeOrders.get': { scope: 'library', permission: 'change_orders.read' },
     'roles.allPermissions': { scope: 'organization', permission: 'roles.read' },
@@ -82,6 +83,10 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'integration.create': { scope: 'organization', permission: 'integrations.configure' },
     'integration.update': { scope: 'organization', permission: 'integrations.configure' },
     setAttributeAccess: { scope: 'library', permission: 'integrations.configure' },
+    'webhooks.create': { scope: 'library', permission: 'library.settings.update' },
+    'webhooks.update': { scope: 'library', permission: 'library.settings.update' },
+    'webhooks.delete': { scope: 'library', permission: 'library.settings.update' },
+    'webhooks.rotateSecret': { scope: 'library', permission: 'library.settings.update' },
     // Linking another principal than one's own also needs integrations.configure (checked inside).
     linkComponent: { scope: 'library', permission: 'components.update' },
     unlinkComponent: { scope: 'library', permission: 'components.update' },

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 /**
  * The local stack's settings and their embedded defaults, shared by `npm start`, the admin CLI, the
  * benchmark and the tests, so that all of them talk to the same emulators.
@@ -10,6 +13,8 @@ export interface LocalConfig {
   tableName: string;
   appUrl: string;
   allowedOrigins: string[];
+  /** The key webhook secrets derive from: WEBHOOK_SIGNING_KEY, else kept in dataDir, else new each start. */
+  webhookSigningKey: string;
 }
 
 function portFrom(value: string | undefined, fallback: number, name: string): number {
@@ -30,6 +35,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
     dataDir: env.PLM_DATA_DIR || undefined,
     tableName: env.TABLE_NAME || 'plm',
     appUrl,
+    webhookSigningKey: env.WEBHOOK_SIGNING_KEY || localSigningKey(env.PLM_DATA_DIR || undefined),
     allowedOrigins: (env.AUTH_ALLOWED_ORIGINS || new URL(appUrl).origin)
       .split(',')
       .map((origin) => origin.trim())
@@ -49,5 +55,22 @@ export function handlerEnv(config: LocalConfig): Record<string, string> {
     AUTH_ALLOWED_ORIGINS: config.allowedOrigins.join(','),
     MAIL_TRANSPORT: 'outbox',
     PLM_GRAPHIQL: 'true',
+    WEBHOOK_SIGNING_KEY: config.webhookSigningKey,
+    // Receivers on this machine (http://127.0.0.1:...) are what integrators develop against locally.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_RETRY_BASE_MS: process.env.WEBHOOK_RETRY_BASE_MS || '5000',
+    WEBHOOK_MAX_ATTEMPTS: process.env.WEBHOOK_MAX_ATTEMPTS || '5',
+    WEBHOOK_TIMEOUT_MS: process.env.WEBHOOK_TIMEOUT_MS || '5000',
   };
+}
+
+/** A persisted stack keeps its key with its data, so that its webhooks' secrets survive a restart. */
+function localSigningKey(dataDir: string | undefined): string {
+  if (!dataDir) return randomBytes(32).toString('base64url');
+  const file = join(dataDir, 'webhook-signing.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, key, { mode: 0o600 });
+  return key;
 }

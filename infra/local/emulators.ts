@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import {
   CognitoIdentityProviderClient,
   CreateUserPoolClientCommand,
@@ -84,6 +84,11 @@ export async function ensureTable(config: LocalConfig): Promise<void> {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: config.tableName }));
       if (Table?.TableStatus !== 'ACTIVE') throw new Error(`table is ${Table?.TableStatus}`);
     });
+    // A table persisted (PLM_DATA_DIR) before webhooks existed gets its stream.
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: config.tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: config.tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType } }));
+    }
   } finally {
     client.destroy();
   }

@@ -12,16 +12,21 @@ import { LocalBlobStorage, localFilesDirectory } from '../../lib/files/blobStora
 import { handlerEnv, localConfig } from './config.js';
 import { ensureTable, ensureUserPool, startCognito, startDynamoDb, stopChild } from './emulators.js';
 import { createLocalServer, type LocalServerState } from './server.js';
+import { startStreamPoller } from './streamPoller.js';
 
 const config = localConfig();
 const state: LocalServerState = {};
 const children = [startDynamoDb(config), startCognito(config)];
 const server: Server = createLocalServer(state);
 let stopping = false;
+let poller: ReturnType<typeof startStreamPoller> | undefined;
+let retryTimer: NodeJS.Timeout | undefined;
 
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
+    clearInterval(retryTimer);
+    await poller?.stop();
     server.close();
     server.closeAllConnections();
     await Promise.all(children.map(stopChild));
@@ -59,13 +64,25 @@ try {
   state.files = new LocalBlobStorage(filesDir, `http://127.0.0.1:${config.port}`, filesSigningSecret);
 
   // Handlers read their environment when loaded, as a Lambda does at cold start: load them now.
-  const [graphql, auth, scim, mail] = await Promise.all([
+  const [graphql, auth, scim, mail, webhooks] = await Promise.all([
     import('../../functions/graphql/handler.js'),
     import('../../functions/auth/handler.js'),
     import('../../functions/scim/handler.js'),
     import('../../lib/mail/mailer.js'),
+    import('../../functions/webhooks/handler.js'),
   ]);
   state.handlers = { graphql: graphql.handler, auth: auth.handler, scim: scim.handler };
+  // Webhooks: the stream of DynamoDB Local feeds the webhooks function as Lambda's event source would, and
+  // a timer stands in for its retry schedule.
+  poller = startStreamPoller({
+    endpoint: `http://127.0.0.1:${config.dynamodbPort}`,
+    tableName: config.tableName,
+    onRecords: async (records) => {
+      await webhooks.handler({ Records: records } as never);
+    },
+  });
+  const sweepMs = Number(process.env.WEBHOOK_RETRY_SWEEP_MS) || 1000;
+  retryTimer = setInterval(() => void webhooks.handler({ source: 'local.schedule' } as never).catch((error: unknown) => console.error('webhooks: retry run failed:', error)), sweepMs);
   state.outbox = () => mail.localOutbox.sent;
 
   const base = `http://127.0.0.1:${config.port}`;

@@ -7,6 +7,8 @@ export const tableDefinition = {
   sortKey: 'SK',
   /** Epoch seconds; DynamoDB deletes the item after this time (secrets that expire, abandoned writes). */
   timeToLiveAttribute: 'expiresAt',
+  /** Change data capture for webhooks: every change, with the item before and after (lib/webhooks/events.ts). */
+  streamViewType: 'NEW_AND_OLD_IMAGES',
   globalSecondaryIndexes: [
     {
       /** Everything that belongs to one user across tenants: memberships (user -> organizations). */
@@ -35,6 +37,7 @@ export function createTableInput(tableName: string) {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST' as const,
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
     AttributeDefinitions: [...attributeNames].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
     KeySchema: [
       { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' as const },

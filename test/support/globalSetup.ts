@@ -27,7 +27,9 @@ let stack: ChildProcess | undefined;
 /** Starts the real local stack (npm start's entry point) on free ports, once per test run. */
 export default async function setup(project: TestProject) {
   const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
-  const env = { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm', APP_URL: `http://127.0.0.1:${port}` };
+  const env = { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm', APP_URL: `http://127.0.0.1:${port}`,
+    // Webhook retries in fractions of a second, so that a failing receiver's whole story fits a test.
+    WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_RETRY_SWEEP_MS: '150', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '3000' };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,6 +21,7 @@ import type { Role as RoleModel } from '../../../lib/access/roles.js';
 import type { PermissionDescriptor as PermissionDescriptorModel } from '../../../lib/access/permissions.js';
 import type { CreationStanding as CreationStandingModel, SandboxParent as SandboxParentModel } from '../../../lib/orgs/organizations.js';
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
+import type { WebhookRecord as WebhookRecordModel, DeliveryRecord as DeliveryRecordModel } from '../../../lib/store/webhook.js';
 import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderComponentRecord as ChangeOrderComponentRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
 import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/service.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
@@ -441,6 +442,7 @@ export type Query = {
   /** The libraries of the organization in x-organization, by name. */
   libraries: Array<Library>;
   organization: OrganizationQueryNamespace;
+  webhooks: WebhookQueryNamespace;
 };
 
 
@@ -493,6 +495,7 @@ export type Mutation = {
   item: ItemMutationNamespace;
   assemblies: AssembliesMutationNamespace;
   organization: OrganizationMutationNamespace;
+  webhooks: WebhookMutationNamespace;
 };
 
 
@@ -2688,6 +2691,146 @@ export type UserQueryNamespace = {
   invitations: Array<Invitation>;
 };
 
+/** What a webhook can subscribe to; the payload's type is the lower-case dotted name (component.created ...). */
+export type WebhookEventType =
+  /** component.created: a component exists (for a large item write: once it committed). */
+  | 'COMPONENT_CREATED'
+  /** component.updated: a new version of a component (not for a release: see COMPONENT_RELEASED). */
+  | 'COMPONENT_UPDATED'
+  /** component.deleted */
+  | 'COMPONENT_DELETED'
+  /** component.released: a change order released it (data.fromRevision, data.toRevision). */
+  | 'COMPONENT_RELEASED'
+  /** bom.changed: an assembly's BOM has a new version (data.assemblyId, bomVersion, lineCount, childIds). */
+  | 'BOM_CHANGED'
+  /** change_order.transitioned: a change order changed status or resolution (data.from, data.to, action, by). */
+  | 'CHANGE_ORDER_TRANSITIONED';
+
+/**
+ * A receiver of a library's events. Each delivery is a POST of JSON { id, type, occurredAt, organizationId,
+ * libraryId, webhookId, data } with headers x-plm-event-id, x-plm-event-type, x-plm-delivery-id and
+ * x-plm-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. A 2xx answer delivers
+ * it; anything else (or no answer within 10 s) is retried with exponential backoff (1, 2, 4 ... minutes; 8
+ * attempts), then recorded FAILED. Delivery is at least once: deduplicate on x-plm-event-id.
+ */
+export type Webhook = {
+  __typename?: 'Webhook';
+  id: Scalars['ID']['output'];
+  url: Scalars['String']['output'];
+  events: Array<WebhookEventType>;
+  enabled: Scalars['Boolean']['output'];
+  /** The first characters of the current secret, to tell which one a receiver holds. */
+  secretPrefix: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  /** The delivery log, newest first (kept 30 days). */
+  deliveries: Array<WebhookDelivery>;
+};
+
+
+/**
+ * A receiver of a library's events. Each delivery is a POST of JSON { id, type, occurredAt, organizationId,
+ * libraryId, webhookId, data } with headers x-plm-event-id, x-plm-event-type, x-plm-delivery-id and
+ * x-plm-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. A 2xx answer delivers
+ * it; anything else (or no answer within 10 s) is retried with exponential backoff (1, 2, 4 ... minutes; 8
+ * attempts), then recorded FAILED. Delivery is at least once: deduplicate on x-plm-event-id.
+ */
+export type WebhookDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type WebhookDeliveryStatus =
+  | 'PENDING'
+  | 'DELIVERED'
+  | 'FAILED';
+
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  id: Scalars['ID']['output'];
+  eventId: Scalars['String']['output'];
+  eventType: WebhookEventType;
+  status: WebhookDeliveryStatus;
+  attempts: Scalars['Int']['output'];
+  /** The HTTP status of the last attempt; null when it got no answer. */
+  lastStatusCode?: Maybe<Scalars['Int']['output']>;
+  lastError?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  lastAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the next attempt is due (PENDING after a failed attempt). */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  deliveredAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The JSON body, exactly as sent. */
+  body: Scalars['String']['output'];
+};
+
+/** The secret is shown here once: store it to verify x-plm-signature. */
+export type WebhookWithSecret = {
+  __typename?: 'WebhookWithSecret';
+  webhook: Webhook;
+  secret: Scalars['String']['output'];
+};
+
+/**
+ * url: https with a host that resolves to public addresses only (no private, loopback or link-local; the
+ * local stack also allows http to this machine); at most 20 webhooks per library.
+ */
+export type CreateWebhookInput = {
+  url: Scalars['String']['input'];
+  events: Array<WebhookEventType>;
+  /** Default true. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Omitted fields stay. */
+export type UpdateWebhookInput = {
+  id: Scalars['ID']['input'];
+  url?: InputMaybe<Scalars['String']['input']>;
+  events?: InputMaybe<Array<WebhookEventType>>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Library-scoped; library.settings.update. */
+export type WebhookQueryNamespace = {
+  __typename?: 'WebhookQueryNamespace';
+  /** The library's webhooks, oldest first. */
+  findAll: Array<Webhook>;
+};
+
+/** Library-scoped; library.settings.update. */
+export type WebhookMutationNamespace = {
+  __typename?: 'WebhookMutationNamespace';
+  create: WebhookWithSecret;
+  update: Webhook;
+  /** Pending deliveries of a deleted webhook end FAILED. */
+  delete: Scalars['Boolean']['output'];
+  /** A new secret; attempts from now on are signed with it. */
+  rotateSecret: WebhookWithSecret;
+};
+
+
+/** Library-scoped; library.settings.update. */
+export type WebhookMutationNamespaceCreateArgs = {
+  input: CreateWebhookInput;
+};
+
+
+/** Library-scoped; library.settings.update. */
+export type WebhookMutationNamespaceUpdateArgs = {
+  input: UpdateWebhookInput;
+};
+
+
+/** Library-scoped; library.settings.update. */
+export type WebhookMutationNamespaceDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Library-scoped; library.settings.update. */
+export type WebhookMutationNamespaceRotateSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -2973,6 +3116,15 @@ export type ResolversTypes = {
   SandboxParentOption: ResolverTypeWrapper<SandboxParentModel>;
   OrgCreationOptions: ResolverTypeWrapper<CreationStandingModel>;
   UserQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  WebhookEventType: WebhookEventType;
+  Webhook: ResolverTypeWrapper<WebhookRecordModel>;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookDelivery: ResolverTypeWrapper<DeliveryRecordModel>;
+  WebhookWithSecret: ResolverTypeWrapper<Omit<WebhookWithSecret, 'webhook'> & { webhook: ResolversTypes['Webhook'] }>;
+  CreateWebhookInput: CreateWebhookInput;
+  UpdateWebhookInput: UpdateWebhookInput;
+  WebhookQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  WebhookMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -3169,6 +3321,13 @@ export type ResolversParentTypes = {
   SandboxParentOption: SandboxParentModel;
   OrgCreationOptions: CreationStandingModel;
   UserQueryNamespace: Record<PropertyKey, never>;
+  Webhook: WebhookRecordModel;
+  WebhookDelivery: DeliveryRecordModel;
+  WebhookWithSecret: Omit<WebhookWithSecret, 'webhook'> & { webhook: ResolversParentTypes['Webhook'] };
+  CreateWebhookInput: CreateWebhookInput;
+  UpdateWebhookInput: UpdateWebhookInput;
+  WebhookQueryNamespace: Record<PropertyKey, never>;
+  WebhookMutationNamespace: Record<PropertyKey, never>;
 };
 
 export type PermissionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Permission'] = ResolversParentTypes['Permission']> = {
@@ -3300,6 +3459,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   accessPolicy?: Resolver<ResolversTypes['AccessPolicy'], ParentType, ContextType>;
   libraries?: Resolver<Array<ResolversTypes['Library']>, ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationQueryNamespace'], ParentType, ContextType>;
+  webhooks?: Resolver<ResolversTypes['WebhookQueryNamespace'], ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -3318,6 +3478,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   item?: Resolver<ResolversTypes['ItemMutationNamespace'], ParentType, ContextType>;
   assemblies?: Resolver<ResolversTypes['AssembliesMutationNamespace'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationMutationNamespace'], ParentType, ContextType>;
+  webhooks?: Resolver<ResolversTypes['WebhookMutationNamespace'], ParentType, ContextType>;
 };
 
 export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
@@ -4139,6 +4300,48 @@ export type UserQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType
   invitations?: Resolver<Array<ResolversTypes['Invitation']>, ParentType, ContextType>;
 };
 
+export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['WebhookEventType']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  secretPrefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<WebhookDeliveriesArgs, 'first'>>;
+};
+
+export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventType?: Resolver<ResolversTypes['WebhookEventType'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  lastStatusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lastAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  deliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  body?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type WebhookWithSecretResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookWithSecret'] = ResolversParentTypes['WebhookWithSecret']> = {
+  webhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type WebhookQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookQueryNamespace'] = ResolversParentTypes['WebhookQueryNamespace']> = {
+  findAll?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
+};
+
+export type WebhookMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookMutationNamespace'] = ResolversParentTypes['WebhookMutationNamespace']> = {
+  create?: Resolver<ResolversTypes['WebhookWithSecret'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceCreateArgs, 'input'>>;
+  update?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceUpdateArgs, 'input'>>;
+  delete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceDeleteArgs, 'id'>>;
+  rotateSecret?: Resolver<ResolversTypes['WebhookWithSecret'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceRotateSecretArgs, 'id'>>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   Permission?: PermissionResolvers<ContextType>;
   Role?: RoleResolvers<ContextType>;
@@ -4261,5 +4464,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SandboxParentOption?: SandboxParentOptionResolvers<ContextType>;
   OrgCreationOptions?: OrgCreationOptionsResolvers<ContextType>;
   UserQueryNamespace?: UserQueryNamespaceResolvers<ContextType>;
+  Webhook?: WebhookResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookWithSecret?: WebhookWithSecretResolvers<ContextType>;
+  WebhookQueryNamespace?: WebhookQueryNamespaceResolvers<ContextType>;
+  WebhookMutationNamespace?: WebhookMutationNamespaceResolvers<ContextType>;
 };
 

@@ -9,6 +9,7 @@ import { fileResolvers } from './file.js';
 import { identifierResolvers } from './identifier.js';
 import { itemResolvers } from './item.js';
 import { integrationResolvers } from './integration.js';
+import { webhookResolvers } from './webhook.js';
 import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
@@ -30,4 +31,5 @@ export const resolvers: Resolvers = mergeResolvers([
   itemResolvers,
   fileResolvers,
   integrationResolvers,
+  webhookResolvers,
 ]);

@@ -1,0 +1,74 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
+
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * The local stack's stand-in for Lambda's event source mapping: reads DynamoDB Local's stream of the table
+ * and hands each batch of records to `onRecords` (the webhooks function's handler), shard by shard, in
+ * order. Shards open at start are read from their latest record; shards that appear later from their
+ * first. A batch that fails is logged and not retried (Lambda would retry it; deliveries are idempotent).
+ */
+export function startStreamPoller(options: { endpoint: string; tableName: string; onRecords: (records: _Record[]) => Promise<void>; intervalMs?: number }) {
+  const config = { endpoint: options.endpoint, region: 'us-east-1', credentials };
+  const ddb = new DynamoDBClient(config);
+  const streams = new DynamoDBStreamsClient(config);
+  const iterators = new Map<string, string | undefined>();
+  const known = new Set<string>();
+  let stopped = false;
+  let streamArn: string | undefined;
+  let lastDescribe = 0;
+
+  async function discover(initial: boolean): Promise<void> {
+    streamArn ??= (await ddb.send(new DescribeTableCommand({ TableName: options.tableName }))).Table?.LatestStreamArn;
+    if (!streamArn) return;
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      if (!shard.ShardId || known.has(shard.ShardId)) continue;
+      known.add(shard.ShardId);
+      const closed = Boolean(shard.SequenceNumberRange?.EndingSequenceNumber);
+      if (initial && closed) continue;
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: initial ? 'LATEST' : 'TRIM_HORIZON' }),
+      );
+      iterators.set(shard.ShardId, ShardIterator);
+    }
+    lastDescribe = Date.now();
+  }
+
+  async function poll(): Promise<void> {
+    if (Date.now() - lastDescribe > 5_000) await discover(false);
+    for (const [shardId, iterator] of iterators) {
+      if (!iterator) {
+        iterators.delete(shardId);
+        continue;
+      }
+      const { Records, NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      iterators.set(shardId, NextShardIterator);
+      if (Records?.length) {
+        await options.onRecords(Records).catch((error: unknown) => console.error('webhooks: a stream batch failed:', error));
+      }
+    }
+  }
+
+  const done = (async () => {
+    await discover(true);
+    while (!stopped) {
+      try {
+        await poll();
+      } catch (error) {
+        if (!stopped) console.error('webhooks: reading the stream failed:', error);
+      }
+      await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+    }
+  })();
+
+  return {
+    async stop(): Promise<void> {
+      stopped = true;
+      await done.catch(() => undefined);
+      ddb.destroy();
+      streams.destroy();
+    },
+  };
+}

@@ -1,0 +1,163 @@
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Store } from './client.js';
+import { getItem, isConditionalCheckFailure, parseItem, queryAll, queryNewestFirst } from './items.js';
+import { libraryPartition } from './library.js';
+
+/** A webhook of a library. Its signing secret is not stored: it is derived from the stack's key (lib/webhooks/signing.ts). */
+export const webhookKey = (orgId: string, libraryId: string, webhookId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `WEBHOOK#${webhookId}` });
+/** One delivery of one event to one webhook, newest first per webhook. */
+export const deliveryKey = (orgId: string, libraryId: string, webhookId: string, createdAt: string, deliveryId: string) => ({
+  PK: libraryPartition(orgId, libraryId),
+  SK: `WHD#${webhookId}#${createdAt}#${deliveryId}`,
+});
+/** Deliveries waiting for a retry, by when it is due, in the ByUser index (one partition per stack: one tenant). */
+const retryPartition = 'WEBHOOKRETRY';
+
+export const webhookEventTypes = ['COMPONENT_CREATED', 'COMPONENT_UPDATED', 'COMPONENT_DELETED', 'COMPONENT_RELEASED', 'BOM_CHANGED', 'CHANGE_ORDER_TRANSITIONED'] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+export const webhookRecord = z.object({
+  id: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  url: z.string(),
+  events: z.array(z.enum(webhookEventTypes)),
+  enabled: z.boolean(),
+  /** Bumped by rotateSecret: the derived secret changes with it. */
+  secretVersion: z.number().int().positive(),
+  /** The first characters of the current secret, to tell which one a receiver holds. */
+  secretPrefix: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  createdBy: z.string(),
+});
+export type WebhookRecord = z.infer<typeof webhookRecord>;
+
+export const deliveryRecord = z.object({
+  id: z.string(),
+  webhookId: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  eventId: z.string(),
+  eventType: z.enum(webhookEventTypes),
+  /** The exact body sent on every attempt (the signature covers the attempt's timestamp and this). */
+  body: z.string(),
+  status: z.enum(['PENDING', 'DELIVERED', 'FAILED']),
+  attempts: z.number().int().nonnegative(),
+  lastStatusCode: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.string(),
+  lastAttemptAt: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+});
+export type DeliveryRecord = z.infer<typeof deliveryRecord>;
+
+/** Delivery records stay 30 days. */
+const deliveryRetentionSeconds = 30 * 24 * 60 * 60;
+
+export async function putWebhook(store: Store, record: WebhookRecord, expectedUpdatedAt?: string): Promise<boolean> {
+  try {
+    await store.ddb.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: { ...webhookKey(record.organizationId, record.libraryId, record.id), entity: 'Webhook', ...record },
+        ConditionExpression: expectedUpdatedAt ? 'updatedAt = :before' : 'attribute_not_exists(PK)',
+        ...(expectedUpdatedAt ? { ExpressionAttributeValues: { ':before': expectedUpdatedAt } } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function deleteWebhook(store: Store, orgId: string, libraryId: string, webhookId: string): Promise<boolean> {
+  try {
+    await store.ddb.send(new DeleteCommand({ TableName: store.tableName, Key: webhookKey(orgId, libraryId, webhookId), ConditionExpression: 'attribute_exists(PK)' }));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+export function getWebhook(store: Store, orgId: string, libraryId: string, webhookId: string): Promise<WebhookRecord | undefined> {
+  return getItem(store, webhookKey(orgId, libraryId, webhookId), webhookRecord, 'webhook');
+}
+
+export function listWebhooks(store: Store, orgId: string, libraryId: string): Promise<WebhookRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'WEBHOOK#' }, ConsistentRead: true },
+    webhookRecord,
+    'webhook',
+  );
+}
+
+const retryKeys = (record: DeliveryRecord) =>
+  record.status === 'PENDING' && record.nextAttemptAt ? { GSI1PK: retryPartition, GSI1SK: `${record.nextAttemptAt}#${record.id}` } : {};
+
+function deliveryItem(record: DeliveryRecord) {
+  return {
+    ...deliveryKey(record.organizationId, record.libraryId, record.webhookId, record.createdAt, record.id),
+    entity: 'WebhookDelivery',
+    ...record,
+    ...retryKeys(record),
+    expiresAt: Math.ceil(Date.parse(record.createdAt) / 1000) + deliveryRetentionSeconds,
+  };
+}
+
+/** A new delivery; false when one with this id exists (a stream record seen twice delivers once). */
+export async function insertDelivery(store: Store, record: DeliveryRecord): Promise<boolean> {
+  try {
+    await store.ddb.send(new PutCommand({ TableName: store.tableName, Item: deliveryItem(record), ConditionExpression: 'attribute_not_exists(PK)' }));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Records an attempt's outcome, on condition that no other attempt was recorded meanwhile (attempts as
+ * read): false when another process recorded one first.
+ */
+export async function recordAttempt(store: Store, before: DeliveryRecord, after: DeliveryRecord): Promise<boolean> {
+  try {
+    const item = deliveryItem(after);
+    await store.ddb.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: item,
+        ConditionExpression: 'attempts = :attempts',
+        ExpressionAttributeValues: { ':attempts': before.attempts },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** A webhook's deliveries, newest first. */
+export function listDeliveries(store: Store, orgId: string, libraryId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
+  return queryNewestFirst(store, libraryPartition(orgId, libraryId), `WHD#${webhookId}#`, limit, deliveryRecord, 'webhook delivery');
+}
+
+/** Deliveries whose next attempt is due by `now`, oldest first (at most `limit`). */
+export async function dueDeliveries(store: Store, now: string, limit: number): Promise<DeliveryRecord[]> {
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      IndexName: 'ByUser',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+      ExpressionAttributeValues: { ':pk': retryPartition, ':now': `${now}#~` },
+      Limit: limit,
+    }),
+  );
+  return (page.Items ?? []).map((item) => parseItem(deliveryRecord, item, 'webhook delivery'));
+}

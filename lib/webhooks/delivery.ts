@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { DomainError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import { dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
+import { eventOf, type ChangedItem, type WebhookEvent } from './events.js';
+import type { WebhookSettings } from './settings.js';
+import { deriveWebhookSecret, signatureHeader } from './signing.js';
+import { checkReceiverUrl } from './urls.js';
+
+export interface DeliveryDeps {
+  store: Store;
+  settings: WebhookSettings;
+  now?: () => Date;
+}
+
+const deliveryIdOf = (webhookId: string, eventId: string) => createHash('sha256').update(`${webhookId}:${eventId}`).digest('hex').slice(0, 32);
+
+function bodyOf(event: WebhookEvent, webhook: WebhookRecord): string {
+  return JSON.stringify({ id: event.id, type: event.name, occurredAt: event.occurredAt, organizationId: event.organizationId, libraryId: event.libraryId, webhookId: webhook.id, data: event.data });
+}
+
+/**
+ * Turns changed items into deliveries: for each event, one delivery per enabled webhook of its library
+ * subscribed to its type (the webhooks of a library are read once per batch), each attempted at once.
+ * A delivery's id derives from the webhook and the event, so a stream record processed twice delivers once.
+ */
+export async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[]): Promise<number> {
+  const events = changes.map(eventOf).filter((event): event is WebhookEvent => event !== undefined);
+  const webhooksOf = new Map<string, Promise<WebhookRecord[]>>();
+  let delivered = 0;
+  for (const event of events) {
+    const library = `${event.organizationId}/${event.libraryId}`;
+    if (!webhooksOf.has(library)) webhooksOf.set(library, listWebhooks(deps.store, event.organizationId, event.libraryId));
+    const subscribed = (await webhooksOf.get(library)!).filter((w) => w.enabled && w.events.includes(event.type));
+    await Promise.all(
+      subscribed.map(async (webhook) => {
+        const at = (deps.now?.() ?? new Date()).toISOString();
+        const delivery: DeliveryRecord = {
+          id: deliveryIdOf(webhook.id, event.id),
+          webhookId: webhook.id,
+          organizationId: webhook.organizationId,
+          libraryId: webhook.libraryId,
+          eventId: event.id,
+          eventType: event.type,
+          body: bodyOf(event, webhook),
+          status: 'PENDING',
+          attempts: 0,
+          lastStatusCode: null,
+          lastError: null,
+          createdAt: at,
+          lastAttemptAt: null,
+          nextAttemptAt: null,
+          deliveredAt: null,
+        };
+        if (!(await insertDelivery(deps.store, delivery))) return;
+        await attempt(deps, webhook, delivery);
+        delivered += 1;
+      }),
+    );
+  }
+  return delivered;
+}
+
+/** Attempts the deliveries whose retry is due (at most `limit` per run); a deleted or disabled webhook ends them FAILED. */
+export async function retryDueDeliveries(deps: DeliveryDeps, limit = 25): Promise<number> {
+  const now = deps.now?.() ?? new Date();
+  const due = await dueDeliveries(deps.store, now.toISOString(), limit);
+  await Promise.all(
+    due.map(async (delivery) => {
+      const webhook = await getWebhook(deps.store, delivery.organizationId, delivery.libraryId, delivery.webhookId);
+      if (!webhook || !webhook.enabled) {
+        await recordAttempt(deps.store, delivery, { ...delivery, status: 'FAILED', nextAttemptAt: null, lastError: webhook ? 'the webhook was disabled' : 'the webhook was deleted' });
+        return;
+      }
+      await attempt(deps, webhook, delivery);
+    }),
+  );
+  return due.length;
+}
+
+/** One POST of the delivery's body, signed now; the outcome is recorded (retry scheduled, delivered, or failed for good). */
+async function attempt(deps: DeliveryDeps, webhook: WebhookRecord, delivery: DeliveryRecord): Promise<void> {
+  const { settings } = deps;
+  const started = deps.now?.() ?? new Date();
+  let statusCode: number | null = null;
+  let error: string | null = null;
+  try {
+    if (!settings.stackKey) throw new Error('WEBHOOK_SIGNING_KEY is not configured');
+    const url = await checkReceiverUrl(webhook.url, settings.urlPolicy);
+    const secret = deriveWebhookSecret(settings.stackKey, webhook.id, webhook.secretVersion);
+    const response = await fetch(url, {
+      method: 'POST',
+      // Never follow a redirect: it could lead to an address the URL check would refuse.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(settings.timeoutMs),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'PLM-Webhooks/1',
+        'x-plm-event-id': delivery.eventId,
+        'x-plm-event-type': JSON.parse(delivery.body).type,
+        'x-plm-delivery-id': delivery.id,
+        'x-plm-signature': signatureHeader(secret, delivery.body, Math.floor(started.getTime() / 1000)),
+      },
+      body: delivery.body,
+    });
+    statusCode = response.status;
+    await response.body?.cancel().catch(() => undefined);
+    if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}`;
+  } catch (caught) {
+    error = caught instanceof DomainError ? caught.message : caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
+  }
+  const attempts = delivery.attempts + 1;
+  const finished = (deps.now?.() ?? new Date()).toISOString();
+  const retry = error !== null && attempts < settings.maxAttempts;
+  const wait = settings.retryBaseMs * 2 ** (attempts - 1) * (1 + Math.random() * 0.2);
+  await recordAttempt(deps.store, delivery, {
+    ...delivery,
+    attempts,
+    lastAttemptAt: finished,
+    lastStatusCode: statusCode,
+    lastError: error,
+    status: error === null ? 'DELIVERED' : retry ? 'PENDING' : 'FAILED',
+    nextAttemptAt: retry ? new Date(started.getTime() + wait).toISOString() : null,
+    deliveredAt: error === null ? finished : null,
+  });
+}

@@ -1,0 +1,106 @@
+import type { WebhookEventType } from '../store/webhook.js';
+
+/**
+ * The events webhooks deliver, read from the table's change stream (NEW_AND_OLD_IMAGES): a pure mapping
+ * from one changed item to at most one event. Items of a large write that has not committed (they carry a
+ * writeId) are nobody's business yet: a component becomes "created" when its write id is removed after
+ * the commit, and the items of an aborted write vanish without an event.
+ */
+
+export interface ChangedItem {
+  /** The stream record's id: the event id, stable across redeliveries of the record. */
+  eventId: string;
+  kind: 'INSERT' | 'MODIFY' | 'REMOVE';
+  /** When the change happened (ISO). */
+  at: string;
+  oldImage: Record<string, unknown> | undefined;
+  newImage: Record<string, unknown> | undefined;
+}
+
+export interface WebhookEvent {
+  id: string;
+  type: WebhookEventType;
+  /** The payload's `type`: component.created, bom.changed, change_order.transitioned, ... */
+  name: string;
+  organizationId: string;
+  libraryId: string;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+const names: Record<WebhookEventType, string> = {
+  COMPONENT_CREATED: 'component.created',
+  COMPONENT_UPDATED: 'component.updated',
+  COMPONENT_DELETED: 'component.deleted',
+  COMPONENT_RELEASED: 'component.released',
+  BOM_CHANGED: 'bom.changed',
+  CHANGE_ORDER_TRANSITIONED: 'change_order.transitioned',
+};
+
+function libraryOf(pk: unknown): { organizationId: string; libraryId: string } | undefined {
+  const match = typeof pk === 'string' ? /^ORG#([0-9a-f-]{36})#LIB#([0-9a-f-]{36})$/.exec(pk) : null;
+  return match ? { organizationId: match[1]!, libraryId: match[2]! } : undefined;
+}
+
+/** What a receiver gets of a component: enough to decide whether to fetch it (component.findOne). */
+function componentSummary(item: Record<string, unknown>) {
+  const pick = (key: string) => item[key] ?? null;
+  return {
+    id: pick('id'),
+    cpn: pick('cpn'),
+    name: pick('name'),
+    version: pick('version'),
+    state: pick('state'),
+    revisionValue: pick('revisionValue'),
+    statusId: pick('statusId'),
+    categoryId: pick('categoryId'),
+    updatedAt: pick('updatedAt'),
+    updatedBy: pick('updatedBy'),
+  };
+}
+
+const pending = (image: Record<string, unknown> | undefined) => typeof image?.writeId === 'string';
+
+export function eventOf(change: ChangedItem): WebhookEvent | undefined {
+  const image = change.newImage ?? change.oldImage;
+  const library = libraryOf(image?.PK);
+  if (!image || !library) return undefined;
+  const event = (type: WebhookEventType, data: Record<string, unknown>): WebhookEvent => ({ id: change.eventId, type, name: names[type], ...library, occurredAt: change.at, data });
+  const { oldImage: before, newImage: after } = change;
+
+  if (image.entity === 'Component') {
+    if (change.kind === 'REMOVE') return pending(before) ? undefined : event('COMPONENT_DELETED', { component: componentSummary(before!) });
+    if (pending(after)) return undefined;
+    // Inserted, or its large write committed (the write id removed): it exists now.
+    if (change.kind === 'INSERT' || pending(before)) return event('COMPONENT_CREATED', { component: componentSummary(after!) });
+    if (before!.version === after!.version) return undefined; // a change order's hold or release of its hold
+    if (after!.state === 'RELEASED' && before!.state !== 'RELEASED') {
+      return event('COMPONENT_RELEASED', { component: componentSummary(after!), fromRevision: before!.revisionValue ?? null, toRevision: after!.revisionValue ?? null });
+    }
+    return event('COMPONENT_UPDATED', { component: componentSummary(after!), previousVersion: before!.version });
+  }
+
+  if (image.entity === 'Bom') {
+    // A BOM removed goes with its assembly (component.deleted says so).
+    if (change.kind === 'REMOVE' || pending(after)) return undefined;
+    if (change.kind === 'MODIFY' && !pending(before) && before!.bomVersion === after!.bomVersion) return undefined;
+    const lines = Array.isArray(after!.lines) ? after!.lines : [];
+    return event('BOM_CHANGED', { assemblyId: after!.assemblyId, bomVersion: after!.bomVersion, lineCount: lines.length, childIds: after!.childIds ?? [] });
+  }
+
+  if (image.entity === 'ChangeOrder') {
+    const from = before ? { status: before.status, resolution: before.resolution ?? null } : null;
+    const to = after ? { status: after.status, resolution: after.resolution ?? null } : { status: 'DELETED', resolution: null };
+    if (from && from.status === to.status && from.resolution === to.resolution) return undefined;
+    const record = (after ?? before)!;
+    const history = Array.isArray(after?.history) ? (after!.history as { action?: string; by?: string }[]) : [];
+    return event('CHANGE_ORDER_TRANSITIONED', {
+      changeOrder: { id: record.id, number: record.number, name: record.name, status: to.status, resolution: to.resolution, currentStage: after?.currentStage ?? null },
+      from,
+      to,
+      action: change.kind === 'REMOVE' ? 'delete' : (history.at(-1)?.action ?? 'CREATE').toLowerCase(),
+      by: history.at(-1)?.by ?? null,
+    });
+  }
+  return undefined;
+}

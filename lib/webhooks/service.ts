@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { LibraryScope } from '../access/scope.js';
+import { ConcurrentWriteError, InvalidInputError, NotFoundError } from '../errors.js';
+import { parseInput } from '../input.js';
+import type { Store } from '../store/client.js';
+import { nowIso } from '../store/items.js';
+import { deleteWebhook, getWebhook, listDeliveries, listWebhooks, putWebhook, webhookEventTypes, type WebhookRecord } from '../store/webhook.js';
+import type { WebhookSettings } from './settings.js';
+import { deriveWebhookSecret } from './signing.js';
+import { checkReceiverUrl } from './urls.js';
+
+/** Webhooks per library. */
+export const maxWebhooksPerLibrary = 20;
+
+const events = z.array(z.enum(webhookEventTypes)).min(1, 'subscribe to at least one event').max(webhookEventTypes.length);
+const createInput = z.object({ url: z.string().min(1), events, enabled: z.boolean().nullish() });
+const updateInput = z.object({ id: z.string().min(1).max(128), url: z.string().min(1).nullish(), events: events.nullish(), enabled: z.boolean().nullish() });
+
+export interface IssuedWebhook {
+  webhook: WebhookRecord;
+  /** Shown once, at creation and rotation; derived, never stored. */
+  secret: string;
+}
+
+function secretOf(settings: WebhookSettings, webhookId: string, version: number): string {
+  if (!settings.stackKey) throw new InvalidInputError('Webhooks are not configured on this stack (WEBHOOK_SIGNING_KEY is missing)');
+  return deriveWebhookSecret(settings.stackKey, webhookId, version);
+}
+
+export async function createWebhook(store: Store, scope: LibraryScope, settings: WebhookSettings, input: unknown): Promise<IssuedWebhook> {
+  const parsed = parseInput(createInput, input, 'input');
+  const url = await checkReceiverUrl(parsed.url, settings.urlPolicy);
+  if ((await listWebhooks(store, scope.organizationId, scope.libraryId)).length >= maxWebhooksPerLibrary) {
+    throw new InvalidInputError(`A library has at most ${maxWebhooksPerLibrary} webhooks`, { limit: maxWebhooksPerLibrary });
+  }
+  const at = nowIso();
+  const id = randomUUID();
+  const secret = secretOf(settings, id, 1);
+  const webhook: WebhookRecord = {
+    id,
+    organizationId: scope.organizationId,
+    libraryId: scope.libraryId,
+    url: url.href,
+    events: [...new Set(parsed.events)],
+    enabled: parsed.enabled ?? true,
+    secretVersion: 1,
+    secretPrefix: secret.slice(0, 12),
+    createdAt: at,
+    updatedAt: at,
+    createdBy: scope.userId,
+  };
+  await putWebhook(store, webhook);
+  return { webhook, secret };
+}
+
+async function existing(store: Store, scope: LibraryScope, id: string): Promise<WebhookRecord> {
+  const webhook = z.string().uuid().safeParse(id).success ? await getWebhook(store, scope.organizationId, scope.libraryId, id) : undefined;
+  if (!webhook) throw new NotFoundError('Webhook', id);
+  return webhook;
+}
+
+async function replace(store: Store, before: WebhookRecord, after: WebhookRecord): Promise<WebhookRecord> {
+  if (!(await putWebhook(store, after, before.updatedAt))) throw new ConcurrentWriteError(`Webhook ${before.id}`);
+  return after;
+}
+
+export async function updateWebhook(store: Store, scope: LibraryScope, settings: WebhookSettings, input: unknown): Promise<WebhookRecord> {
+  const parsed = parseInput(updateInput, input, 'input');
+  const before = await existing(store, scope, parsed.id);
+  const url = parsed.url ? (await checkReceiverUrl(parsed.url, settings.urlPolicy)).href : before.url;
+  return replace(store, before, { ...before, url, events: parsed.events ? [...new Set(parsed.events)] : before.events, enabled: parsed.enabled ?? before.enabled, updatedAt: nowIso() });
+}
+
+/** A new secret: the old one stops verifying with the next attempt (deliveries are signed when sent). */
+export async function rotateWebhookSecret(store: Store, scope: LibraryScope, settings: WebhookSettings, id: string): Promise<IssuedWebhook> {
+  const before = await existing(store, scope, id);
+  const secret = secretOf(settings, before.id, before.secretVersion + 1);
+  const webhook = await replace(store, before, { ...before, secretVersion: before.secretVersion + 1, secretPrefix: secret.slice(0, 12), updatedAt: nowIso() });
+  return { webhook, secret };
+}
+
+export async function removeWebhook(store: Store, scope: LibraryScope, id: string): Promise<boolean> {
+  await existing(store, scope, id);
+  return deleteWebhook(store, scope.organizationId, scope.libraryId, id);
+}
+
+export async function webhooksOf(store: Store, scope: LibraryScope): Promise<WebhookRecord[]> {
+  return (await listWebhooks(store, scope.organizationId, scope.libraryId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export function deliveriesOf(store: Store, webhook: WebhookRecord, first: number) {
+  return listDeliveries(store, webhook.organizationId, webhook.libraryId, webhook.id, Math.min(Math.max(first, 1), 100));
+}

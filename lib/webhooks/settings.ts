@@ -1,0 +1,33 @@
+import type { UrlPolicy } from './urls.js';
+
+export interface WebhookSettings {
+  /** The stack key webhook secrets are derived from (lib/webhooks/signing.ts). */
+  stackKey: string | undefined;
+  urlPolicy: UrlPolicy;
+  /** Attempts per delivery, the first included. */
+  maxAttempts: number;
+  /** The wait before the second attempt; it doubles for each later one (with up to 20 % jitter). */
+  retryBaseMs: number;
+  /** How long one attempt waits for the receiver. */
+  timeoutMs: number;
+}
+
+const positive = (value: string | undefined, fallback: number) => {
+  const parsed = Number(value);
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
+};
+
+/**
+ * From the environment the handlers run in: WEBHOOK_SIGNING_KEY, WEBHOOK_ALLOW_PRIVATE_URLS (the local
+ * stack only), WEBHOOK_MAX_ATTEMPTS (default 8), WEBHOOK_RETRY_BASE_MS (default 60,000: 1, 2, 4 ... 64
+ * minutes), WEBHOOK_TIMEOUT_MS (default 10,000).
+ */
+export function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
+  return {
+    stackKey: env.WEBHOOK_SIGNING_KEY || undefined,
+    urlPolicy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },
+    maxAttempts: Math.floor(positive(env.WEBHOOK_MAX_ATTEMPTS, 8)),
+    retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS, 60_000),
+    timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
+  };
+}

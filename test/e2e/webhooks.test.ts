@@ -1,0 +1,148 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifySignature } from '../../lib/webhooks/signing.js';
+import { newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  verified: boolean;
+}
+
+/** A receiver as an integrator writes one: it verifies x-plm-signature over the raw body and answers 401 when it fails. */
+function receiver(answer: (count: number) => number, secret: () => string | undefined) {
+  const received: Received[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const key = secret();
+      const verified = key !== undefined && verifySignature(key, body, String(request.headers['x-plm-signature'] ?? ''));
+      received.push({ headers: request.headers, body, verified });
+      response.statusCode = verified ? answer(received.length) : 401;
+      response.end();
+    });
+  });
+  return {
+    received,
+    server,
+    async url(): Promise<string> {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    },
+  };
+}
+
+async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const createWebhook = 'mutation($input: CreateWebhookInput!) { webhooks { create(input: $input) { secret webhook { id url events enabled secretPrefix } } } }';
+const deliveriesQuery = 'query { webhooks { findAll { id deliveries(first: 50) { eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt } } } }';
+const allEvents = ['COMPONENT_CREATED', 'COMPONENT_UPDATED', 'COMPONENT_DELETED', 'COMPONENT_RELEASED', 'BOM_CHANGED', 'CHANGE_ORDER_TRANSITIONED'];
+
+describe('webhooks', () => {
+  let tenant: Tenant;
+  let admin: Record<string, string>;
+  let alice: Member;
+  let bob: Member;
+  let secret: string | undefined;
+  const good = receiver(() => 204, () => secret);
+
+  beforeAll(async () => {
+    tenant = await newTenant({ plan: 'team' });
+    admin = tenantHeaders(tenant);
+    [alice, bob] = await Promise.all([memberWithRole(tenant, 'EDITOR'), memberWithRole(tenant, 'REVIEWER')]);
+  });
+  afterAll(() => good.server.close());
+
+  it('delivers a signed event of every type; the receiver rejects a tampered signature', { timeout: 60_000 }, async () => {
+    const created = (await ok(admin, createWebhook, { input: { url: await good.url(), events: allEvents } })).webhooks.create;
+    secret = created.secret;
+    expect(created.secret.startsWith(created.webhook.secretPrefix)).toBe(true);
+    expect(created.webhook).toMatchObject({ enabled: true, events: allEvents });
+
+    const part = (await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Hooked part", categoryId: "mechanical" }]) { id version } } }')).component.create[0];
+    await ok(alice.headers, 'mutation($id: ID!) { component { update(inputs: [{ id: $id, description: "changed" }]) { id } } }', { id: part.id });
+    const assembly = (await ok(alice.headers, 'mutation($child: ID!) { item { create(inputs: [{ name: "Hooked assembly", categoryId: "pcba", children: [{ childId: $child, quantity: 2 }] }]) { id } } }', { child: part.id })).item.create[0];
+    const co = (await ok(alice.headers, 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }', {
+      input: { name: 'Release hooked part', templateId: 'default-one-stage', componentIds: [part.id], values: { reason: 'x' }, stages: [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }] },
+    })).changeOrders.create;
+    await ok(alice.headers, 'mutation($id: ID!) { changeOrders { submit(id: $id) { status } } }', { id: co.id });
+    await ok(bob.headers, 'mutation($id: ID!) { changeOrders { approve(id: $id) { status } } }', { id: co.id });
+    const scrap = (await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Scrap", categoryId: "mechanical" }]) { id } } }')).component.create[0];
+    await ok(admin, 'mutation($ids: [ID!]) { component { delete(ids: $ids) { deletedIds } } }', { ids: [scrap.id] });
+
+    const types = ['component.created', 'component.updated', 'bom.changed', 'change_order.transitioned', 'component.released', 'component.deleted'];
+    const payloads = () => good.received.map((r) => ({ ...(JSON.parse(r.body) as { id: string; type: string; data: any; libraryId: string }), verified: r.verified, headers: r.headers }));
+    const all = await eventually(payloads, (list) => types.every((type) => list.some((p) => p.type === type)) && list.filter((p) => p.type === 'change_order.transitioned').length >= 3, 'every event type');
+    expect(all.every((p) => p.verified)).toBe(true);
+    expect(all.every((p) => p.libraryId === tenant.library.id && p.headers['x-plm-event-id'] === p.id && p.headers['x-plm-event-type'] === p.type)).toBe(true);
+    const released = all.find((p) => p.type === 'component.released')!;
+    expect(released.data).toMatchObject({ component: { id: part.id, state: 'RELEASED', revisionValue: 'B' }, fromRevision: 'A', toRevision: 'B' });
+    expect(all.find((p) => p.type === 'bom.changed')!.data).toMatchObject({ assemblyId: assembly.id, bomVersion: 1, lineCount: 1, childIds: [part.id] });
+    expect(all.find((p) => p.type === 'component.deleted')!.data.component.id).toBe(scrap.id);
+    const transitions = all.filter((p) => p.type === 'change_order.transitioned').map((p) => [p.data.from?.status ?? null, p.data.to.status]);
+    expect(transitions).toEqual(expect.arrayContaining([[null, 'DRAFT'], ['DRAFT', 'OPEN'], ['OPEN', 'CLOSED']]));
+    // The hold and release of the component by the change order (no new version) are not updates.
+    expect(all.filter((p) => p.type === 'component.updated' && p.data.component.id === part.id)).toHaveLength(1);
+
+    // Tampering: the same delivery with one byte of the body changed no longer verifies.
+    const sample = good.received[0]!;
+    const tampered = await fetch(await good.url().catch(() => `http://127.0.0.1:${(good.server.address() as AddressInfo).port}/hooks`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-plm-signature': String(sample.headers['x-plm-signature']) },
+      body: sample.body.replace('"type":"', '"type":"x'),
+    });
+    expect(tampered.status).toBe(401);
+    const log = (await ok(admin, deliveriesQuery)).webhooks.findAll[0].deliveries;
+    expect(log.length).toBeGreaterThanOrEqual(types.length);
+    expect(log.every((d: { status: string; attempts: number; lastStatusCode: number }) => d.status === 'DELIVERED' && d.attempts === 1 && d.lastStatusCode === 204)).toBe(true);
+  });
+
+  it('retries a failing receiver with backoff and records the failure; a receiver that recovers gets it delivered', { timeout: 60_000 }, async () => {
+    const failing = receiver(() => 500, () => secrets.failing);
+    const flaky = receiver((count) => (count === 1 ? 503 : 200), () => secrets.flaky);
+    const secrets: Record<string, string> = {};
+    const one = (await ok(admin, createWebhook, { input: { url: await failing.url(), events: ['COMPONENT_CREATED'] } })).webhooks.create;
+    secrets.failing = one.secret;
+    const two = (await ok(admin, createWebhook, { input: { url: await flaky.url(), events: ['COMPONENT_CREATED'] } })).webhooks.create;
+    secrets.flaky = two.secret;
+    await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Retried part", categoryId: "mechanical" }]) { id } } }');
+    const logOf = async (id: string) => (await ok(admin, deliveriesQuery)).webhooks.findAll.find((w: { id: string }) => w.id === id).deliveries;
+    const failed = await eventually(() => logOf(one.webhook.id), (log) => log[0]?.status === 'FAILED', 'the failing delivery to end FAILED');
+    expect(failed[0]).toMatchObject({ eventType: 'COMPONENT_CREATED', status: 'FAILED', attempts: 3, lastStatusCode: 500, lastError: 'HTTP 500', nextAttemptAt: null });
+    expect(failing.received).toHaveLength(3);
+    expect(failing.received.every((r) => r.verified)).toBe(true);
+    // Every attempt carries the same event and delivery ids, signed anew.
+    expect(new Set(failing.received.map((r) => r.headers['x-plm-delivery-id'])).size).toBe(1);
+    const recovered = await eventually(() => logOf(two.webhook.id), (log) => log[0]?.status === 'DELIVERED', 'the flaky delivery to succeed');
+    expect(recovered[0]).toMatchObject({ status: 'DELIVERED', attempts: 2, lastStatusCode: 200, lastError: null });
+    failing.server.close();
+    flaky.server.close();
+  });
+
+  it('validates receivers and needs library.settings.update; update, rotation and delete', async () => {
+    expect((await refusal(admin, createWebhook, { input: { url: 'ftp://example.com/x', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');
+    expect((await refusal(admin, createWebhook, { input: { url: 'not a url', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');
+    expect((await refusal(admin, createWebhook, { input: { url: 'https://example.com/x', events: [] } })).code).toBe('BAD_USER_INPUT');
+    const denied = await refusal(alice.headers, createWebhook, { input: { url: 'https://example.com/x', events: ['BOM_CHANGED'] } });
+    expect(denied.error!.extensions).toMatchObject({ code: 'FORBIDDEN', requiredPermission: 'library.settings.update' });
+    const { webhook, secret: first } = (await ok(admin, createWebhook, { input: { url: 'http://127.0.0.1:9/never', events: ['BOM_CHANGED'], enabled: false } })).webhooks.create;
+    const updated = (await ok(admin, 'mutation($input: UpdateWebhookInput!) { webhooks { update(input: $input) { id events enabled url } } }', { input: { id: webhook.id, events: ['BOM_CHANGED', 'COMPONENT_DELETED'] } })).webhooks.update;
+    expect(updated).toMatchObject({ enabled: false, events: ['BOM_CHANGED', 'COMPONENT_DELETED'], url: 'http://127.0.0.1:9/never' });
+    const rotated = (await ok(admin, 'mutation($id: ID!) { webhooks { rotateSecret(id: $id) { secret webhook { secretPrefix } } } }', { id: webhook.id })).webhooks.rotateSecret;
+    expect(rotated.secret).not.toBe(first);
+    expect(rotated.secret.startsWith(rotated.webhook.secretPrefix)).toBe(true);
+    expect((await ok(admin, 'mutation($id: ID!) { webhooks { delete(id: $id) } }', { id: webhook.id })).webhooks.delete).toBe(true);
+    expect((await refusal(admin, 'mutation($id: ID!) { webhooks { delete(id: $id) } }', { id: webhook.id })).code).toBe('NOT_FOUND');
+  });
+});

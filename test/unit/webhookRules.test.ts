@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { eventOf, type ChangedItem } from '../../lib/webhooks/events.js';
+import { deriveWebhookSecret, signatureHeader, verifySignature } from '../../lib/webhooks/signing.js';
+import { checkReceiverUrl, isPublicAddress } from '../../lib/webhooks/urls.js';
+
+const org = '11111111-1111-4111-8111-111111111111';
+const lib = '22222222-2222-4222-8222-222222222222';
+const pk = `ORG#${org}#LIB#${lib}`;
+const component = (fields: Record<string, unknown>) => ({ PK: pk, SK: 'C#c1', entity: 'Component', id: 'c1', cpn: '100-00001', name: 'Part', version: 1, state: 'MODIFIED', revisionValue: 'A', ...fields });
+const change = (kind: ChangedItem['kind'], oldImage?: Record<string, unknown>, newImage?: Record<string, unknown>): ChangedItem => ({ eventId: 'e1', kind, at: '2026-01-01T00:00:00.000Z', oldImage, newImage });
+
+describe('webhook events from the change stream', () => {
+  it('maps component changes, leaving out uncommitted and lock-only changes', () => {
+    expect(eventOf(change('INSERT', undefined, component({})))?.type).toBe('COMPONENT_CREATED');
+    expect(eventOf(change('INSERT', undefined, component({ writeId: 'w' })))).toBeUndefined();
+    expect(eventOf(change('MODIFY', component({ writeId: 'w' }), component({})))?.type).toBe('COMPONENT_CREATED');
+    expect(eventOf(change('REMOVE', component({ writeId: 'w' }), undefined))).toBeUndefined();
+    expect(eventOf(change('REMOVE', component({}), undefined))?.type).toBe('COMPONENT_DELETED');
+    expect(eventOf(change('MODIFY', component({}), component({ lockedBy: 'co' })))).toBeUndefined();
+    expect(eventOf(change('MODIFY', component({}), component({ version: 2 })))?.type).toBe('COMPONENT_UPDATED');
+    expect(eventOf(change('MODIFY', component({}), component({ version: 2, state: 'RELEASED', revisionValue: 'B' })))).toMatchObject({ type: 'COMPONENT_RELEASED', data: { fromRevision: 'A', toRevision: 'B' } });
+  });
+
+  it('maps BOM versions and change order transitions; ignores other items', () => {
+    const bom = (v: number, extra: Record<string, unknown> = {}) => ({ PK: pk, SK: 'BOM#a', entity: 'Bom', assemblyId: 'a', bomVersion: v, lines: [{}], childIds: ['c'], ...extra });
+    expect(eventOf(change('INSERT', undefined, bom(1)))?.type).toBe('BOM_CHANGED');
+    expect(eventOf(change('MODIFY', bom(1), bom(1)))).toBeUndefined();
+    expect(eventOf(change('REMOVE', bom(1), undefined))).toBeUndefined();
+    const co = (status: string, resolution: string | null = null) => ({ PK: pk, SK: 'CO#x', entity: 'ChangeOrder', id: 'x', number: 'CO-1', status, resolution, history: [{ action: 'SUBMIT', by: 'u' }] });
+    expect(eventOf(change('MODIFY', co('DRAFT'), co('OPEN')))).toMatchObject({ type: 'CHANGE_ORDER_TRANSITIONED', data: { from: { status: 'DRAFT' }, to: { status: 'OPEN' }, action: 'submit', by: 'u' } });
+    expect(eventOf(change('MODIFY', co('OPEN'), co('OPEN')))).toBeUndefined();
+    expect(eventOf(change('INSERT', undefined, { PK: pk, SK: 'H#c1#1', entity: 'ComponentHistory' }))).toBeUndefined();
+    expect(eventOf(change('INSERT', undefined, { PK: 'ORG#x', SK: 'ORG', entity: 'Organization' }))).toBeUndefined();
+  });
+});
+
+describe('webhook signatures', () => {
+  it('verify over the raw body within the tolerance, and fail for any change', () => {
+    const secret = deriveWebhookSecret('stack key', 'w1', 1);
+    expect(deriveWebhookSecret('stack key', 'w1', 2)).not.toBe(secret);
+    expect(deriveWebhookSecret('other key', 'w1', 1)).not.toBe(secret);
+    const header = signatureHeader(secret, '{"a":1}', 1_700_000_000);
+    expect(verifySignature(secret, '{"a":1}', header, 1_700_000_100)).toBe(true);
+    expect(verifySignature(secret, '{"a":2}', header, 1_700_000_100)).toBe(false);
+    expect(verifySignature(deriveWebhookSecret('stack key', 'w1', 2), '{"a":1}', header, 1_700_000_100)).toBe(false);
+    expect(verifySignature(secret, '{"a":1}', header, 1_700_001_000)).toBe(false);
+    expect(verifySignature(secret, '{"a":1}', 'garbage', 1_700_000_100)).toBe(false);
+  });
+});
+
+describe('webhook receiver URLs (deployed policy)', () => {
+  const deployed = { allowPrivate: false };
+  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '0.0.0.0', '::ffff:127.0.0.1', '100.64.0.1'])('refuses %s', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+  it.each(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])('accepts the public %s', (address) => {
+    expect(isPublicAddress(address)).toBe(true);
+  });
+  it('needs https and a public host', async () => {
+    await expect(checkReceiverUrl('http://93.184.216.34/x', deployed)).rejects.toThrow(/https/);
+    await expect(checkReceiverUrl('https://169.254.169.254/latest/meta-data', deployed)).rejects.toThrow(/private, loopback or link-local/);
+    await expect(checkReceiverUrl('https://[::1]/x', deployed)).rejects.toThrow(/private/);
+    await expect(checkReceiverUrl('https://user:pw@93.184.216.34/x', deployed)).rejects.toThrow(/credentials/);
+    await expect(checkReceiverUrl('https://localhost/x', deployed)).rejects.toThrow(/private|resolve/);
+    expect((await checkReceiverUrl('https://93.184.216.34/hooks', deployed)).href).toBe('https://93.184.216.34/hooks');
+    expect((await checkReceiverUrl('http://127.0.0.1:8080/hooks', { allowPrivate: true })).href).toBe('http://127.0.0.1:8080/hooks');
+  });
+});
+
+describe('stream records', () => {
+  it('read an empty map given as {} (DynamoDB Local) as the empty map', async () => {
+    const { changedItemOf } = await import('../../lib/store/stream.js');
+    const item = changedItemOf({ eventID: 'e', eventName: 'INSERT', dynamodb: { ApproximateCreationDateTime: 1_700_000_000, NewImage: { PK: { S: pk }, attributeValues: {}, labels: { L: [] }, nested: { M: { inner: {} } } } } });
+    expect(item).toMatchObject({ eventId: 'e', kind: 'INSERT', at: '2023-11-14T22:13:20.000Z', newImage: { PK: pk, attributeValues: {}, labels: [], nested: { inner: {} } } });
+  });
+});
