@@ -5,6 +5,10 @@ import { HttpApi, HttpMethod, LogGroupLogDestination, PayloadFormatVersion } fro
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -33,6 +37,7 @@ export interface PlmStackProps extends StackProps {
 }
 
 const functionNames = ['graphql', 'auth', 'scim'] as const;
+/** The functions behind the HTTP API's routes. */
 type FunctionName = (typeof functionNames)[number];
 
 const logRetention = logs.RetentionDays.THREE_MONTHS;
@@ -99,6 +104,7 @@ export class PlmStack extends Stack {
     // Invitations are emailed from the GraphQL function (organization.bulkInvite).
     this.grantSendMail(functions.graphql, props.mailFrom);
     this.grantFilesPermissions(functions.graphql, filesBucket);
+    const webhooks = this.createWebhooks(table, environment, functions.graphql);
 
     const api = this.createHttpApi(functions);
 
@@ -107,6 +113,45 @@ export class PlmStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
     new CfnOutput(this, 'FilesBucketName', { value: filesBucket.bucketName });
+    new CfnOutput(this, 'WebhooksFunctionName', { value: webhooks.functionName });
+  }
+
+  /**
+   * The fourth function: the table's stream feeds it changed items, which it turns into webhook deliveries;
+   * a schedule runs it every minute for the retries that are due. Webhook secrets derive from a generated
+   * key in Secrets Manager that the GraphQL function (which shows a new secret once) and this one read.
+   */
+  private createWebhooks(table: dynamodb.TableV2, environment: Record<string, string>, graphql: NodejsFunction): NodejsFunction {
+    const signingKey = new secretsmanager.Secret(this, 'WebhookSigningKey', {
+      description: 'The key webhook signing secrets are derived from (lib/webhooks/signing.ts)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(signingKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Every webhook secret derives from this key: rotating it would break every receiver at once. Receivers rotate their own secret with webhooks.rotateSecret.',
+    });
+    const webhookEnvironment = { ...environment, WEBHOOK_SIGNING_KEY_SECRET_ID: signingKey.secretArn };
+    graphql.addEnvironment('WEBHOOK_SIGNING_KEY_SECRET_ID', signingKey.secretArn);
+    signingKey.grantRead(graphql);
+    const fn = this.createFunction('webhooks', webhookEnvironment, table, Duration.seconds(120));
+    signingKey.grantRead(fn);
+    fn.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: lambda.StartingPosition.LATEST,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        bisectBatchOnError: true,
+        retryAttempts: 5,
+        reportBatchItemFailures: false,
+      }),
+    );
+    new events.Rule(this, 'WebhookRetrySchedule', {
+      description: 'Attempts the webhook deliveries whose retry is due',
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      targets: [new targets.LambdaFunction(fn)],
+    });
+    return fn;
   }
 
   private createTable(): dynamodb.TableV2 {
@@ -120,6 +165,8 @@ export class PlmStack extends Stack {
         sortKey: stringKey(index.sortKey),
       })),
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      // Webhooks read every change, with the item before and after (lib/webhooks/events.ts).
+      dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
       billing: dynamodb.Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
@@ -221,7 +268,7 @@ export class PlmStack extends Stack {
     });
   }
 
-  private createFunction(name: FunctionName, environment: Record<string, string>, table: dynamodb.TableV2): NodejsFunction {
+  private createFunction(name: FunctionName | 'webhooks', environment: Record<string, string>, table: dynamodb.TableV2, timeout = Duration.seconds(29)): NodejsFunction {
     const logGroup = new logs.LogGroup(this, `${pascalCase(name)}FunctionLogs`, {
       retention: logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -244,7 +291,7 @@ export class PlmStack extends Stack {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 1024,
-      timeout: Duration.seconds(29),
+      timeout,
       role,
       logGroup,
       environment,

@@ -1,3 +1,4 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { UrlPolicy } from './urls.js';
 
 export interface WebhookSettings {
@@ -30,4 +31,27 @@ export function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSe
     retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS, 60_000),
     timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
   };
+}
+
+let loaded: Promise<WebhookSettings> | undefined;
+
+/**
+ * The settings, with the stack key read once per process: from WEBHOOK_SIGNING_KEY, or (deployed) from the
+ * Secrets Manager secret named by WEBHOOK_SIGNING_KEY_SECRET_ID, so the key never sits in a function's
+ * configuration.
+ */
+export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): Promise<WebhookSettings> {
+  loaded ??= (async () => {
+    const settings = webhookSettings(env);
+    if (settings.stackKey || !env.WEBHOOK_SIGNING_KEY_SECRET_ID) return settings;
+    const client = new SecretsManagerClient({});
+    try {
+      const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: env.WEBHOOK_SIGNING_KEY_SECRET_ID }));
+      return { ...settings, stackKey: SecretString || undefined };
+    } finally {
+      client.destroy();
+    }
+  })();
+  loaded.catch(() => (loaded = undefined));
+  return loaded;
 }

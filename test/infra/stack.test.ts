@@ -65,14 +65,14 @@ describe('HTTP API', () => {
 });
 
 describe('Lambda functions', () => {
-  it('are exactly three, arm64 on nodejs22.x, with the service configuration', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 3);
+  it('are exactly four (three behind routes, and webhooks), arm64 on nodejs22.x, with the service configuration', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 4);
     template.allResourcesProperties('AWS::Lambda::Function', {
       Architectures: ['arm64'],
       Runtime: 'nodejs22.x',
       Handler: 'index.handler',
       MemorySize: 1024,
-      Timeout: 29,
+      Timeout: Match.anyValue(),
       Environment: {
         Variables: Match.objectLike({
           TABLE_NAME: Match.anyValue(),
@@ -85,6 +85,11 @@ describe('Lambda functions', () => {
         }),
       },
     });
+  });
+
+  it('routed functions answer within API Gateway\'s 29 s; the webhooks function has 120 s for a batch of attempts', () => {
+    const timeouts = Object.entries(resourcesOfType('AWS::Lambda::Function')).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Timeout]);
+    expect(Object.fromEntries(timeouts)).toEqual({ Graphql: 29, Auth: 29, Scim: 29, Webhooks: 120 });
   });
 
   it('lets only the auth function use Cognito admin APIs, and only auth and graphql (invitations) send mail, pinned to the sender address', () => {
@@ -226,6 +231,7 @@ describe('files bucket', () => {
       ],
       Auth: [],
       Scim: [],
+      Webhooks: [],
     });
   });
 });
@@ -282,6 +288,46 @@ describe('Cognito', () => {
       GenerateSecret: false,
       ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
     });
+  });
+});
+
+describe('webhooks', () => {
+  const webhooksFunction = () => Object.keys(resourcesOfType('AWS::Lambda::Function')).find((id) => id.startsWith('WebhooksFunction'))!;
+
+  it('the table streams new and old images to the webhooks function, from the latest record, in batches', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: webhooksFunction() },
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Table'), 'StreamArn'] },
+      StartingPosition: 'LATEST',
+      BatchSize: 100,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+    });
+  });
+
+  it('runs the webhooks function every minute for due retries', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [webhooksFunction(), 'Arn'] } })],
+    });
+  });
+
+  it('derives secrets from a generated key in Secrets Manager that only graphql and webhooks may read, named (never valued) in their environment', () => {
+    const secrets = Object.keys(resourcesOfType('AWS::SecretsManager::Secret'));
+    expect(secrets).toHaveLength(1);
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+    const functions = resourcesOfType('AWS::Lambda::Function');
+    const withKey = Object.entries(functions)
+      .filter(([, fn]) => fn.Properties.Environment.Variables.WEBHOOK_SIGNING_KEY_SECRET_ID)
+      .map(([id]) => id.replace(/Function[0-9A-F]{8}$/, ''));
+    expect(withKey.sort()).toEqual(['Graphql', 'Webhooks']);
+    for (const fn of Object.values(functions)) expect(fn.Properties.Environment.Variables.WEBHOOK_SIGNING_KEY).toBeUndefined();
+    const readers = Object.values(resourcesOfType('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'))
+      .flatMap((policy) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref.replace(/FunctionRole[0-9A-F]{8}$/, '')));
+    expect(readers.sort()).toEqual(['Graphql', 'Webhooks']);
   });
 });
 

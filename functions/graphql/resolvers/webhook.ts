@@ -1,19 +1,17 @@
-import { webhookSettings } from '../../../lib/webhooks/settings.js';
+import { loadWebhookSettings } from '../../../lib/webhooks/settings.js';
 import { createWebhook, deliveriesOf, removeWebhook, rotateWebhookSecret, updateWebhook, webhooksOf } from '../../../lib/webhooks/service.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { libraryScope } from './shared.js';
-
-const settings = webhookSettings();
 
 export const webhookResolvers: Resolvers = {
   WebhookQueryNamespace: {
     findAll: async (_parent, _args, context) => webhooksOf(context.store, await libraryScope(context)),
   },
   WebhookMutationNamespace: {
-    create: async (_parent, { input }, context) => createWebhook(context.store, await libraryScope(context), settings, input),
-    update: async (_parent, { input }, context) => updateWebhook(context.store, await libraryScope(context), settings, input),
+    create: async (_parent, { input }, context) => createWebhook(context.store, await libraryScope(context), await loadWebhookSettings(), input),
+    update: async (_parent, { input }, context) => updateWebhook(context.store, await libraryScope(context), await loadWebhookSettings(), input),
     delete: async (_parent, { id }, context) => removeWebhook(context.store, await libraryScope(context), id),
-    rotateSecret: async (_parent, { id }, context) => rotateWebhookSecret(context.store, await libraryScope(context), settings, id),
+    rotateSecret: async (_parent, { id }, context) => rotateWebhookSecret(context.store, await libraryScope(context), await loadWebhookSettings(), id),
   },
   Webhook: {
     deliveries: (webhook, { first }, context) => deliveriesOf(context.store, webhook, first ?? 20),
