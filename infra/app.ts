@@ -24,6 +24,16 @@ function gatingMode(mode: string): 'enforced' | 'open' {
   return mode;
 }
 
+/** `-c apiDomainName=... -c apiCertificateArn=...` (or PLM_API_DOMAIN_NAME / PLM_API_CERTIFICATE_ARN): both or neither. */
+function domain(prefix: 'api' | 'scim') {
+  const envPrefix = `PLM_${prefix.toUpperCase()}`;
+  const domainName = setting(`${prefix}DomainName`, `${envPrefix}_DOMAIN_NAME`, '');
+  const certificateArn = setting(`${prefix}CertificateArn`, `${envPrefix}_CERTIFICATE_ARN`, '');
+  if (!domainName && !certificateArn) return undefined;
+  if (!domainName || !certificateArn) throw new Error(`${prefix}DomainName and ${prefix}CertificateArn go together (an ACM certificate of the stack's region for that name)`);
+  return { domainName, certificateArn };
+}
+
 // Without a trailing slash, so handlers can append paths such as /verify-email.
 const appUrl = setting('appUrl', 'APP_URL', 'http://localhost:3000').replace(/\/+$/, '');
 
@@ -36,6 +46,10 @@ new PlmStack(app, setting('stackName', 'PLM_STACK_NAME', 'Plm'), {
   passwordPolicy: passwordPolicyMode(setting('passwordPolicy', 'PASSWORD_POLICY', 'standard')),
   graphqlIntrospection: setting('graphqlIntrospection', 'PLM_INTROSPECTION', 'true') !== 'false',
   orgCreationGating: gatingMode(setting('orgCreationGating', 'ORG_CREATION_GATING', 'enforced')),
+  tenantName: setting('tenantName', 'PLM_TENANT', '') || undefined,
+  apiDomain: domain('api'),
+  scimDomain: domain('scim'),
+  alarmEmail: setting('alarmEmail', 'PLM_ALARM_EMAIL', '') || undefined,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,7 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { ApiMapping, DomainName, HttpApi, HttpStage, HttpMethod, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as ses from 'aws-cdk-lib/aws-ses';
+import { PlmAlarms } from './alarms.js';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -34,6 +37,19 @@ export interface PlmStackProps extends StackProps {
    * organization needs a creation grant or Site Admin of an entitled organization; open: any user may.
    */
   readonly orgCreationGating?: 'enforced' | 'open';
+  /** The tenant this stack serves: tagged on every resource (`plm:tenant`). */
+  readonly tenantName?: string;
+  /** A custom domain for the API (GraphQL and account routes), with an ACM certificate of the stack's region. */
+  readonly apiDomain?: CustomDomain;
+  /** A custom domain for SCIM, a host of its own: {scim_url} is https://<domainName>/scim/v2. */
+  readonly scimDomain?: CustomDomain;
+  /** An address subscribed to the alarm topic. */
+  readonly alarmEmail?: string;
+}
+
+export interface CustomDomain {
+  readonly domainName: string;
+  readonly certificateArn: string;
 }
 
 const functionNames = ['graphql', 'auth', 'scim'] as const;
@@ -69,6 +85,8 @@ const httpApiAccessLogFormat = AccessLogFormat.custom(
 );
 
 export class PlmStack extends Stack {
+  private readonly stages = new Map<HttpApi, HttpStage>();
+
   constructor(scope: Construct, id: string, props: PlmStackProps) {
     super(scope, id, props);
     // Server access logs are delivered through a bucket policy for logging.s3.amazonaws.com (the AWS
@@ -107,8 +125,25 @@ export class PlmStack extends Stack {
     const webhooks = this.createWebhooks(table, environment, functions.graphql);
 
     const api = this.createHttpApi(functions);
+    const scimApi = this.createScimApi(functions.scim);
+    const apiUrl = props.apiDomain ? this.customDomain('Api', api, props.apiDomain) : api.apiEndpoint;
+    const scimBase = props.scimDomain ? this.customDomain('Scim', scimApi, props.scimDomain) : scimApi.apiEndpoint;
 
-    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    const mailIdentity = new ses.EmailIdentity(this, 'MailFromIdentity', { identity: ses.Identity.email(mailAddress(props.mailFrom)) });
+    const alarms = new PlmAlarms(this, 'Alarms', {
+      functions: { ...functions, webhooks },
+      timeouts: { graphql: 29, auth: 29, scim: 29, webhooks: 120 },
+      apis: { api, scim: scimApi },
+      tableName: table.tableName,
+      streamFunction: webhooks,
+      alarmEmail: props.alarmEmail,
+    });
+    if (props.tenantName) Tags.of(this).add('plm:tenant', props.tenantName);
+
+    new CfnOutput(this, 'ApiUrl', { value: apiUrl });
+    new CfnOutput(this, 'ScimUrl', { value: `${scimBase}/scim/v2`, description: 'The {scim_url} to give the identity provider' });
+    new CfnOutput(this, 'MailFromIdentityName', { value: mailIdentity.emailIdentityName, description: 'SES sends a verification email to this address once' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
@@ -357,23 +392,57 @@ export class PlmStack extends Stack {
     });
   }
 
+  /**
+   * SCIM on an API of its own ({scim_url} is a host separate from the API host, as the spec says): the
+   * identity provider's traffic has its own throttle, access log and custom domain.
+   */
+  private createScimApi(scimFunction: NodejsFunction): HttpApi {
+    const accessLogs = new logs.LogGroup(this, 'ScimApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const api = new HttpApi(this, 'ScimApi', { description: 'PLM service: SCIM 2.0 for identity providers', createDefaultStage: false });
+    this.stages.set(api, api.addStage('ScimDefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
+      throttle: { rateLimit: 50, burstLimit: 100 },
+    }));
+    const scim = new HttpLambdaIntegration('ScimIntegration', scimFunction, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
+    api.addRoutes({ path: '/scim/v2', methods: [HttpMethod.ANY], integration: scim });
+    api.addRoutes({ path: '/scim/v2/{proxy+}', methods: [HttpMethod.ANY], integration: scim });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'The SCIM handler authenticates every request with the organization\'s SCIM bearer token (RFC 7644), checked against its hash on every request.',
+    });
+    return api;
+  }
+
+  /** Serves an API at https://<domainName> with its certificate; returns that base address. */
+  private customDomain(id: string, api: HttpApi, domain: CustomDomain): string {
+    const domainName = new DomainName(this, `${id}DomainName`, {
+      domainName: domain.domainName,
+      certificate: acm.Certificate.fromCertificateArn(this, `${id}Certificate`, domain.certificateArn),
+    });
+    new ApiMapping(this, `${id}ApiMapping`, { api, domainName, stage: this.stages.get(api)! });
+    new CfnOutput(this, `${id}DomainTarget`, { value: domainName.regionalDomainName, description: `CNAME (or alias) ${domain.domainName} to this` });
+    return `https://${domain.domainName}`;
+  }
+
   private createHttpApi(functions: Record<FunctionName, NodejsFunction>): HttpApi {
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
       retention: logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const api = new HttpApi(this, 'HttpApi', {
-      description: 'PLM service: GraphQL, account and SCIM routes',
+      description: 'PLM service: GraphQL and account routes',
       createDefaultStage: false,
     });
-    api.addStage('DefaultStage', {
+    this.stages.set(api, api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
       // The stage's rate limit of the GraphQL and SCIM routes (per deployment, i.e. per tenant); account
       // routes add their own per-IP limits.
       throttle: { rateLimit: 200, burstLimit: 400 },
-    });
+    }));
 
     const integrate = (name: FunctionName) =>
       new HttpLambdaIntegration(`${pascalCase(name)}Integration`, functions[name], {
@@ -381,13 +450,10 @@ export class PlmStack extends Stack {
       });
     const graphql = integrate('graphql');
     const auth = integrate('auth');
-    const scim = integrate('scim');
 
     // OPTIONS reaches the handler, which answers CORS preflights for the allowed origins only.
     api.addRoutes({ path: '/graphql', methods: [HttpMethod.POST, HttpMethod.GET, HttpMethod.OPTIONS], integration: graphql });
     api.addRoutes({ path: '/auth/{proxy+}', methods: [HttpMethod.ANY], integration: auth });
-    api.addRoutes({ path: '/scim/v2', methods: [HttpMethod.ANY], integration: scim });
-    api.addRoutes({ path: '/scim/v2/{proxy+}', methods: [HttpMethod.ANY], integration: scim });
 
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',

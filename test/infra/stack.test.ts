@@ -19,6 +19,10 @@ beforeAll(() => {
     authAllowedOrigins: 'https://app.example.com',
     mailFrom: 'PLM <no-reply@example.com>',
     passwordPolicy: 'nist',
+    tenantName: 'acme',
+    apiDomain: { domainName: 'api.acme.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/api' },
+    scimDomain: { domainName: 'scim.acme.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/scim' },
+    alarmEmail: 'ops@acme.example.com',
   });
   template = Template.fromStack(stack);
 }, 120_000);
@@ -38,21 +42,39 @@ function functionBehindRoute(route: Resource): string {
 describe('HTTP API', () => {
   it('routes exactly the public paths to their handlers', () => {
     const routes = Object.values(resourcesOfType('AWS::ApiGatewayV2::Route'));
-    const handlerOf = Object.fromEntries(
-      routes.map((route) => [route.Properties.RouteKey, functionBehindRoute(route).replace(/Function[0-9A-F]{8}$/, '')]),
-    );
-    expect(handlerOf).toEqual({
+    const byApi = (apiPrefix: string) =>
+      Object.fromEntries(
+        routes
+          .filter((route) => route.Properties.ApiId.Ref.startsWith(apiPrefix))
+          .map((route) => [route.Properties.RouteKey, functionBehindRoute(route).replace(/Function[0-9A-F]{8}$/, '')]),
+      );
+    expect(byApi('HttpApi')).toEqual({
       'POST /graphql': 'Graphql',
       'GET /graphql': 'Graphql',
       'OPTIONS /graphql': 'Graphql',
       'ANY /auth/{proxy+}': 'Auth',
-      'ANY /scim/v2': 'Scim',
-      'ANY /scim/v2/{proxy+}': 'Scim',
     });
+    // SCIM is a host of its own.
+    expect(byApi('ScimApi')).toEqual({ 'ANY /scim/v2': 'Scim', 'ANY /scim/v2/{proxy+}': 'Scim' });
+    expect(routes).toHaveLength(6);
   });
 
-  it('throttles the stage', () => {
+  it('throttles each stage', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 } });
+  });
+
+  it('serves the API and SCIM on their custom domains with their certificates, and outputs {scim_url}', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 2);
+    for (const [name, certificate] of [['api.acme.example.com', 'api'], ['scim.acme.example.com', 'scim']]) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+        DomainName: name,
+        DomainNameConfigurations: [Match.objectLike({ CertificateArn: `arn:aws:acm:eu-west-1:123456789012:certificate/${certificate}` })],
+      });
+    }
+    template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 2);
+    template.hasOutput('ApiUrl', { Value: 'https://api.acme.example.com' });
+    template.hasOutput('ScimUrl', { Value: 'https://scim.acme.example.com/scim/v2' });
   });
 
   it('writes access logs', () => {
@@ -288,6 +310,34 @@ describe('Cognito', () => {
       GenerateSecret: false,
       ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
     });
+  });
+});
+
+describe('operations', () => {
+  it('alarms on errors, throttles and duration of every function, 5xx and latency of both APIs, table throttles and errors, and webhook lag', () => {
+    const alarms = Object.values(resourcesOfType('AWS::CloudWatch::Alarm'));
+    const metrics = alarms.map((alarm) => `${alarm.Properties.Namespace}:${alarm.Properties.MetricName}`).sort();
+    expect(metrics).toEqual(
+      [
+        ...['Graphql', 'Auth', 'Scim', 'Webhooks'].flatMap(() => ['AWS/Lambda:Errors', 'AWS/Lambda:Throttles', 'AWS/Lambda:Duration']),
+        'AWS/ApiGateway:5xx',
+        'AWS/ApiGateway:5xx',
+        'AWS/ApiGateway:Latency',
+        'AWS/ApiGateway:Latency',
+        'AWS/DynamoDB:ReadThrottleEvents',
+        'AWS/DynamoDB:WriteThrottleEvents',
+        'AWS/DynamoDB:SystemErrors',
+        'AWS/Lambda:IteratorAge',
+      ].sort(),
+    );
+    const topic = Object.keys(resourcesOfType('AWS::SNS::Topic'))[0]!;
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@acme.example.com', TopicArn: { Ref: topic } });
+  });
+
+  it('tags every resource with its tenant, and declares the sender as an SES identity', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Tags: Match.arrayWith([{ Key: 'plm:tenant', Value: 'acme' }]) });
+    template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'no-reply@example.com' });
   });
 });
 
