@@ -6,11 +6,15 @@
  * unless TABLE_NAME is set together with AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID) and no
  * DYNAMODB_ENDPOINT/DYNAMODB_PORT: then the deployed table in AWS_REGION.
  */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { backupLines, prepareRestoreTarget, restoreLines } from '../../lib/store/backup.js';
 import { DomainError } from '../../lib/errors.js';
 import { cleanupAbandonedWrites } from '../../lib/items/cleanup.js';
 import { bootstrapTenant } from '../../lib/orgs/bootstrap.js';
-import { addMember, createCreationGrant, setPlan, verifyDomain } from '../../lib/orgs/operator.js';
+import { addMember, createCreationGrant, listTenants, setPlan, verifyDomain } from '../../lib/orgs/operator.js';
 import { findLibraryIdBySlug } from '../../lib/store/library.js';
 import { findOrganizationIdBySlug } from '../../lib/store/organization.js';
 import { reindexLibrary } from '../../lib/search/table/reindex.js';
@@ -24,7 +28,10 @@ const usage = `Usage:
   npm run admin -- grant create --email EMAIL [--expires-days 30]
   npm run admin -- domain verify --org-slug SLUG --domain DOMAIN
   npm run admin -- cleanup-writes --org-slug SLUG --library-slug SLUG [--older-than-minutes 15]
-  npm run admin -- reindex-search --org-slug SLUG --library-slug SLUG`;
+  npm run admin -- reindex-search --org-slug SLUG --library-slug SLUG
+  npm run admin -- tenants list
+  npm run admin -- backup --out FILE.jsonl
+  npm run admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
@@ -157,6 +164,27 @@ if (subcommand === 'member add') {
   );
 } else if (subcommand === 'domain verify') {
   await operatorTask('domain verify', rest.slice(1), { required: ['org-slug', 'domain'] }, (store, v) => verifyDomain(store, v['org-slug']!, v.domain!));
+} else if (subcommand === 'tenants list') {
+  await operatorTask('tenants list', rest.slice(1), { required: [] }, (store) => listTenants(store));
+} else if (command === 'backup') {
+  await operatorTask('backup', rest, { required: ['out'] }, async (store, v) => {
+    const out = createWriteStream(v.out!);
+    let items = 0;
+    for await (const line of backupLines(store)) {
+      if (!out.write(`${line}\n`)) await once(out, 'drain');
+      items += 1;
+      if (items % 10_000 === 0) process.stderr.write(`backup: ${items} items\n`);
+    }
+    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    return { table: store.tableName, out: v.out, items };
+  });
+} else if (command === 'restore') {
+  await operatorTask('restore', rest, { required: ['in'], optional: ['table'] }, async (store, v) => {
+    const target = v.table ? { ...store, tableName: v.table } : store;
+    await prepareRestoreTarget(target);
+    const lines = createInterface({ input: createReadStream(v.in!), crlfDelay: Infinity });
+    return { table: target.tableName, in: v.in, items: await restoreLines(target, lines) };
+  });
 } else if (command === 'bootstrap') await bootstrap(rest);
 else if (command === 'cleanup-writes') await cleanupWrites(rest);
 else if (command === 'reindex-search') await reindexSearch(rest);

@@ -8,7 +8,7 @@ import { creationGrantPut, type CreationGrantRecord } from '../store/grant.js';
 import { verifiedDomainPut } from '../store/domain.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { findLibraryIdBySlug } from '../store/library.js';
-import { findOrganizationIdBySlug, getOrganization, listSandboxes, organizationKey, type OrganizationRecord } from '../store/organization.js';
+import { findOrganizationIdBySlug, getOrganization, listSandboxes, organizationKey, scanOrganizations, type OrganizationRecord } from '../store/organization.js';
 import { findUserIdByEmail, getUser, userPuts, type UserRecord } from '../store/user.js';
 import { admitByAllowlist } from './allowlist.js';
 import { admitByInvitations } from './invitations.js';
@@ -137,4 +137,19 @@ export async function verifyDomain(store: Store, orgSlug: string, rawDomain: str
     throw error;
   }
   return { organization: { id: organization.id, slug: organization.slug }, domain };
+}
+
+/** `tenants list`: the organizations this stack serves, with their plan and standing. */
+export async function listTenants(store: Store) {
+  return (await scanOrganizations(store)).map((org) => ({
+    id: org.id,
+    slug: org.slug,
+    name: org.name,
+    type: org.type,
+    parentOrganizationId: org.parentOrganizationId,
+    plan: org.plan,
+    archived: org.archived,
+    domains: org.domains,
+    createdAt: org.createdAt,
+  }));
 }

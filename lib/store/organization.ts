@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll } from './items.js';
+import { batchGetRecords, getItem, parseItem, queryAll } from './items.js';
 
 export const organizationKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' });
 /** Global uniqueness of organization slugs; the item maps a slug to its organization id. */
@@ -74,4 +75,21 @@ export function siteAdminCountUpdate(orgId: string, change: number) {
       ExpressionAttributeValues: change < 0 ? { ':change': change, ':floor': -change } : { ':change': change },
     },
   };
+}
+
+/**
+ * Every organization in the table: one Scan filtered on the organization items. An operator's listing
+ * (a stack serves one tenant: a handful of organizations and their sandboxes), never a request path.
+ */
+export async function scanOrganizations(store: Store): Promise<OrganizationRecord[]> {
+  const found: OrganizationRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(
+      new ScanCommand({ TableName: store.tableName, FilterExpression: 'SK = :org AND entity = :entity', ExpressionAttributeValues: { ':org': 'ORG', ':entity': 'Organization' }, ExclusiveStartKey: start }),
+    );
+    for (const item of page.Items ?? []) found.push(parseItem(organizationRecord, item, 'organization'));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
