@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { currentMeter, newMeter, withMeter } from '../../lib/store/meter.js';
 
@@ -8,6 +9,26 @@ import { currentMeter, newMeter, withMeter } from '../../lib/store/meter.js';
  * credential; a stack trace only for a server fault, never for the client's own mistakes.
  */
 const logger = new Logger({ serviceName: 'plm', logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO' });
+
+/**
+ * CloudWatch metrics in the embedded metric format (Powertools Metrics), namespace PLM, by handler: Requests,
+ * ClientErrors (4xx), ServerErrors (5xx), Latency, and the DynamoDB requests and capacity a request used.
+ * Published only in Lambda (the local stack's output stays the request lines).
+ */
+const metrics = process.env.AWS_LAMBDA_FUNCTION_NAME ? new Metrics({ namespace: 'PLM', serviceName: 'plm' }) : undefined;
+
+function publishMetrics(handlerName: string, status: number, durationMs: number, meter: { requests: number; readCapacityUnits: number; writeCapacityUnits: number }): void {
+  if (!metrics) return;
+  metrics.addDimension('handler', handlerName);
+  metrics.addMetric('Requests', MetricUnit.Count, 1);
+  metrics.addMetric('ClientErrors', MetricUnit.Count, status >= 400 && status < 500 ? 1 : 0);
+  metrics.addMetric('ServerErrors', MetricUnit.Count, status >= 500 ? 1 : 0);
+  metrics.addMetric('Latency', MetricUnit.Milliseconds, durationMs);
+  metrics.addMetric('DynamoDBRequests', MetricUnit.Count, meter.requests);
+  metrics.addMetric('ReadCapacityUnits', MetricUnit.Count, meter.readCapacityUnits);
+  metrics.addMetric('WriteCapacityUnits', MetricUnit.Count, meter.writeCapacityUnits);
+  metrics.publishStoredMetrics();
+}
 
 export interface RequestSummary {
   /** GraphQL root fields (`component.findOne`); the route for REST and SCIM. */
@@ -50,17 +71,21 @@ export async function withRequestLog(
   try {
     const result = await withMeter(meter, () => run(summary));
     const status = result.statusCode ?? 200;
+    const durationMs = Math.round(performance.now() - started);
     logger.info('request', {
       ...line,
       operation: summary.operation,
       status,
       code: errorCodeOf(result),
-      durationMs: Math.round(performance.now() - started),
+      durationMs,
       dynamodb: { ...meter },
     });
+    publishMetrics(handlerName, status, durationMs, meter);
     return { ...result, headers: { ...result.headers, 'x-request-id': requestId } };
   } catch (error) {
-    logger.error('request failed', { ...line, status: 500, durationMs: Math.round(performance.now() - started), dynamodb: { ...meter }, error: error as Error });
+    const durationMs = Math.round(performance.now() - started);
+    logger.error('request failed', { ...line, status: 500, durationMs, dynamodb: { ...meter }, error: error as Error });
+    publishMetrics(handlerName, 500, durationMs, meter);
     throw error;
   }
 }

@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+describe('request metrics (Powertools, embedded metric format)', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+
+  it('publishes one EMF record per request in Lambda, by handler, with its status class, latency and DynamoDB use', async () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'plm-graphql');
+    vi.resetModules();
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const { withRequestLog } = await import('../../functions/shared/requestLog.js');
+    const event = { routeKey: 'POST /graphql', requestContext: { requestId: 'r1', http: { method: 'POST' } } } as never;
+    await withRequestLog('graphql', event, async () => ({ statusCode: 403, body: '{"errors":[{"extensions":{"code":"FORBIDDEN"}}]}' }));
+    const emf = lines.map((line) => line.trim()).filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+    expect(emf).toHaveLength(1);
+    expect(emf[0]).toMatchObject({ handler: 'graphql', Requests: 1, ClientErrors: 1, ServerErrors: 0, DynamoDBRequests: 0 });
+    expect(emf[0]._aws.CloudWatchMetrics[0].Namespace).toBe('PLM');
+    expect(typeof emf[0].Latency).toBe('number');
+  });
+
+  it('publishes nothing outside Lambda (the local stack)', async () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', '');
+    vi.resetModules();
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const { withRequestLog } = await import('../../functions/shared/requestLog.js');
+    await withRequestLog('graphql', { routeKey: 'POST /graphql', requestContext: { requestId: 'r2', http: { method: 'POST' } } } as never, async () => ({ statusCode: 200, body: '{}' }));
+    expect(lines.some((line) => line.includes('"_aws"'))).toBe(false);
+  });
+});
