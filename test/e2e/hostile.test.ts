@@ -3,7 +3,8 @@ import { newTenant, stack, tenantHeaders, type Tenant } from '../support/api.js'
 
 /**
  * A hostile client: the probes that once took seconds or crashed the parser, each answered with its
- * documented 4xx code within 200 ms, while GET /health keeps answering.
+ * documented 4xx code before any work (at most the one DynamoDB request of the credential and context),
+ * while GET /health keeps answering. How fast is the benchmark's business, not a timed test's.
  */
 let tenant: Tenant;
 let componentId: string;
@@ -31,7 +32,6 @@ afterAll(async () => {
 });
 
 async function post(query: string, headers: Record<string, string> = tenantHeaders(tenant), contentType = 'application/json') {
-  const started = performance.now();
   const response = await fetch(`${stack.baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': contentType, ...headers },
@@ -39,7 +39,13 @@ async function post(query: string, headers: Record<string, string> = tenantHeade
   });
   const text = await response.text();
   const body = JSON.parse(text) as { errors?: { message: string; extensions?: { code?: string } }[]; data?: unknown };
-  return { status: response.status, body, ms: performance.now() - started, headers: response.headers };
+  return { status: response.status, body, headers: response.headers };
+}
+
+/** The refusal read nothing beyond the credential and its context: one DynamoDB request at most. */
+function expectRefusedBeforeWork(headers: Headers): void {
+  const cost = JSON.parse(headers.get('x-plm-consumed-capacity') ?? '{"requests":0}') as { requests: number };
+  expect(cost.requests).toBeLessThanOrEqual(1);
 }
 
 const probes: { name: string; query: () => string; code: string }[] = [
@@ -70,27 +76,27 @@ const probes: { name: string; query: () => string; code: string }[] = [
 
 describe('hostile client', () => {
   for (const probe of probes) {
-    it(`refuses ${probe.name} with 400 ${probe.code} within 200 ms`, async () => {
+    it(`refuses ${probe.name} with 400 ${probe.code} before any work`, async () => {
       const result = await post(probe.query());
       expect(result.status).toBe(400);
       expect(result.body.errors?.[0]?.extensions?.code).toBe(probe.code);
       expect(result.body.data).toBeUndefined();
-      expect(result.ms).toBeLessThan(200);
+      expectRefusedBeforeWork(result.headers);
     });
   }
 
-  it('refuses a 4.5 MB document without a credential before parsing it: 400 REQUEST_TOO_LARGE within 200 ms', async () => {
+  it('refuses a 4.5 MB document without a credential before parsing it: 400 REQUEST_TOO_LARGE before any work', async () => {
     const result = await post(`{ ${'__typename '.repeat(450_000)} }`, {});
     expect(result.status).toBe(400);
     expect(result.body.errors?.[0]?.extensions?.code).toBe('REQUEST_TOO_LARGE');
-    expect(result.ms).toBeLessThan(200);
+    expectRefusedBeforeWork(result.headers);
   });
 
   it('refuses a large document without a credential as 401 without parsing it', async () => {
     const result = await post(`{ ${'__typename '.repeat(50_000)} }`, {});
     expect(result.status).toBe(401);
     expect(result.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
-    expect(result.ms).toBeLessThan(200);
+    expectRefusedBeforeWork(result.headers);
   });
 
   it('keeps parse errors of an authenticated caller at 400 without field suggestions', async () => {
