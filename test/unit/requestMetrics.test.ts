@@ -1,5 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+/** The module loaded fresh with AWS_LAMBDA_FUNCTION_NAME set (or not); what it writes to stdout, collected. */
+function inLambda(functionName: string): string[] {
+  vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', functionName);
+  vi.resetModules();
+  const lines: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  return lines;
+}
+
 describe('request metrics (Powertools, embedded metric format)', () => {
   afterEach(() => {
     vi.unstubAllEnvs();
@@ -8,13 +20,7 @@ describe('request metrics (Powertools, embedded metric format)', () => {
   });
 
   it('publishes one EMF record per request in Lambda, by handler, with its status class, latency and DynamoDB use', async () => {
-    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'plm-graphql');
-    vi.resetModules();
-    const lines: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
+    const lines = inLambda('plm-graphql');
     const { withRequestLog } = await import('../../functions/shared/requestLog.js');
     const event = { routeKey: 'POST /graphql', requestContext: { requestId: 'r1', http: { method: 'POST' } } } as never;
     await withRequestLog('graphql', event, async () => ({ statusCode: 403, body: '{"errors":[{"extensions":{"code":"FORBIDDEN"}}]}' }));
@@ -26,13 +32,7 @@ describe('request metrics (Powertools, embedded metric format)', () => {
   });
 
   it('publishes nothing outside Lambda (the local stack)', async () => {
-    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', '');
-    vi.resetModules();
-    const lines: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
+    const lines = inLambda('');
     const { withRequestLog } = await import('../../functions/shared/requestLog.js');
     await withRequestLog('graphql', { routeKey: 'POST /graphql', requestContext: { requestId: 'r2', http: { method: 'POST' } } } as never, async () => ({ statusCode: 200, body: '{}' }));
     expect(lines.some((line) => line.includes('"_aws"'))).toBe(false);
