@@ -274,7 +274,10 @@ export type AccessAdminErrorCode =
   | 'INVITATION_NOT_FOR_YOU'
   | 'INVITATION_NOT_PENDING'
   | 'TEAM_ARCHIVED'
-  | 'DOMAIN_TAKEN';
+  | 'DOMAIN_TAKEN'
+  | 'TEAM_MANAGED_BY_SCIM'
+  | 'SAML_NOT_ENABLED'
+  | 'SAML_METADATA_INVALID';
 
 /** A refused change to organizations, roles, memberships, teams or invitations; the code says which rule. */
 export class AccessAdminError extends DomainError {

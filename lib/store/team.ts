@@ -47,8 +47,13 @@ export function teamNameDelete(orgId: string, name: string) {
   return { Delete: { Key: teamNameKey(orgId, name) } };
 }
 
-export function teamMemberPut(orgId: string, teamId: string, userId: string, at: string) {
-  return { Put: { Item: { ...teamMemberKey(orgId, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at }, ConditionExpression: 'attribute_not_exists(PK)' } };
+export function teamMemberPut(orgId: string, teamId: string, userId: string, at: string, display?: string) {
+  return {
+    Put: {
+      Item: { ...teamMemberKey(orgId, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at, ...(display ? { display } : {}) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
 }
 
 export function teamMemberDelete(orgId: string, teamId: string, userId: string) {
@@ -87,4 +92,17 @@ export async function listTeamMemberIds(store: Store, orgId: string, teamId: str
     'team member',
   );
   return members.map((member) => member.userId);
+}
+
+/** A team's members with the display name an identity provider gave each (SCIM groups echo it back). */
+export async function listTeamMembers(store: Store, orgId: string, teamId: string): Promise<{ userId: string; display: string | null }[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': `TEAMMEMBER#${teamId}#` },
+    },
+    z.object({ userId: z.string(), display: z.string().nullable().default(null) }),
+    'team member',
+  );
 }

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { ScimGroupInput, ScimMember } from '../scim/groups.js';
+import type { Store } from '../store/client.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { getMemberships, membershipRecord } from '../store/membership.js';
+import type { OrganizationRecord } from '../store/organization.js';
+import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
+import { getTeam, listTeamMembers, listTeams, teamKey, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
+import { membershipChangeItems } from './members.js';
+import { isUuid } from './slugs.js';
+
+/**
+ * SCIM groups are teams with managedBy SCIM (one to one). Their name, members and archived state follow
+ * the identity provider; their roles are assigned by administrators (teams.setRoles). A deleted group is
+ * an archived team: its grants stop at once, and SCIM no longer sees it.
+ *
+ * Member changes are written in transactions of up to `membersPerTransaction` people (each person's
+ * membership, team-member item and the team's existence check land together); a PATCH naming more
+ * applies them in several such transactions, each of which is idempotent, so a failed call can be
+ * repeated by the identity provider as it is.
+ */
+const membersPerTransaction = 30;
+
+export const isScimTeam = (team: TeamRecord) => team.managedBy === 'SCIM' && !team.archived;
+
+export async function scimTeams(store: Store, organization: OrganizationRecord): Promise<TeamRecord[]> {
+  const teams = await listTeams(store, organization.id);
+  return teams.filter(isScimTeam).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export async function requireScimTeam(store: Store, organization: OrganizationRecord, id: string): Promise<TeamRecord> {
+  const team = isUuid(id) ? await getTeam(store, organization.id, id.toLowerCase()) : undefined;
+  if (!team || !isScimTeam(team)) throw new NotFoundError('Group', id);
+  return team;
+}
+
+export const scimTeamMembers = (store: Store, team: TeamRecord) => listTeamMembers(store, team.organizationId, team.id);
+
+function nameTaken(name: string) {
+  return new AlreadyExistsError(`A team named "${name}" already exists in this organization`, { field: 'displayName' });
+}
+
+/** The SCIM users named as members; a member that is not a SCIM user of this organization is refused. */
+async function requireScimUsers(store: Store, organization: OrganizationRecord, members: readonly ScimMember[]): Promise<Map<string, ScimUserRecord>> {
+  const ids = members.map((member) => member.value);
+  const users = await getScimUsers(store, organization.id, ids.filter(isUuid));
+  const missing = ids.filter((id) => !users.has(id));
+  if (missing.length) throw new InvalidInputError(`members: ${missing.join(', ')} ${missing.length > 1 ? 'are not users' : 'is not a user'} provisioned in this organization`, { field: 'members' });
+  return users;
+}
+
+/** The team must exist and not be archived when its members change. */
+function teamGuard(team: TeamRecord) {
+  return { ConditionCheck: { Key: teamKey(team.organizationId, team.id), ConditionExpression: 'attribute_exists(PK) AND archived = :false', ExpressionAttributeValues: { ':false': false } } };
+}
+
+/**
+ * Items adding (or removing) people to a team. An active user joins through their membership; a
+ * deactivated one has the team recorded for their reactivation.
+ */
+async function memberChangeItems(store: Store, organization: OrganizationRecord, team: TeamRecord, users: ScimUserRecord[], change: 'add' | 'remove', displays: Map<string, string | undefined>) {
+  const at = nowIso();
+  const memberships = await getMemberships(store, organization.id, users.filter((user) => user.active).map((user) => user.userId), true);
+  const items: Record<string, unknown>[] = [];
+  for (const user of users) {
+    if (!user.active) {
+      const suspended = user.suspended ?? { role: null, libraryRoles: {}, teamIds: [] };
+      const teamIds = change === 'add' ? [...new Set([...suspended.teamIds, team.id])] : suspended.teamIds.filter((id) => id !== team.id);
+      items.push(scimUserPut({ ...user, suspended: { ...suspended, teamIds }, updatedAt: at, version: user.version + 1 }));
+      continue;
+    }
+    const before = memberships.get(user.userId);
+    const has = before?.teamIds.includes(team.id) ?? false;
+    if ((change === 'add') === has) continue;
+    const base = before ?? membershipRecord.parse({ organizationId: organization.id, userId: user.userId, role: null, libraryRoles: {}, createdAt: at });
+    const teamIds = change === 'add' ? [...base.teamIds, team.id] : base.teamIds.filter((id) => id !== team.id);
+    items.push(...membershipChangeItems(before, { ...base, teamIds }).items);
+    items.push(change === 'add' ? teamMemberPut(organization.id, team.id, user.userId, at, displays.get(user.userId)) : { Delete: { Key: teamMemberKey(organization.id, team.id, user.userId) } });
+  }
+  return items;
+}
+
+async function changeMembers(store: Store, organization: OrganizationRecord, team: TeamRecord, members: readonly ScimMember[], change: 'add' | 'remove'): Promise<void> {
+  const users = change === 'add' ? await requireScimUsers(store, organization, members) : await getScimUsers(store, organization.id, members.map((m) => m.value).filter(isUuid));
+  const displays = new Map(members.map((member) => [member.value, member.display]));
+  const list = [...users.values()];
+  for (let start = 0; start < list.length; start += membersPerTransaction) {
+    const items = await memberChangeItems(store, organization, team, list.slice(start, start + membersPerTransaction), change, displays);
+    if (items.length === 0) continue;
+    try {
+      await transactWrite(store, [teamGuard(team), ...items]);
+    } catch (error) {
+      if (error instanceof TransactionCancelledError) throw new ConflictError('Group', `${team.id} or one of its members`, { cause: error });
+      throw error;
+    }
+  }
+}
+
+export async function createScimGroup(store: Store, organization: OrganizationRecord, input: ScimGroupInput): Promise<TeamRecord> {
+  await requireScimUsers(store, organization, input.members);
+  const at = nowIso();
+  const team: TeamRecord = { id: randomUUID(), organizationId: organization.id, name: input.displayName, orgRoleId: null, libraryRoles: {}, archived: false, managedBy: 'SCIM', externalId: input.externalId, rev: 0, createdAt: at, updatedAt: at };
+  try {
+    await transactWrite(store, [teamPut(team, 'new'), teamNamePut(organization.id, team.name, team.id)]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) throw nameTaken(team.name);
+    throw error;
+  }
+  await changeMembers(store, organization, team, input.members, 'add');
+  return team;
+}
+
+/**
+ * PUT, and PATCH once applied: the group's name and externalId, and exactly `input.members` as its
+ * members (those missing are removed, new ones added).
+ */
+export async function replaceScimGroup(store: Store, organization: OrganizationRecord, team: TeamRecord, input: ScimGroupInput): Promise<TeamRecord> {
+  await requireScimUsers(store, organization, input.members);
+  let current = team;
+  if (team.name !== input.displayName || team.externalId !== input.externalId) {
+    const next = { ...team, name: input.displayName, externalId: input.externalId, rev: team.rev + 1, updatedAt: nowIso() };
+    const renamed = team.name.toLowerCase() !== input.displayName.toLowerCase();
+    const items = [teamPut(next, 'unchanged'), ...(renamed ? [teamNameDelete(organization.id, team.name), teamNamePut(organization.id, next.name, team.id)] : [])];
+    try {
+      await transactWrite(store, items);
+    } catch (error) {
+      if (error instanceof TransactionCancelledError && renamed && error.failedConditions.includes(2)) throw nameTaken(next.name);
+      if (error instanceof TransactionCancelledError) throw new ConflictError('Group', team.id, { cause: error });
+      throw error;
+    }
+    current = next;
+  }
+  const present = await scimTeamMembers(store, current);
+  const wanted = new Set(input.members.map((member) => member.value));
+  const removed = present.filter((member) => !wanted.has(member.userId)).map((member) => ({ value: member.userId }));
+  const presentIds = new Set(present.map((member) => member.userId));
+  await changeMembers(store, organization, current, removed, 'remove');
+  await changeMembers(store, organization, current, input.members.filter((member) => !presentIds.has(member.value)), 'add');
+  return current;
+}
+
+/** DELETE /Groups/{id}: the team is archived (its grants stop at once); its members and roles are kept. */
+export async function archiveScimGroup(store: Store, team: TeamRecord): Promise<void> {
+  try {
+    await transactWrite(store, [teamPut({ ...team, archived: true, rev: team.rev + 1, updatedAt: nowIso() }, 'unchanged')]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError) throw new ConflictError('Group', team.id, { cause: error });
+    throw error;
+  }
+}

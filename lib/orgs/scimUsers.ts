@@ -1,0 +1,191 @@
+import { listSessionHashesOfUser, deleteSessions } from '../store/account.js';
+import { newUserRecord } from '../accounts/users.js';
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
+import { linkingEmail, type ScimUserInput } from '../scim/users.js';
+import type { Store } from '../store/client.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { getMembership, membershipRecord, type MembershipRecord } from '../store/membership.js';
+import type { OrganizationRecord } from '../store/organization.js';
+import {
+  getScimUser,
+  scimUserDelete,
+  scimUserNameDelete,
+  scimUserNamePut,
+  scimUserPut,
+  type ScimUserRecord,
+  type SuspendedGrants,
+} from '../store/scim.js';
+import { getTeams, teamMemberKey } from '../store/team.js';
+import { findUserIdByEmail, getUser, userPuts } from '../store/user.js';
+import { ensureSiteAdminCount, membershipChangeItems } from './members.js';
+import { isUuid } from './slugs.js';
+
+/**
+ * SCIM users (lib/scim maps the protocol; this module makes the effects). A SCIM user provisions one
+ * account of the service: its id is the account's id. Access comes from teams (SCIM groups), whose roles
+ * administrators assign in the service; the SCIM roles attribute is never read.
+ *
+ * Deactivation (active false, or DELETE) removes the person's membership of the organization (direct role,
+ * library overrides, team memberships) in one transaction, keeping what it held on the SCIM user for
+ * reactivation, and ends the account's sessions. The account itself is kept, dormant.
+ */
+
+const noGrants: SuspendedGrants = { role: null, libraryRoles: {}, teamIds: [] };
+
+function userNameTaken(userName: string) {
+  return new AlreadyExistsError(`userName "${userName}" is already provisioned in this organization`, { field: 'userName' });
+}
+
+export async function requireScimUser(store: Store, organization: OrganizationRecord, id: string): Promise<ScimUserRecord> {
+  const user = isUuid(id) ? await getScimUser(store, organization.id, id.toLowerCase(), true) : undefined;
+  if (!user) throw new NotFoundError('User', id);
+  return user;
+}
+
+function displayNameOf(input: ScimUserInput): string | undefined {
+  const name = input.attributes.name as { givenName?: string; familyName?: string; formatted?: string } | undefined;
+  const display = input.attributes.displayName;
+  if (typeof display === 'string' && display.trim()) return display;
+  const joined = [name?.givenName, name?.familyName].filter(Boolean).join(' ');
+  return joined || name?.formatted || undefined;
+}
+
+/**
+ * The account a new SCIM user provisions: an existing account whose address is verified and that this
+ * organization has not provisioned yet, or a new one. A new account claims the address when nobody holds
+ * it, verified only when the address is in a domain the organization verified (an organization vouches
+ * for its own domains); otherwise the account is made without the address (another SCIM user or account
+ * holds it, or the IdP sent no address) and cannot sign in by email until someone verifies one.
+ */
+async function accountFor(store: Store, organization: OrganizationRecord, input: ScimUserInput, claim: boolean) {
+  const email = linkingEmail(input);
+  const existingId = email ? await findUserIdByEmail(store, email) : undefined;
+  if (existingId) {
+    const existing = await getUser(store, existingId);
+    if (existing?.emailVerified && !(await getScimUser(store, organization.id, existingId, true))) return { userId: existingId, items: [] };
+  }
+  const name = displayNameOf(input);
+  const domain = email?.split('@')[1];
+  const address = email ?? input.userName;
+  const claims = claim && email !== undefined && existingId === undefined;
+  const user = newUserRecord({ email: address, ...(name ? { name } : {}), emailVerified: claims && domain !== undefined && organization.domains.includes(domain) });
+  const puts = userPuts(claims ? user : { ...user, emails: [] });
+  return { userId: user.id, items: claims ? puts : puts.slice(0, 1) };
+}
+
+export async function createScimUser(store: Store, organization: OrganizationRecord, input: ScimUserInput): Promise<ScimUserRecord> {
+  for (const claim of [true, false]) {
+    const account = await accountFor(store, organization, input, claim);
+    const at = nowIso();
+    const user: ScimUserRecord = {
+      organizationId: organization.id,
+      userId: account.userId,
+      userName: input.userName,
+      externalId: input.externalId,
+      active: input.active,
+      attributes: input.attributes,
+      enterprise: input.enterprise,
+      suspended: input.active ? null : noGrants,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    try {
+      await transactWrite(store, [scimUserNamePut(organization.id, user.userName, user.userId), scimUserPut(user), ...account.items]);
+      return user;
+    } catch (error) {
+      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (error.failedConditions.includes(0)) throw userNameTaken(user.userName);
+      // The address was claimed meanwhile, or the account was provisioned meanwhile: decide again.
+      if (!claim) throw new ConflictError('User', user.userName, { cause: error });
+    }
+  }
+  throw new Error('unreachable');
+}
+
+/** Items that take a person's grants away (membership and team memberships), and what they were. */
+function suspendItems(membership: MembershipRecord | undefined): { items: Record<string, unknown>[]; suspended: SuspendedGrants; siteAdminIndex?: number } {
+  if (!membership) return { items: [], suspended: noGrants };
+  const { items, siteAdminIndex } = membershipChangeItems(membership, undefined);
+  for (const teamId of membership.teamIds) items.push({ Delete: { Key: teamMemberKey(membership.organizationId, teamId, membership.userId) } });
+  return { items, suspended: { role: membership.role, libraryRoles: membership.libraryRoles, teamIds: membership.teamIds }, ...(siteAdminIndex !== undefined ? { siteAdminIndex } : {}) };
+}
+
+/** Items that give back what a deactivation took, merged with anything granted since; teams deleted meanwhile are skipped. */
+async function restoreItems(store: Store, organization: OrganizationRecord, userId: string, suspended: SuspendedGrants, membership: MembershipRecord | undefined) {
+  const teams = await getTeams(store, organization.id, suspended.teamIds);
+  const teamIds = [...new Set([...(membership?.teamIds ?? []), ...suspended.teamIds.filter((id) => teams.has(id))])];
+  const after = membershipRecord.parse({
+    organizationId: organization.id,
+    userId,
+    role: membership?.role ?? suspended.role,
+    libraryRoles: { ...suspended.libraryRoles, ...(membership?.libraryRoles ?? {}) },
+    teamIds,
+    createdAt: membership?.createdAt ?? nowIso(),
+    rev: membership?.rev ?? 0,
+  });
+  const at = nowIso();
+  const items = membershipChangeItems(membership, after).items;
+  for (const teamId of teamIds.filter((id) => !membership?.teamIds.includes(id))) {
+    items.push({ Put: { Item: { ...teamMemberKey(organization.id, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at } } });
+  }
+  return items;
+}
+
+async function endSessions(store: Store, userId: string): Promise<void> {
+  await deleteSessions(store, await listSessionHashesOfUser(store, userId));
+}
+
+/**
+ * Replaces a SCIM user (PUT, and PATCH after the patch is applied): attributes, userName (unique), and the
+ * activation state with its effects, all in one transaction conditioned on the version read.
+ */
+export async function replaceScimUser(store: Store, organization: OrganizationRecord, before: ScimUserRecord, input: ScimUserInput): Promise<ScimUserRecord> {
+  await ensureSiteAdminCount(store, organization);
+  const membership = before.active !== input.active ? await getMembership(store, organization.id, before.userId, true) : undefined;
+  const after: ScimUserRecord = {
+    ...before,
+    userName: input.userName,
+    externalId: input.externalId,
+    active: input.active,
+    attributes: input.attributes,
+    enterprise: input.enterprise,
+    updatedAt: nowIso(),
+    version: before.version + 1,
+  };
+  const items: Record<string, unknown>[] = [];
+  if (before.active && !input.active) {
+    const suspension = suspendItems(membership);
+    after.suspended = suspension.suspended;
+    items.push(...suspension.items);
+  } else if (!before.active && input.active) {
+    after.suspended = null;
+    items.push(...(await restoreItems(store, organization, before.userId, before.suspended ?? noGrants, membership)));
+  }
+  items.unshift(scimUserPut(after));
+  const renamed = before.userName.toLowerCase() !== after.userName.toLowerCase();
+  if (renamed) items.push(scimUserNameDelete(organization.id, before.userName), scimUserNamePut(organization.id, after.userName, after.userId));
+  try {
+    await transactWrite(store, items);
+  } catch (error) {
+    if (!(error instanceof TransactionCancelledError)) throw error;
+    if (renamed && error.failedConditions.includes(items.length - 1)) throw userNameTaken(after.userName);
+    throw new ConflictError('User', before.userId, { cause: error });
+  }
+  if (before.active && !after.active) await endSessions(store, after.userId);
+  return after;
+}
+
+/** DELETE /Users/{id}: the person loses every grant in the organization and the SCIM user goes; the account stays, dormant. */
+export async function deleteScimUser(store: Store, organization: OrganizationRecord, user: ScimUserRecord): Promise<void> {
+  await ensureSiteAdminCount(store, organization);
+  const membership = await getMembership(store, organization.id, user.userId, true);
+  const { items } = suspendItems(membership);
+  try {
+    await transactWrite(store, [scimUserDelete(user), scimUserNameDelete(organization.id, user.userName), ...items]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError) throw new ConflictError('User', user.userId, { cause: error });
+    throw error;
+  }
+  await endSessions(store, user.userId);
+}

@@ -1,0 +1,175 @@
+import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
+import { AccessAdminError, AlreadyExistsError, ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
+import { archiveScimGroup, createScimGroup, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from '../orgs/scimGroups.js';
+import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser } from '../orgs/scimUsers.js';
+import type { Store } from '../store/client.js';
+import type { OrganizationRecord } from '../store/organization.js';
+import { listScimUsers } from '../store/scim.js';
+import { ScimError, type ScimType } from './errors.js';
+import { groupResource, parseGroupInput } from './groups.js';
+import { listResponse, parseListQuery, project } from './query.js';
+import { allSchemas, patchOpSchema, resourceTypes, serviceProviderConfig } from './schemas.js';
+import { parseUserInput, userResource } from './users.js';
+
+export interface ScimRequest {
+  method: string;
+  /** The path after {scim_url}: `/Users/abc`. */
+  path: string;
+  query: URLSearchParams;
+  /** The parsed JSON body (undefined when there is none). */
+  body: unknown;
+  /** {scim_url} as the client reached it, for meta.location. */
+  baseUrl: string;
+}
+
+export interface ScimResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+const ok = (body: unknown, status = 200): ScimResponse => ({ status, body });
+const created = (body: Record<string, unknown>): ScimResponse => ({ status: 201, body, headers: { location: String((body.meta as { location: string }).location) } });
+
+/**
+ * Applies a PatchOp body to a resource with scim-patch. Op names are matched case-insensitively (Entra
+ * sends `Replace`, others `REPLACE`); the result is then read back like a PUT body.
+ */
+function applyPatch(resource: Record<string, unknown>, body: unknown): Record<string, unknown> {
+  const patch = body as { schemas?: unknown; Operations?: unknown } | undefined;
+  const operations = patch && typeof patch === 'object' ? (Object.entries(patch).find(([key]) => key.toLowerCase() === 'operations')?.[1] as unknown) : undefined;
+  if (!Array.isArray(operations) || operations.length === 0) throw new ScimError(400, `A PATCH body is a ${patchOpSchema} message with a non-empty Operations array`, 'invalidSyntax');
+  const normalized = operations.map((operation, index) => {
+    if (typeof operation !== 'object' || operation === null) throw new ScimError(400, `Operations[${index}] must be an object`, 'invalidSyntax');
+    const { op, path, value } = Object.fromEntries(Object.entries(operation).map(([key, v]) => [key.toLowerCase(), v])) as { op?: unknown; path?: unknown; value?: unknown };
+    if (typeof op !== 'string' || !['add', 'replace', 'remove'].includes(op.toLowerCase())) throw new ScimError(400, `Operations[${index}].op must be add, replace or remove`, 'invalidSyntax');
+    if (path !== undefined && typeof path !== 'string') throw new ScimError(400, `Operations[${index}].path must be a string`, 'invalidPath');
+    return { op: op.toLowerCase(), ...(path !== undefined ? { path } : {}), ...(value !== undefined ? { value } : {}) } as ScimPatchOperation;
+  });
+  try {
+    return scimPatch(resource as unknown as ScimResource, normalized, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof PatchError) throw new ScimError(400, error.message, (error.scimCode as ScimType | undefined) ?? 'invalidValue');
+    throw error;
+  }
+}
+
+async function users(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
+  const { method, baseUrl } = request;
+  if (id === undefined) {
+    if (method === 'GET') {
+      const all = await listScimUsers(store, organization.id);
+      all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId));
+      return ok(listResponse(all.map((user) => userResource(user, baseUrl)), parseListQuery(request.query)));
+    }
+    if (method === 'POST') return created(userResource(await createScimUser(store, organization, parseUserInput(request.body)), baseUrl));
+    throw new ScimError(405, `${method} is not supported on /Users`);
+  }
+  const user = await requireScimUser(store, organization, id);
+  switch (method) {
+    case 'GET':
+      return ok(project(userResource(user, baseUrl), parseListQuery(request.query)));
+    case 'PUT':
+      return ok(userResource(await replaceScimUser(store, organization, user, parseUserInput(request.body)), baseUrl));
+    case 'PATCH': {
+      const patched = applyPatch(userResource(user, baseUrl), request.body);
+      return ok(userResource(await replaceScimUser(store, organization, user, parseUserInput(patched)), baseUrl));
+    }
+    case 'DELETE':
+      await deleteScimUser(store, organization, user);
+      return { status: 204 };
+    default:
+      throw new ScimError(405, `${method} is not supported on /Users/{id}`);
+  }
+}
+
+async function groups(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
+  const { method, baseUrl } = request;
+  const query = parseListQuery(request.query);
+  const wantsMembers = !query.excludedAttributes?.some((name) => name.toLowerCase() === 'members') && (!query.attributes || query.attributes.some((name) => name.toLowerCase().startsWith('members')));
+  if (id === undefined) {
+    if (method === 'GET') {
+      const teams = await scimTeams(store, organization);
+      const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...query, attributes: undefined, excludedAttributes: undefined } as never) as { Resources: { id: string }[] };
+      const byId = new Map(teams.map((team) => [team.id, team]));
+      list.Resources = await Promise.all(
+        list.Resources.map(async (resource) => {
+          const team = byId.get(resource.id)!;
+          return project(groupResource(team, baseUrl, wantsMembers ? await scimTeamMembers(store, team) : undefined), query) as { id: string };
+        }),
+      );
+      return ok(list);
+    }
+    if (method === 'POST') {
+      const team = await createScimGroup(store, organization, parseGroupInput(request.body));
+      return created(groupResource(team, baseUrl, await scimTeamMembers(store, team)));
+    }
+    throw new ScimError(405, `${method} is not supported on /Groups`);
+  }
+  const team = await requireScimTeam(store, organization, id);
+  switch (method) {
+    case 'GET':
+      return ok(project(groupResource(team, baseUrl, wantsMembers ? await scimTeamMembers(store, team) : undefined), query));
+    case 'PUT': {
+      const updated = await replaceScimGroup(store, organization, team, parseGroupInput(request.body));
+      return ok(groupResource(updated, baseUrl, await scimTeamMembers(store, updated)));
+    }
+    case 'PATCH': {
+      // Okta and Entra expect 204 No Content from a group PATCH (RFC 7644 §3.5.2 allows it).
+      const patched = applyPatch(groupResource(team, baseUrl, await scimTeamMembers(store, team)), request.body);
+      await replaceScimGroup(store, organization, team, parseGroupInput(patched));
+      return { status: 204 };
+    }
+    case 'DELETE':
+      await archiveScimGroup(store, team);
+      return { status: 204 };
+    default:
+      throw new ScimError(405, `${method} is not supported on /Groups/{id}`);
+  }
+}
+
+function discovery(request: ScimRequest, resource: string, id: string | undefined): ScimResponse {
+  if (request.method !== 'GET') throw new ScimError(405, `${request.method} is not supported on /${resource}`);
+  const { baseUrl } = request;
+  if (resource === 'serviceproviderconfig' || resource === 'serviceproviderconfigs') return ok(serviceProviderConfig(baseUrl));
+  const list = resource === 'schemas' ? allSchemas(baseUrl) : resourceTypes(baseUrl);
+  if (id !== undefined) {
+    const found = list.find((entry) => entry.id.toLowerCase() === id.toLowerCase());
+    if (!found) throw new ScimError(404, `${resource === 'schemas' ? 'Schema' : 'ResourceType'} ${id} not found`);
+    return ok(found);
+  }
+  return ok(listResponse(list, { startIndex: 1, count: list.length }));
+}
+
+/** Domain refusals as SCIM errors: uniqueness 409, not found 404, broken rules 400 invalidValue. */
+function scimErrorOf(error: DomainError): ScimError {
+  if (error instanceof AlreadyExistsError) return new ScimError(409, error.message, 'uniqueness');
+  if (error instanceof NotFoundError) return new ScimError(404, error.message);
+  if (error instanceof ConflictError) return new ScimError(409, error.message);
+  if (error instanceof InvalidInputError || error instanceof AccessAdminError) return new ScimError(400, error.message, 'invalidValue');
+  return new ScimError(error.httpStatus ?? 400, error.message);
+}
+
+/** One SCIM request of an authenticated organization (RFC 7644 §3). */
+export async function handleScimRequest(store: Store, organization: OrganizationRecord, request: ScimRequest): Promise<ScimResponse> {
+  const [resource, id, ...rest] = request.path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (!resource || rest.length) throw new ScimError(404, `No SCIM endpoint at ${request.path || '/'}`);
+  try {
+    switch (resource.toLowerCase()) {
+      case 'users':
+        return await users(store, organization, request, id);
+      case 'groups':
+        return await groups(store, organization, request, id);
+      case 'serviceproviderconfig':
+      case 'serviceproviderconfigs':
+      case 'schemas':
+      case 'resourcetypes':
+        return discovery(request, resource.toLowerCase(), id);
+      default:
+        throw new ScimError(404, `No SCIM endpoint at ${request.path}`);
+    }
+  } catch (error) {
+    if (error instanceof DomainError) throw scimErrorOf(error);
+    throw error;
+  }
+}
