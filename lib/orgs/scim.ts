@@ -66,7 +66,12 @@ export async function configureScim(store: Store, organization: OrganizationReco
  * retiring is revoked. Rotation: create, paste the new secret into the identity provider, revoke the old.
  * The secret is returned here and never again.
  */
-export async function createScimToken(store: Store, organization: OrganizationRecord, createdBy: string, now = new Date()) {
+export interface CreatedScimToken {
+  token: ScimTokenRecord;
+  secret: string;
+}
+
+export async function createScimToken(store: Store, organization: OrganizationRecord, createdBy: string, now = new Date()): Promise<CreatedScimToken> {
   const fresh = await freshOrganization(store, organization);
   const tokens = await listScimTokens(store, fresh.id);
   const at = now.toISOString();

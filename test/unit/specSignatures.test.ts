@@ -72,7 +72,6 @@ const notYetServed = new Set([
   'linkComponent',
   'unlinkComponent',
   'reconcile',
-  'configureScim',
 ]);
 
 /** A return cell that names a type: `[Library]`, `Boolean!`, `FilterWithAiOutput`, `Component (nullable)`. */

@@ -11,6 +11,7 @@ import { itemResolvers } from './item.js';
 import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
+import { scimResolvers } from './scim.js';
 import { searchResolvers } from './search.js';
 import { userResolvers } from './user.js';
 
@@ -28,4 +29,5 @@ export const resolvers: Resolvers = mergeResolvers([
   identifierResolvers,
   itemResolvers,
   fileResolvers,
+  scimResolvers,
 ]);
