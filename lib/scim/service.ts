@@ -35,7 +35,7 @@ const created = (body: Record<string, unknown>): ScimResponse => ({ status: 201,
  * Applies a PatchOp body to a resource with scim-patch. Op names are matched case-insensitively (Entra
  * sends `Replace`, others `REPLACE`); the result is then read back like a PUT body.
  */
-function applyPatch(resource: Record<string, unknown>, body: unknown): Record<string, unknown> {
+function applyPatch(resource: Record<string, unknown>, body: unknown, expand: (operation: ScimPatchOperation) => ScimPatchOperation[] = (operation) => [operation]): Record<string, unknown> {
   const patch = body as { schemas?: unknown; Operations?: unknown } | undefined;
   const operations = patch && typeof patch === 'object' ? (Object.entries(patch).find(([key]) => key.toLowerCase() === 'operations')?.[1] as unknown) : undefined;
   if (!Array.isArray(operations) || operations.length === 0) throw new ScimError(400, `A PATCH body is a ${patchOpSchema} message with a non-empty Operations array`, 'invalidSyntax');
@@ -45,7 +45,7 @@ function applyPatch(resource: Record<string, unknown>, body: unknown): Record<st
     if (typeof op !== 'string' || !['add', 'replace', 'remove'].includes(op.toLowerCase())) throw new ScimError(400, `Operations[${index}].op must be add, replace or remove`, 'invalidSyntax');
     if (path !== undefined && typeof path !== 'string') throw new ScimError(400, `Operations[${index}].path must be a string`, 'invalidPath');
     return { op: op.toLowerCase(), ...(path !== undefined ? { path } : {}), ...(value !== undefined ? { value } : {}) } as ScimPatchOperation;
-  });
+  }).flatMap(expand);
   try {
     return scimPatch(resource as unknown as ScimResource, normalized, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as Record<string, unknown>;
   } catch (error) {
@@ -83,6 +83,19 @@ async function users(store: Store, organization: OrganizationRecord, request: Sc
   }
 }
 
+/**
+ * Entra removes members as `{ op: Remove, path: members, value: [{ $ref: null, value: id }] }`: the same as
+ * one `members[value eq "id"]` removal per member, which is how scim-patch is given it.
+ */
+function memberRemovals(operation: ScimPatchOperation): ScimPatchOperation[] {
+  if (operation.op !== 'remove' || operation.path?.toLowerCase() !== 'members' || !Array.isArray(operation.value)) return [operation];
+  return operation.value.map((member: unknown, index: number) => {
+    const value = (member as { value?: unknown } | null)?.value;
+    if (typeof value !== 'string') throw new ScimError(400, `Operations: members to remove name no value at ${index}`, 'invalidValue');
+    return { op: 'remove', path: `members[value eq ${JSON.stringify(value)}]` } as ScimPatchOperation;
+  });
+}
+
 async function groups(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
   const query = parseListQuery(request.query);
@@ -116,7 +129,7 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
     }
     case 'PATCH': {
       // Okta and Entra expect 204 No Content from a group PATCH (RFC 7644 §3.5.2 allows it).
-      const patched = applyPatch(groupResource(team, baseUrl, await scimTeamMembers(store, team)), request.body);
+      const patched = applyPatch(groupResource(team, baseUrl, await scimTeamMembers(store, team)), request.body, memberRemovals);
       await replaceScimGroup(store, organization, team, parseGroupInput(patched));
       return { status: 204 };
     }
