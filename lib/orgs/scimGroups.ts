@@ -6,7 +6,7 @@ import { nowIso, TransactionCancelledError, transactWrite } from '../store/items
 import { getMemberships, membershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
-import { getTeam, listTeamMembers, listTeams, teamKey, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
+import { findTeamIdByName, getTeam, listTeamMembers, listTeams, teamKey, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
 import { membershipChangeItems } from './members.js';
 import { isUuid } from './slugs.js';
 
@@ -104,11 +104,30 @@ export async function createScimGroup(store: Store, organization: OrganizationRe
   try {
     await transactWrite(store, [teamPut(team, 'new'), teamNamePut(organization.id, team.name, team.id)]);
   } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) throw nameTaken(team.name);
+    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) return reviveScimGroup(store, organization, input);
     throw error;
   }
   await changeMembers(store, organization, team, input.members, 'add');
   return team;
+}
+
+/**
+ * A group created again under the name of a SCIM team that a DELETE archived: the team comes back (with
+ * the roles administrators gave it) and takes the new group's members and externalId. Any other team of
+ * that name is a uniqueness conflict.
+ */
+async function reviveScimGroup(store: Store, organization: OrganizationRecord, input: ScimGroupInput): Promise<TeamRecord> {
+  const id = await findTeamIdByName(store, organization.id, input.displayName);
+  const archived = id ? await getTeam(store, organization.id, id) : undefined;
+  if (!archived || archived.managedBy !== 'SCIM' || !archived.archived) throw nameTaken(input.displayName);
+  const revived = { ...archived, archived: false, name: input.displayName, externalId: input.externalId, rev: archived.rev + 1, updatedAt: nowIso() };
+  try {
+    await transactWrite(store, [teamPut(revived, 'unchanged')]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError) throw new ConflictError('Group', archived.id, { cause: error });
+    throw error;
+  }
+  return replaceScimGroup(store, organization, revived, input);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { listSessionHashesOfUser, deleteSessions } from '../store/account.js';
 import { newUserRecord } from '../accounts/users.js';
-import { AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
+import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
 import { linkingEmail, type ScimUserInput } from '../scim/users.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
@@ -31,6 +31,10 @@ import { isUuid } from './slugs.js';
  */
 
 const noGrants: SuspendedGrants = { role: null, libraryRoles: {}, teamIds: [] };
+
+function lastSiteAdmin() {
+  return new AccessAdminError('LAST_SITE_ADMIN', 'This user is the last Site Admin of the organization: make someone else Site Admin before deprovisioning them');
+}
 
 function userNameTaken(userName: string) {
   return new AlreadyExistsError(`userName "${userName}" is already provisioned in this organization`, { field: 'userName' });
@@ -154,9 +158,12 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
     version: before.version + 1,
   };
   const items: Record<string, unknown>[] = [];
+  let siteAdminIndex: number | undefined;
   if (before.active && !input.active) {
     const suspension = suspendItems(membership);
     after.suspended = suspension.suspended;
+    // Position in the transaction below, after the SCIM user's own item.
+    if (suspension.siteAdminIndex !== undefined) siteAdminIndex = suspension.siteAdminIndex + 1;
     items.push(...suspension.items);
   } else if (!before.active && input.active) {
     after.suspended = null;
@@ -170,6 +177,7 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
   } catch (error) {
     if (!(error instanceof TransactionCancelledError)) throw error;
     if (renamed && error.failedConditions.includes(items.length - 1)) throw userNameTaken(after.userName);
+    if (siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex)) throw lastSiteAdmin();
     throw new ConflictError('User', before.userId, { cause: error });
   }
   if (before.active && !after.active) await endSessions(store, after.userId);
@@ -180,10 +188,11 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
 export async function deleteScimUser(store: Store, organization: OrganizationRecord, user: ScimUserRecord): Promise<void> {
   await ensureSiteAdminCount(store, organization);
   const membership = await getMembership(store, organization.id, user.userId, true);
-  const { items } = suspendItems(membership);
+  const { items, siteAdminIndex } = suspendItems(membership);
   try {
     await transactWrite(store, [scimUserDelete(user), scimUserNameDelete(organization.id, user.userName), ...items]);
   } catch (error) {
+    if (error instanceof TransactionCancelledError && siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex + 2)) throw lastSiteAdmin();
     if (error instanceof TransactionCancelledError) throw new ConflictError('User', user.userId, { cause: error });
     throw error;
   }

@@ -1,6 +1,9 @@
 import { invalidValue } from './errors.js';
 import { enterpriseAttributes, enterpriseSchemaId, type AttributeDefinition } from './schemas.js';
 
+/** A group's members in one request (a PUT replaces them all); other multi-valued attributes take 100. */
+export const maxMembers = 10_000;
+
 /** Entra ID sends booleans as the strings "True" and "False"; RFC 7643 booleans are JSON booleans. */
 function toBoolean(value: unknown, path: string): boolean {
   if (typeof value === 'boolean') return value;
@@ -28,7 +31,8 @@ function complex(definitions: AttributeDefinition[], value: unknown, path: strin
 function canonicalValue(definition: AttributeDefinition, value: unknown, path: string): unknown {
   if (definition.multiValued) {
     const list = Array.isArray(value) ? value : [value];
-    if (list.length > 100) throw invalidValue(`${path} has more than 100 values`);
+    const limit = definition.name === 'members' ? maxMembers : 100;
+    if (list.length > limit) throw invalidValue(`${path} has more than ${limit} values`);
     const values = list.filter((item) => item !== null && item !== undefined);
     return values.map((item, index) => (definition.subAttributes ? complex(definition.subAttributes, item, `${path}[${index}]`) : scalar(definition, item, `${path}[${index}]`)));
   }

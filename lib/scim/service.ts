@@ -46,11 +46,15 @@ function applyPatch(resource: Record<string, unknown>, body: unknown, expand: (o
     if (path !== undefined && typeof path !== 'string') throw new ScimError(400, `Operations[${index}].path must be a string`, 'invalidPath');
     return { op: op.toLowerCase(), ...(path !== undefined ? { path } : {}), ...(value !== undefined ? { value } : {}) } as ScimPatchOperation;
   }).flatMap(expand);
+  // The roles attribute is never taken from the identity provider: operations on it are ignored, not refused.
+  const applicable = normalized.filter((operation) => !/^roles(\b|\[|\.|$)/i.test(operation.path ?? ''));
+  if (applicable.length === 0) return resource;
   try {
-    return scimPatch(resource as unknown as ScimResource, normalized, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as Record<string, unknown>;
+    return scimPatch(resource as unknown as ScimResource, applicable, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as Record<string, unknown>;
   } catch (error) {
+    // scimPatch is pure: whatever it throws comes from the operations it was given.
     if (error instanceof PatchError) throw new ScimError(400, error.message, (error.scimCode as ScimType | undefined) ?? 'invalidValue');
-    throw error;
+    throw new ScimError(400, `The PATCH operations cannot be applied: ${(error as Error).message}`, 'invalidPath');
   }
 }
 
@@ -165,7 +169,13 @@ function scimErrorOf(error: DomainError): ScimError {
 
 /** One SCIM request of an authenticated organization (RFC 7644 §3). */
 export async function handleScimRequest(store: Store, organization: OrganizationRecord, request: ScimRequest): Promise<ScimResponse> {
-  const [resource, id, ...rest] = request.path.split('/').filter(Boolean).map(decodeURIComponent);
+  let segments: string[];
+  try {
+    segments = request.path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw new ScimError(404, 'The path is not valid percent-encoding');
+  }
+  const [resource, id, ...rest] = segments;
   if (!resource || rest.length) throw new ScimError(404, `No SCIM endpoint at ${request.path || '/'}`);
   try {
     switch (resource.toLowerCase()) {

@@ -12,6 +12,8 @@ export interface ScimUserInput {
   enterprise: Record<string, unknown> | null;
 }
 
+const maxProfileBytes = 64 * 1024;
+
 const writable = [...userAttributes.filter((attribute) => attribute.name !== 'roles'), ...commonAttributes.filter((attribute) => attribute.name === 'externalId')];
 
 /** POST and PUT bodies (and the result of a PATCH) as a ScimUserInput; 400 invalidValue/invalidSyntax otherwise. */
@@ -22,13 +24,10 @@ export function parseUserInput(body: unknown): ScimUserInput {
   const { userName, externalId, active, ...attributes } = canonical as { userName?: string; externalId?: string; active?: boolean } & Record<string, unknown>;
   if (typeof userName !== 'string' || userName.trim() === '') throw invalidValue('userName is required');
   if (userName.length > 256) throw invalidValue('userName is longer than 256 characters');
-  return {
-    userName: userName.trim(),
-    externalId: externalId ?? null,
-    active: active ?? true,
-    attributes,
-    enterprise: canonicalEnterprise(input) ?? null,
-  };
+  const enterprise = canonicalEnterprise(input) ?? null;
+  // One user is one item: its profile stays far below DynamoDB's 400 KB.
+  if (JSON.stringify([attributes, enterprise]).length > maxProfileBytes) throw invalidValue(`The user's attributes take more than ${maxProfileBytes} bytes`);
+  return { userName: userName.trim(), externalId: externalId ?? null, active: active ?? true, attributes, enterprise };
 }
 
 interface EmailValue {

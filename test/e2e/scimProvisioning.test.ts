@@ -215,6 +215,48 @@ describe('SCIM errors', () => {
     expect(Object.keys(page.body.Resources[0]).sort()).toEqual(['id', 'meta', 'schemas', 'userName']);
   });
 
+  it('ignores the roles attribute, also in PATCH paths', async () => {
+    const id = (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `roles.${randomUUID().slice(0, 8)}@acme.test`, roles: 'not even a list' })).body.id as string;
+    const patched = await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'Replace', path: 'roles[primary eq "True"].value', value: 'SITE_ADMIN' }] });
+    expect(patched.status).toBe(200);
+    expect(patched.body).not.toHaveProperty('roles');
+    expect(await getMembership(testStore(), t.tenant.organization.id, id, true)).toBeUndefined();
+  });
+
+  it('refuses PATCH bodies it cannot apply with 400, never 500', async () => {
+    const id = (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `bad.${randomUUID().slice(0, 8)}@acme.test` })).body.id as string;
+    for (const Operations of [[{ op: 'frob', path: 'userName' }], [{ op: 'replace', path: 'emails[type eq]', value: 'x' }], [{ op: 'remove' }], [{ op: 'replace', path: 'active', value: 'maybe' }], 'nope']) {
+      const response = await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations });
+      expect(response.status, JSON.stringify(Operations)).toBe(400);
+      expect(response.body.schemas).toEqual([errorSchema]);
+    }
+    expect((await scim(t.token, 'GET', '/Users/%E0%A4%A')).status).toBe(404);
+  });
+
+  it('deprovisioning the last Site Admin is refused, not half done', async () => {
+    const userName = `owner.${randomUUID().slice(0, 8)}@acme.test`;
+    const bootstrapEmail = (await ok(t.admin, '{ user { me { user { primaryEmail } } } }')).user.me.user.primaryEmail as string;
+    // The IdP provisions the organization's only Site Admin (matched by verified address).
+    const admin = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName, emails: [{ value: bootstrapEmail, primary: true }] });
+    expect(admin.body.id).toBe(t.tenant.user.id);
+    const refused = await scim(t.token, 'PATCH', `/Users/${admin.body.id}`, { schemas: [patchOp], Operations: [{ op: 'replace', value: { active: false } }] });
+    expect(refused).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    expect(refused.body.detail).toContain('last Site Admin');
+    expect((await scim(t.token, 'GET', `/Users/${admin.body.id}`)).body.active).toBe(true);
+    await ok(t.admin, orgRead);
+  });
+
+  it('brings a deleted group back, with its roles, when the IdP creates it again', async () => {
+    const displayName = `Comeback ${randomUUID().slice(0, 6)}`;
+    const first = (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName })).body.id as string;
+    await ok(t.admin, setTeamRole, { input: { id: first, orgRoleId: 'REVIEWER' } });
+    expect((await scim(t.token, 'DELETE', `/Groups/${first}`)).status).toBe(204);
+    const again = await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName, externalId: 'ext-2' });
+    expect(again).toMatchObject({ status: 201, body: { id: first, displayName, externalId: 'ext-2' } });
+    const team = await ok(t.admin, 'query($id: ID!) { organization { team(id: $id) { archived orgRoleId } } }', { id: first });
+    expect(team.organization.team).toEqual({ archived: false, orgRoleId: 'REVIEWER' });
+  });
+
   it('serves the discovery endpoints', async () => {
     expect(await scim(t.token, 'GET', '/ServiceProviderConfig')).toMatchObject({ status: 200, body: { patch: { supported: true }, filter: { supported: true } } });
     expect((await scim(t.token, 'GET', '/ResourceTypes')).body.Resources.map((r: { endpoint: string }) => r.endpoint)).toEqual(['/Users', '/Groups']);
