@@ -29,6 +29,13 @@ export async function scimTeams(store: Store, organization: OrganizationRecord):
   return teams.filter(isScimTeam).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** The SCIM team with this name (case-insensitively), through the team-name item. */
+export async function findScimTeamByName(store: Store, organization: OrganizationRecord, name: string): Promise<TeamRecord | undefined> {
+  const id = await findTeamIdByName(store, organization.id, name);
+  const team = id ? await getTeam(store, organization.id, id) : undefined;
+  return team && isScimTeam(team) ? team : undefined;
+}
+
 export async function requireScimTeam(store: Store, organization: OrganizationRecord, id: string): Promise<TeamRecord> {
   const team = isUuid(id) ? await getTeam(store, organization.id, id.toLowerCase()) : undefined;
   if (!team || !isScimTeam(team)) throw new NotFoundError('Group', id);

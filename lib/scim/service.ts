@@ -1,13 +1,13 @@
 import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { AccessAdminError, AlreadyExistsError, ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
-import { archiveScimGroup, createScimGroup, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from '../orgs/scimGroups.js';
+import { archiveScimGroup, createScimGroup, findScimTeamByName, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from '../orgs/scimGroups.js';
 import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser } from '../orgs/scimUsers.js';
 import type { Store } from '../store/client.js';
 import type { OrganizationRecord } from '../store/organization.js';
-import { listScimUsers } from '../store/scim.js';
+import { findScimUserByUserName, listScimUsers } from '../store/scim.js';
 import { ScimError, type ScimType } from './errors.js';
 import { groupResource, parseGroupInput } from './groups.js';
-import { listResponse, parseListQuery, project } from './query.js';
+import { listResponse, parseListQuery, project, type ListQuery } from './query.js';
 import { allSchemas, patchOpSchema, resourceTypes, serviceProviderConfig } from './schemas.js';
 import { parseUserInput, userResource } from './users.js';
 
@@ -58,13 +58,24 @@ function applyPatch(resource: Record<string, unknown>, body: unknown, expand: (o
   }
 }
 
+/** The value of a filter that is exactly `<attribute> eq "<string>"` (schema URN prefix allowed), else undefined. */
+function equalityOn(query: ListQuery, attribute: string): string | undefined {
+  const filter = query.filter;
+  if (filter?.op !== 'eq' || typeof filter.compValue !== 'string') return undefined;
+  const path = filter.attrPath.toLowerCase();
+  return path === attribute || path.endsWith(`:${attribute}`) ? filter.compValue : undefined;
+}
+
 async function users(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
   if (id === undefined) {
     if (method === 'GET') {
-      const all = await listScimUsers(store, organization.id);
+      const query = parseListQuery(request.query);
+      // The IdPs' look-up before every create (`userName eq "…"`) reads one user by its unique key, not the list.
+      const userName = equalityOn(query, 'username');
+      const all = userName !== undefined ? await findScimUserByUserName(store, organization.id, userName).then((user) => (user ? [user] : [])) : await listScimUsers(store, organization.id);
       all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId));
-      return ok(listResponse(all.map((user) => userResource(user, baseUrl)), parseListQuery(request.query)));
+      return ok(listResponse(all.map((user) => userResource(user, baseUrl)), query));
     }
     if (method === 'POST') return created(userResource(await createScimUser(store, organization, parseUserInput(request.body)), baseUrl));
     throw new ScimError(405, `${method} is not supported on /Users`);
@@ -106,7 +117,8 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
   const wantsMembers = !query.excludedAttributes?.some((name) => name.toLowerCase() === 'members') && (!query.attributes || query.attributes.some((name) => name.toLowerCase().startsWith('members')));
   if (id === undefined) {
     if (method === 'GET') {
-      const teams = await scimTeams(store, organization);
+      const displayName = equalityOn(query, 'displayname');
+      const teams = displayName !== undefined ? await findScimTeamByName(store, organization, displayName).then((team) => (team ? [team] : [])) : await scimTeams(store, organization);
       const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...query, attributes: undefined, excludedAttributes: undefined } as never) as { Resources: { id: string }[] };
       const byId = new Map(teams.map((team) => [team.id, team]));
       list.Resources = await Promise.all(

@@ -190,3 +190,9 @@ export function listScimUsers(store: Store, orgId: string): Promise<ScimUserReco
     'SCIM user',
   );
 }
+
+/** The SCIM user with this userName (case-insensitively), through its uniqueness item. */
+export async function findScimUserByUserName(store: Store, orgId: string, userName: string): Promise<ScimUserRecord | undefined> {
+  const claim = await getItem(store, scimUserNameKey(orgId, userName), z.object({ userId: z.string() }), 'SCIM userName');
+  return claim ? getScimUser(store, orgId, claim.userId, true) : undefined;
+}
