@@ -33,7 +33,7 @@ describe("Okta's SCIM 2.0 SPEC Test", () => {
     const summary = /(\d+) passed, (\d+) failed/.exec(stdout);
     expect(summary, stdout).not.toBeNull();
     expect(Number(summary![2]), stdout).toBe(0);
-    expect(Number(summary![1])).toBeGreaterThanOrEqual(50);
+    expect(Number(summary![1])).toBe(52);
   }, 120_000);
 });
 
@@ -80,6 +80,8 @@ describe("Microsoft SCIMReferenceCode's Postman collection (newman)", () => {
     expect([...failedRequests].filter((name) => !quirkNames.has(name)), failed.join('\n')).toEqual([]);
     // Every documented quirk is still a failure: an entry that passes now must leave the list.
     expect([...quirkNames].filter((name) => !failedRequests.has(name)), failed.join('\n')).toEqual([]);
-    expect(report.run.stats.assertions.total - report.run.stats.assertions.failed).toBeGreaterThanOrEqual(70);
+    const { total, failed: failedCount } = report.run.stats.assertions;
+    console.info(`newman: ${total - failedCount} of ${total} assertions pass; failing (documented quirks): ${failed.join('; ')}`);
+    expect(total - failedCount).toBeGreaterThanOrEqual(90);
   }, 180_000);
 });
