@@ -17,4 +17,3 @@ export class ScimError extends Error {
 }
 
 export const invalidValue = (detail: string) => new ScimError(400, detail, 'invalidValue');
-export const notFound = (resource: 'User' | 'Group', id: string) => new ScimError(404, `${resource} ${id} not found`);

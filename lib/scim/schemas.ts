@@ -141,7 +141,6 @@ export const maxResults = 200;
 export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
-    documentationUri: 'https://github.com/ (see the service README: Connecting Okta and Entra ID)',
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults },

@@ -119,7 +119,9 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
     if (method === 'GET') {
       const displayName = equalityOn(query, 'displayname');
       const teams = displayName !== undefined ? await findScimTeamByName(store, organization, displayName).then((team) => (team ? [team] : [])) : await scimTeams(store, organization);
-      const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...query, attributes: undefined, excludedAttributes: undefined } as never) as { Resources: { id: string }[] };
+      // Filter and page first (without members), then read the members of the page's groups only.
+      const { filter, startIndex, count } = query;
+      const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...(filter ? { filter } : {}), startIndex, count }) as { Resources: { id: string }[] };
       const byId = new Map(teams.map((team) => [team.id, team]));
       list.Resources = await Promise.all(
         list.Resources.map(async (resource) => {
