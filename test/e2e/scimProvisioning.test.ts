@@ -7,14 +7,7 @@ import { transactWrite } from '../../lib/store/items.js';
 import { getMembership } from '../../lib/store/membership.js';
 import { testStore } from '../support/api.js';
 import { ok, refusal } from './accessHelpers.js';
-import { scim, scimTenant, type ScimTenant } from './scimHelpers.js';
-
-const userSchema = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const enterpriseSchema = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const groupSchema = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const patchOp = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const listSchema = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const errorSchema = 'urn:ietf:params:scim:api:messages:2.0:Error';
+import { errorSchema, listSchema, patchOp, scim, scimTenant, userSchema, enterpriseSchema, groupSchema, type ScimTenant } from './scimHelpers.js';
 
 const filter = (text: string) => encodeURIComponent(text);
 

@@ -4,11 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { setPlan } from '../../lib/orgs/operator.js';
 import { newTenant, tenantHeaders, testStore } from '../support/api.js';
 import { memberWithRole, ok, refusal } from './accessHelpers.js';
-import { configureSaml, configureScim, createToken, idpMetadata, revokeToken, scim, scimTenant, type ScimTenant } from './scimHelpers.js';
+import { configureSaml, configureScim, createToken, groupSchema, idpMetadata, patchOp, revokeToken, scim, scimTenant, userSchema, type ScimTenant } from './scimHelpers.js';
 
-const userSchema = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const groupSchema = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const patchOp = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const tokens = '{ scimToken { tokens { id status displayPrefix createdBy retiresAt } } }';
 
 describe('SCIM token and setting: 401 at once', () => {
