@@ -78,6 +78,7 @@ async function accountFor(store: Store, organization: OrganizationRecord, input:
 }
 
 export async function createScimUser(store: Store, organization: OrganizationRecord, input: ScimUserInput): Promise<ScimUserRecord> {
+  const active = input.active ?? true;
   for (const claim of [true, false]) {
     const account = await accountFor(store, organization, input, claim);
     const at = nowIso();
@@ -86,10 +87,10 @@ export async function createScimUser(store: Store, organization: OrganizationRec
       userId: account.userId,
       userName: input.userName,
       externalId: input.externalId,
-      active: input.active,
+      active,
       attributes: input.attributes,
       enterprise: input.enterprise,
-      suspended: input.active ? null : noGrants,
+      suspended: active ? null : noGrants,
       createdAt: at,
       updatedAt: at,
       version: 1,
@@ -146,12 +147,13 @@ async function endSessions(store: Store, userId: string): Promise<void> {
  */
 export async function replaceScimUser(store: Store, organization: OrganizationRecord, before: ScimUserRecord, input: ScimUserInput): Promise<ScimUserRecord> {
   await ensureSiteAdminCount(store, organization);
-  const membership = before.active !== input.active ? await getMembership(store, organization.id, before.userId, true) : undefined;
+  const active = input.active ?? before.active;
+  const membership = before.active !== active ? await getMembership(store, organization.id, before.userId, true) : undefined;
   const after: ScimUserRecord = {
     ...before,
     userName: input.userName,
     externalId: input.externalId,
-    active: input.active,
+    active,
     attributes: input.attributes,
     enterprise: input.enterprise,
     updatedAt: nowIso(),
@@ -159,13 +161,13 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
   };
   const items: Record<string, unknown>[] = [];
   let siteAdminIndex: number | undefined;
-  if (before.active && !input.active) {
+  if (before.active && !active) {
     const suspension = suspendItems(membership);
     after.suspended = suspension.suspended;
     // Position in the transaction below, after the SCIM user's own item.
     if (suspension.siteAdminIndex !== undefined) siteAdminIndex = suspension.siteAdminIndex + 1;
     items.push(...suspension.items);
-  } else if (!before.active && input.active) {
+  } else if (!before.active && active) {
     after.suspended = null;
     items.push(...(await restoreItems(store, organization, before.userId, before.suspended ?? noGrants, membership)));
   }

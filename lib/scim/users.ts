@@ -7,7 +7,8 @@ import { commonAttributes, enterpriseSchemaId, userAttributes, userSchemaId } fr
 export interface ScimUserInput {
   userName: string;
   externalId: string | null;
-  active: boolean;
+  /** Absent: true for a new user, unchanged for an existing one (a PUT without it never reactivates). */
+  active: boolean | undefined;
   attributes: Record<string, unknown>;
   enterprise: Record<string, unknown> | null;
 }
@@ -27,7 +28,7 @@ export function parseUserInput(body: unknown): ScimUserInput {
   const enterprise = canonicalEnterprise(input) ?? null;
   // One user is one item: its profile stays far below DynamoDB's 400 KB.
   if (JSON.stringify([attributes, enterprise]).length > maxProfileBytes) throw invalidValue(`The user's attributes take more than ${maxProfileBytes} bytes`);
-  return { userName: userName.trim(), externalId: externalId ?? null, active: active ?? true, attributes, enterprise };
+  return { userName: userName.trim(), externalId: externalId ?? null, active, attributes, enterprise };
 }
 
 interface EmailValue {

@@ -226,6 +226,13 @@ describe('SCIM errors', () => {
     expect((await scim(t.token, 'GET', '/Users/%E0%A4%A')).status).toBe(404);
   });
 
+  it('keeps the activation state when a PUT leaves active out', async () => {
+    const created = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `put.${randomUUID().slice(0, 8)}@acme.test`, active: false });
+    expect(created.body.active).toBe(false);
+    const put = await scim(t.token, 'PUT', `/Users/${created.body.id}`, { schemas: [userSchema], userName: created.body.userName, displayName: 'Still dormant' });
+    expect(put).toMatchObject({ status: 200, body: { active: false, displayName: 'Still dormant' } });
+  });
+
   it('deprovisioning the last Site Admin is refused, not half done', async () => {
     const userName = `owner.${randomUUID().slice(0, 8)}@acme.test`;
     const bootstrapEmail = (await ok(t.admin, '{ user { me { user { primaryEmail } } } }')).user.me.user.primaryEmail as string;

@@ -81,6 +81,10 @@ describe('SCIM user and group bodies', () => {
     expect(linkingEmail(input)).toBe('grace@acme.test');
   });
 
+  it('leaves active unset when the body does not carry it', () => {
+    expect(parseUserInput({ userName: 'a' }).active).toBeUndefined();
+  });
+
   it('refuses a missing userName, wrong types and a non-object body', () => {
     expect(() => parseUserInput({ name: { givenName: 'x' } })).toThrow(expect.objectContaining({ scimType: 'invalidValue' }));
     expect(() => parseUserInput({ userName: 'a', active: 'maybe' })).toThrow(expect.objectContaining({ scimType: 'invalidValue' }));
