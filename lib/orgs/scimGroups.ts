@@ -91,15 +91,22 @@ async function memberChangeItems(store: Store, organization: OrganizationRecord,
 async function changeMembers(store: Store, organization: OrganizationRecord, team: TeamRecord, members: readonly ScimMember[], change: 'add' | 'remove'): Promise<void> {
   const users = change === 'add' ? await requireScimUsers(store, organization, members) : await getScimUsers(store, organization.id, members.map((m) => m.value).filter(isUuid));
   const displays = new Map(members.map((member) => [member.value, member.display]));
-  const list = [...users.values()];
-  for (let start = 0; start < list.length; start += membersPerTransaction) {
-    const items = await memberChangeItems(store, organization, team, list.slice(start, start + membersPerTransaction), change, displays);
-    if (items.length === 0) continue;
-    try {
-      await transactWrite(store, [teamGuard(team), ...items]);
-    } catch (error) {
-      if (error instanceof TransactionCancelledError) throw new ConflictError('Group', `${team.id} or one of its members`, { cause: error });
-      throw error;
+  const ids = [...users.keys()];
+  for (let start = 0; start < ids.length; start += membersPerTransaction) {
+    const chunk = ids.slice(start, start + membersPerTransaction);
+    // A lost race on someone's membership (another group adding them at the same moment) is read again.
+    for (let attempt = 0; ; attempt += 1) {
+      const fresh = attempt === 0 ? chunk.map((id) => users.get(id)!) : [...(await getScimUsers(store, organization.id, chunk)).values()];
+      const items = await memberChangeItems(store, organization, team, fresh, change, displays);
+      if (items.length === 0) break;
+      try {
+        await transactWrite(store, [teamGuard(team), ...items]);
+        break;
+      } catch (error) {
+        if (!(error instanceof TransactionCancelledError)) throw error;
+        if (attempt >= 4 || error.failedConditions.includes(0)) throw new ConflictError('Group', `${team.id} or one of its members`, { cause: error });
+        await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
+      }
     }
   }
 }

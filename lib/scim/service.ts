@@ -84,17 +84,39 @@ async function users(store: Store, organization: OrganizationRecord, request: Sc
   switch (method) {
     case 'GET':
       return ok(project(userResource(user, baseUrl), parseListQuery(request.query)));
-    case 'PUT':
-      return ok(userResource(await replaceScimUser(store, organization, user, parseUserInput(request.body)), baseUrl));
+    case 'PUT': {
+      const input = parseUserInput(request.body);
+      const replaced = await retryOnConflict(async (again) => replaceScimUser(store, organization, again ? await requireScimUser(store, organization, id) : user, input));
+      return ok(userResource(replaced, baseUrl));
+    }
     case 'PATCH': {
-      const patched = applyPatch(userResource(user, baseUrl), request.body);
-      return ok(userResource(await replaceScimUser(store, organization, user, parseUserInput(patched)), baseUrl));
+      const patched = await retryOnConflict(async (again) => {
+        const current = again ? await requireScimUser(store, organization, id) : user;
+        return replaceScimUser(store, organization, current, parseUserInput(applyPatch(userResource(current, baseUrl), request.body)));
+      });
+      return ok(userResource(patched, baseUrl));
     }
     case 'DELETE':
       await deleteScimUser(store, organization, user);
       return { status: 204 };
     default:
       throw new ScimError(405, `${method} is not supported on /Users/{id}`);
+  }
+}
+
+/**
+ * Identity providers send requests in parallel (Okta pushes several groups at once, each adding the same
+ * people): a write that lost a race with another on the same membership or resource is read again and
+ * applied again, a few times, before the client sees 409. Every step it repeats is idempotent.
+ */
+async function retryOnConflict<T>(attempt: (again: boolean) => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries += 1) {
+    try {
+      return await attempt(tries > 0);
+    } catch (error) {
+      if (!(error instanceof ConflictError) || tries >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** tries + Math.random() * 20));
+    }
   }
 }
 
@@ -142,13 +164,17 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
     case 'GET':
       return ok(project(groupResource(team, baseUrl, wantsMembers ? await scimTeamMembers(store, team) : undefined), query));
     case 'PUT': {
-      const updated = await replaceScimGroup(store, organization, team, parseGroupInput(request.body));
+      const input = parseGroupInput(request.body);
+      const updated = await retryOnConflict(async (again) => replaceScimGroup(store, organization, again ? await requireScimTeam(store, organization, id) : team, input));
       return ok(groupResource(updated, baseUrl, await scimTeamMembers(store, updated)));
     }
     case 'PATCH': {
+      await retryOnConflict(async (again) => {
+        const current = again ? await requireScimTeam(store, organization, id) : team;
+        const patched = applyPatch(groupResource(current, baseUrl, await scimTeamMembers(store, current)), request.body, memberRemovals);
+        return replaceScimGroup(store, organization, current, parseGroupInput(patched));
+      });
       // Okta and Entra expect 204 No Content from a group PATCH (RFC 7644 §3.5.2 allows it).
-      const patched = applyPatch(groupResource(team, baseUrl, await scimTeamMembers(store, team)), request.body, memberRemovals);
-      await replaceScimGroup(store, organization, team, parseGroupInput(patched));
       return { status: 204 };
     }
     case 'DELETE':

@@ -226,6 +226,20 @@ describe('SCIM errors', () => {
     expect((await scim(t.token, 'GET', '/Users/%E0%A4%A')).status).toBe(404);
   });
 
+  it('lands parallel group pushes that add the same people (as Okta sends them)', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const people = await Promise.all([1, 2, 3].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `par${n}.${tag}@acme.test` })).body.id as string));
+    const groups = await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Parallel ${n} ${tag}` })).body.id as string));
+    const statuses = await Promise.all(
+      groups.map((groupId) => scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'add', path: 'members', value: people.map((value) => ({ value })) }] }).then((r) => r.status)),
+    );
+    expect(statuses).toEqual([204, 204, 204, 204, 204]);
+    for (const person of people) {
+      const membership = await getMembership(testStore(), t.tenant.organization.id, person, true);
+      expect([...(membership?.teamIds ?? [])].sort()).toEqual([...groups].sort());
+    }
+  });
+
   it('keeps the activation state when a PUT leaves active out', async () => {
     const created = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `put.${randomUUID().slice(0, 8)}@acme.test`, active: false });
     expect(created.body.active).toBe(false);
