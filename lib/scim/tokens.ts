@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashSecret } from '../apikeys/secrets.js';
+import { entitlementsOf } from '../orgs/plans.js';
 import type { Store } from '../store/client.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { readScimCredential } from '../store/scim.js';
@@ -27,8 +28,8 @@ function organizationOfSecret(secret: string): string | undefined {
 
 /**
  * The organization a SCIM request acts for, or undefined (401): the bearer token must be known and
- * unrevoked (a retiring one only until its grace period ends), and the organization must exist, be active
- * and have SCIM enabled. Read fresh, strongly consistent, on every request.
+ * unrevoked (a retiring one only until its grace period ends), and the organization must exist, be active,
+ * have SAML and SCIM enabled and a plan with the scim entitlement. Read fresh, strongly consistent, on every request.
  */
 export async function authenticateScim(store: Store, authorization: string | undefined, now = new Date()): Promise<OrganizationRecord | undefined> {
   const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
@@ -37,6 +38,7 @@ export async function authenticateScim(store: Store, authorization: string | und
   const { token, organization } = await readScimCredential(store, hashSecret(secret), organizationId);
   if (!token || !organization || token.organizationId !== organization.id) return undefined;
   if (token.retiresAt && Date.parse(token.retiresAt) <= now.getTime()) return undefined;
-  if (organization.archived || !organization.scimEnabled || !organization.saml?.enabled) return undefined;
+  // A plan that lost the scim entitlement stops SCIM as disabling it would.
+  if (organization.archived || !organization.scimEnabled || !organization.saml?.enabled || !entitlementsOf(organization).scim) return undefined;
   return organization;
 }

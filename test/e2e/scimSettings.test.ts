@@ -62,6 +62,13 @@ describe('SCIM token and setting: 401 at once', () => {
     expect(JSON.stringify(items.Items)).not.toContain(random);
   });
 
+  it('gives 401 at once when the plan loses the scim entitlement', async () => {
+    await setPlan(testStore(), t.tenant.organization.slug, 'team');
+    expect((await scim(t.token, 'GET', '/Users')).status).toBe(401);
+    await setPlan(testStore(), t.tenant.organization.slug, 'enterprise');
+    expect((await scim(t.token, 'GET', '/Users')).status).toBe(200);
+  });
+
   it('disabling SAML disables SCIM too (401 at once), and SCIM stays off when SAML returns', async () => {
     await ok(t.admin, configureSaml, { input: { enabled: false } });
     expect((await scim(t.token, 'GET', '/Users')).status).toBe(401);
