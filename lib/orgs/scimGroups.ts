@@ -6,8 +6,9 @@ import { nowIso, TransactionCancelledError, transactWrite } from '../store/items
 import { getMemberships, membershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
-import { findTeamIdByName, getTeam, listTeamMembers, listTeams, teamKey, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
+import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamKey, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
 import { membershipChangeItems } from './members.js';
+import { endSessions, noGrants, restoreItems, suspendItems } from './scimGrants.js';
 import { isUuid } from './slugs.js';
 
 /**
@@ -63,29 +64,49 @@ function teamGuard(team: TeamRecord) {
 }
 
 /**
- * Items adding (or removing) people to a team. An active user joins through their membership; a
- * deactivated one has the team recorded for their reactivation.
+ * Items adding (or removing) people to a team, and the people whose access this ends. An active user
+ * joins through their membership. A user whose grants are held aside (deactivated, or removed from every
+ * group) has the team recorded with them; a new group gives an active user's held grants back. Removing
+ * an active user from their last SCIM group is a deprovisioning (the spec's "removal from every assigned
+ * group"): their whole membership is held aside, as deactivation does, unless it would remove the last
+ * Site Admin, who only leaves the team.
  */
 async function memberChangeItems(store: Store, organization: OrganizationRecord, team: TeamRecord, users: ScimUserRecord[], change: 'add' | 'remove', displays: Map<string, string | undefined>) {
   const at = nowIso();
   const memberships = await getMemberships(store, organization.id, users.filter((user) => user.active).map((user) => user.userId), true);
+  const otherTeamIds = change === 'remove' ? [...new Set([...memberships.values()].flatMap((membership) => membership.teamIds))].filter((id) => id !== team.id) : [];
+  const otherTeams = await getTeams(store, organization.id, otherTeamIds);
   const items: Record<string, unknown>[] = [];
+  const deprovisioned: string[] = [];
   for (const user of users) {
-    if (!user.active) {
-      const suspended = user.suspended ?? { role: null, libraryRoles: {}, teamIds: [] };
-      const teamIds = change === 'add' ? [...new Set([...suspended.teamIds, team.id])] : suspended.teamIds.filter((id) => id !== team.id);
-      items.push(scimUserPut({ ...user, suspended: { ...suspended, teamIds }, updatedAt: at, version: user.version + 1 }));
+    const before = memberships.get(user.userId);
+    if (!user.active || user.suspended) {
+      const held = user.suspended ?? noGrants;
+      if (user.active && change === 'add') {
+        items.push(...(await restoreItems(store, organization, user.userId, { ...held, teamIds: [...held.teamIds, team.id] }, before)));
+        items.push(scimUserPut({ ...user, suspended: null, updatedAt: at, version: user.version + 1 }));
+        continue;
+      }
+      const teamIds = change === 'add' ? [...new Set([...held.teamIds, team.id])] : held.teamIds.filter((id) => id !== team.id);
+      if (teamIds.length !== held.teamIds.length) items.push(scimUserPut({ ...user, suspended: { ...held, teamIds }, updatedAt: at, version: user.version + 1 }));
       continue;
     }
-    const before = memberships.get(user.userId);
     const has = before?.teamIds.includes(team.id) ?? false;
     if ((change === 'add') === has) continue;
     const base = before ?? membershipRecord.parse({ organizationId: organization.id, userId: user.userId, role: null, libraryRoles: {}, createdAt: at });
     const teamIds = change === 'add' ? [...base.teamIds, team.id] : base.teamIds.filter((id) => id !== team.id);
+    const lastGroup = change === 'remove' && !teamIds.some((id) => otherTeams.has(id) && isScimTeam(otherTeams.get(id)!));
+    const lastSiteAdmin = base.role === 'SITE_ADMIN' && (organization.siteAdminCount ?? 0) <= 1;
+    if (lastGroup && !lastSiteAdmin) {
+      const suspension = suspendItems(base);
+      items.push(...suspension.items, scimUserPut({ ...user, suspended: { ...suspension.suspended, teamIds }, updatedAt: at, version: user.version + 1 }));
+      deprovisioned.push(user.userId);
+      continue;
+    }
     items.push(...membershipChangeItems(before, { ...base, teamIds }).items);
     items.push(change === 'add' ? teamMemberPut(organization.id, team.id, user.userId, at, displays.get(user.userId)) : { Delete: { Key: teamMemberKey(organization.id, team.id, user.userId) } });
   }
-  return items;
+  return { items, deprovisioned };
 }
 
 async function changeMembers(store: Store, organization: OrganizationRecord, team: TeamRecord, members: readonly ScimMember[], change: 'add' | 'remove'): Promise<void> {
@@ -97,10 +118,11 @@ async function changeMembers(store: Store, organization: OrganizationRecord, tea
     // A lost race on someone's membership (another group adding them at the same moment) is read again.
     for (let attempt = 0; ; attempt += 1) {
       const fresh = attempt === 0 ? chunk.map((id) => users.get(id)!) : [...(await getScimUsers(store, organization.id, chunk)).values()];
-      const items = await memberChangeItems(store, organization, team, fresh, change, displays);
+      const { items, deprovisioned } = await memberChangeItems(store, organization, team, fresh, change, displays);
       if (items.length === 0) break;
       try {
         await transactWrite(store, [teamGuard(team), ...items]);
+        await Promise.all(deprovisioned.map((userId) => endSessions(store, userId)));
         break;
       } catch (error) {
         if (!(error instanceof TransactionCancelledError)) throw error;

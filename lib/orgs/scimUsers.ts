@@ -1,10 +1,9 @@
-import { listSessionHashesOfUser, deleteSessions } from '../store/account.js';
 import { newUserRecord } from '../accounts/users.js';
 import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
 import { linkingEmail, type ScimUserInput } from '../scim/users.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
-import { getMembership, membershipRecord, type MembershipRecord } from '../store/membership.js';
+import { getMembership } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import {
   getScimUser,
@@ -13,11 +12,10 @@ import {
   scimUserNamePut,
   scimUserPut,
   type ScimUserRecord,
-  type SuspendedGrants,
 } from '../store/scim.js';
-import { getTeams, teamMemberKey } from '../store/team.js';
 import { findUserIdByEmail, getUser, userPuts } from '../store/user.js';
-import { ensureSiteAdminCount, membershipChangeItems } from './members.js';
+import { ensureSiteAdminCount } from './members.js';
+import { endSessions, mergeGrants, noGrants, restoreItems, suspendItems } from './scimGrants.js';
 import { isUuid } from './slugs.js';
 
 /**
@@ -25,12 +23,11 @@ import { isUuid } from './slugs.js';
  * account of the service: its id is the account's id. Access comes from teams (SCIM groups), whose roles
  * administrators assign in the service; the SCIM roles attribute is never read.
  *
- * Deactivation (active false, or DELETE) removes the person's membership of the organization (direct role,
- * library overrides, team memberships) in one transaction, keeping what it held on the SCIM user for
- * reactivation, and ends the account's sessions. The account itself is kept, dormant.
+ * Deactivation (active false, or DELETE; removal from every group is in scimGroups.ts) removes the person's
+ * membership of the organization (direct role, library overrides, team memberships) in one transaction,
+ * keeping what it held on the SCIM user for reactivation (scimGrants.ts), and ends the account's sessions.
+ * The account itself is kept, dormant.
  */
-
-const noGrants: SuspendedGrants = { role: null, libraryRoles: {}, teamIds: [] };
 
 function lastSiteAdmin() {
   return new AccessAdminError('LAST_SITE_ADMIN', 'This user is the last Site Admin of the organization: make someone else Site Admin before deprovisioning them');
@@ -108,39 +105,6 @@ export async function createScimUser(store: Store, organization: OrganizationRec
   throw new Error('unreachable');
 }
 
-/** Items that take a person's grants away (membership and team memberships), and what they were. */
-function suspendItems(membership: MembershipRecord | undefined): { items: Record<string, unknown>[]; suspended: SuspendedGrants; siteAdminIndex?: number } {
-  if (!membership) return { items: [], suspended: noGrants };
-  const { items, siteAdminIndex } = membershipChangeItems(membership, undefined);
-  for (const teamId of membership.teamIds) items.push({ Delete: { Key: teamMemberKey(membership.organizationId, teamId, membership.userId) } });
-  return { items, suspended: { role: membership.role, libraryRoles: membership.libraryRoles, teamIds: membership.teamIds }, ...(siteAdminIndex !== undefined ? { siteAdminIndex } : {}) };
-}
-
-/** Items that give back what a deactivation took, merged with anything granted since; teams deleted meanwhile are skipped. */
-async function restoreItems(store: Store, organization: OrganizationRecord, userId: string, suspended: SuspendedGrants, membership: MembershipRecord | undefined) {
-  const teams = await getTeams(store, organization.id, suspended.teamIds);
-  const teamIds = [...new Set([...(membership?.teamIds ?? []), ...suspended.teamIds.filter((id) => teams.has(id))])];
-  const after = membershipRecord.parse({
-    organizationId: organization.id,
-    userId,
-    role: membership?.role ?? suspended.role,
-    libraryRoles: { ...suspended.libraryRoles, ...(membership?.libraryRoles ?? {}) },
-    teamIds,
-    createdAt: membership?.createdAt ?? nowIso(),
-    rev: membership?.rev ?? 0,
-  });
-  const at = nowIso();
-  const items = membershipChangeItems(membership, after).items;
-  for (const teamId of teamIds.filter((id) => !membership?.teamIds.includes(id))) {
-    items.push({ Put: { Item: { ...teamMemberKey(organization.id, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at } } });
-  }
-  return items;
-}
-
-async function endSessions(store: Store, userId: string): Promise<void> {
-  await deleteSessions(store, await listSessionHashesOfUser(store, userId));
-}
-
 /**
  * Replaces a SCIM user (PUT, and PATCH after the patch is applied): attributes, userName (unique), and the
  * activation state with its effects, all in one transaction conditioned on the version read.
@@ -163,7 +127,7 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
   let siteAdminIndex: number | undefined;
   if (before.active && !active) {
     const suspension = suspendItems(membership);
-    after.suspended = suspension.suspended;
+    after.suspended = before.suspended ? mergeGrants(before.suspended, suspension.suspended) : suspension.suspended;
     // Position in the transaction below, after the SCIM user's own item.
     if (suspension.siteAdminIndex !== undefined) siteAdminIndex = suspension.siteAdminIndex + 1;
     items.push(...suspension.items);

@@ -115,7 +115,7 @@ export const scimUserKey = (orgId: string, userId: string) => ({ PK: orgPartitio
 /** userName is unique in the organization, case-insensitively (RFC 7643: userName caseExact false). */
 export const scimUserNameKey = (orgId: string, userName: string) => ({ PK: orgPartition(orgId), SK: `SCIMUSERNAME#${userName.toLowerCase()}` });
 
-/** The grants a deactivated user held, kept to give them back on reactivation. */
+/** The grants a deactivated user (or one removed from every group) held, kept to give them back. */
 export const suspendedGrants = z.object({
   role: z.string().nullable(),
   libraryRoles: z.record(z.string(), z.string()),

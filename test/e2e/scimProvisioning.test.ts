@@ -240,6 +240,35 @@ describe('SCIM errors', () => {
     }
   });
 
+  it('deprovisions a user removed from every group they were pushed in, and gives it all back with a new group', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const id = (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `ungrouped.${tag}@acme.test` })).body.id as string;
+    const [a, b] = (await Promise.all(['A', 'B'].map(async (name) => (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `${name} ${tag}`, members: [{ value: id }] })).body.id))) as [string, string];
+    // An administrator also gives the person a direct role.
+    await ok(t.admin, 'mutation($u: String!) { organization { membership { update(userId: $u, roleId: "EDITOR") { rbacRole { id } } } } }', { u: id });
+    const asUser = await keyOf(t, id);
+    const session = newSession(id);
+    await transactWrite(testStore(), [sessionPutItem(session)]);
+    const remove = (groupId: string) => scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'remove', path: `members[value eq "${id}"]` }] });
+
+    expect((await remove(a)).status).toBe(204);
+    await ok(asUser, orgRead);
+    expect(await listSessionHashesOfUser(testStore(), id)).toHaveLength(1);
+
+    expect((await remove(b)).status).toBe(204);
+    expect((await refusal(asUser, orgRead)).status).toBe(403);
+    expect(await getMembership(testStore(), t.tenant.organization.id, id, true)).toBeUndefined();
+    expect(await listSessionHashesOfUser(testStore(), id)).toEqual([]);
+    // The IdP still sees an active user: only the service's access is held aside.
+    expect((await scim(t.token, 'GET', `/Users/${id}`)).body.active).toBe(true);
+
+    expect((await scim(t.token, 'PATCH', `/Groups/${a}`, { schemas: [patchOp], Operations: [{ op: 'add', path: 'members', value: [{ value: id }] }] })).status).toBe(204);
+    const restored = await getMembership(testStore(), t.tenant.organization.id, id, true);
+    expect({ role: restored?.role, teamIds: restored?.teamIds }).toEqual({ role: 'EDITOR', teamIds: [a] });
+    await ok(asUser, orgRead);
+    expect((await scim(t.token, 'GET', `/Groups/${a}`)).body.members.map((m: { value: string }) => m.value)).toEqual([id]);
+  });
+
   it('keeps the activation state when a PUT leaves active out', async () => {
     const created = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `put.${randomUUID().slice(0, 8)}@acme.test`, active: false });
     expect(created.body.active).toBe(false);
