@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AccessAdminError, ConflictError, FeatureNotInPlanError, NotFoundError } from '../errors.js';
+import type { EffectiveAccess } from '../access/effective.js';
+import { AccessAdminError, ConflictError, FeatureNotInPlanError, NotFoundError, SiteAdminRequiredError } from '../errors.js';
 import { generateScimSecret } from '../scim/tokens.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite, updateIf } from '../store/items.js';
@@ -40,12 +41,14 @@ export async function scimSettings(store: Store, organization: OrganizationRecor
 }
 
 /**
- * configureScim: enabling needs the plan's `scim` entitlement (FEATURE_NOT_IN_PLAN) and SAML enabled
+ * configureScim: enabling needs a Site Admin (the operation itself needs integrations.configure), the plan's `scim` entitlement (FEATURE_NOT_IN_PLAN) and SAML enabled
  * (SAML_NOT_ENABLED), the latter as a condition of the write so a concurrent SAML disable cannot slip
  * between. Disabling takes effect on the next SCIM request (401).
  */
-export async function configureScim(store: Store, organization: OrganizationRecord, enabled: boolean): Promise<ScimSettings> {
+export async function configureScim(store: Store, organization: OrganizationRecord, actor: EffectiveAccess, enabled: boolean): Promise<ScimSettings> {
   if (enabled) {
+    // The spec: an organization admin (Site Admin) with the authentication-settings permission.
+    if (!actor.isSiteAdmin) throw new SiteAdminRequiredError('Enabling SCIM', 'integrations.configure');
     if (!entitlementsOf(organization).scim) throw new FeatureNotInPlanError('SCIM');
     const applied = await updateIf(store, {
       Key: organizationKey(organization.id),

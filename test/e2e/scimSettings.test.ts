@@ -89,6 +89,12 @@ describe('enabling SCIM', () => {
     expect(saml.saml.configure).toMatchObject({ enabled: true, entityId: 'http://www.okta.com/exk1test', ssoUrl: 'https://acme.okta.com/app/plm/exk1test/sso/saml', domains: ['acme.test'], registration: 'RECORDED' });
     const orgAdmin = await memberWithRole(tenant, 'ADMIN');
     expect(await refusal(orgAdmin.headers, configureScim, { enabled: true })).toMatchObject({ status: 403, code: 'FORBIDDEN', error: { extensions: { requiredPermission: 'integrations.configure' } } });
+    // A custom role with the permission is not a Site Admin.
+    const custom = await ok(admin, 'mutation($input: CreateRoleInput!) { roles { create(input: $input) { id } } }', {
+      input: { name: `Auth settings ${randomUUID().slice(0, 6)}`, type: 'ORG', permissions: ['organization.read', 'integrations.configure'] },
+    });
+    const integrator = await memberWithRole(tenant, custom.roles.create.id);
+    expect(await refusal(integrator.headers, configureScim, { enabled: true })).toMatchObject({ status: 403, code: 'FORBIDDEN', error: { extensions: { requiredRole: 'SITE_ADMIN' } } });
     await setPlan(testStore(), tenant.organization.slug, 'team');
     expect((await refusal(admin, configureScim, { enabled: true })).code).toBe('FEATURE_NOT_IN_PLAN');
     await setPlan(testStore(), tenant.organization.slug, 'enterprise');

@@ -22,7 +22,10 @@ export const scimResolvers: Resolvers = {
     revoke: async (_parent, { id }, { store, access }) => revokeScimToken(store, (await access.organization()).organization, id),
   },
   Mutation: {
-    configureScim: async (_parent, { enabled }, { store, access }) => configureScim(store, (await access.organization()).organization, enabled),
+    configureScim: async (_parent, { enabled }, { store, access }) => {
+      const [{ organization }, effective] = await Promise.all([access.organization(), access.effective()]);
+      return configureScim(store, organization, effective, enabled);
+    },
   },
   ScimToken: {
     status: (token) => (token.status === 'ACTIVE' ? 'ACTIVE' : 'RETIRING'),
