@@ -4,7 +4,10 @@ import { newSession, sessionPutItem } from '../../lib/accounts/sessions.js';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { listSessionHashesOfUser } from '../../lib/store/account.js';
 import { transactWrite } from '../../lib/store/items.js';
+import { newUserRecord } from '../../lib/accounts/users.js';
+import { verifyDomain } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
+import { findUserIdByEmail, getUser, userPuts } from '../../lib/store/user.js';
 import { testStore } from '../support/api.js';
 import { ok, refusal } from './accessHelpers.js';
 import { errorSchema, listSchema, patchOp, scim, scimTenant, userSchema, enterpriseSchema, groupSchema, type ScimTenant } from './scimHelpers.js';
@@ -267,6 +270,29 @@ describe('SCIM errors', () => {
     expect({ role: restored?.role, teamIds: restored?.teamIds }).toEqual({ role: 'EDITOR', teamIds: [a] });
     await ok(asUser, orgRead);
     expect((await scim(t.token, 'GET', `/Groups/${a}`)).body.members.map((m: { value: string }) => m.value)).toEqual([id]);
+  });
+
+  it('links an account by verified address only, and vouches only for addresses in its verified domains', async () => {
+    const store = testStore();
+    const tag = randomUUID().slice(0, 8);
+    const domain = `verified-${tag}.test`;
+    await verifyDomain(store, t.tenant.organization.slug, domain);
+    const inDomain = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `ada@${domain}`, emails: [{ value: `ada@${domain}`, primary: true }] });
+    expect((await getUser(store, inDomain.body.id))?.emailVerified).toBe(true);
+    const elsewhere = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `bob.${tag}@elsewhere.test` });
+    expect(await getUser(store, elsewhere.body.id)).toMatchObject({ primaryEmail: `bob.${tag}@elsewhere.test`, emailVerified: false });
+    expect(await findUserIdByEmail(store, `bob.${tag}@elsewhere.test`)).toBe(elsewhere.body.id);
+    // An account whose address nobody verified is not taken over: the SCIM user gets an account of its own.
+    const unverified = newUserRecord({ email: `carol.${tag}@elsewhere.test`, emailVerified: false });
+    await transactWrite(store, userPuts(unverified));
+    const carol = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `carol.${tag}@elsewhere.test` });
+    expect(carol.body.id).not.toBe(unverified.id);
+    expect(await findUserIdByEmail(store, `carol.${tag}@elsewhere.test`)).toBe(unverified.id);
+    // Two SCIM users with one verified address (Entra's test data does this) are two accounts.
+    const twin = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `twin.${tag}`, emails: [{ value: `ada@${domain}` }] });
+    expect(twin.status).toBe(201);
+    expect(twin.body.id).not.toBe(inDomain.body.id);
+    expect(await findUserIdByEmail(store, `ada@${domain}`)).toBe(inDomain.body.id);
   });
 
   it('keeps the activation state when a PUT leaves active out', async () => {
