@@ -1,3 +1,5 @@
+import { AccessAdminError } from '../errors.js';
+
 /**
  * The user pool's SAML identity providers: an organization's IdP is registered in the Cognito user pool of
  * the deployed stack (CreateIdentityProvider, or UpdateIdentityProvider when it exists), with the
@@ -30,11 +32,17 @@ export class CognitoSamlProviders implements SamlProviderRegistry {
       IdpIdentifiers: domains.slice(0, 50),
     };
     try {
-      await client.send(new sdk.CreateIdentityProviderCommand({ ...provider, ProviderType: 'SAML' }));
+      try {
+        await client.send(new sdk.CreateIdentityProviderCommand({ ...provider, ProviderType: 'SAML' }));
+      } catch (error) {
+        if (errorName(error) !== 'DuplicateProviderException') throw error;
+        await client.send(new sdk.UpdateIdentityProviderCommand(provider));
+      }
     } catch (error) {
       if (this.config.endpoint && isUnsupportedLocally(error)) return 'RECORDED';
-      if (errorName(error) !== 'DuplicateProviderException') throw error;
-      await client.send(new sdk.UpdateIdentityProviderCommand(provider));
+      // The pool validates the metadata again (and the domains as identifiers): its refusal is the client's.
+      if (errorName(error) === 'InvalidParameterException') throw new AccessAdminError('SAML_METADATA_INVALID', `The user pool refused the identity provider: ${(error as Error).message}`, { field: 'input' });
+      throw error;
     }
     return 'COGNITO';
   }
