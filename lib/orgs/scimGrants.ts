@@ -4,7 +4,7 @@ import { nowIso } from '../store/items.js';
 import { membershipRecord, type MembershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import type { SuspendedGrants } from '../store/scim.js';
-import { getTeams, teamMemberKey } from '../store/team.js';
+import { getTeams, teamMemberHold, teamMemberKey, teamMemberRelease } from '../store/team.js';
 import { membershipChangeItems } from './members.js';
 
 /**
@@ -23,11 +23,18 @@ export function mergeGrants(earlier: SuspendedGrants, later: SuspendedGrants): S
   };
 }
 
-/** Items that take a person's grants away (membership and team memberships), and what they were. */
-export function suspendItems(membership: MembershipRecord | undefined): { items: Record<string, unknown>[]; suspended: SuspendedGrants; siteAdminIndex?: number } {
+/**
+ * Items that take a person's grants away (their membership: direct role, library overrides, teams), and
+ * what they were. Their member items of the teams in `holdTeamIds` stay, marked held (they are still in
+ * the identity provider's groups); those of other teams go.
+ */
+export function suspendItems(membership: MembershipRecord | undefined, holdTeamIds: ReadonlySet<string>): { items: Record<string, unknown>[]; suspended: SuspendedGrants; siteAdminIndex?: number } {
   if (!membership) return { items: [], suspended: noGrants };
   const { items, siteAdminIndex } = membershipChangeItems(membership, undefined);
-  for (const teamId of membership.teamIds) items.push({ Delete: { Key: teamMemberKey(membership.organizationId, teamId, membership.userId) } });
+  const at = nowIso();
+  for (const teamId of membership.teamIds) {
+    items.push(holdTeamIds.has(teamId) ? teamMemberHold(membership.organizationId, teamId, membership.userId, at) : { Delete: { Key: teamMemberKey(membership.organizationId, teamId, membership.userId) } });
+  }
   return { items, suspended: { role: membership.role, libraryRoles: membership.libraryRoles, teamIds: membership.teamIds }, ...(siteAdminIndex !== undefined ? { siteAdminIndex } : {}) };
 }
 
@@ -46,9 +53,7 @@ export async function restoreItems(store: Store, organization: OrganizationRecor
   });
   const at = nowIso();
   const items = membershipChangeItems(membership, after).items;
-  for (const teamId of teamIds.filter((id) => !membership?.teamIds.includes(id))) {
-    items.push({ Put: { Item: { ...teamMemberKey(organization.id, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at } } });
-  }
+  for (const teamId of teamIds.filter((id) => !membership?.teamIds.includes(id))) items.push(teamMemberRelease(organization.id, teamId, userId, at));
   return items;
 }
 

@@ -6,7 +6,7 @@ import { nowIso, TransactionCancelledError, transactWrite } from '../store/items
 import { getMemberships, membershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
-import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamKey, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
+import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamKey, teamMemberHold, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
 import { membershipChangeItems } from './members.js';
 import { endSessions, noGrants, restoreItems, suspendItems } from './scimGrants.js';
 import { isUuid } from './slugs.js';
@@ -88,7 +88,9 @@ async function memberChangeItems(store: Store, organization: OrganizationRecord,
         continue;
       }
       const teamIds = change === 'add' ? [...new Set([...held.teamIds, team.id])] : held.teamIds.filter((id) => id !== team.id);
-      if (teamIds.length !== held.teamIds.length) items.push(scimUserPut({ ...user, suspended: { ...held, teamIds }, updatedAt: at, version: user.version + 1 }));
+      if (teamIds.length === held.teamIds.length) continue;
+      items.push(scimUserPut({ ...user, suspended: { ...held, teamIds }, updatedAt: at, version: user.version + 1 }));
+      items.push(change === 'add' ? teamMemberHold(organization.id, team.id, user.userId, at, displays.get(user.userId)) : { Delete: { Key: teamMemberKey(organization.id, team.id, user.userId) } });
       continue;
     }
     const has = before?.teamIds.includes(team.id) ?? false;
@@ -98,7 +100,7 @@ async function memberChangeItems(store: Store, organization: OrganizationRecord,
     const lastGroup = change === 'remove' && !teamIds.some((id) => otherTeams.has(id) && isScimTeam(otherTeams.get(id)!));
     const lastSiteAdmin = base.role === 'SITE_ADMIN' && (organization.siteAdminCount ?? 0) <= 1;
     if (lastGroup && !lastSiteAdmin) {
-      const suspension = suspendItems(base);
+      const suspension = suspendItems(base, new Set(teamIds));
       items.push(...suspension.items, scimUserPut({ ...user, suspended: { ...suspension.suspended, teamIds }, updatedAt: at, version: user.version + 1 }));
       deprovisioned.push(user.userId);
       continue;

@@ -4,6 +4,7 @@ import { linkingEmail, type ScimUserInput } from '../scim/users.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { getMembership } from '../store/membership.js';
+import { teamMemberKey } from '../store/team.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import {
   getScimUser,
@@ -126,7 +127,7 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
   const items: Record<string, unknown>[] = [];
   let siteAdminIndex: number | undefined;
   if (before.active && !active) {
-    const suspension = suspendItems(membership);
+    const suspension = suspendItems(membership, new Set(membership?.teamIds ?? []));
     after.suspended = before.suspended ? mergeGrants(before.suspended, suspension.suspended) : suspension.suspended;
     // Position in the transaction below, after the SCIM user's own item.
     if (suspension.siteAdminIndex !== undefined) siteAdminIndex = suspension.siteAdminIndex + 1;
@@ -154,7 +155,10 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
 export async function deleteScimUser(store: Store, organization: OrganizationRecord, user: ScimUserRecord): Promise<void> {
   await ensureSiteAdminCount(store, organization);
   const membership = await getMembership(store, organization.id, user.userId, true);
-  const { items, siteAdminIndex } = suspendItems(membership);
+  const { items, siteAdminIndex } = suspendItems(membership, new Set());
+  // The team member items a deprovisioning held go too.
+  const held = (user.suspended?.teamIds ?? []).filter((teamId) => !membership?.teamIds.includes(teamId));
+  for (const teamId of held) items.push({ Delete: { Key: teamMemberKey(organization.id, teamId, user.userId) } });
   try {
     await transactWrite(store, [scimUserDelete(user), scimUserNameDelete(organization.id, user.userName), ...items]);
   } catch (error) {

@@ -22,6 +22,7 @@ async function keyOf(t: ScimTenant, userId: string): Promise<Record<string, stri
 
 const setTeamRole = 'mutation($input: SetTeamRolesInput!) { organization { teams { setRoles(input: $input) { id orgRoleId } } } }';
 const orgRead = '{ organization { current { id } } }';
+const teamMembers = 'query($id: ID!) { organization { team(id: $id) { members { id } } } }';
 
 describe('Okta provisioning, as Okta sends it', () => {
   let t: ScimTenant;
@@ -81,13 +82,15 @@ describe('Okta provisioning, as Okta sends it', () => {
     expect((await refusal(asUser, orgRead)).status).toBe(403);
     expect(await getMembership(store, t.tenant.organization.id, id, true)).toBeUndefined();
     expect(await listSessionHashesOfUser(store, id)).toEqual([]);
-    expect((await scim(t.token, 'GET', `/Groups/${groupId}`)).body.members).toEqual([]);
+    // Still in the IdP's group (SCIM shows it), but no longer a member of the team in the service.
+    expect((await scim(t.token, 'GET', `/Groups/${groupId}`)).body.members.map((m: { value: string }) => m.value)).toEqual([id]);
+    expect((await ok(t.admin, teamMembers, { id: groupId })).organization.team.members).toEqual([]);
 
     // Reactivation gives the team membership, and the access, back.
     const reactivated = await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'replace', value: { active: true } }] });
     expect(reactivated).toMatchObject({ status: 200, body: { active: true } });
     await ok(asUser, orgRead);
-    expect((await scim(t.token, 'GET', `/Groups/${groupId}`)).body.members.map((m: { value: string }) => m.value)).toEqual([id]);
+    expect((await ok(t.admin, teamMembers, { id: groupId })).organization.team.members).toEqual([{ id }]);
 
     // Removal from the group, then the group's deletion (archive).
     expect((await scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'remove', path: `members[value eq "${id}"]` }] })).status).toBe(204);
@@ -293,6 +296,23 @@ describe('SCIM errors', () => {
     expect(twin.status).toBe(201);
     expect(twin.body.id).not.toBe(inDomain.body.id);
     expect(await findUserIdByEmail(store, `ada@${domain}`)).toBe(inDomain.body.id);
+  });
+
+  it('keeps a deactivated user in their groups as the IdP sees them: removal, PUT and reactivation follow', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const [x, y] = await Promise.all(['x', 'y'].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `${n}.held.${tag}@acme.test` })).body.id as string)) as [string, string];
+    const group = (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Held ${tag}`, members: [{ value: x }, { value: y }] })).body.id as string;
+    const deactivate = (id: string, active: boolean) => scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'replace', path: 'active', value: active }] });
+    await deactivate(x, false);
+    await deactivate(y, false);
+    // The IdP replaces the membership with y only: x leaves the group while deactivated.
+    expect((await scim(t.token, 'PUT', `/Groups/${group}`, { schemas: [groupSchema], displayName: `Held ${tag}`, members: [{ value: y }] })).status).toBe(200);
+    expect((await scim(t.token, 'GET', `/Groups/${group}`)).body.members.map((m: { value: string }) => m.value)).toEqual([y]);
+    await deactivate(x, true);
+    await deactivate(y, true);
+    expect((await getMembership(testStore(), t.tenant.organization.id, x, true))).toBeUndefined();
+    expect((await getMembership(testStore(), t.tenant.organization.id, y, true))?.teamIds).toEqual([group]);
+    expect((await ok(t.admin, teamMembers, { id: group })).organization.team.members).toEqual([{ id: y }]);
   });
 
   it('keeps the activation state when a PUT leaves active out', async () => {
