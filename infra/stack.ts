@@ -122,6 +122,8 @@ export class PlmStack extends Stack {
     // Invitations are emailed from the GraphQL function (organization.bulkInvite).
     this.grantSendMail(functions.graphql, props.mailFrom);
     this.grantFilesPermissions(functions.graphql, filesBucket);
+    // saml.configure registers the organization's SAML identity provider in the user pool.
+    userPool.grant(functions.graphql, 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider');
     const webhooks = this.createWebhooks(table, environment, functions.graphql);
 
     const api = this.createHttpApi(functions);

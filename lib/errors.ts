@@ -58,6 +58,13 @@ export class PermissionDeniedError extends DomainError {
   }
 }
 
+/** An action reserved to Site Admins (enabling SCIM): holding the permission through another role is not enough. */
+export class SiteAdminRequiredError extends DomainError {
+  constructor(action: string, requiredPermission: string) {
+    super('FORBIDDEN', `${action} needs a Site Admin`, 403, { requiredPermission, requiredRole: 'SITE_ADMIN' });
+  }
+}
+
 /** The caller may not act in this organization; says nothing about whether it exists. */
 export class OrganizationAccessDeniedError extends DomainError {
   constructor() {
@@ -274,7 +281,10 @@ export type AccessAdminErrorCode =
   | 'INVITATION_NOT_FOR_YOU'
   | 'INVITATION_NOT_PENDING'
   | 'TEAM_ARCHIVED'
-  | 'DOMAIN_TAKEN';
+  | 'DOMAIN_TAKEN'
+  | 'TEAM_MANAGED_BY_SCIM'
+  | 'SAML_NOT_ENABLED'
+  | 'SAML_METADATA_INVALID';
 
 /** A refused change to organizations, roles, memberships, teams or invitations; the code says which rule. */
 export class AccessAdminError extends DomainError {

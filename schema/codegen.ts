@@ -65,6 +65,10 @@ const mappers = {
   ChangeOrderConnection: '../../../lib/changeOrders/service.js#ChangeOrderPage',
   ChangeOrderTemplate: '../../../lib/changeOrders/templates.js#ChangeOrderTemplate',
   BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
+  SamlConfiguration: '../../../lib/orgs/saml.js#SamlConfiguration',
+  ScimToken: '../../../lib/store/scim.js#ScimTokenRecord',
+  ScimTokenCreated: '../../../lib/orgs/scim.js#CreatedScimToken',
+  ScimSettings: '../../../lib/orgs/scim.js#ScimSettings',
 };
 
 export async function generate(): Promise<Record<string, string>> {

@@ -55,8 +55,15 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'identifier.reusableGroupInstances': { scope: 'library', permission: 'components.read' },
     'identifier.validateFreeformOverride': { scope: 'library', permission: 'components.read' },
     'file.findOne': { scope: 'library', permission: 'components.read' },
+    // Authentication settings (SAML, SCIM): integrations.configure, which among system roles only Site Admin holds.
+    'saml.configuration': { scope: 'organization', permission: 'integrations.configure' },
+    'scimToken.tokens': { scope: 'organization', permission: 'integrations.configure' },
   },
   mutation: {
+    'saml.configure': { scope: 'organization', permission: 'integrations.configure' },
+    configureScim: { scope: 'organization', permission: 'integrations.configure' },
+    'scimToken.create': { scope: 'organization', permission: 'integrations.configure' },
+    'scimToken.revoke': { scope: 'organization', permission: 'integrations.configure' },
     // Checked inside: canCreateOrg, or Site Admin of the parent with sandbox headroom (behaviour rule 10).
     'organization.create': { scope: 'user', permission: null },
     // Checked inside: Site Admin of the sandbox or its parent (SANDBOX_ARCHIVE_FORBIDDEN).

@@ -56,6 +56,9 @@ export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): P
     sandboxCount: 0,
     siteAdminCount: 1,
     domains: [],
+    saml: null,
+    scimEnabled: false,
+    scimActiveTokenId: null,
   };
   const existingUserId = await findUserIdByEmail(store, input.email);
   const existingUser = existingUserId ? await getUser(store, existingUserId) : undefined;

@@ -43,6 +43,9 @@ export function newOrganizationRecord(fields: { name: string; slug: string; plan
     archivedAt: null,
     sandboxCount: 0,
     domains: [],
+    saml: null,
+    scimEnabled: false,
+    scimActiveTokenId: null,
   };
 }
 

@@ -74,6 +74,18 @@ async function requireTeam(store: Store, organization: OrganizationRecord, id: s
   return team;
 }
 
+/**
+ * A team the identity provider manages (SCIM) is locked against structural edits here: its name, members
+ * and archived state follow the IdP. Its roles (setRoles) are still assigned by administrators.
+ */
+async function requireUnmanagedTeam(store: Store, organization: OrganizationRecord, id: string, change: string): Promise<TeamRecord> {
+  const team = await requireTeam(store, organization, id);
+  if (team.managedBy === 'SCIM') {
+    throw new AccessAdminError('TEAM_MANAGED_BY_SCIM', `Team "${team.name}" is provisioned by the identity provider (SCIM): ${change} it there. Its roles are still set here (teams.setRoles).`, { id: team.id });
+  }
+  return team;
+}
+
 /** The members named, each of whom must already belong to the organization (invitation, SCIM or operator). */
 async function requireMembers(store: Store, organization: OrganizationRecord, userIds: readonly string[], field: string): Promise<Map<string, MembershipRecord>> {
   const ids = [...new Set(userIds.map((id) => id.toLowerCase()))];
@@ -134,7 +146,7 @@ async function saveTeam(store: Store, before: TeamRecord, after: TeamRecord, ext
 
 export async function renameTeam(store: Store, organization: OrganizationRecord, id: string, name: string): Promise<TeamRecord> {
   const newName = parseInput(teamName, name, 'name');
-  const team = await requireTeam(store, organization, id);
+  const team = await requireUnmanagedTeam(store, organization, id, 'rename');
   if (team.name === newName) return team;
   const sameKey = team.name.toLowerCase() === newName.toLowerCase();
   return saveTeam(store, team, { ...team, name: newName }, sameKey ? [] : [teamNameDelete(organization.id, team.name), teamNamePut(organization.id, newName, team.id)]);
@@ -142,7 +154,7 @@ export async function renameTeam(store: Store, organization: OrganizationRecord,
 
 /** Archiving keeps the team and its members but stops its grants at once; restoring gives them back. */
 export async function setTeamArchived(store: Store, organization: OrganizationRecord, id: string, archived: boolean): Promise<TeamRecord> {
-  const team = await requireTeam(store, organization, id);
+  const team = await requireUnmanagedTeam(store, organization, id, archived ? 'delete (archive)' : 'restore');
   if (team.archived === archived) return team;
   return saveTeam(store, team, { ...team, archived });
 }
@@ -158,7 +170,7 @@ export async function setTeamRoles(store: Store, organization: OrganizationRecor
 /** Adds organization members to a team, all or none; members already in it are left as they are. */
 export async function addTeamMembers(store: Store, organization: OrganizationRecord, id: string, userIds: unknown): Promise<TeamRecord> {
   const ids = parseInput(memberIdsInput, userIds, 'userIds');
-  const team = await requireTeam(store, organization, id);
+  const team = await requireUnmanagedTeam(store, organization, id, 'change the members of');
   if (team.archived) throw new AccessAdminError('TEAM_ARCHIVED', `Team "${team.name}" is archived: restore it first`, { id: team.id });
   const memberships = await requireMembers(store, organization, ids, 'userIds');
   const at = nowIso();
@@ -178,7 +190,7 @@ export async function addTeamMembers(store: Store, organization: OrganizationRec
  */
 export async function removeTeamMembers(store: Store, organization: OrganizationRecord, id: string, userIds: unknown): Promise<TeamRecord> {
   const ids = parseInput(memberIdsInput, userIds, 'userIds');
-  const team = await requireTeam(store, organization, id);
+  const team = await requireUnmanagedTeam(store, organization, id, 'change the members of');
   const memberships = await getMemberships(store, organization.id, [...new Set(ids.map((x) => x.toLowerCase()))].filter(isUuid), true);
   const items: Record<string, unknown>[] = [teamGuard(team)];
   for (const membership of memberships.values()) {

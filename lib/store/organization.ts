@@ -26,6 +26,26 @@ export const organizationRecord = z.object({
   siteAdminCount: z.number().int().optional(),
   /** Verified email domains (each also held by a global DOMAIN# item). */
   domains: z.array(z.string()).default([]),
+  /** SAML single sign-on (saml.configure); SCIM needs it enabled. */
+  saml: z
+    .object({
+      enabled: z.boolean(),
+      entityId: z.string(),
+      ssoUrl: z.string(),
+      certificateSha256: z.string(),
+      certificateNotAfter: z.string(),
+      domains: z.array(z.string()),
+      providerName: z.string(),
+      /** COGNITO: registered as an identity provider of the user pool; RECORDED: the pool cannot (cognito-local). */
+      registration: z.enum(['COGNITO', 'RECORDED']),
+      updatedAt: z.string(),
+    })
+    .nullable()
+    .default(null),
+  /** SCIM provisioning (configureScim); checked on every SCIM request together with the token. */
+  scimEnabled: z.boolean().default(false),
+  /** The one ACTIVE SCIM token; creating a token is conditioned on the id read, so two creations cannot both win. */
+  scimActiveTokenId: z.string().nullable().default(null),
 });
 export type OrganizationRecord = z.infer<typeof organizationRecord>;
 

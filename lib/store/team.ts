@@ -47,8 +47,13 @@ export function teamNameDelete(orgId: string, name: string) {
   return { Delete: { Key: teamNameKey(orgId, name) } };
 }
 
-export function teamMemberPut(orgId: string, teamId: string, userId: string, at: string) {
-  return { Put: { Item: { ...teamMemberKey(orgId, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at }, ConditionExpression: 'attribute_not_exists(PK)' } };
+export function teamMemberPut(orgId: string, teamId: string, userId: string, at: string, display?: string) {
+  return {
+    Put: {
+      Item: { ...teamMemberKey(orgId, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at, ...(display ? { display } : {}) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
 }
 
 export function teamMemberDelete(orgId: string, teamId: string, userId: string) {
@@ -76,15 +81,49 @@ export function listTeams(store: Store, orgId: string): Promise<TeamRecord[]> {
   );
 }
 
+/** A team's members who hold its grants (not those a SCIM deprovisioning holds aside). */
 export async function listTeamMemberIds(store: Store, orgId: string, teamId: string): Promise<string[]> {
-  const members = await queryAll(
+  const members = await listTeamMembers(store, orgId, teamId);
+  return members.filter((member) => !member.held).map((member) => member.userId);
+}
+
+/**
+ * Marks a team member whose grants a SCIM deprovisioning holds aside: still in the identity provider's
+ * group, not a member here until reactivated (created when missing, e.g. a group push to a deactivated user).
+ */
+export function teamMemberHold(orgId: string, teamId: string, userId: string, at: string, display?: string) {
+  return {
+    Update: {
+      Key: teamMemberKey(orgId, teamId, userId),
+      UpdateExpression: `SET entity = :entity, teamId = :team, userId = :user, addedAt = if_not_exists(addedAt, :at), held = :held${display ? ', display = :display' : ''}`,
+      ExpressionAttributeValues: { ':entity': 'TeamMember', ':team': teamId, ':user': userId, ':at': at, ':held': true, ...(display ? { ':display': display } : {}) },
+    },
+  };
+}
+
+/** A held team member takes the team's grants again (or a member is added: created when missing). */
+export function teamMemberRelease(orgId: string, teamId: string, userId: string, at: string) {
+  return {
+    Update: {
+      Key: teamMemberKey(orgId, teamId, userId),
+      UpdateExpression: 'SET entity = :entity, teamId = :team, userId = :user, addedAt = if_not_exists(addedAt, :at) REMOVE held',
+      ExpressionAttributeValues: { ':entity': 'TeamMember', ':team': teamId, ':user': userId, ':at': at },
+    },
+  };
+}
+
+/**
+ * Every member item of a team, with the display name an identity provider gave each (SCIM groups echo it
+ * back) and whether a SCIM deprovisioning holds the member's grants aside.
+ */
+export async function listTeamMembers(store: Store, orgId: string, teamId: string): Promise<{ userId: string; display: string | null; held: boolean }[]> {
+  return queryAll(
     store,
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': `TEAMMEMBER#${teamId}#` },
     },
-    z.object({ userId: z.string() }),
+    z.object({ userId: z.string(), display: z.string().nullable().default(null), held: z.boolean().default(false) }),
     'team member',
   );
-  return members.map((member) => member.userId);
 }

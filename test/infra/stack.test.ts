@@ -114,13 +114,13 @@ describe('Lambda functions', () => {
     expect(Object.fromEntries(timeouts)).toEqual({ Graphql: 29, Auth: 29, Scim: 29, Webhooks: 120 });
   });
 
-  it('lets only the auth function use Cognito admin APIs, and only auth and graphql (invitations) send mail, pinned to the sender address', () => {
+  it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth and graphql (invitations) send mail, pinned to the sender address', () => {
     const policies = Object.entries(resourcesOfType('AWS::IAM::Policy'));
     const actionsOf = (policy: Resource) =>
       (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => s.Action);
     for (const [logicalId, policy] of policies) {
       const privileged = actionsOf(policy).filter((action) => /^(cognito-idp|ses):/.test(action));
-      const expected = logicalId.startsWith('AuthFunction') ? ['cognito-idp:Admin*', 'ses:SendEmail'] : logicalId.startsWith('GraphqlFunction') ? ['ses:SendEmail'] : [];
+      const expected = logicalId.startsWith('AuthFunction') ? ['cognito-idp:Admin*', 'ses:SendEmail'] : logicalId.startsWith('GraphqlFunction') ? ['ses:SendEmail', 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider'] : [];
       expect(privileged, logicalId).toEqual(expected);
     }
     template.hasResourceProperties('AWS::IAM::Policy', {

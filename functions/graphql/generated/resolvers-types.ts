@@ -26,6 +26,9 @@ import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecor
 import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/service.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
+import type { SamlConfiguration as SamlConfigurationModel } from '../../../lib/orgs/saml.js';
+import type { ScimTokenRecord as ScimTokenRecordModel } from '../../../lib/store/scim.js';
+import type { CreatedScimToken as CreatedScimTokenModel, ScimSettings as ScimSettingsModel } from '../../../lib/orgs/scim.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -442,6 +445,8 @@ export type Query = {
   /** The libraries of the organization in x-organization, by name. */
   libraries: Array<Library>;
   organization: OrganizationQueryNamespace;
+  saml: SamlQueryNamespace;
+  scimToken: ScimTokenQueryNamespace;
   webhooks: WebhookQueryNamespace;
 };
 
@@ -495,6 +500,14 @@ export type Mutation = {
   item: ItemMutationNamespace;
   assemblies: AssembliesMutationNamespace;
   organization: OrganizationMutationNamespace;
+  saml: SamlMutationNamespace;
+  scimToken: ScimTokenMutationNamespace;
+  /**
+   * Enables or disables SCIM provisioning for the organization in x-organization. Enabling needs SAML
+   * enabled (SAML_NOT_ENABLED) and the plan's scim entitlement (FEATURE_NOT_IN_PLAN). Disabled SCIM answers
+   * 401 to every SCIM request from the next one on.
+   */
+  configureScim: ScimSettings;
   webhooks: WebhookMutationNamespace;
 };
 
@@ -518,6 +531,11 @@ export type MutationUnlinkComponentArgs = {
 
 export type MutationReconcileArgs = {
   input: ReconcileInput;
+};
+
+
+export type MutationConfigureScimArgs = {
+  enabled: Scalars['Boolean']['input'];
 };
 
 /**
@@ -2313,6 +2331,114 @@ export type OrganizationMutationNamespaceAcceptInvitationArgs = {
 };
 
 /**
+ * SAML single sign-on of an organization: sign-in only (SCIM provisions users and needs SAML enabled). The
+ * identity provider is registered in the stack's Cognito user pool (registration COGNITO); the local stack's
+ * cognito-local cannot register identity providers, so there it is only recorded (RECORDED).
+ */
+export type SamlConfiguration = {
+  __typename?: 'SamlConfiguration';
+  enabled: Scalars['Boolean']['output'];
+  /** The identity provider's entityID, from its metadata. */
+  entityId: Scalars['String']['output'];
+  /** Its SingleSignOnService location (HTTP-Redirect, else HTTP-POST). */
+  ssoUrl: Scalars['String']['output'];
+  /** SHA-256 fingerprint (hex) of its signing certificate. */
+  certificateSha256: Scalars['String']['output'];
+  certificateNotAfter: Scalars['DateTime']['output'];
+  /** Email domains whose sign-in goes to this identity provider. */
+  domains: Array<Scalars['String']['output']>;
+  /** COGNITO or RECORDED (see SamlConfiguration). */
+  registration: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type ConfigureSamlInput = {
+  /** false disables SAML, and SCIM with it. true needs idpMetadataXml unless SAML was configured before. */
+  enabled: Scalars['Boolean']['input'];
+  /** The identity provider's SAML 2.0 metadata (an EntityDescriptor with an IDPSSODescriptor); at most 256 KB. */
+  idpMetadataXml?: InputMaybe<Scalars['String']['input']>;
+  /** Replaces the domains when given. */
+  domains?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type SamlQueryNamespace = {
+  __typename?: 'SamlQueryNamespace';
+  /** The organization's SAML configuration, or null when it has none. Needs integrations.configure. */
+  configuration?: Maybe<SamlConfiguration>;
+};
+
+export type SamlMutationNamespace = {
+  __typename?: 'SamlMutationNamespace';
+  /** SAML_METADATA_INVALID when the metadata lacks an entity id, an https SSO URL or a valid signing certificate. */
+  configure?: Maybe<SamlConfiguration>;
+};
+
+
+export type SamlMutationNamespaceConfigureArgs = {
+  input: ConfigureSamlInput;
+};
+
+export type ScimTokenStatus =
+  /** The organization's one active token. */
+  | 'ACTIVE'
+  /** Replaced by a newer token: works until retiresAt (one hour after the replacement) or until revoked. */
+  | 'RETIRING';
+
+/** A SCIM bearer token's metadata; the secret is shown once, by scimToken.create, and stored only hashed. */
+export type ScimToken = {
+  __typename?: 'ScimToken';
+  id: Scalars['ID']['output'];
+  /** The secret's first characters, to recognise it in the identity provider's settings. */
+  displayPrefix: Scalars['String']['output'];
+  status: ScimTokenStatus;
+  createdAt: Scalars['DateTime']['output'];
+  /** The user who created it. */
+  createdBy: Scalars['ID']['output'];
+  retiresAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+export type ScimTokenCreated = {
+  __typename?: 'ScimTokenCreated';
+  token: ScimToken;
+  /** The bearer token for the identity provider. Shown only here, never again. */
+  secret: Scalars['String']['output'];
+};
+
+export type ScimSettings = {
+  __typename?: 'ScimSettings';
+  enabled: Scalars['Boolean']['output'];
+  samlEnabled: Scalars['Boolean']['output'];
+  /** The tokens that work (the active one first). */
+  tokens: Array<ScimToken>;
+};
+
+export type ScimTokenQueryNamespace = {
+  __typename?: 'ScimTokenQueryNamespace';
+  /** The tokens that work, active first; never their secrets. */
+  tokens: Array<ScimToken>;
+};
+
+/**
+ * One active token per organization. Rotation: create a new token (it becomes ACTIVE and the previous one
+ * RETIRING for an hour), put it in the identity provider, then revoke the old one.
+ */
+export type ScimTokenMutationNamespace = {
+  __typename?: 'ScimTokenMutationNamespace';
+  create: ScimTokenCreated;
+  /** The token stops working at once (401 on its next request). Revoking twice is no error. */
+  revoke: Scalars['Boolean']['output'];
+};
+
+
+/**
+ * One active token per organization. Rotation: create a new token (it becomes ACTIVE and the previous one
+ * RETIRING for an hour), put it in the identity provider, then revoke the old one.
+ */
+export type ScimTokenMutationNamespaceRevokeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/**
  * String comparison. eq, neq, in and notIn compare exactly; contains and notContains are case-insensitive
  * substrings (the way to match a literal % or _); like and notLike match the whole value case-insensitively,
  * with % for any sequence and _ for one character. Several operators in one object must all hold. On a
@@ -3072,6 +3198,16 @@ export type ResolversTypes = {
   AllowlistEntryInput: AllowlistEntryInput;
   AllowlistMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   OrganizationMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  SamlConfiguration: ResolverTypeWrapper<SamlConfigurationModel>;
+  ConfigureSamlInput: ConfigureSamlInput;
+  SamlQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  SamlMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ScimTokenStatus: ScimTokenStatus;
+  ScimToken: ResolverTypeWrapper<ScimTokenRecordModel>;
+  ScimTokenCreated: ResolverTypeWrapper<CreatedScimTokenModel>;
+  ScimSettings: ResolverTypeWrapper<ScimSettingsModel>;
+  ScimTokenQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ScimTokenMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   StringOperatorsInput: StringOperatorsInput;
   DescriptionOperatorsInput: DescriptionOperatorsInput;
   DateOperatorsInput: DateOperatorsInput;
@@ -3278,6 +3414,15 @@ export type ResolversParentTypes = {
   AllowlistEntryInput: AllowlistEntryInput;
   AllowlistMutationNamespace: Record<PropertyKey, never>;
   OrganizationMutationNamespace: Record<PropertyKey, never>;
+  SamlConfiguration: SamlConfigurationModel;
+  ConfigureSamlInput: ConfigureSamlInput;
+  SamlQueryNamespace: Record<PropertyKey, never>;
+  SamlMutationNamespace: Record<PropertyKey, never>;
+  ScimToken: ScimTokenRecordModel;
+  ScimTokenCreated: CreatedScimTokenModel;
+  ScimSettings: ScimSettingsModel;
+  ScimTokenQueryNamespace: Record<PropertyKey, never>;
+  ScimTokenMutationNamespace: Record<PropertyKey, never>;
   StringOperatorsInput: StringOperatorsInput;
   DescriptionOperatorsInput: DescriptionOperatorsInput;
   DateOperatorsInput: DateOperatorsInput;
@@ -3459,6 +3604,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   accessPolicy?: Resolver<ResolversTypes['AccessPolicy'], ParentType, ContextType>;
   libraries?: Resolver<Array<ResolversTypes['Library']>, ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationQueryNamespace'], ParentType, ContextType>;
+  saml?: Resolver<ResolversTypes['SamlQueryNamespace'], ParentType, ContextType>;
+  scimToken?: Resolver<ResolversTypes['ScimTokenQueryNamespace'], ParentType, ContextType>;
   webhooks?: Resolver<ResolversTypes['WebhookQueryNamespace'], ParentType, ContextType>;
 };
 
@@ -3478,6 +3625,9 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   item?: Resolver<ResolversTypes['ItemMutationNamespace'], ParentType, ContextType>;
   assemblies?: Resolver<ResolversTypes['AssembliesMutationNamespace'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['OrganizationMutationNamespace'], ParentType, ContextType>;
+  saml?: Resolver<ResolversTypes['SamlMutationNamespace'], ParentType, ContextType>;
+  scimToken?: Resolver<ResolversTypes['ScimTokenMutationNamespace'], ParentType, ContextType>;
+  configureScim?: Resolver<ResolversTypes['ScimSettings'], ParentType, ContextType, RequireFields<MutationConfigureScimArgs, 'enabled'>>;
   webhooks?: Resolver<ResolversTypes['WebhookMutationNamespace'], ParentType, ContextType>;
 };
 
@@ -4112,6 +4262,54 @@ export type OrganizationMutationNamespaceResolvers<ContextType = GraphQLContext,
   allowlist?: Resolver<ResolversTypes['AllowlistMutationNamespace'], ParentType, ContextType>;
 };
 
+export type SamlConfigurationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SamlConfiguration'] = ResolversParentTypes['SamlConfiguration']> = {
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  entityId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ssoUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  certificateSha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  certificateNotAfter?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  domains?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  registration?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type SamlQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SamlQueryNamespace'] = ResolversParentTypes['SamlQueryNamespace']> = {
+  configuration?: Resolver<Maybe<ResolversTypes['SamlConfiguration']>, ParentType, ContextType>;
+};
+
+export type SamlMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SamlMutationNamespace'] = ResolversParentTypes['SamlMutationNamespace']> = {
+  configure?: Resolver<Maybe<ResolversTypes['SamlConfiguration']>, ParentType, ContextType, RequireFields<SamlMutationNamespaceConfigureArgs, 'input'>>;
+};
+
+export type ScimTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScimToken'] = ResolversParentTypes['ScimToken']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  displayPrefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ScimTokenStatus'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  createdBy?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  retiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type ScimTokenCreatedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScimTokenCreated'] = ResolversParentTypes['ScimTokenCreated']> = {
+  token?: Resolver<ResolversTypes['ScimToken'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ScimSettingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScimSettings'] = ResolversParentTypes['ScimSettings']> = {
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  samlEnabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  tokens?: Resolver<Array<ResolversTypes['ScimToken']>, ParentType, ContextType>;
+};
+
+export type ScimTokenQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScimTokenQueryNamespace'] = ResolversParentTypes['ScimTokenQueryNamespace']> = {
+  tokens?: Resolver<Array<ResolversTypes['ScimToken']>, ParentType, ContextType>;
+};
+
+export type ScimTokenMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScimTokenMutationNamespace'] = ResolversParentTypes['ScimTokenMutationNamespace']> = {
+  create?: Resolver<ResolversTypes['ScimTokenCreated'], ParentType, ContextType>;
+  revoke?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<ScimTokenMutationNamespaceRevokeArgs, 'id'>>;
+};
+
 export type StringOperatorsOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StringOperatorsOutput'] = ResolversParentTypes['StringOperatorsOutput']> = {
   eq?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   neq?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -4437,6 +4635,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AllowlistEntry?: AllowlistEntryResolvers<ContextType>;
   AllowlistMutationNamespace?: AllowlistMutationNamespaceResolvers<ContextType>;
   OrganizationMutationNamespace?: OrganizationMutationNamespaceResolvers<ContextType>;
+  SamlConfiguration?: SamlConfigurationResolvers<ContextType>;
+  SamlQueryNamespace?: SamlQueryNamespaceResolvers<ContextType>;
+  SamlMutationNamespace?: SamlMutationNamespaceResolvers<ContextType>;
+  ScimToken?: ScimTokenResolvers<ContextType>;
+  ScimTokenCreated?: ScimTokenCreatedResolvers<ContextType>;
+  ScimSettings?: ScimSettingsResolvers<ContextType>;
+  ScimTokenQueryNamespace?: ScimTokenQueryNamespaceResolvers<ContextType>;
+  ScimTokenMutationNamespace?: ScimTokenMutationNamespaceResolvers<ContextType>;
   StringOperatorsOutput?: StringOperatorsOutputResolvers<ContextType>;
   DescriptionOperatorsOutput?: DescriptionOperatorsOutputResolvers<ContextType>;
   DateOperatorsOutput?: DateOperatorsOutputResolvers<ContextType>;

@@ -13,6 +13,7 @@ import { webhookResolvers } from './webhook.js';
 import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
+import { scimResolvers } from './scim.js';
 import { searchResolvers } from './search.js';
 import { userResolvers } from './user.js';
 
@@ -32,4 +33,5 @@ export const resolvers: Resolvers = mergeResolvers([
   fileResolvers,
   integrationResolvers,
   webhookResolvers,
+  scimResolvers,
 ]);

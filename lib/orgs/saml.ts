@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { parseIdpMetadata } from '../accounts/samlMetadata.js';
+import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
+import { InvalidInputError } from '../errors.js';
+import { parseInput } from '../input.js';
+import type { Store } from '../store/client.js';
+import { nowIso, updateIf } from '../store/items.js';
+import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
+import { isDomainName } from './slugs.js';
+
+export const configureSamlInput = z.object({
+  enabled: z.boolean(),
+  idpMetadataXml: z.string().max(262_144, 'idpMetadataXml is at most 256 KB').nullish(),
+  domains: z.array(z.string().trim().toLowerCase()).max(50, 'at most 50 domains').nullish(),
+});
+
+export type SamlConfiguration = NonNullable<OrganizationRecord['saml']>;
+
+/** The user pool's name for an organization's IdP (Cognito: at most 32 characters, no underscore). */
+const providerNameOf = (organizationId: string) => `org-${organizationId.replaceAll('-', '').slice(0, 28)}`;
+
+/**
+ * saml.configure: enabling needs IdP metadata (parsed and validated: entity id, SSO URL, signing
+ * certificate) unless a configuration exists already; the IdP is registered in the user pool. Disabling
+ * keeps the configuration and disables SCIM too, in the same write (the spec's cascade).
+ */
+export async function configureSaml(store: Store, registry: SamlProviderRegistry, organization: OrganizationRecord, rawInput: unknown): Promise<SamlConfiguration | null> {
+  const input = parseInput(configureSamlInput, rawInput, 'input');
+  const current = (await getOrganization(store, organization.id))?.saml ?? null;
+  const domains = input.domains ?? current?.domains ?? [];
+  for (const [index, domain] of domains.entries()) {
+    if (!isDomainName(domain)) throw new InvalidInputError(`input.domains[${index}]: "${domain}" is not a domain name`, { field: `input.domains[${index}]` });
+  }
+  if (!input.enabled) {
+    if (!current) return null;
+    const next = { ...current, enabled: false, updatedAt: nowIso() };
+    await updateIf(store, {
+      Key: organizationKey(organization.id),
+      UpdateExpression: 'SET saml = :saml, scimEnabled = :false',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':saml': next, ':false': false },
+    });
+    return next;
+  }
+  if (!input.idpMetadataXml && !current) throw new InvalidInputError('input.idpMetadataXml: the identity provider metadata is required to enable SAML', { field: 'input.idpMetadataXml' });
+  const identityProvider = input.idpMetadataXml ? parseIdpMetadata(input.idpMetadataXml) : current!;
+  const providerName = providerNameOf(organization.id);
+  const registration = input.idpMetadataXml ? await registry.register(providerName, input.idpMetadataXml, [...new Set(domains)]) : current!.registration;
+  const next: SamlConfiguration = {
+    enabled: true,
+    entityId: identityProvider.entityId,
+    ssoUrl: identityProvider.ssoUrl,
+    certificateSha256: identityProvider.certificateSha256,
+    certificateNotAfter: identityProvider.certificateNotAfter,
+    domains: [...new Set(domains)],
+    providerName,
+    registration,
+    updatedAt: nowIso(),
+  };
+  await updateIf(store, { Key: organizationKey(organization.id), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': next } });
+  return next;
+}

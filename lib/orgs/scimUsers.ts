@@ -1,0 +1,170 @@
+import { newUserRecord } from '../accounts/users.js';
+import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
+import { linkingEmail, type ScimUserInput } from '../scim/users.js';
+import type { Store } from '../store/client.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { getMembership } from '../store/membership.js';
+import { teamMemberKey } from '../store/team.js';
+import type { OrganizationRecord } from '../store/organization.js';
+import {
+  getScimUser,
+  scimUserDelete,
+  scimUserNameDelete,
+  scimUserNamePut,
+  scimUserPut,
+  type ScimUserRecord,
+} from '../store/scim.js';
+import { findUserIdByEmail, getUser, userPuts } from '../store/user.js';
+import { ensureSiteAdminCount } from './members.js';
+import { endSessions, mergeGrants, noGrants, restoreItems, suspendItems } from './scimGrants.js';
+import { isUuid } from './slugs.js';
+
+/**
+ * SCIM users (lib/scim maps the protocol; this module makes the effects). A SCIM user provisions one
+ * account of the service: its id is the account's id. Access comes from teams (SCIM groups), whose roles
+ * administrators assign in the service; the SCIM roles attribute is never read.
+ *
+ * Deactivation (active false, or DELETE; removal from every group is in scimGroups.ts) removes the person's
+ * membership of the organization (direct role, library overrides, team memberships) in one transaction,
+ * keeping what it held on the SCIM user for reactivation (scimGrants.ts), and ends the account's sessions.
+ * The account itself is kept, dormant.
+ */
+
+function lastSiteAdmin() {
+  return new AccessAdminError('LAST_SITE_ADMIN', 'This user is the last Site Admin of the organization: make someone else Site Admin before deprovisioning them');
+}
+
+function userNameTaken(userName: string) {
+  return new AlreadyExistsError(`userName "${userName}" is already provisioned in this organization`, { field: 'userName' });
+}
+
+export async function requireScimUser(store: Store, organization: OrganizationRecord, id: string): Promise<ScimUserRecord> {
+  const user = isUuid(id) ? await getScimUser(store, organization.id, id.toLowerCase(), true) : undefined;
+  if (!user) throw new NotFoundError('User', id);
+  return user;
+}
+
+function displayNameOf(input: ScimUserInput): string | undefined {
+  const name = input.attributes.name as { givenName?: string; familyName?: string; formatted?: string } | undefined;
+  const display = input.attributes.displayName;
+  if (typeof display === 'string' && display.trim()) return display;
+  const joined = [name?.givenName, name?.familyName].filter(Boolean).join(' ');
+  return joined || name?.formatted || undefined;
+}
+
+/**
+ * The account a new SCIM user provisions: an existing account whose address is verified and that this
+ * organization has not provisioned yet, or a new one. A new account claims the address when nobody holds
+ * it, verified only when the address is in a domain the organization verified (an organization vouches
+ * for its own domains); otherwise the account is made without the address (another SCIM user or account
+ * holds it, or the IdP sent no address) and cannot sign in by email until someone verifies one.
+ */
+async function accountFor(store: Store, organization: OrganizationRecord, input: ScimUserInput, claim: boolean) {
+  const email = linkingEmail(input);
+  const existingId = email ? await findUserIdByEmail(store, email) : undefined;
+  if (existingId) {
+    const existing = await getUser(store, existingId);
+    if (existing?.emailVerified && !(await getScimUser(store, organization.id, existingId, true))) return { userId: existingId, items: [] };
+  }
+  const name = displayNameOf(input);
+  const domain = email?.split('@')[1];
+  const address = email ?? input.userName;
+  const claims = claim && email !== undefined && existingId === undefined;
+  const user = newUserRecord({ email: address, ...(name ? { name } : {}), emailVerified: claims && domain !== undefined && organization.domains.includes(domain) });
+  const puts = userPuts(claims ? user : { ...user, emails: [] });
+  return { userId: user.id, items: claims ? puts : puts.slice(0, 1) };
+}
+
+export async function createScimUser(store: Store, organization: OrganizationRecord, input: ScimUserInput): Promise<ScimUserRecord> {
+  const active = input.active ?? true;
+  for (const claim of [true, false]) {
+    const account = await accountFor(store, organization, input, claim);
+    const at = nowIso();
+    const user: ScimUserRecord = {
+      organizationId: organization.id,
+      userId: account.userId,
+      userName: input.userName,
+      externalId: input.externalId,
+      active,
+      attributes: input.attributes,
+      enterprise: input.enterprise,
+      suspended: active ? null : noGrants,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    try {
+      await transactWrite(store, [scimUserNamePut(organization.id, user.userName, user.userId), scimUserPut(user), ...account.items]);
+      return user;
+    } catch (error) {
+      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (error.failedConditions.includes(0)) throw userNameTaken(user.userName);
+      // The address was claimed meanwhile, or the account was provisioned meanwhile: decide again.
+      if (!claim) throw new ConflictError('User', user.userName, { cause: error });
+    }
+  }
+  throw new Error('unreachable');
+}
+
+/**
+ * Replaces a SCIM user (PUT, and PATCH after the patch is applied): attributes, userName (unique), and the
+ * activation state with its effects, all in one transaction conditioned on the version read.
+ */
+export async function replaceScimUser(store: Store, organization: OrganizationRecord, before: ScimUserRecord, input: ScimUserInput): Promise<ScimUserRecord> {
+  await ensureSiteAdminCount(store, organization);
+  const active = input.active ?? before.active;
+  const membership = before.active !== active ? await getMembership(store, organization.id, before.userId, true) : undefined;
+  const after: ScimUserRecord = {
+    ...before,
+    userName: input.userName,
+    externalId: input.externalId,
+    active,
+    attributes: input.attributes,
+    enterprise: input.enterprise,
+    updatedAt: nowIso(),
+    version: before.version + 1,
+  };
+  const items: Record<string, unknown>[] = [];
+  let siteAdminIndex: number | undefined;
+  if (before.active && !active) {
+    const suspension = suspendItems(membership, new Set(membership?.teamIds ?? []));
+    after.suspended = before.suspended ? mergeGrants(before.suspended, suspension.suspended) : suspension.suspended;
+    // Position in the transaction below, after the SCIM user's own item.
+    if (suspension.siteAdminIndex !== undefined) siteAdminIndex = suspension.siteAdminIndex + 1;
+    items.push(...suspension.items);
+  } else if (!before.active && active) {
+    after.suspended = null;
+    items.push(...(await restoreItems(store, organization, before.userId, before.suspended ?? noGrants, membership)));
+  }
+  items.unshift(scimUserPut(after));
+  const renamed = before.userName.toLowerCase() !== after.userName.toLowerCase();
+  if (renamed) items.push(scimUserNameDelete(organization.id, before.userName), scimUserNamePut(organization.id, after.userName, after.userId));
+  try {
+    await transactWrite(store, items);
+  } catch (error) {
+    if (!(error instanceof TransactionCancelledError)) throw error;
+    if (renamed && error.failedConditions.includes(items.length - 1)) throw userNameTaken(after.userName);
+    if (siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex)) throw lastSiteAdmin();
+    throw new ConflictError('User', before.userId, { cause: error });
+  }
+  if (before.active && !after.active) await endSessions(store, after.userId);
+  return after;
+}
+
+/** DELETE /Users/{id}: the person loses every grant in the organization and the SCIM user goes; the account stays, dormant. */
+export async function deleteScimUser(store: Store, organization: OrganizationRecord, user: ScimUserRecord): Promise<void> {
+  await ensureSiteAdminCount(store, organization);
+  const membership = await getMembership(store, organization.id, user.userId, true);
+  const { items, siteAdminIndex } = suspendItems(membership, new Set());
+  // The team member items a deprovisioning held go too.
+  const held = (user.suspended?.teamIds ?? []).filter((teamId) => !membership?.teamIds.includes(teamId));
+  for (const teamId of held) items.push({ Delete: { Key: teamMemberKey(organization.id, teamId, user.userId) } });
+  try {
+    await transactWrite(store, [scimUserDelete(user), scimUserNameDelete(organization.id, user.userName), ...items]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError && siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex + 2)) throw lastSiteAdmin();
+    if (error instanceof TransactionCancelledError) throw new ConflictError('User', user.userId, { cause: error });
+    throw error;
+  }
+  await endSessions(store, user.userId);
+}

@@ -1,0 +1,166 @@
+import { parse, type Filter } from 'scim2-parse-filter';
+import { ScimError } from './errors.js';
+import { caseExactPaths, enterpriseSchemaId, groupSchemaId, listResponseSchema, maxResults, userSchemaId } from './schemas.js';
+
+type Resource = Record<string, unknown>;
+type Value = string | number | boolean | null;
+
+/** Parses a filter with scim2-parse-filter; a filter it cannot read is 400 invalidFilter. */
+export function parseFilter(text: string): Filter {
+  if (text.length > 4096) throw new ScimError(400, 'The filter is longer than 4096 characters', 'invalidFilter');
+  try {
+    return parse(text);
+  } catch (error) {
+    throw new ScimError(400, `The filter cannot be parsed: ${(error as Error).message}`, 'invalidFilter');
+  }
+}
+
+const schemaPrefixes = [enterpriseSchemaId, userSchemaId, groupSchemaId].map((urn) => `${urn.toLowerCase()}:`);
+
+/** `urn:...:User:name.givenName` -> ['name', 'givenName']; the enterprise URN stays as the first step. */
+function pathSteps(path: string): string[] {
+  const lower = path.toLowerCase();
+  if (lower.startsWith(`${enterpriseSchemaId.toLowerCase()}:`)) return [enterpriseSchemaId, ...path.slice(enterpriseSchemaId.length + 1).split('.')];
+  const prefix = schemaPrefixes.find((candidate) => lower.startsWith(candidate));
+  return (prefix ? path.slice(prefix.length) : path).split('.');
+}
+
+/** An attribute of an object by name, case-insensitively (RFC 7643 §2.1). */
+function property(object: unknown, name: string): unknown {
+  if (typeof object !== 'object' || object === null) return undefined;
+  const key = Object.keys(object).find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : (object as Record<string, unknown>)[key];
+}
+
+/** Every value at a path, arrays flattened (emails.value is each email's value). */
+function valuesAt(resource: unknown, steps: string[]): unknown[] {
+  let current: unknown[] = [resource];
+  for (const step of steps) {
+    current = current.flatMap((item) => {
+      const value = property(item, step);
+      return Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+    });
+  }
+  return current;
+}
+
+function compare(op: string, actual: unknown, expected: Value, caseExact: boolean): boolean {
+  if (expected === null) return op === 'eq' ? actual === null || actual === undefined : op === 'ne' ? actual !== null && actual !== undefined : false;
+  if (typeof expected === 'boolean') return op === 'eq' ? actual === expected : op === 'ne' ? actual !== expected : false;
+  if (typeof expected === 'number') {
+    if (typeof actual !== 'number') return op === 'ne';
+    return { eq: actual === expected, ne: actual !== expected, gt: actual > expected, ge: actual >= expected, lt: actual < expected, le: actual <= expected }[op] ?? false;
+  }
+  if (typeof actual !== 'string') return op === 'ne';
+  const fold = (text: string) => (caseExact ? text : text.toLowerCase());
+  const [a, e] = [fold(actual), fold(expected)];
+  const dates = [Date.parse(actual), Date.parse(expected)];
+  const ordered = (cmp: (x: number) => boolean) => (dates.every(Number.isFinite) ? cmp(dates[0]! - dates[1]!) : cmp(a.localeCompare(e)));
+  switch (op) {
+    case 'eq': return a === e;
+    case 'ne': return a !== e;
+    case 'co': return a.includes(e);
+    case 'sw': return a.startsWith(e);
+    case 'ew': return a.endsWith(e);
+    case 'gt': return ordered((d) => d > 0);
+    case 'ge': return ordered((d) => d >= 0);
+    case 'lt': return ordered((d) => d < 0);
+    case 'le': return ordered((d) => d <= 0);
+    default: return false;
+  }
+}
+
+const isPresent = (value: unknown) => value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
+
+/**
+ * Whether a resource matches a parsed filter. The parser is scim2-parse-filter; evaluation is here because
+ * the library compares strings case-sensitively, while RFC 7643 makes userName, emails and displayName
+ * caseExact false (Okta checks `userName eq` with another case).
+ */
+export function matches(resource: unknown, filter: Filter, prefix: string[] = []): boolean {
+  switch (filter.op) {
+    case 'and': return filter.filters.every((inner) => matches(resource, inner, prefix));
+    case 'or': return filter.filters.some((inner) => matches(resource, inner, prefix));
+    case 'not': return !matches(resource, filter.filter, prefix);
+    case '[]': {
+      const steps = pathSteps(filter.attrPath);
+      return valuesAt(resource, steps).some((element) => matches(element, filter.valFilter, [...prefix, ...steps]));
+    }
+    case 'pr': return valuesAt(resource, pathSteps(filter.attrPath)).some(isPresent);
+    default: {
+      const steps = pathSteps(filter.attrPath);
+      const caseExact = caseExactPaths.has([...prefix, ...steps].join('.').toLowerCase());
+      const values = valuesAt(resource, steps);
+      if (filter.op === 'ne') return values.every((value) => compare('ne', value, filter.compValue, caseExact));
+      return values.some((value) => compare(filter.op, value, filter.compValue, caseExact));
+    }
+  }
+}
+
+export interface ListQuery {
+  filter?: Filter;
+  startIndex: number;
+  count: number;
+  attributes?: string[];
+  excludedAttributes?: string[];
+}
+
+function positiveInt(text: string | null, fallback: number, name: string): number {
+  if (text === null || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new ScimError(400, `${name} must be an integer`, 'invalidValue');
+  return value;
+}
+
+const attributeList = (text: string | null) =>
+  text === null || text.trim() === '' ? undefined : text.split(',').map((name) => name.trim().replace(/\[.*\]$/, '')).filter(Boolean);
+
+/** The query parameters of a list (RFC 7644 §3.4.2): filter, startIndex (1-based), count, attributes. */
+export function parseListQuery(params: URLSearchParams): ListQuery {
+  const filterText = params.get('filter');
+  const attributes = attributeList(params.get('attributes'));
+  const excludedAttributes = attributeList(params.get('excludedAttributes'));
+  return {
+    ...(filterText ? { filter: parseFilter(filterText) } : {}),
+    startIndex: Math.max(1, positiveInt(params.get('startIndex'), 1, 'startIndex')),
+    count: Math.min(maxResults, Math.max(0, positiveInt(params.get('count'), maxResults, 'count'))),
+    ...(attributes ? { attributes } : {}),
+    ...(excludedAttributes ? { excludedAttributes } : {}),
+  };
+}
+
+const alwaysReturned = new Set(['id', 'schemas', 'meta']);
+
+/** Applies `attributes` / `excludedAttributes` (RFC 7644 §3.9) to a resource; id, schemas and meta always stay. */
+export function project(resource: Resource, query: Pick<ListQuery, 'attributes' | 'excludedAttributes'>): Resource {
+  if (query.attributes) {
+    const wanted = query.attributes.map(pathSteps);
+    const kept: Resource = {};
+    for (const [key, value] of Object.entries(resource)) {
+      if (alwaysReturned.has(key)) kept[key] = value;
+      else if (wanted.some((steps) => steps[0]!.toLowerCase() === key.toLowerCase())) {
+        const subs = wanted.filter((steps) => steps[0]!.toLowerCase() === key.toLowerCase() && steps.length > 1).map((steps) => steps[1]!.toLowerCase());
+        kept[key] = subs.length && typeof value === 'object' && value !== null ? pick(value, subs) : value;
+      }
+    }
+    return kept;
+  }
+  if (query.excludedAttributes) {
+    const excluded = new Set(query.excludedAttributes.map((name) => pathSteps(name)[0]!.toLowerCase()));
+    return Object.fromEntries(Object.entries(resource).filter(([key]) => alwaysReturned.has(key) || !excluded.has(key.toLowerCase())));
+  }
+  return resource;
+}
+
+function pick(value: object, names: string[]): unknown {
+  const one = (item: unknown) =>
+    typeof item === 'object' && item !== null ? Object.fromEntries(Object.entries(item).filter(([key]) => names.includes(key.toLowerCase()))) : item;
+  return Array.isArray(value) ? value.map(one) : one(value);
+}
+
+/** Filters, pages and projects resources into a ListResponse. */
+export function listResponse(resources: Resource[], query: ListQuery): Record<string, unknown> {
+  const matching = query.filter ? resources.filter((resource) => matches(resource, query.filter!)) : resources;
+  const page = matching.slice(query.startIndex - 1, query.startIndex - 1 + query.count).map((resource) => project(resource, query));
+  return { schemas: [listResponseSchema], totalResults: matching.length, startIndex: query.startIndex, itemsPerPage: page.length, Resources: page };
+}

@@ -1,0 +1,238 @@
+import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
+import { AccessAdminError, AlreadyExistsError, ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
+import { archiveScimGroup, createScimGroup, findScimTeamByName, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from '../orgs/scimGroups.js';
+import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser } from '../orgs/scimUsers.js';
+import type { Store } from '../store/client.js';
+import type { OrganizationRecord } from '../store/organization.js';
+import { findScimUserByUserName, listScimUsers } from '../store/scim.js';
+import { ScimError, type ScimType } from './errors.js';
+import { groupResource, parseGroupInput } from './groups.js';
+import { listResponse, parseListQuery, project, type ListQuery } from './query.js';
+import { allSchemas, patchOpSchema, resourceTypes, serviceProviderConfig } from './schemas.js';
+import { parseUserInput, userResource } from './users.js';
+
+export interface ScimRequest {
+  method: string;
+  /** The path after {scim_url}: `/Users/abc`. */
+  path: string;
+  query: URLSearchParams;
+  /** The parsed JSON body (undefined when there is none). */
+  body: unknown;
+  /** {scim_url} as the client reached it, for meta.location. */
+  baseUrl: string;
+}
+
+export interface ScimResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+const ok = (body: unknown, status = 200): ScimResponse => ({ status, body });
+const created = (body: Record<string, unknown>): ScimResponse => ({ status: 201, body, headers: { location: String((body.meta as { location: string }).location) } });
+
+/**
+ * Applies a PatchOp body to a resource with scim-patch. Op names are matched case-insensitively (Entra
+ * sends `Replace`, others `REPLACE`); the result is then read back like a PUT body.
+ */
+function applyPatch(resource: Record<string, unknown>, body: unknown, expand: (operation: ScimPatchOperation) => ScimPatchOperation[] = (operation) => [operation]): Record<string, unknown> {
+  const patch = body as { schemas?: unknown; Operations?: unknown } | undefined;
+  const operations = patch && typeof patch === 'object' ? (Object.entries(patch).find(([key]) => key.toLowerCase() === 'operations')?.[1] as unknown) : undefined;
+  if (!Array.isArray(operations) || operations.length === 0) throw new ScimError(400, `A PATCH body is a ${patchOpSchema} message with a non-empty Operations array`, 'invalidSyntax');
+  const normalized = operations.map((operation, index) => {
+    if (typeof operation !== 'object' || operation === null) throw new ScimError(400, `Operations[${index}] must be an object`, 'invalidSyntax');
+    const { op, path, value } = Object.fromEntries(Object.entries(operation).map(([key, v]) => [key.toLowerCase(), v])) as { op?: unknown; path?: unknown; value?: unknown };
+    if (typeof op !== 'string' || !['add', 'replace', 'remove'].includes(op.toLowerCase())) throw new ScimError(400, `Operations[${index}].op must be add, replace or remove`, 'invalidSyntax');
+    if (path !== undefined && typeof path !== 'string') throw new ScimError(400, `Operations[${index}].path must be a string`, 'invalidPath');
+    return { op: op.toLowerCase(), ...(path !== undefined ? { path } : {}), ...(value !== undefined ? { value } : {}) } as ScimPatchOperation;
+  }).flatMap(expand);
+  // The roles attribute is never taken from the identity provider: operations on it are ignored, not refused.
+  const applicable = normalized.filter((operation) => !/^roles(\b|\[|\.|$)/i.test(operation.path ?? ''));
+  if (applicable.length === 0) return resource;
+  try {
+    return scimPatch(resource as unknown as ScimResource, applicable, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as Record<string, unknown>;
+  } catch (error) {
+    // scimPatch is pure: whatever it throws comes from the operations it was given.
+    if (error instanceof PatchError) throw new ScimError(400, error.message, (error.scimCode as ScimType | undefined) ?? 'invalidValue');
+    throw new ScimError(400, `The PATCH operations cannot be applied: ${(error as Error).message}`, 'invalidPath');
+  }
+}
+
+/** The value of a filter that is exactly `<attribute> eq "<string>"` (schema URN prefix allowed), else undefined. */
+function equalityOn(query: ListQuery, attribute: string): string | undefined {
+  const filter = query.filter;
+  if (filter?.op !== 'eq' || typeof filter.compValue !== 'string') return undefined;
+  const path = filter.attrPath.toLowerCase();
+  return path === attribute || path.endsWith(`:${attribute}`) ? filter.compValue : undefined;
+}
+
+async function users(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
+  const { method, baseUrl } = request;
+  if (id === undefined) {
+    if (method === 'GET') {
+      const query = parseListQuery(request.query);
+      // The IdPs' look-up before every create (`userName eq "…"`) reads one user by its unique key, not the list.
+      const userName = equalityOn(query, 'username');
+      const all = userName !== undefined ? await findScimUserByUserName(store, organization.id, userName).then((user) => (user ? [user] : [])) : await listScimUsers(store, organization.id);
+      all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId));
+      return ok(listResponse(all.map((user) => userResource(user, baseUrl)), query));
+    }
+    if (method === 'POST') return created(userResource(await createScimUser(store, organization, parseUserInput(request.body)), baseUrl));
+    throw new ScimError(405, `${method} is not supported on /Users`);
+  }
+  const user = await requireScimUser(store, organization, id);
+  switch (method) {
+    case 'GET':
+      return ok(project(userResource(user, baseUrl), parseListQuery(request.query)));
+    case 'PUT': {
+      const input = parseUserInput(request.body);
+      const replaced = await retryOnConflict(async (again) => replaceScimUser(store, organization, again ? await requireScimUser(store, organization, id) : user, input));
+      return ok(userResource(replaced, baseUrl));
+    }
+    case 'PATCH': {
+      const patched = await retryOnConflict(async (again) => {
+        const current = again ? await requireScimUser(store, organization, id) : user;
+        return replaceScimUser(store, organization, current, parseUserInput(applyPatch(userResource(current, baseUrl), request.body)));
+      });
+      return ok(userResource(patched, baseUrl));
+    }
+    case 'DELETE':
+      await deleteScimUser(store, organization, user);
+      return { status: 204 };
+    default:
+      throw new ScimError(405, `${method} is not supported on /Users/{id}`);
+  }
+}
+
+/**
+ * Identity providers send requests in parallel (Okta pushes several groups at once, each adding the same
+ * people): a write that lost a race with another on the same membership or resource is read again and
+ * applied again, a few times, before the client sees 409. Every step it repeats is idempotent.
+ */
+async function retryOnConflict<T>(attempt: (again: boolean) => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries += 1) {
+    try {
+      return await attempt(tries > 0);
+    } catch (error) {
+      if (!(error instanceof ConflictError) || tries >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** tries + Math.random() * 20));
+    }
+  }
+}
+
+/**
+ * Entra removes members as `{ op: Remove, path: members, value: [{ $ref: null, value: id }] }`: the same as
+ * one `members[value eq "id"]` removal per member, which is how scim-patch is given it.
+ */
+function memberRemovals(operation: ScimPatchOperation): ScimPatchOperation[] {
+  if (operation.op !== 'remove' || operation.path?.toLowerCase() !== 'members' || !Array.isArray(operation.value)) return [operation];
+  return operation.value.map((member: unknown, index: number) => {
+    const value = (member as { value?: unknown } | null)?.value;
+    if (typeof value !== 'string') throw new ScimError(400, `Operations: members to remove name no value at ${index}`, 'invalidValue');
+    return { op: 'remove', path: `members[value eq ${JSON.stringify(value)}]` } as ScimPatchOperation;
+  });
+}
+
+async function groups(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
+  const { method, baseUrl } = request;
+  const query = parseListQuery(request.query);
+  const wantsMembers = !query.excludedAttributes?.some((name) => name.toLowerCase() === 'members') && (!query.attributes || query.attributes.some((name) => name.toLowerCase().startsWith('members')));
+  if (id === undefined) {
+    if (method === 'GET') {
+      const displayName = equalityOn(query, 'displayname');
+      const teams = displayName !== undefined ? await findScimTeamByName(store, organization, displayName).then((team) => (team ? [team] : [])) : await scimTeams(store, organization);
+      // Filter and page first (without members), then read the members of the page's groups only.
+      const { filter, startIndex, count } = query;
+      const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...(filter ? { filter } : {}), startIndex, count }) as { Resources: { id: string }[] };
+      const byId = new Map(teams.map((team) => [team.id, team]));
+      list.Resources = await Promise.all(
+        list.Resources.map(async (resource) => {
+          const team = byId.get(resource.id)!;
+          return project(groupResource(team, baseUrl, wantsMembers ? await scimTeamMembers(store, team) : undefined), query) as { id: string };
+        }),
+      );
+      return ok(list);
+    }
+    if (method === 'POST') {
+      const team = await createScimGroup(store, organization, parseGroupInput(request.body));
+      return created(groupResource(team, baseUrl, await scimTeamMembers(store, team)));
+    }
+    throw new ScimError(405, `${method} is not supported on /Groups`);
+  }
+  const team = await requireScimTeam(store, organization, id);
+  switch (method) {
+    case 'GET':
+      return ok(project(groupResource(team, baseUrl, wantsMembers ? await scimTeamMembers(store, team) : undefined), query));
+    case 'PUT': {
+      const input = parseGroupInput(request.body);
+      const updated = await retryOnConflict(async (again) => replaceScimGroup(store, organization, again ? await requireScimTeam(store, organization, id) : team, input));
+      return ok(groupResource(updated, baseUrl, await scimTeamMembers(store, updated)));
+    }
+    case 'PATCH': {
+      await retryOnConflict(async (again) => {
+        const current = again ? await requireScimTeam(store, organization, id) : team;
+        const patched = applyPatch(groupResource(current, baseUrl, await scimTeamMembers(store, current)), request.body, memberRemovals);
+        return replaceScimGroup(store, organization, current, parseGroupInput(patched));
+      });
+      // Okta and Entra expect 204 No Content from a group PATCH (RFC 7644 §3.5.2 allows it).
+      return { status: 204 };
+    }
+    case 'DELETE':
+      await archiveScimGroup(store, team);
+      return { status: 204 };
+    default:
+      throw new ScimError(405, `${method} is not supported on /Groups/{id}`);
+  }
+}
+
+function discovery(request: ScimRequest, resource: string, id: string | undefined): ScimResponse {
+  if (request.method !== 'GET') throw new ScimError(405, `${request.method} is not supported on /${resource}`);
+  const { baseUrl } = request;
+  if (resource === 'serviceproviderconfig' || resource === 'serviceproviderconfigs') return ok(serviceProviderConfig(baseUrl));
+  const list = resource === 'schemas' ? allSchemas(baseUrl) : resourceTypes(baseUrl);
+  if (id !== undefined) {
+    const found = list.find((entry) => entry.id.toLowerCase() === id.toLowerCase());
+    if (!found) throw new ScimError(404, `${resource === 'schemas' ? 'Schema' : 'ResourceType'} ${id} not found`);
+    return ok(found);
+  }
+  return ok(listResponse(list, { startIndex: 1, count: list.length }));
+}
+
+/** Domain refusals as SCIM errors: uniqueness 409, not found 404, broken rules 400 invalidValue. */
+function scimErrorOf(error: DomainError): ScimError {
+  if (error instanceof AlreadyExistsError) return new ScimError(409, error.message, 'uniqueness');
+  if (error instanceof NotFoundError) return new ScimError(404, error.message);
+  if (error instanceof ConflictError) return new ScimError(409, error.message);
+  if (error instanceof InvalidInputError || error instanceof AccessAdminError) return new ScimError(400, error.message, 'invalidValue');
+  return new ScimError(error.httpStatus ?? 400, error.message);
+}
+
+/** One SCIM request of an authenticated organization (RFC 7644 §3). */
+export async function handleScimRequest(store: Store, organization: OrganizationRecord, request: ScimRequest): Promise<ScimResponse> {
+  let segments: string[];
+  try {
+    segments = request.path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw new ScimError(404, 'The path is not valid percent-encoding');
+  }
+  const [resource, id, ...rest] = segments;
+  if (!resource || rest.length) throw new ScimError(404, `No SCIM endpoint at ${request.path || '/'}`);
+  try {
+    switch (resource.toLowerCase()) {
+      case 'users':
+        return await users(store, organization, request, id);
+      case 'groups':
+        return await groups(store, organization, request, id);
+      case 'serviceproviderconfig':
+      case 'serviceproviderconfigs':
+      case 'schemas':
+      case 'resourcetypes':
+        return discovery(request, resource.toLowerCase(), id);
+      default:
+        throw new ScimError(404, `No SCIM endpoint at ${request.path}`);
+    }
+  } catch (error) {
+    if (error instanceof DomainError) throw scimErrorOf(error);
+    throw error;
+  }
+}
