@@ -118,7 +118,8 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
     if (stored.length !== components.length) throw new LibraryImportError('IMPORT_FAILED', 'Components were written into the library by another request during the import; nothing was imported');
     await commitLibraryImport(store, org, lib, importId, configRecords(current, manifest, options.actor), manifest?.accessPolicy ? policyRecord(current.accessPolicy.version, manifest.accessPolicy, options.actor) : null);
   } catch (error) {
-    await deleteKeysInParallel(store, [...keys, ...keys.filter((k) => k.SK.startsWith('C#')).map((k) => ({ PK: searchPartition(org, lib), SK: `SD#${k.SK.slice(2)}` }))], options.parallelWrites ?? 8);
+    // Every item the import wrote, search entries included, is among its keys: nothing else is deleted.
+    await deleteKeysInParallel(store, keys, options.parallelWrites ?? 8);
     await clearImportMark(store, org, lib, importId);
     throw error;
   }
