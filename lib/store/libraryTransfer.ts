@@ -171,7 +171,8 @@ export function getImportMark(item: Record<string, unknown> | undefined): Import
 
 /**
  * The commit of an import: ONE transaction that writes the configuration documents (each conditioned on
- * the version read before the import), the access policy, and removes the library's import mark
+ * the version read before the import), the access policy, the caller's other items (the search manifest
+ * that names the imported search blocks), and removes the library's import mark
  * (conditioned on this import holding it). Until it lands the library is closed; after it, everything is there.
  */
 export async function commitLibraryImport(
@@ -181,6 +182,7 @@ export async function commitLibraryImport(
   importId: string,
   configs: { record: LibraryConfigRecord; previousVersion: number | null }[],
   accessPolicy: { version: number; entries: unknown[]; updatedAt: string; updatedBy: string } | null,
+  otherItems: Record<string, unknown>[],
 ): Promise<void> {
   const items: Record<string, unknown>[] = configs.map(({ record, previousVersion }) => ({
     Put: {
@@ -191,6 +193,7 @@ export async function commitLibraryImport(
     },
   }));
   if (accessPolicy) items.push({ Put: { Item: { ...accessPolicyKey(orgId, libraryId), entity: 'AccessPolicy', ...accessPolicy } } });
+  items.push(...otherItems);
   items.push({
     Update: {
       Key: libraryKey(orgId, libraryId),

@@ -4,8 +4,8 @@ import { normalizeCpn } from '../config/cpnScheme.js';
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
 import { ImportInvalidError, LibraryImportError, type ImportProblem } from '../errors.js';
 import type { Entitlements } from '../orgs/plans.js';
-import { searchEntryPut, searchPartition } from '../search/entries.js';
-import { foldSearchEntries } from '../search/table/reindex.js';
+import { searchPartition } from '../search/entries.js';
+import { bulkIndexItems } from '../search/table/bulkLoad.js';
 import { bomItem, bomSnapshotItem, documentLinksItem, type BomLine } from '../store/bom.js';
 import type { Store } from '../store/client.js';
 import { componentItem, historyItem, type ComponentRecord, type HistoryChange } from '../store/component.js';
@@ -36,7 +36,7 @@ export type ImportSource =
   | { kind: 'csv'; manifest: Manifest | null; componentsCsv: string; bomCsv: string | null };
 
 export interface ImportProgress {
-  phase: 'validated' | 'writing' | 'committed' | 'indexed';
+  phase: 'validated' | 'writing' | 'committed';
   written: number;
   total: number;
 }
@@ -95,7 +95,10 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   problems.push(...(await bomCycleProblems(components, locations)));
   if (problems.length > 0) throw new ImportInvalidError(problems);
 
-  const items = importItems(store.tableName, target, components, config);
+  const { items, records } = importItems(target, components, config);
+  // The search index is built here, as blocks: its manifest lands in the commit transaction.
+  const search = bulkIndexItems(target, records);
+  items.push(...search.parts);
   const counters = mergeCounters(config.cpnScheme, components.map((c) => c.cpn), manifest?.counters ?? [], targetCounters);
   items.push(...counters.map((counter: CounterValue) => cpnCounterItem(org, lib, counter)));
   const total = items.length;
@@ -116,7 +119,15 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
     // Requests already past their context check when the mark was set may have written a component.
     const stored = await listComponentIds(store, org, lib);
     if (stored.length !== components.length) throw new LibraryImportError('IMPORT_FAILED', 'Components were written into the library by another request during the import; nothing was imported');
-    await commitLibraryImport(store, org, lib, importId, configRecords(current, manifest, options.actor), manifest?.accessPolicy ? policyRecord(current.accessPolicy.version, manifest.accessPolicy, options.actor) : null);
+    await commitLibraryImport(
+      store,
+      org,
+      lib,
+      importId,
+      configRecords(current, manifest, options.actor),
+      manifest?.accessPolicy ? policyRecord(current.accessPolicy.version, manifest.accessPolicy, options.actor) : null,
+      [search.manifestPut],
+    );
   } catch (error) {
     // Every item the import wrote, search entries included, is among its keys: nothing else is deleted.
     await deleteKeysInParallel(store, keys, options.parallelWrites ?? 8);
@@ -124,9 +135,6 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
     throw error;
   }
   options.onProgress?.({ phase: 'committed', written: total, total });
-  // Fold the new entries into search blocks now, so that the first search reads blocks, not 10,000 deltas.
-  await foldSearchEntries(store, target);
-  options.onProgress?.({ phase: 'indexed', written: total, total });
   return {
     importId,
     components: components.length,
@@ -168,11 +176,11 @@ function policyRecord(currentVersion: number, policy: NonNullable<Manifest['acce
 
 /**
  * Every item of the imported library, with new ids: components (status and category names copied from
- * the configuration, as writes copy them), history records, CPN claims, search entries, current BOMs, BOM
+ * the configuration, as writes copy them), history records, CPN claims, current BOMs, BOM
  * snapshots, where-used entries and document links. References inside the export (BOM lines, pins to child
  * versions, document links, history changes of children and document links) are rewritten to the new ids.
  */
-function importItems(tableName: string, target: LibraryRef, components: ExportedComponent[], config: ImportConfiguration): Record<string, unknown>[] {
+function importItems(target: LibraryRef, components: ExportedComponent[], config: ImportConfiguration): { items: Record<string, unknown>[]; records: ComponentRecord[] } {
   const { organizationId: org, libraryId: lib } = target;
   const ids = new Map<string, string>();
   const newId = (old: string) => {
@@ -203,6 +211,7 @@ function importItems(tableName: string, target: LibraryRef, components: Exported
   const statuses = new Map(config.statuses.statuses.map((s) => [s.id, s]));
 
   const items: Record<string, unknown>[] = [];
+  const records: ComponentRecord[] = [];
   const usedBy = new Map<string, Set<string>>();
   for (const c of components) {
     const id = ids.get(c.id)!;
@@ -239,8 +248,8 @@ function importItems(tableName: string, target: LibraryRef, components: Exported
       lockedBy: null,
       links: c.links,
     };
+    records.push(record);
     items.push(componentItem(record));
-    items.push(searchEntryPut(tableName, record).Put.Item);
     items.push(cpnClaimItem(org, lib, normalizeCpn(config.cpnScheme, c.cpn), c.cpn, id, c.createdAt));
     for (const h of c.history) items.push(historyItem(org, lib, { componentId: id, ...h, changes: h.changes.map(mapChange) }));
     if (c.bom) {
@@ -259,7 +268,7 @@ function importItems(tableName: string, target: LibraryRef, components: Exported
     }
   }
   for (const [childId, assemblies] of usedBy) items.push(usageItem(org, lib, childId, [...assemblies].sort()));
-  return items;
+  return { items, records };
 }
 
 /**

@@ -26,7 +26,11 @@ export async function newEmptyLibrary(store: Store, target: SeedTarget, slug: st
  * their ids. Only ids and the manifest's export time and source differ between an exported and an imported library.
  */
 export async function canonicalLibrary(store: Store, ref: { organizationId: string; libraryId: string }) {
-  const exported: LibraryExport = await exportLibrary(store, ref);
+  return canonical(await exportLibrary(store, ref));
+}
+
+/** canonicalLibrary of an export already read. */
+export function canonical(exported: LibraryExport) {
   const cpnOf = new Map(exported.components.map((c) => [c.id, `cpn:${c.cpn}`]));
   const lineNames = new Map<string, string>();
   const named = (names: Map<string, string>, id: string, name: string) => {

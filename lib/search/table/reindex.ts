@@ -3,8 +3,6 @@ import type { Store } from '../../store/client.js';
 import { listComponents, type ComponentRecord } from '../../store/component.js';
 import { isConditionalCheckFailure } from '../../store/items.js';
 import { searchEntryPut } from '../entries.js';
-import { compact } from './compaction.js';
-import { LibrarySnapshot } from './snapshot.js';
 import type { LibraryRef } from './storage.js';
 
 /**
@@ -48,15 +46,3 @@ export async function putSearchEntryIfNewer(store: Store, component: ComponentRe
   }
 }
 
-/**
- * Folds every outstanding search entry of the library into blocks now (what the next searches would do,
- * 10,000 entries per run): after a bulk load (an import) the first search then reads blocks, not deltas.
- * Stops when a concurrent compaction holds the lease (it folds them instead).
- */
-export async function foldSearchEntries(store: Store, library: LibraryRef): Promise<void> {
-  for (;;) {
-    const snapshot = await LibrarySnapshot.read(store, library, []);
-    if (snapshot.deltas.length === 0) return;
-    if ((await compact(store, snapshot)) !== 'committed') return;
-  }
-}
