@@ -13,6 +13,7 @@ import { jsonScalar } from './scalars.js';
 import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
 import { searchResolvers } from './search.js';
+import { transferResolvers } from './transfer.js';
 import { userResolvers } from './user.js';
 
 export const resolvers: Resolvers = mergeResolvers([
@@ -30,4 +31,5 @@ export const resolvers: Resolvers = mergeResolvers([
   itemResolvers,
   fileResolvers,
   integrationResolvers,
+  transferResolvers,
 ]);
