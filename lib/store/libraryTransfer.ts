@@ -29,14 +29,37 @@ const partitionQuery = (orgId: string, libraryId: string, prefix: string) => ({
   ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': prefix },
 });
 
+const hexDigits = '0123456789abcdef'.split('');
+
+/**
+ * Every item under a prefix followed by a (lower-case) UUID, read as 16 Queries in parallel, one per first
+ * hex digit of the id (`SK BETWEEN <prefix>0 AND <prefix>0\uffff`, ...), concatenated in key order.
+ */
+async function queryIdRanges<S extends z.ZodType>(store: Store, orgId: string, libraryId: string, prefix: string, schema: S, what: string): Promise<z.infer<S>[]> {
+  const ranges = await Promise.all(
+    hexDigits.map((digit) =>
+      queryAll(
+        store,
+        {
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':from': `${prefix}${digit}`, ':to': `${prefix}${digit}\uffff` },
+        },
+        schema,
+        what,
+      ),
+    ),
+  );
+  return ranges.flat();
+}
+
 /** Every component item of the library (those of an uncommitted large item write included: the caller filters writeId). */
-export const listComponentRecords = (store: Store, orgId: string, libraryId: string) => queryAll(store, partitionQuery(orgId, libraryId, 'C#'), componentRecord, 'component');
+export const listComponentRecords = (store: Store, orgId: string, libraryId: string) => queryIdRanges(store, orgId, libraryId, 'C#', componentRecord, 'component');
 /** Every history record of the library, in key order (per component, oldest first). */
-export const listHistoryRecords = (store: Store, orgId: string, libraryId: string) => queryAll(store, partitionQuery(orgId, libraryId, 'H#'), componentHistoryRecord, 'component history');
-export const listBomRecords = (store: Store, orgId: string, libraryId: string) => queryAll(store, partitionQuery(orgId, libraryId, 'BOM#'), bomRecord, 'BOM');
+export const listHistoryRecords = (store: Store, orgId: string, libraryId: string) => queryIdRanges(store, orgId, libraryId, 'H#', componentHistoryRecord, 'component history');
+export const listBomRecords = (store: Store, orgId: string, libraryId: string) => queryIdRanges(store, orgId, libraryId, 'BOM#', bomRecord, 'BOM');
 /** BOM snapshots in key order (per assembly, oldest first). */
-export const listBomSnapshotRecords = (store: Store, orgId: string, libraryId: string) => queryAll(store, partitionQuery(orgId, libraryId, 'BOMH#'), bomSnapshotRecord, 'BOM snapshot');
-export const listDocumentLinkRecords = (store: Store, orgId: string, libraryId: string) => queryAll(store, partitionQuery(orgId, libraryId, 'DOCS#'), documentLinksRecord, 'document links');
+export const listBomSnapshotRecords = (store: Store, orgId: string, libraryId: string) => queryIdRanges(store, orgId, libraryId, 'BOMH#', bomSnapshotRecord, 'BOM snapshot');
+export const listDocumentLinkRecords = (store: Store, orgId: string, libraryId: string) => queryIdRanges(store, orgId, libraryId, 'DOCS#', documentLinksRecord, 'document links');
 
 const cpnCounterRow = z.object({ SK: z.string(), entity: z.string(), value: z.number().int() });
 
