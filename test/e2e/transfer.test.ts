@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +15,7 @@ import { exportLibrary } from '../../lib/transfer/export.js';
 import { syntheticLibraryCsv } from '../../lib/transfer/synthetic.js';
 import { readImportDirectory, writeExportDirectory } from '../../lib/transfer/files.js';
 import { importLibrary, SimulatedImportFailure, type ImportOptions } from '../../lib/transfer/import.js';
-import { newTenant, testStore, uniqueSlug, type Tenant } from '../support/api.js';
+import { newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
 import { seedContext } from './searchHelpers.js';
 import { canonical, canonicalLibrary, createComponents, markReleased, newEmptyLibrary, partitionSnapshot, seedLibraryWithBoms, updateComponents, type LibraryTarget } from './transferHelpers.js';
 
@@ -137,6 +139,31 @@ describe('library export and import', () => {
     // And the JSON files themselves are the whole: components.json holds the history.
     const components = JSON.parse(await readFile(join(directory, 'components.json'), 'utf8')) as { history: unknown[] }[];
     expect(components.every((c) => c.history.length >= 1)).toBe(true);
+  });
+
+  it('npm run admin -- export / import print one JSON line each, progress on stderr, refusals with every problem', { timeout: 120_000 }, async () => {
+    const run = promisify(execFile);
+    const admin = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
+        env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+      });
+    const directory = await mkdtemp(join(tmpdir(), 'plm-cli-export-'));
+    const exported = await admin('export', '--org-slug', tenant.organization.slug, '--library-slug', tenant.library.slug, '--out', directory);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(exported.stdout)).toMatchObject({ directory, files: ['library.json', 'components.json', 'components.csv', 'bom.csv'] });
+    const slug = uniqueSlug('cli');
+    const target = await newEmptyLibrary(store, source, slug);
+    const imported = await admin('import', '--org-slug', tenant.organization.slug, '--library-slug', slug, '--in', directory);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ components: JSON.parse(exported.stdout).counts.components });
+    expect(imported.stderr).toContain('"phase":"committed"');
+    expect(await canonicalLibrary(store, target.ref)).toEqual(await canonicalLibrary(store, source.ref));
+
+    const badSlug = uniqueSlug('clibad');
+    await newEmptyLibrary(store, source, badSlug);
+    const refused = await admin('import', '--org-slug', tenant.organization.slug, '--library-slug', badSlug, '--in', join(fixtures, 'transfer-bad')).catch((e: { code: number; stderr: string }) => e);
+    expect((refused as { code: number }).code).toBe(2);
+    expect((refused as { stderr: string }).stderr).toContain('IMPORT_INVALID');
+    expect((refused as { stderr: string }).stderr).toContain('components.csv row 4.category: CATEGORY_NOT_FOUND');
   });
 
   it('round-trips 10,000 components and their BOMs', { timeout: 240_000 }, async () => {
