@@ -12,7 +12,7 @@ import {
   listHistoryRecords,
 } from '../store/libraryTransfer.js';
 import { committedWriteIds } from '../store/pendingWrite.js';
-import { countsOf, formatName, formatVersion, type ExportedComponent, type LibraryExport } from './format.js';
+import { carriedFieldsOf, countsOf, formatName, formatVersion, type ExportedComponent, type LibraryExport } from './format.js';
 
 /**
  * Reads a whole library: one paginated Query per kind of item (components, history, BOMs, BOM snapshots,
@@ -48,29 +48,7 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
       const links = linksOf.get(c.id);
       return {
         id: c.id,
-        cpn: c.cpn,
-        name: c.name,
-        description: c.description,
-        categoryId: c.categoryId,
-        statusId: c.statusId,
-        revisionValue: c.revisionValue,
-        state: c.state,
-        version: c.version,
-        eid: c.eid,
-        labels: c.labels,
-        attributeValues: c.attributeValues,
-        documentFormats: c.documentFormats,
-        isArchived: c.isArchived,
-        notRevisionManaged: c.notRevisionManaged,
-        lastReleasedNotRevisionManaged: c.lastReleasedNotRevisionManaged,
-        fileId: c.fileId,
-        imageFileId: c.imageFileId,
-        originIntegrationId: c.originIntegrationId,
-        links: c.links,
-        createdAt: c.createdAt,
-        updatedAt: c.updatedAt,
-        createdBy: c.createdBy,
-        updatedBy: c.updatedBy,
+        ...carriedFieldsOf(c),
         // A record past the component's version belongs to a release that has not committed.
         history: (historyOf.get(c.id) ?? [])
           .filter((h) => h.version <= c.version)

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { readAccesses, writeDesignations } from '../integrations/policy.js';
 import { configTypes } from '../store/libraryConfig.js';
+import { bomLine, bomRecord, documentLink, documentLinksRecord } from '../store/bom.js';
+import { componentHistoryRecord, componentRecord } from '../store/component.js';
 
 /**
  * The library export format, version 1. One library as data, independent of the table: ids are the
@@ -19,70 +21,37 @@ import { configTypes } from '../store/libraryConfig.js';
 export const formatName = 'plm-library';
 export const formatVersion = 1;
 
-const isoTime = z.string().min(1);
-
-export const exportedHistoryRecord = z.object({
-  version: z.number().int().positive(),
-  action: z.enum(['CREATE', 'UPDATE', 'RELEASE']),
-  at: isoTime,
-  by: z.string(),
-  actingIntegrationId: z.string().nullable(),
-  changes: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
-});
+export const exportedHistoryRecord = componentHistoryRecord.omit({ componentId: true, writeId: true });
 export type ExportedHistoryRecord = z.infer<typeof exportedHistoryRecord>;
 
-export const exportedBomLine = z.object({
-  lineId: z.string().min(1),
-  childId: z.string().min(1),
-  quantity: z.number().nullable(),
-  refDes: z.string().nullable(),
-  itemNumber: z.string().nullable(),
-  notes: z.string().nullable(),
-  childHistoryId: z.string().nullable(),
-  createdByIntegrationId: z.string().nullable(),
-  createdAt: isoTime,
-  createdBy: z.string(),
-});
+/** A BOM line as stored; ids are references inside the export (rewritten on import). */
+export const exportedBomLine = bomLine.extend({ lineId: z.string().min(1), childId: z.string().min(1) });
 export type ExportedBomLine = z.infer<typeof exportedBomLine>;
 
-export const exportedBom = z.object({ bomVersion: z.number().int().positive(), lines: z.array(exportedBomLine), updatedAt: isoTime, updatedBy: z.string() });
+export const exportedBom = bomRecord.pick({ bomVersion: true, updatedAt: true, updatedBy: true }).extend({ lines: z.array(exportedBomLine) });
 export const exportedBomSnapshot = exportedBom.extend({ actingIntegrationId: z.string().nullable() });
 
-export const exportedDocumentLinks = z.object({
-  updatedAt: isoTime,
-  links: z.array(z.object({ linkId: z.string().min(1), documentId: z.string().min(1), createdAt: isoTime, createdBy: z.string() })),
-});
+export const exportedDocumentLinks = documentLinksRecord.pick({ updatedAt: true }).extend({ links: z.array(documentLink.extend({ linkId: z.string().min(1), documentId: z.string().min(1) })) });
 
-/** A component as exported: every stored field but the copies of status and category names (derived from the configuration) and the lock of a change order. */
-export const exportedComponent = z.object({
+/**
+ * The component fields an export carries as they are: every stored field but the id (a reference inside
+ * the export), the tenant ids, the copies of status and category names (derived from the configuration),
+ * the lock of a change order and the write id.
+ */
+export const carriedComponentFields = componentRecord.omit({ id: true, organizationId: true, libraryId: true, category: true, status: true, lockedBy: true, writeId: true });
+export type CarriedComponentFields = z.infer<typeof carriedComponentFields>;
+
+export function carriedFieldsOf(record: CarriedComponentFields): CarriedComponentFields {
+  const fields = {} as Record<string, unknown>;
+  for (const key of Object.keys(carriedComponentFields.shape)) fields[key] = record[key as keyof CarriedComponentFields];
+  return fields as CarriedComponentFields;
+}
+
+/** A component as exported: the carried fields, its history (versions 1 to `version`, oldest first), BOM, BOM snapshots (oldest first) and document links. */
+export const exportedComponent = carriedComponentFields.extend({
   id: z.string().min(1),
-  cpn: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  categoryId: z.string(),
-  statusId: z.string(),
-  revisionValue: z.string(),
-  state: z.enum(['RELEASED', 'MODIFIED']),
-  version: z.number().int().positive(),
-  eid: z.string().nullable(),
-  labels: z.array(z.string()),
-  attributeValues: z.record(z.string(), z.unknown()),
-  documentFormats: z.array(z.string()).nullable(),
-  isArchived: z.boolean(),
-  notRevisionManaged: z.boolean(),
-  lastReleasedNotRevisionManaged: z.boolean().nullable(),
-  fileId: z.string().nullable(),
-  imageFileId: z.string().nullable(),
-  originIntegrationId: z.string().nullable(),
-  links: z.array(z.string()),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-  createdBy: z.string(),
-  updatedBy: z.string(),
-  /** Oldest first: versions 1 to `version`. */
   history: z.array(exportedHistoryRecord),
   bom: exportedBom.nullable(),
-  /** Oldest first. */
   bomHistory: z.array(exportedBomSnapshot),
   documentLinks: exportedDocumentLinks.nullable(),
 });
@@ -93,7 +62,7 @@ export const exportedCounter = z.object({ element: z.string(), scopeKey: z.strin
 export const manifestSchema = z.object({
   format: z.literal(formatName),
   formatVersion: z.literal(formatVersion),
-  exportedAt: isoTime,
+  exportedAt: z.string(),
   source: z.object({ organizationId: z.string(), libraryId: z.string(), slug: z.string(), name: z.string() }).nullable(),
   /** The four documents as stored (validated again on import). */
   configuration: z.object(Object.fromEntries(configTypes.map((type) => [type, z.record(z.string(), z.unknown())])) as Record<(typeof configTypes)[number], z.ZodRecord<z.ZodString, z.ZodUnknown>>),

@@ -27,7 +27,7 @@ import {
 } from '../store/libraryTransfer.js';
 import { mergeCounters, type CounterValue } from './counters.js';
 import { componentsFromCsv, type ImportActor } from './csvSource.js';
-import type { ExportedComponent, LibraryExport, Manifest } from './format.js';
+import { carriedFieldsOf, type ExportedComponent, type LibraryExport, type Manifest } from './format.js';
 import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
 
 /** What an import reads: the whole (JSON) or the spreadsheet files, with the manifest when there is one. */
@@ -218,35 +218,13 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
     const category = categories.get(c.categoryId)!;
     const status = statuses.get(c.statusId)!;
     const record: ComponentRecord = {
+      ...carriedFieldsOf(c),
       id,
       organizationId: org,
       libraryId: lib,
-      name: c.name,
-      description: c.description,
-      categoryId: c.categoryId,
       category: { name: category.name, type: category.type, prefix: category.prefix },
-      statusId: c.statusId,
       status: { name: status.name, color: status.color, mapsTo: status.mapsTo },
-      revisionValue: c.revisionValue,
-      state: c.state,
-      version: c.version,
-      cpn: c.cpn,
-      eid: c.eid,
-      labels: c.labels,
-      attributeValues: c.attributeValues,
-      documentFormats: c.documentFormats,
-      isArchived: c.isArchived,
-      notRevisionManaged: c.notRevisionManaged,
-      lastReleasedNotRevisionManaged: c.lastReleasedNotRevisionManaged,
-      fileId: c.fileId,
-      imageFileId: c.imageFileId,
-      originIntegrationId: c.originIntegrationId,
-      createdAt: c.createdAt,
-      updatedAt: c.updatedAt,
-      createdBy: c.createdBy,
-      updatedBy: c.updatedBy,
       lockedBy: null,
-      links: c.links,
     };
     records.push(record);
     items.push(componentItem(record));
