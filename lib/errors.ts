@@ -368,3 +368,35 @@ export class IntegrationAccessError extends DomainError {
     super(code, message, httpStatus, details);
   }
 }
+
+// ---- library export and import ---------------------------------------------------------------------------
+
+/** One thing wrong with an import: where (file, row or JSON path), which rule, and what. */
+export interface ImportProblem {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** The most problems an IMPORT_INVALID error lists (the count says how many there were). */
+export const maxListedImportProblems = 1000;
+
+/** An import refused before anything was written: every problem found, each with its place in the input. */
+export class ImportInvalidError extends DomainError {
+  constructor(readonly problems: ImportProblem[]) {
+    const listed = problems.slice(0, maxListedImportProblems);
+    super(
+      'IMPORT_INVALID',
+      `The import was refused with ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was written. First: ${problems[0]?.path}: ${problems[0]?.message}`,
+      undefined,
+      { problems: listed, problemCount: problems.length },
+    );
+  }
+}
+
+/** LIBRARY_NOT_EMPTY (only an empty library may be imported into), LIBRARY_IMPORT_IN_PROGRESS (the library is closed while an import writes). */
+export class LibraryImportError extends DomainError {
+  constructor(code: 'LIBRARY_NOT_EMPTY' | 'LIBRARY_IMPORT_IN_PROGRESS' | 'IMPORT_FAILED', message: string, details: Record<string, unknown> = {}) {
+    super(code, message, undefined, details);
+  }
+}

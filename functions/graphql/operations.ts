@@ -133,5 +133,9 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'assemblies.updateBOM': { scope: 'library', permission: 'assemblies.update' },
     'file.createUpload': { scope: 'library', permission: 'components.update' },
     'file.complete': { scope: 'library', permission: 'components.update' },
+    // Whole-library operations are a library administrator's: the export holds the configuration and access
+    // policy, the import replaces the configuration. The import also checks what it writes (lib/transfer/service.ts).
+    'transfer.exportLibrary': { scope: 'library', permission: 'library.settings.update' },
+    'transfer.importLibrary': { scope: 'library', permission: 'library.settings.update' },
   },
 };

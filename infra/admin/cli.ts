@@ -20,6 +20,15 @@ import { findOrganizationIdBySlug } from '../../lib/store/organization.js';
 import { reindexLibrary } from '../../lib/search/table/reindex.js';
 import { createStore, type Store } from '../../lib/store/client.js';
 import { localConfig } from '../local/config.js';
+import { exportLibrary } from '../../lib/transfer/export.js';
+import { writeExportDirectory, readImportDirectory } from '../../lib/transfer/files.js';
+import { abandonLibraryImport, importLibrary, type ImportProgress } from '../../lib/transfer/import.js';
+import { getLibrary } from '../../lib/store/library.js';
+import { getOrganization } from '../../lib/store/organization.js';
+import { findUserIdByEmail } from '../../lib/store/user.js';
+import { entitlementsOf } from '../../lib/orgs/plans.js';
+import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { resolve } from 'node:path';
 
 const usage = `Usage:
   npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME --library-slug SLUG --email EMAIL [--plan PLAN]
@@ -31,7 +40,10 @@ const usage = `Usage:
   npm run admin -- reindex-search --org-slug SLUG --library-slug SLUG
   npm run admin -- tenants list
   npm run admin -- backup --out FILE.jsonl
-  npm run admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)`;
+  npm run admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)
+  npm run admin -- export --org-slug SLUG --library-slug SLUG --out DIR
+  npm run admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
+  npm run admin -- import-abort --org-slug SLUG --library-slug SLUG`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
@@ -101,6 +113,9 @@ async function libraryTask(args: string[], extra: Record<string, { type: 'string
     const libraryId = organizationId ? await findLibraryIdBySlug(store, organizationId, values['library-slug']) : undefined;
     if (!organizationId || !libraryId) fail(`No library @${values['org-slug']}/${values['library-slug']}`, 2);
     process.stdout.write(`${JSON.stringify(await task(store, { organizationId, libraryId }, values))}\n`);
+  } catch (error) {
+    if (error instanceof DomainError) fail(`${args[0] ?? 'command'} refused (${error.code}): ${error.message}${problemLines(error)}`, 2);
+    throw error;
   } finally {
     store.ddb.destroy();
   }
@@ -118,6 +133,61 @@ function cleanupWrites(args: string[]): Promise<void> {
 /** Rebuilds a library's search index from its components (after restoring data, or for data written before the index existed). */
 function reindexSearch(args: string[]): Promise<void> {
   return libraryTask(args, {}, (store, library) => reindexLibrary(store, library));
+}
+
+/** Every problem of a refused import, one per line (stderr). */
+function problemLines(error: DomainError): string {
+  const problems = (error.details.problems as { path: string; code: string; message: string }[] | undefined) ?? [];
+  return problems.map((p) => `\n  ${p.path}: ${p.code}: ${p.message}`).join('');
+}
+
+/** Writes a library as files (library.json, components.json, components.csv, bom.csv; lib/transfer/format.ts). */
+function exportCommand(args: string[]): Promise<void> {
+  return libraryTask(args, { out: { type: 'string' } }, async (store, library, values) => {
+    if (!values.out) fail(`Missing --out\n${usage}`, 2);
+    const started = performance.now();
+    const exported = await exportLibrary(store, library);
+    const files = await writeExportDirectory(resolve(values.out), exported);
+    const durationMs = Math.round(performance.now() - started);
+    return { directory: resolve(values.out), files, counts: exported.manifest.counts, durationMs, componentsPerSecond: Math.round(exported.components.length / Math.max(durationMs / 1000, 0.001)) };
+  });
+}
+
+/**
+ * Imports files into an empty library; progress lines (JSON) on stderr. History of a CSV import is recorded
+ * as by --email's user (default: the library's creator).
+ */
+function importCommand(args: string[]): Promise<void> {
+  return libraryTask(args, { in: { type: 'string' }, format: { type: 'string' }, email: { type: 'string' } }, async (store, library, values) => {
+    if (!values.in) fail(`Missing --in\n${usage}`, 2);
+    if (values.format !== undefined && values.format !== 'json' && values.format !== 'csv') fail('--format is json or csv', 2);
+    const [organization, record] = await Promise.all([getOrganization(store, library.organizationId), getLibrary(store, library.organizationId, library.libraryId)]);
+    const userId = values.email ? await findUserIdByEmail(store, values.email) : record?.createdBy;
+    if (!organization || !userId) fail(values.email ? `No user ${values.email}` : 'The library has no creator to import as: pass --email', 2);
+    const source = await readImportDirectory(resolve(values.in), values.format as 'json' | 'csv' | undefined);
+    let lastReport = 0;
+    const report = (progress: ImportProgress) => {
+      const now = performance.now();
+      if (progress.phase === 'writing' && now - lastReport < 1000 && progress.written < progress.total) return;
+      lastReport = now;
+      process.stderr.write(`${JSON.stringify({ progress })}\n`);
+    };
+    const result = await importLibrary(store, library, source, {
+      actor: { userId, principalId: nativePrincipalId, actingIntegrationId: null, at: new Date().toISOString() },
+      entitlements: entitlementsOf(organization),
+      onProgress: report,
+    });
+    return { ...result, componentsPerSecond: Math.round(result.components / Math.max(result.durationMs / 1000, 0.001)) };
+  });
+}
+
+/** Deletes what a crashed import wrote and reopens the library. */
+function importAbortCommand(args: string[]): Promise<void> {
+  return libraryTask(args, {}, async (store, library) => {
+    const record = await getLibrary(store, library.organizationId, library.libraryId);
+    if (!record?.importing) fail('No import holds this library', 2);
+    return abandonLibraryImport(store, library, record.importing.importId);
+  });
 }
 
 /**
@@ -188,4 +258,7 @@ if (subcommand === 'member add') {
 } else if (command === 'bootstrap') await bootstrap(rest);
 else if (command === 'cleanup-writes') await cleanupWrites(rest);
 else if (command === 'reindex-search') await reindexSearch(rest);
+else if (command === 'export') await exportCommand(rest);
+else if (command === 'import') await importCommand(rest);
+else if (command === 'import-abort') await importAbortCommand(rest);
 else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);

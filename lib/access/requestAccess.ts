@@ -4,6 +4,7 @@ import {
   BadRequestError,
   IntegrationAccessError,
   LibraryAccessDeniedError,
+  LibraryImportError,
   MissingHeadersError,
   OrganizationAccessDeniedError,
   PermissionDeniedError,
@@ -84,6 +85,10 @@ export class RequestAccess {
     }
     const [permissions] = await Promise.all([this.libraryPermissions(), this.principal()]);
     this.requirePermission(rule.permission, permissions);
+    // A library being imported into is closed until the import commits (lib/store/libraryTransfer.ts).
+    if ((await this.library()).library.importing) {
+      throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'An import into this library is in progress; the library opens when it commits');
+    }
   }
 
   /** The integration the request acts for (its API key's), or null: a person acts as the native principal. */

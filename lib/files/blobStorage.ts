@@ -22,6 +22,10 @@ export interface BlobStorage {
   /** Size and SHA-256 (hex) of what was uploaded, or null when nothing was. */
   inspect(key: string): Promise<StoredObject | null>;
   downloadUrl(key: string, fileName: string): Promise<string>;
+  /** Stores bytes the service made itself (a library export). */
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** The stored bytes, or null when nothing is stored under the key (a library import reads its file). */
+  get(key: string): Promise<Buffer | null>;
 }
 
 const uploadTtlSeconds = 15 * 60;
@@ -83,6 +87,22 @@ export class S3BlobStorage implements BlobStorage {
       new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName.replace(/["\\]/g, '_')}"` }),
       { expiresIn: uploadTtlSeconds },
     );
+  }
+
+  async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
+    const { s3, sdk } = await this.connect();
+    await s3.send(new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.length }));
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    const { s3, sdk } = await this.connect();
+    try {
+      const object = await s3.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return object.Body ? Buffer.from(await object.Body.transformToByteArray()) : null;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+      throw error;
+    }
   }
 }
 
@@ -164,6 +184,14 @@ export class LocalBlobStorage implements BlobStorage {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, bytes);
+  }
+
+  put(key: string, bytes: Buffer): Promise<void> {
+    return this.store(key, bytes);
+  }
+
+  get(key: string): Promise<Buffer | null> {
+    return this.read(key);
   }
 
   async read(key: string): Promise<Buffer | null> {

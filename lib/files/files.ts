@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 import { z } from 'zod';
 
@@ -85,4 +85,40 @@ export async function checkFilesReady(store: Store, scope: Omit<FileScope, 'user
     if (!file) throw new FileError('FILE_NOT_FOUND', `File ${fileId} does not exist in this library`, { fileId });
     if (file.status !== 'READY') throw new FileError('FILE_NOT_READY', `File ${fileId} has not been uploaded and completed (file.complete)`, { fileId });
   }
+}
+
+/**
+ * A file the service makes itself (a library export): the bytes are stored, then the record is put and
+ * marked READY at once (no upload step: the service computed size and SHA-256 itself).
+ */
+export async function storeGeneratedFile(store: Store, blobs: BlobStorage, scope: FileScope, name: string, contentType: string, bytes: Buffer): Promise<FileRecord> {
+  const id = randomUUID();
+  const at = nowIso();
+  const file: FileRecord = {
+    id,
+    organizationId: scope.organizationId,
+    libraryId: scope.libraryId,
+    name,
+    contentType,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    status: 'PENDING',
+    storageKey: `${scope.organizationId}/${scope.libraryId}/${id}`,
+    createdAt: at,
+    createdBy: scope.userId,
+    completedAt: null,
+  };
+  await blobs.put(file.storageKey, bytes, contentType);
+  await putPendingFile(store, file);
+  await markFileReady(store, file, at);
+  return { ...file, status: 'READY', completedAt: at };
+}
+
+/** The bytes of a READY file of the library (FILE_NOT_FOUND / FILE_NOT_READY otherwise). */
+export async function readFileBytes(store: Store, blobs: BlobStorage, scope: Omit<FileScope, 'userId'>, fileId: string): Promise<{ file: FileRecord; bytes: Buffer }> {
+  await checkFilesReady(store, scope, [fileId]);
+  const file = (await getFile(store, scope.organizationId, scope.libraryId, fileId))!;
+  const bytes = await blobs.get(file.storageKey);
+  if (!bytes) throw new FileError('FILE_NOT_READY', `The bytes of file ${fileId} are not in the file store`, { fileId });
+  return { file, bytes };
 }

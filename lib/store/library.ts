@@ -17,6 +17,8 @@ export const libraryRecord = z.object({
   description: z.string().nullable(),
   createdAt: z.string(),
   createdBy: z.string(),
+  /** Set while an import writes into the library (libraryTransfer.ts): the library is closed until it commits. */
+  importing: z.object({ importId: z.string(), startedAt: z.string(), startedBy: z.string() }).nullish(),
 });
 export type LibraryRecord = z.infer<typeof libraryRecord>;
 

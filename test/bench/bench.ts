@@ -13,7 +13,8 @@
  *   npm run bench -- --json                # table, then the same results as JSON on stdout
  *
  * Environment: BENCH_ITERATIONS (default 200), BENCH_WARMUP (calls per operation before measuring,
- * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr).
+ * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr), BENCH_TRANSFER_COMPONENTS
+ * (library export/import throughput at this many components, default 10000; 0 skips it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +33,10 @@ import { plans } from '../../lib/orgs/plans.js';
 import { createStore, type Store } from '../../lib/store/client.js';
 import { organizationKey } from '../../lib/store/organization.js';
 import { freePort } from '../support/ports.js';
+import { measureTransfer, renderTransfer } from './transfer.js';
+
+/** Components of the library export/import throughput measurement (0 skips it). */
+const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_000);
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
@@ -733,6 +738,8 @@ async function main(): Promise<number> {
   results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
   log('  handler bundles (cold start)');
   const bundles = await measureBundles();
+  log(`  library export and import at ${transferComponents} components`);
+  const transfer = transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
 
   const over = results.filter((result) => result.withinBudget === false);
   console.log('');
@@ -752,6 +759,11 @@ async function main(): Promise<number> {
   console.log('[cold start: each handler bundled as the CDK stack bundles it]');
   console.log(renderBundles(bundles));
   console.log('');
+  if (transfer.length) {
+    console.log(`[library export and import, ${transferComponents} components: throughput, not budgeted]`);
+    console.log(renderTransfer(transfer));
+    console.log('');
+  }
   const transactFloor = results.find((result) => result.name.startsWith('raw TransactWriteItems'));
   if (transactFloor && transactFloor.perCall.writeCapacityUnits < 4) {
     console.log(
@@ -777,6 +789,7 @@ async function main(): Promise<number> {
           seeded: { libraries: SEEDED_LIBRARIES, apiKeys: SEEDED_API_KEYS },
           results,
           bundles,
+          transfer,
           withinBudget: over.length === 0,
         },
         null,

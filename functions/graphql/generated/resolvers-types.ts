@@ -508,6 +508,7 @@ export type Mutation = {
    * 401 to every SCIM request from the next one on.
    */
   configureScim: ScimSettings;
+  transfer: TransferMutationNamespace;
   webhooks: WebhookMutationNamespace;
 };
 
@@ -2767,6 +2768,78 @@ export type AiFilterResult = {
   interpretation?: Maybe<Scalars['String']['output']>;
 };
 
+/**
+ * Library export and import (lib/transfer). A whole library does not fit one GraphQL response, so both go
+ * through the library's file store: exportLibrary writes files (READY; download them with File.downloadUrl),
+ * importLibrary reads a file uploaded with file.createUpload / file.complete into the library imported into.
+ * Both need library.settings.update: they act on the library as a whole (the export holds its configuration
+ * and access policy; the import replaces the configuration), which is a library administrator's work.
+ */
+export type LibraryExportFormat =
+  /** One file, the whole library: manifest, configuration documents, access policy, counters, every component with its history, BOMs, BOM snapshots and document links. */
+  | 'JSON'
+  /** Two files, the spreadsheet view: components.csv (one row per component, one attr:<id> column per attribute) and bom.csv (one row per BOM line). */
+  | 'CSV';
+
+export type ExportLibraryInput = {
+  format?: InputMaybe<LibraryExportFormat>;
+};
+
+/** What an export or import holds. */
+export type LibraryTransferCounts = {
+  __typename?: 'LibraryTransferCounts';
+  components: Scalars['Int']['output'];
+  bomLines: Scalars['Int']['output'];
+  documentLinks: Scalars['Int']['output'];
+  historyRecords: Scalars['Int']['output'];
+};
+
+export type LibraryExportResult = {
+  __typename?: 'LibraryExportResult';
+  /** The files written to this library's file store: one for JSON, components.csv then bom.csv for CSV. */
+  files: Array<File>;
+  counts: LibraryTransferCounts;
+};
+
+export type ImportLibraryInput = {
+  /** A READY file of this library: a JSON export, or a components CSV (content type text/csv or a .csv name). */
+  fileId: Scalars['ID']['input'];
+  /** With a components CSV: the READY file holding bom.csv. */
+  bomFileId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type LibraryImportResult = {
+  __typename?: 'LibraryImportResult';
+  importId: Scalars['ID']['output'];
+  counts: LibraryTransferCounts;
+  /** DynamoDB items written. */
+  itemsWritten: Scalars['Int']['output'];
+  durationMs: Scalars['Int']['output'];
+};
+
+export type TransferMutationNamespace = {
+  __typename?: 'TransferMutationNamespace';
+  /** Exports the library of x-library to its file store. */
+  exportLibrary: LibraryExportResult;
+  /**
+   * Imports a file into the library of x-library, which must be empty (LIBRARY_NOT_EMPTY). Everything is
+   * validated first: IMPORT_INVALID with extensions.problems ([{ path, code, message }], every problem, at most
+   * 1,000 listed, extensions.problemCount) writes nothing. While the import writes, the library answers
+   * LIBRARY_IMPORT_IN_PROGRESS; it opens with everything at once when the import commits.
+   */
+  importLibrary: LibraryImportResult;
+};
+
+
+export type TransferMutationNamespaceExportLibraryArgs = {
+  input?: InputMaybe<ExportLibraryInput>;
+};
+
+
+export type TransferMutationNamespaceImportLibraryArgs = {
+  input: ImportLibraryInput;
+};
+
 export type User = {
   __typename?: 'User';
   id: Scalars['ID']['output'];
@@ -3247,6 +3320,13 @@ export type ResolversTypes = {
   BuildAiFilterInput: BuildAiFilterInput;
   FilterWithAiOutput: ResolverTypeWrapper<Omit<FilterWithAiOutput, 'components'> & { components: Array<ResolversTypes['Component']> }>;
   AiFilterResult: ResolverTypeWrapper<Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversTypes['AdvancedComponentFilterOutput']> }>;
+  LibraryExportFormat: LibraryExportFormat;
+  ExportLibraryInput: ExportLibraryInput;
+  LibraryTransferCounts: ResolverTypeWrapper<LibraryTransferCounts>;
+  LibraryExportResult: ResolverTypeWrapper<Omit<LibraryExportResult, 'files'> & { files: Array<ResolversTypes['File']> }>;
+  ImportLibraryInput: ImportLibraryInput;
+  LibraryImportResult: ResolverTypeWrapper<LibraryImportResult>;
+  TransferMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   User: ResolverTypeWrapper<UserModel>;
   Me: ResolverTypeWrapper<CurrentUserModel>;
   SandboxParentOption: ResolverTypeWrapper<SandboxParentModel>;
@@ -3461,6 +3541,12 @@ export type ResolversParentTypes = {
   BuildAiFilterInput: BuildAiFilterInput;
   FilterWithAiOutput: Omit<FilterWithAiOutput, 'components'> & { components: Array<ResolversParentTypes['Component']> };
   AiFilterResult: Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversParentTypes['AdvancedComponentFilterOutput']> };
+  ExportLibraryInput: ExportLibraryInput;
+  LibraryTransferCounts: LibraryTransferCounts;
+  LibraryExportResult: Omit<LibraryExportResult, 'files'> & { files: Array<ResolversParentTypes['File']> };
+  ImportLibraryInput: ImportLibraryInput;
+  LibraryImportResult: LibraryImportResult;
+  TransferMutationNamespace: Record<PropertyKey, never>;
   User: UserModel;
   Me: CurrentUserModel;
   SandboxParentOption: SandboxParentModel;
@@ -3628,6 +3714,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   saml?: Resolver<ResolversTypes['SamlMutationNamespace'], ParentType, ContextType>;
   scimToken?: Resolver<ResolversTypes['ScimTokenMutationNamespace'], ParentType, ContextType>;
   configureScim?: Resolver<ResolversTypes['ScimSettings'], ParentType, ContextType, RequireFields<MutationConfigureScimArgs, 'enabled'>>;
+  transfer?: Resolver<ResolversTypes['TransferMutationNamespace'], ParentType, ContextType>;
   webhooks?: Resolver<ResolversTypes['WebhookMutationNamespace'], ParentType, ContextType>;
 };
 
@@ -4463,6 +4550,30 @@ export type AiFilterResultResolvers<ContextType = GraphQLContext, ParentType ext
   interpretation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type LibraryTransferCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryTransferCounts'] = ResolversParentTypes['LibraryTransferCounts']> = {
+  components?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  bomLines?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  documentLinks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  historyRecords?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type LibraryExportResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryExportResult'] = ResolversParentTypes['LibraryExportResult']> = {
+  files?: Resolver<Array<ResolversTypes['File']>, ParentType, ContextType>;
+  counts?: Resolver<ResolversTypes['LibraryTransferCounts'], ParentType, ContextType>;
+};
+
+export type LibraryImportResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryImportResult'] = ResolversParentTypes['LibraryImportResult']> = {
+  importId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  counts?: Resolver<ResolversTypes['LibraryTransferCounts'], ParentType, ContextType>;
+  itemsWritten?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type TransferMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransferMutationNamespace'] = ResolversParentTypes['TransferMutationNamespace']> = {
+  exportLibrary?: Resolver<ResolversTypes['LibraryExportResult'], ParentType, ContextType, Partial<TransferMutationNamespaceExportLibraryArgs>>;
+  importLibrary?: Resolver<ResolversTypes['LibraryImportResult'], ParentType, ContextType, RequireFields<TransferMutationNamespaceImportLibraryArgs, 'input'>>;
+};
+
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -4665,6 +4776,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   QueryFilterResult?: QueryFilterResultResolvers<ContextType>;
   FilterWithAiOutput?: FilterWithAiOutputResolvers<ContextType>;
   AiFilterResult?: AiFilterResultResolvers<ContextType>;
+  LibraryTransferCounts?: LibraryTransferCountsResolvers<ContextType>;
+  LibraryExportResult?: LibraryExportResultResolvers<ContextType>;
+  LibraryImportResult?: LibraryImportResultResolvers<ContextType>;
+  TransferMutationNamespace?: TransferMutationNamespaceResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   Me?: MeResolvers<ContextType>;
   SandboxParentOption?: SandboxParentOptionResolvers<ContextType>;

@@ -15,6 +15,7 @@ import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
 import { scimResolvers } from './scim.js';
 import { searchResolvers } from './search.js';
+import { transferResolvers } from './transfer.js';
 import { userResolvers } from './user.js';
 
 export const resolvers: Resolvers = mergeResolvers([
@@ -34,4 +35,5 @@ export const resolvers: Resolvers = mergeResolvers([
   integrationResolvers,
   webhookResolvers,
   scimResolvers,
+  transferResolvers,
 ]);

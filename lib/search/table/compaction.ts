@@ -56,7 +56,7 @@ async function readBlockRows(store: Store, library: LibraryRef, block: BlockEntr
 }
 
 /** New blocks of at most blockRows rows, each column stored in parts (columns.ts). */
-function packBlocks(rows: RowFields[]): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
+export function packBlocks(rows: RowFields[]): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
   const blocks: BlockEntry[] = [];
   const parts: Omit<StoredPart, 'createdAt'>[] = [];
   for (let start = 0; start < rows.length; start += blockRows) {

@@ -45,3 +45,4 @@ export async function putSearchEntryIfNewer(store: Store, component: ComponentRe
     return false;
   }
 }
+

@@ -1,0 +1,36 @@
+import { brotliCompressSync } from 'node:zlib';
+import { projectionOf } from '../entries.js';
+import type { ComponentRecord } from '../../store/component.js';
+import { packBlocks } from './compaction.js';
+import { rowFieldsOf } from './rows.js';
+import { columnPartKey, manifestKey, type LibraryRef } from './storage.js';
+
+/**
+ * The search index of a library loaded in bulk (an import into an empty library): the blocks built
+ * directly from the components, as compaction would build them, instead of one delta per component folded
+ * later. Returns the column parts (written with the other items, invisible until a manifest names them) and
+ * the manifest Put that makes them the index: the import puts it in its commit transaction, on condition
+ * that the library has no index yet.
+ */
+export function bulkIndexItems(library: LibraryRef, components: ComponentRecord[]): { parts: Record<string, unknown>[]; manifestPut: Record<string, unknown> } {
+  const rows = components.map((component) => rowFieldsOf(projectionOf(component))).sort((a, b) => a.createdAt - b.createdAt);
+  const packed = packBlocks(rows);
+  const createdAt = new Date().toISOString();
+  const parts = packed.parts.map((part) => ({
+    ...columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start),
+    entity: 'SearchColumn',
+    data: part.data,
+    createdAt,
+  }));
+  const watermark = rows.reduce((max, row) => Math.max(max, row.createdAt), 0);
+  const data = brotliCompressSync(Buffer.from(JSON.stringify({ watermark, blocks: packed.blocks })));
+  return {
+    parts,
+    manifestPut: {
+      Put: {
+        Item: { ...manifestKey(library.organizationId, library.libraryId), entity: 'SearchManifest', version: 1, data, updatedAt: createdAt },
+        ConditionExpression: 'attribute_not_exists(version)',
+      },
+    },
+  };
+}

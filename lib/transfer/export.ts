@@ -1,0 +1,88 @@
+import { loadLibraryConfiguration } from '../config/libraryConfig.js';
+import type { LibraryRef } from '../access/scope.js';
+import type { Store } from '../store/client.js';
+import { getLibrary } from '../store/library.js';
+import { configTypes } from '../store/libraryConfig.js';
+import {
+  listBomRecords,
+  listBomSnapshotRecords,
+  listComponentRecords,
+  listCpnCounters,
+  listDocumentLinkRecords,
+  listHistoryRecords,
+} from '../store/libraryTransfer.js';
+import { committedWriteIds } from '../store/pendingWrite.js';
+import { carriedFieldsOf, countsOf, formatName, formatVersion, type ExportedComponent, type LibraryExport } from './format.js';
+
+/**
+ * Reads a whole library: one paginated Query per kind of item (components, history, BOMs, BOM snapshots,
+ * document links, counters) over the library partition, and the configuration. Items of a large write that
+ * has not committed are left out, as every reader leaves them out. Components come in CPN order.
+ */
+export async function exportLibrary(store: Store, ref: LibraryRef): Promise<LibraryExport> {
+  const { organizationId: org, libraryId: lib } = ref;
+  const [library, config, components, history, boms, snapshots, documentLinks, counters] = await Promise.all([
+    getLibrary(store, org, lib),
+    loadLibraryConfiguration(store, org, lib),
+    listComponentRecords(store, org, lib),
+    listHistoryRecords(store, org, lib),
+    listBomRecords(store, org, lib),
+    listBomSnapshotRecords(store, org, lib),
+    listDocumentLinkRecords(store, org, lib),
+    listCpnCounters(store, org, lib),
+  ]);
+  const pending = [...components, ...history, ...boms, ...documentLinks].flatMap((r) => (r.writeId ? [r.writeId] : []));
+  const committed = await committedWriteIds(store, org, lib, pending);
+  const visible = <T extends { writeId?: string | null }>(record: T) => !record.writeId || committed.has(record.writeId);
+
+  const historyOf = groupBy(history.filter(visible), (r) => r.componentId);
+  const snapshotsOf = groupBy(snapshots, (r) => r.assemblyId);
+  const bomOf = new Map(boms.filter(visible).map((b) => [b.assemblyId, b]));
+  const linksOf = new Map(documentLinks.filter(visible).map((d) => [d.componentId, d]));
+
+  const exported: ExportedComponent[] = components
+    .filter(visible)
+    .sort((a, b) => (a.cpn < b.cpn ? -1 : a.cpn > b.cpn ? 1 : 0))
+    .map((c) => {
+      const bom = bomOf.get(c.id);
+      const links = linksOf.get(c.id);
+      return {
+        id: c.id,
+        ...carriedFieldsOf(c),
+        // A record past the component's version belongs to a release that has not committed.
+        history: (historyOf.get(c.id) ?? [])
+          .filter((h) => h.version <= c.version)
+          .map((h) => ({ version: h.version, action: h.action, at: h.at, by: h.by, actingIntegrationId: h.actingIntegrationId, changes: h.changes })),
+        bom: bom ? { bomVersion: bom.bomVersion, lines: bom.lines, updatedAt: bom.updatedAt, updatedBy: bom.updatedBy } : null,
+        bomHistory: (snapshotsOf.get(c.id) ?? [])
+          .filter((s) => !bom || s.bomVersion <= bom.bomVersion)
+          .map((s) => ({ bomVersion: s.bomVersion, lines: s.lines, updatedAt: s.updatedAt, updatedBy: s.updatedBy, actingIntegrationId: s.actingIntegrationId })),
+        documentLinks: links ? { updatedAt: links.updatedAt, links: links.links } : null,
+      };
+    });
+
+  return {
+    manifest: {
+      format: formatName,
+      formatVersion,
+      exportedAt: new Date().toISOString(),
+      source: library ? { organizationId: org, libraryId: lib, slug: library.slug, name: library.name } : null,
+      configuration: Object.fromEntries(configTypes.map((type) => [type, config.records[type].document])) as LibraryExport['manifest']['configuration'],
+      accessPolicy: config.accessPolicy.version > 0 || config.accessPolicy.entries.length > 0 ? { entries: config.accessPolicy.entries } : null,
+      counters: counters.sort((a, b) => `${a.element}#${a.scopeKey}`.localeCompare(`${b.element}#${b.scopeKey}`)),
+      counts: countsOf(exported),
+    },
+    components: exported,
+  };
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}

@@ -1,0 +1,97 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ImportProblem } from '../errors.js';
+import { ImportInvalidError } from '../errors.js';
+import { bomToCsv, componentsToCsv } from './csv.js';
+import { bundleSchema, exportedComponent, manifestSchema, type LibraryExport, type Manifest } from './format.js';
+import type { ImportSource } from './import.js';
+import { categoriesDocument } from '../config/categories.js';
+import { z } from 'zod';
+
+/**
+ * The export as files. A directory (CLI): library.json (manifest), components.json (the whole), and the
+ * spreadsheet view components.csv and bom.csv. One file (API): the bundle, the manifest with the components inside.
+ */
+export function directoryFiles(library: LibraryExport): Record<string, string> {
+  const categories = categoriesDocument.parse(library.manifest.configuration.CATEGORIES);
+  return {
+    'library.json': `${JSON.stringify(library.manifest, null, 2)}\n`,
+    'components.json': `${JSON.stringify(library.components)}\n`,
+    'components.csv': componentsToCsv(library.components, categories),
+    'bom.csv': bomToCsv(library.components),
+  };
+}
+
+export async function writeExportDirectory(directory: string, library: LibraryExport): Promise<string[]> {
+  await mkdir(directory, { recursive: true });
+  const files = directoryFiles(library);
+  await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(directory, name), text)));
+  return Object.keys(files);
+}
+
+export const bundleText = (library: LibraryExport) => JSON.stringify({ ...library.manifest, components: library.components });
+
+function parseJson(text: string, file: string, problems: ImportProblem[]): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    problems.push({ path: file, code: 'JSON_MALFORMED', message: (error as Error).message });
+    return undefined;
+  }
+}
+
+function shapeProblems(error: z.ZodError, root: string): ImportProblem[] {
+  return error.issues.map((issue) => ({
+    path: `${root}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`,
+    code: 'FORMAT_INVALID',
+    message: issue.message,
+  }));
+}
+
+async function readOptional(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * Reads an export directory. `format` json reads library.json and components.json (the whole); csv reads
+ * components.csv and bom.csv (bom.csv optional), with library.json's configuration when present. Without
+ * a format: json when components.json is there, else csv. Malformed files are IMPORT_INVALID.
+ */
+export async function readImportDirectory(directory: string, format?: 'json' | 'csv'): Promise<ImportSource> {
+  const [manifestText, componentsJson, componentsCsv, bomCsv] = await Promise.all(
+    ['library.json', 'components.json', 'components.csv', 'bom.csv'].map((name) => readOptional(join(directory, name))),
+  ) as [string | null, string | null, string | null, string | null];
+  const problems: ImportProblem[] = [];
+  const chosen = format ?? (componentsJson !== null ? 'json' : 'csv');
+  let manifest: Manifest | null = null;
+  if (manifestText !== null) {
+    const parsed = manifestSchema.safeParse(parseJson(manifestText, 'library.json', problems));
+    if (parsed.success) manifest = parsed.data;
+    else if (problems.length === 0) problems.push(...shapeProblems(parsed.error, 'library.json'));
+  } else if (chosen === 'json') problems.push({ path: 'library.json', code: 'FILE_MISSING', message: `${directory} has no library.json` });
+  if (chosen === 'json') {
+    if (componentsJson === null) problems.push({ path: 'components.json', code: 'FILE_MISSING', message: `${directory} has no components.json` });
+    const parsed = z.array(exportedComponent).safeParse(componentsJson === null ? [] : parseJson(componentsJson, 'components.json', problems));
+    if (!parsed.success) problems.push(...shapeProblems(parsed.error, 'components.json'));
+    if (problems.length > 0 || !manifest || !parsed.success) throw new ImportInvalidError(problems);
+    return { kind: 'json', library: { manifest, components: parsed.data }, root: 'components.json' };
+  }
+  if (componentsCsv === null) problems.push({ path: 'components.csv', code: 'FILE_MISSING', message: `${directory} has no components.csv` });
+  if (problems.length > 0) throw new ImportInvalidError(problems);
+  return { kind: 'csv', manifest, componentsCsv: componentsCsv!, bomCsv };
+}
+
+/** Reads the single-file form (the API's upload): a bundle (JSON), or a components CSV. */
+export function readImportBundle(text: string): ImportSource {
+  const problems: ImportProblem[] = [];
+  const parsed = bundleSchema.safeParse(parseJson(text, 'bundle', problems));
+  if (problems.length === 0 && !parsed.success) problems.push(...shapeProblems(parsed.error, 'bundle'));
+  if (problems.length > 0 || !parsed.success) throw new ImportInvalidError(problems);
+  const { components, ...manifest } = parsed.data;
+  return { kind: 'json', library: { manifest, components }, root: 'bundle.components' };
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { readAccesses, writeDesignations } from '../integrations/policy.js';
+import { configTypes } from '../store/libraryConfig.js';
+import { bomLine, bomRecord, documentLink, documentLinksRecord } from '../store/bom.js';
+import { componentHistoryRecord, componentRecord } from '../store/component.js';
+
+/**
+ * The library export format, version 1. One library as data, independent of the table: ids are the
+ * source library's and serve as references inside the export; an import gives every component, BOM line
+ * and document link a new id and rewrites the references (BOM lines, pins to child versions, document links,
+ * history changes that name them). CPNs are the identity users see and are kept.
+ *
+ * The whole (JSON) is a manifest and the components:
+ * - `library.json` (the manifest): format, formatVersion, exportedAt, source, the four configuration
+ *   documents, the attribute access policy (null when the library has none), the CPN counters and counts;
+ * - `components.json`: every component with all its fields, attribute values, history records, its current
+ *   BOM and BOM snapshots (assemblies), and its document links.
+ * Through the API the same whole is ONE file: the manifest with `components` inside (`bundle`).
+ * The CSV files (`components.csv`, `bom.csv`, see csv.ts) are the spreadsheet view.
+ */
+export const formatName = 'plm-library';
+export const formatVersion = 1;
+
+export const exportedHistoryRecord = componentHistoryRecord.omit({ componentId: true, writeId: true });
+export type ExportedHistoryRecord = z.infer<typeof exportedHistoryRecord>;
+
+/** A BOM line as stored; ids are references inside the export (rewritten on import). */
+export const exportedBomLine = bomLine.extend({ lineId: z.string().min(1), childId: z.string().min(1) });
+export type ExportedBomLine = z.infer<typeof exportedBomLine>;
+
+export const exportedBom = bomRecord.pick({ bomVersion: true, updatedAt: true, updatedBy: true }).extend({ lines: z.array(exportedBomLine) });
+export const exportedBomSnapshot = exportedBom.extend({ actingIntegrationId: z.string().nullable() });
+
+export const exportedDocumentLinks = documentLinksRecord.pick({ updatedAt: true }).extend({ links: z.array(documentLink.extend({ linkId: z.string().min(1), documentId: z.string().min(1) })) });
+
+/**
+ * The component fields an export carries as they are: every stored field but the id (a reference inside
+ * the export), the tenant ids, the copies of status and category names (derived from the configuration),
+ * the lock of a change order and the write id.
+ */
+export const carriedComponentFields = componentRecord.omit({ id: true, organizationId: true, libraryId: true, category: true, status: true, lockedBy: true, writeId: true });
+export type CarriedComponentFields = z.infer<typeof carriedComponentFields>;
+
+export function carriedFieldsOf(record: CarriedComponentFields): CarriedComponentFields {
+  const fields = {} as Record<string, unknown>;
+  for (const key of Object.keys(carriedComponentFields.shape)) fields[key] = record[key as keyof CarriedComponentFields];
+  return fields as CarriedComponentFields;
+}
+
+/** A component as exported: the carried fields, its history (versions 1 to `version`, oldest first), BOM, BOM snapshots (oldest first) and document links. */
+export const exportedComponent = carriedComponentFields.extend({
+  id: z.string().min(1),
+  history: z.array(exportedHistoryRecord),
+  bom: exportedBom.nullable(),
+  bomHistory: z.array(exportedBomSnapshot),
+  documentLinks: exportedDocumentLinks.nullable(),
+});
+export type ExportedComponent = z.infer<typeof exportedComponent>;
+
+export const exportedCounter = z.object({ element: z.string(), scopeKey: z.string(), value: z.number().int() });
+
+export const manifestSchema = z.object({
+  format: z.literal(formatName),
+  formatVersion: z.literal(formatVersion),
+  exportedAt: z.string(),
+  source: z.object({ organizationId: z.string(), libraryId: z.string(), slug: z.string(), name: z.string() }).nullable(),
+  /** The four documents as stored (validated again on import). */
+  configuration: z.object(Object.fromEntries(configTypes.map((type) => [type, z.record(z.string(), z.unknown())])) as Record<(typeof configTypes)[number], z.ZodRecord<z.ZodString, z.ZodUnknown>>),
+  accessPolicy: z
+    .object({ entries: z.array(z.object({ attribute: z.string(), principal: z.string(), write: z.enum(writeDesignations), read: z.enum(readAccesses) })) })
+    .nullable(),
+  /** The last value each CPN counter handed out; an import also advances them past every imported CPN. */
+  counters: z.array(exportedCounter),
+  counts: z.object({ components: z.number().int(), bomLines: z.number().int(), documentLinks: z.number().int(), historyRecords: z.number().int(), bomSnapshots: z.number().int() }),
+});
+export type Manifest = z.infer<typeof manifestSchema>;
+
+/** The whole library: what export produces and what a JSON import reads. */
+export interface LibraryExport {
+  manifest: Manifest;
+  components: ExportedComponent[];
+}
+
+/** The single-file form (API): the manifest with the components inside. */
+export const bundleSchema = manifestSchema.extend({ components: z.array(exportedComponent) });
+
+export function countsOf(components: ExportedComponent[]): Manifest['counts'] {
+  return {
+    components: components.length,
+    bomLines: components.reduce((sum, c) => sum + (c.bom?.lines.length ?? 0), 0),
+    documentLinks: components.reduce((sum, c) => sum + (c.documentLinks?.links.length ?? 0), 0),
+    historyRecords: components.reduce((sum, c) => sum + c.history.length, 0),
+    bomSnapshots: components.reduce((sum, c) => sum + c.bomHistory.length, 0),
+  };
+}

@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import type { LibraryRef } from '../access/scope.js';
+import { normalizeCpn } from '../config/cpnScheme.js';
+import { loadLibraryConfiguration } from '../config/libraryConfig.js';
+import { ImportInvalidError, LibraryImportError, type ImportProblem } from '../errors.js';
+import type { Entitlements } from '../orgs/plans.js';
+import { searchPartition } from '../search/entries.js';
+import { bulkIndexItems } from '../search/table/bulkLoad.js';
+import { bomItem, bomSnapshotItem, documentLinksItem, type BomLine } from '../store/bom.js';
+import type { Store } from '../store/client.js';
+import { componentItem, historyItem, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import type { Key } from '../store/items.js';
+import { configTypes, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';
+import {
+  clearImportMark,
+  commitLibraryImport,
+  cpnClaimItem,
+  cpnCounterItem,
+  deleteKeysInParallel,
+  libraryHasImportedKinds,
+  listImportedKeys,
+  listComponentIds,
+  listCpnCounters,
+  markLibraryImporting,
+  putItemsInParallel,
+  usageItem,
+} from '../store/libraryTransfer.js';
+import { mergeCounters, type CounterValue } from './counters.js';
+import { componentsFromCsv, type ImportActor } from './csvSource.js';
+import { carriedFieldsOf, type ExportedComponent, type LibraryExport, type Manifest } from './format.js';
+import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
+
+/** What an import reads: the whole (JSON) or the spreadsheet files, with the manifest when there is one. */
+export type ImportSource =
+  | { kind: 'json'; library: LibraryExport; root: string }
+  | { kind: 'csv'; manifest: Manifest | null; componentsCsv: string; bomCsv: string | null };
+
+export interface ImportProgress {
+  phase: 'validated' | 'writing' | 'committed';
+  written: number;
+  total: number;
+}
+
+export interface ImportOptions {
+  actor: ImportActor;
+  entitlements: Entitlements;
+  onProgress?: (progress: ImportProgress) => void;
+  /** Concurrent BatchWriteItem calls (each 25 items); 8 by default. */
+  parallelWrites?: number;
+  /** Tests: fail after this many items were written, to prove that a failure leaves nothing behind. */
+  failAfterItems?: number;
+}
+
+export interface ImportResult {
+  importId: string;
+  components: number;
+  bomLines: number;
+  documentLinks: number;
+  historyRecords: number;
+  itemsWritten: number;
+  durationMs: number;
+}
+
+/** Failure injected by ImportOptions.failAfterItems. */
+export class SimulatedImportFailure extends Error {}
+
+/**
+ * Imports a library into an EMPTY library (no component was ever created in it: LIBRARY_NOT_EMPTY
+ * otherwise). First everything is validated; any problem refuses the import with IMPORT_INVALID listing
+ * every problem, and nothing is written. Then the library is closed (its item is marked `importing`; every
+ * library-scoped request answers LIBRARY_IMPORT_IN_PROGRESS), the items are written with parallel
+ * BatchWriteItem calls, and ONE transaction commits: configuration documents, access policy and the
+ * removal of the mark. A failure before the commit deletes every item the import wrote and reopens the
+ * library as it was; a crash leaves it closed until `npm run admin -- import-abort` (abandonLibraryImport).
+ */
+export async function importLibrary(store: Store, target: LibraryRef, source: ImportSource, options: ImportOptions): Promise<ImportResult> {
+  const started = performance.now();
+  const { organizationId: org, libraryId: lib } = target;
+  const [current, notEmpty, targetCounters] = await Promise.all([loadLibraryConfiguration(store, org, lib), libraryHasImportedKinds(store, org, lib), listCpnCounters(store, org, lib)]);
+  if (notEmpty) throw new LibraryImportError('LIBRARY_NOT_EMPTY', 'Only an empty library can be imported into: this one has (or had) components. Create a new library for the import.');
+
+  const problems: ImportProblem[] = [];
+  const manifest = source.kind === 'json' ? source.library.manifest : source.manifest;
+  const config: ImportConfiguration | undefined = manifest ? parseImportConfiguration(manifest.configuration, 'library.json: configuration', problems) : current;
+  if (!config) throw new ImportInvalidError(problems);
+  let components: ExportedComponent[];
+  let locations: Locations;
+  if (source.kind === 'json') {
+    components = source.library.components;
+    locations = { component: (i) => `${source.root}[${i}]`, line: (i, j) => `${source.root}[${i}].bom.lines[${j}]` };
+  } else {
+    ({ components, locations } = componentsFromCsv(source.componentsCsv, source.bomCsv, config, options.actor, problems));
+  }
+  problems.push(...validateComponents(components, config, options.entitlements, locations));
+  problems.push(...(await bomCycleProblems(components, locations)));
+  if (problems.length > 0) throw new ImportInvalidError(problems);
+
+  const { items, records } = importItems(target, components, config);
+  // The search index is built here, as blocks: its manifest lands in the commit transaction.
+  const search = bulkIndexItems(target, records);
+  items.push(...search.parts);
+  const counters = mergeCounters(config.cpnScheme, components.map((c) => c.cpn), manifest?.counters ?? [], targetCounters);
+  items.push(...counters.map((counter: CounterValue) => cpnCounterItem(org, lib, counter)));
+  const total = items.length;
+  options.onProgress?.({ phase: 'validated', written: 0, total });
+
+  const importId = randomUUID();
+  await markLibraryImporting(store, org, lib, { importId, startedAt: options.actor.at, startedBy: options.actor.userId });
+  const keys: Key[] = items.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
+  try {
+    // A component created between the check above and the mark would be overwritten: look again, now closed.
+    if (await libraryHasImportedKinds(store, org, lib)) throw new LibraryImportError('LIBRARY_NOT_EMPTY', 'A component was created in the library while the import started');
+    let written = 0;
+    await putItemsInParallel(store, options.failAfterItems === undefined ? items : items.slice(0, options.failAfterItems), options.parallelWrites ?? 8, (n) => {
+      written = n;
+      options.onProgress?.({ phase: 'writing', written, total });
+    });
+    if (options.failAfterItems !== undefined) throw new SimulatedImportFailure(`simulated failure after ${options.failAfterItems} items`);
+    // Requests already past their context check when the mark was set may have written a component.
+    const stored = await listComponentIds(store, org, lib);
+    if (stored.length !== components.length) throw new LibraryImportError('IMPORT_FAILED', 'Components were written into the library by another request during the import; nothing was imported');
+    await commitLibraryImport(
+      store,
+      org,
+      lib,
+      importId,
+      configRecords(current, manifest, options.actor),
+      manifest?.accessPolicy ? policyRecord(current.accessPolicy.version, manifest.accessPolicy, options.actor) : null,
+      [search.manifestPut],
+    );
+  } catch (error) {
+    // Every item the import wrote, search entries included, is among its keys: nothing else is deleted.
+    await deleteKeysInParallel(store, keys, options.parallelWrites ?? 8);
+    await clearImportMark(store, org, lib, importId);
+    throw error;
+  }
+  options.onProgress?.({ phase: 'committed', written: total, total });
+  return {
+    importId,
+    components: components.length,
+    bomLines: components.reduce((n, c) => n + (c.bom?.lines.length ?? 0), 0),
+    documentLinks: components.reduce((n, c) => n + (c.documentLinks?.links.length ?? 0), 0),
+    historyRecords: components.reduce((n, c) => n + c.history.length, 0),
+    itemsWritten: total,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+/** The imported documents as new versions of the target's (unchanged documents are left as they are). */
+function configRecords(current: Awaited<ReturnType<typeof loadLibraryConfiguration>>, manifest: Manifest | null, actor: ImportActor) {
+  if (!manifest) return [];
+  return configTypes
+    .filter((type: ConfigType) => JSON.stringify(manifest.configuration[type]) !== JSON.stringify(current.records[type].document))
+    .map((type) => {
+      const previous = current.records[type];
+      const version = previous.version + 1;
+      const record: LibraryConfigRecord = {
+        type,
+        version,
+        document: manifest.configuration[type],
+        updatedAt: actor.at,
+        updatedBy: actor.userId,
+        syncStatus: 'SYNCED',
+        syncedVersion: version,
+        syncUpdatedAt: actor.at,
+        syncComponentsUpdated: 0,
+        syncError: null,
+      };
+      return { record, previousVersion: current.stored.has(type) ? previous.version : null };
+    });
+}
+
+function policyRecord(currentVersion: number, policy: NonNullable<Manifest['accessPolicy']>, actor: ImportActor) {
+  return { version: currentVersion + 1, entries: policy.entries, updatedAt: actor.at, updatedBy: actor.userId };
+}
+
+/**
+ * Every item of the imported library, with new ids: components (status and category names copied from
+ * the configuration, as writes copy them), history records, CPN claims, current BOMs, BOM
+ * snapshots, where-used entries and document links. References inside the export (BOM lines, pins to child
+ * versions, document links, history changes of children and document links) are rewritten to the new ids.
+ */
+function importItems(target: LibraryRef, components: ExportedComponent[], config: ImportConfiguration): { items: Record<string, unknown>[]; records: ComponentRecord[] } {
+  const { organizationId: org, libraryId: lib } = target;
+  const ids = new Map<string, string>();
+  const newId = (old: string) => {
+    let id = ids.get(old);
+    if (!id) ids.set(old, (id = randomUUID()));
+    return id;
+  };
+  for (const c of components) newId(c.id);
+  // Ids the export does not hold (components deleted before the export, named by old history) stay as they were.
+  const mapRef = (old: unknown) => (typeof old === 'string' && ids.has(old) ? ids.get(old)! : old);
+  const mapPin = (pin: string | null) => {
+    if (pin === null) return null;
+    const at = pin.lastIndexOf(':');
+    return at < 0 ? pin : `${mapRef(pin.slice(0, at))}${pin.slice(at)}`;
+  };
+  const mapLine = (line: BomLine): BomLine => ({ ...line, lineId: newId(`line:${line.lineId}`), childId: mapRef(line.childId) as string, childHistoryId: mapPin(line.childHistoryId) });
+  const mapChange = (change: HistoryChange): HistoryChange => {
+    const list = (value: unknown, map: (entry: unknown) => unknown) => (Array.isArray(value) ? value.map(map) : value);
+    if (change.field === 'children') {
+      const mapSummary = (entry: unknown) =>
+        entry && typeof entry === 'object' ? { ...entry, childId: mapRef((entry as { childId?: unknown }).childId), childHistoryId: mapPin(((entry as { childHistoryId?: string | null }).childHistoryId ?? null)) } : entry;
+      return { ...change, from: list(change.from, mapSummary), to: list(change.to, mapSummary) };
+    }
+    if (change.field === 'documentLinks') return { ...change, from: list(change.from, mapRef), to: list(change.to, mapRef) };
+    return change;
+  };
+  const categories = new Map(config.categories.categories.map((c) => [c.id, c]));
+  const statuses = new Map(config.statuses.statuses.map((s) => [s.id, s]));
+
+  const items: Record<string, unknown>[] = [];
+  const records: ComponentRecord[] = [];
+  const usedBy = new Map<string, Set<string>>();
+  for (const c of components) {
+    const id = ids.get(c.id)!;
+    const category = categories.get(c.categoryId)!;
+    const status = statuses.get(c.statusId)!;
+    const record: ComponentRecord = {
+      ...carriedFieldsOf(c),
+      id,
+      organizationId: org,
+      libraryId: lib,
+      category: { name: category.name, type: category.type, prefix: category.prefix },
+      status: { name: status.name, color: status.color, mapsTo: status.mapsTo },
+      lockedBy: null,
+    };
+    records.push(record);
+    items.push(componentItem(record));
+    items.push(cpnClaimItem(org, lib, normalizeCpn(config.cpnScheme, c.cpn), c.cpn, id, c.createdAt));
+    for (const h of c.history) items.push(historyItem(org, lib, { componentId: id, ...h, changes: h.changes.map(mapChange) }));
+    if (c.bom) {
+      const lines = c.bom.lines.map(mapLine);
+      const childIds = [...new Set(lines.map((l) => l.childId))];
+      for (const childId of childIds) usedBy.set(childId, (usedBy.get(childId) ?? new Set()).add(id));
+      items.push(bomItem(org, lib, { assemblyId: id, bomVersion: c.bom.bomVersion, lines, childIds, updatedAt: c.bom.updatedAt, updatedBy: c.bom.updatedBy, writeId: null }));
+    }
+    for (const s of c.bomHistory) {
+      const lines = s.lines.map(mapLine);
+      items.push(bomSnapshotItem(org, lib, { assemblyId: id, ...s, lines, childIds: [...new Set(lines.map((l) => l.childId))], writeId: null }));
+    }
+    if (c.documentLinks) {
+      const links = c.documentLinks.links.map((l) => ({ ...l, linkId: newId(`link:${l.linkId}`), documentId: mapRef(l.documentId) as string }));
+      items.push(documentLinksItem(org, lib, { componentId: id, links, updatedAt: c.documentLinks.updatedAt, writeId: null }));
+    }
+  }
+  for (const [childId, assemblies] of usedBy) items.push(usageItem(org, lib, childId, [...assemblies].sort()));
+  return { items, records };
+}
+
+/**
+ * Finishes an import that crashed (the library stays closed): deletes everything it may have written
+ * (in an empty library, every component, history, claim, BOM, link, counter and search item) and reopens
+ * the library. Refuses when no import holds the library.
+ */
+export async function abandonLibraryImport(store: Store, target: LibraryRef, importId: string): Promise<{ deleted: number }> {
+  const keys = await listImportedKeys(store, target.organizationId, target.libraryId, searchPartition(target.organizationId, target.libraryId));
+  await deleteKeysInParallel(store, keys, 8);
+  await clearImportMark(store, target.organizationId, target.libraryId, importId);
+  return { deleted: keys.length };
+}

@@ -1,0 +1,183 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { plans } from '../../lib/orgs/plans.js';
+import { getLibrary } from '../../lib/store/library.js';
+import { ImportInvalidError, LibraryImportError } from '../../lib/errors.js';
+import { writeItems } from '../../lib/items/writer.js';
+import { TableSearchIndex } from '../../lib/search/table/index.js';
+import { readManifest } from '../../lib/search/table/storage.js';
+import { exportLibrary } from '../../lib/transfer/export.js';
+import { syntheticLibraryCsv } from '../../lib/transfer/synthetic.js';
+import { readImportDirectory, writeExportDirectory } from '../../lib/transfer/files.js';
+import { importLibrary, SimulatedImportFailure, type ImportOptions } from '../../lib/transfer/import.js';
+import { newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
+import { seedContext } from './searchHelpers.js';
+import { canonical, canonicalLibrary, createComponents, markReleased, newEmptyLibrary, partitionSnapshot, seedLibraryWithBoms, updateComponents, type LibraryTarget } from './transferHelpers.js';
+
+const store = testStore();
+const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+let tenant: Tenant;
+let source: LibraryTarget;
+
+const options = (t: { user: { id: string } }): ImportOptions => ({
+  actor: { userId: t.user.id, principalId: nativePrincipalId, actingIntegrationId: null, at: new Date().toISOString() },
+  entitlements: plans.enterprise,
+});
+
+async function roundTrip(from: LibraryTarget) {
+  const directory = await mkdtemp(join(tmpdir(), 'plm-export-'));
+  const exported = await exportLibrary(store, from.ref);
+  await writeExportDirectory(directory, exported);
+  const target = await newEmptyLibrary(store, from, uniqueSlug('imp'));
+  const result = await importLibrary(store, target.ref, await readImportDirectory(directory), options(from));
+  return { directory, exported, target, result };
+}
+
+beforeAll(async () => {
+  tenant = await newTenant();
+  source = { ...tenant, ref: { organizationId: tenant.organization.id, libraryId: tenant.library.id } };
+});
+
+describe('library export and import', () => {
+  it('round-trips a library with components of every kind, attributes, BOMs, document links, NRM, labels, releases and history', async () => {
+    const at = (minute: number) => new Date(Date.parse('2025-01-01T00:00:00Z') + minute * 60_000).toISOString();
+    const ctx = await seedContext(store, source, at(0));
+    const [resistor, capacitor, nrm, drawing] = await createComponents(store, ctx, [
+      { name: '10k resistor', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 10000 }, { attributeId: 'package', hasValue: true, value: '0603' }], labels: ['rohs', 'reach'], eid: 'ERP-1' },
+      { name: '100n capacitor', categoryId: 'capacitor', description: 'X7R; 16 V', attributeValues: [{ attributeId: 'capacitance', hasValue: true, value: 1e-7 }] },
+      { name: 'Fixed spec resistor', categoryId: 'resistor', statusId: 'production', notRevisionManaged: true, attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] },
+      { name: 'Controller drawing', categoryId: 'drawing', documentFormats: ['PDF', 'DXF'] },
+    ]);
+    const [updated] = await updateComponents(store, { ...ctx, at: at(1) }, [{ id: resistor!.id, expectedVersion: 1, name: '10k resistor, 1%', labels: ['rohs'] }]);
+    const [board] = await writeItems(store, { ...ctx, at: at(2) }, 'create', [
+      {
+        name: 'Controller board',
+        categoryId: 'pcba',
+        children: [
+          { childId: resistor!.id, quantity: 4, refDes: 'R1-R4', itemNumber: '10', childHistoryId: `${resistor!.id}:1` },
+          { childId: capacitor!.id, quantity: 2, notes: 'hand placed' },
+        ],
+        documentComponentIds: [drawing!.id],
+      },
+    ], {});
+    await writeItems(store, { ...ctx, at: at(3) }, 'update', [{ id: board!.id, expectedVersion: 1, children: [{ childId: resistor!.id, quantity: 6, refDes: 'R1-R6' }, { childId: nrm!.id }] }], {});
+    const [top] = await writeItems(store, { ...ctx, at: at(4) }, 'create', [{ name: 'Controller unit', categoryId: 'top-level-assembly', children: [{ childId: board!.id, quantity: 1 }] }], {});
+    await markReleased(store, updated!);
+    await markReleased(store, top!);
+
+    const { target, result } = await roundTrip(source);
+    expect(result.components).toBe(6);
+    expect(await canonicalLibrary(store, target.ref)).toEqual(await canonicalLibrary(store, source.ref));
+    // The search index of the imported library answers at once (entries folded into blocks).
+    expect((await readManifest(store, { organizationId: target.ref.organizationId, libraryId: target.ref.libraryId })).blocks.reduce((n, b) => n + b.rows, 0)).toBe(6);
+    expect((await new TableSearchIndex(store, target.ref).terms()).labels).toEqual(['rohs']);
+    expect((await getLibrary(store, target.ref.organizationId, target.ref.libraryId))?.importing).toBeFalsy();
+  });
+
+  it('imports the hand-written CSV of the documented format', async () => {
+    const target = await newEmptyLibrary(store, source, uniqueSlug('csv'));
+    const result = await importLibrary(store, target.ref, await readImportDirectory(join(fixtures, 'transfer')), options(source));
+    expect(result).toMatchObject({ components: 6, bomLines: 4, documentLinks: 1, historyRecords: 6 });
+    const library = await canonicalLibrary(store, target.ref);
+    const byCpn = new Map(library.components.map((c) => [c.cpn, c]));
+    expect(byCpn.get('100-00001')).toMatchObject({ name: '10k resistor', categoryId: 'resistor', statusId: 'design', revisionValue: 'A', state: 'MODIFIED', description: 'Thick film, 1%', eid: 'ERP-1', labels: ['rohs', 'reach'], attributeValues: { resistance: 10000, package: '0603' }, version: 1 });
+    expect(byCpn.get('100-00002')).toMatchObject({ statusId: 'production', revisionValue: 'B', state: 'RELEASED', notRevisionManaged: true, attributeValues: { resistance: 4700, package: '0402' } });
+    expect(byCpn.get('110-00001')).toMatchObject({ statusId: 'design', description: 'X7R, 16 V', attributeValues: { capacitance: 1e-7 } });
+    expect(byCpn.get('900-00001')).toMatchObject({ documentFormats: ['PDF', 'DXF'] });
+    const board = byCpn.get('400-00001')!;
+    expect(board).toMatchObject({ categoryId: 'pcba', statusId: 'prototype', revisionValue: 'A', labels: ['top'] });
+    expect(board.bom!.lines.map((l) => [l.childId, l.quantity, l.refDes, l.itemNumber, l.notes])).toEqual([
+      ['cpn:100-00001', 4, 'R1-R4', '10', null],
+      ['cpn:100-00002', 2, 'R5,R6', '20', 'hand placed'],
+      ['cpn:110-00001', null, 'C1', '30', null],
+    ]);
+    expect(board.documentLinks!.links.map((l) => l.documentId)).toEqual(['cpn:900-00001']);
+    expect(board.history).toHaveLength(1);
+    expect(board.history[0]!.action).toBe('CREATE');
+    expect(board.history[0]!.changes.map((c) => c.field)).toEqual(expect.arrayContaining(['name', 'categoryId', 'children', 'documentLinks']));
+    expect(byCpn.get('500-00001')!.bom!.lines.map((l) => l.childId)).toEqual(['cpn:400-00001']);
+    // Counters moved past the imported CPNs: the next generated resistor CPN is new.
+    const [next] = await createComponents(store, await seedContext(store, target, new Date().toISOString()), [{ name: 'next', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] }]);
+    expect(next!.cpn).toBe('100-00003');
+  });
+
+  it('refuses bad input with every problem listed, and writes nothing', async () => {
+    const target = await newEmptyLibrary(store, source, uniqueSlug('bad'));
+    const before = await partitionSnapshot(store, target.ref);
+    const error = await importLibrary(store, target.ref, await readImportDirectory(join(fixtures, 'transfer-bad')), options(source)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportInvalidError);
+    const problems = (error as ImportInvalidError).problems;
+    expect(problems.map((p) => p.code).sort()).toEqual(['BOM_CYCLE', 'CATEGORY_NOT_FOUND', 'DUPLICATE_CPN']);
+    expect(problems.find((p) => p.code === 'DUPLICATE_CPN')!.path).toBe('components.csv row 3.cpn');
+    expect(problems.find((p) => p.code === 'CATEGORY_NOT_FOUND')!.path).toBe('components.csv row 4.category');
+    expect(problems.find((p) => p.code === 'BOM_CYCLE')!.message).toContain('400-00001 > 400-00002 > 400-00001');
+
+    const malformed = await mkdtemp(join(tmpdir(), 'plm-bad-csv-'));
+    await writeFile(join(malformed, 'components.csv'), 'cpn,name,category\n100-1,"unclosed,resistor\n');
+    await writeFile(join(malformed, 'bom.csv'), 'parentCpn,childCpn,wrong\n');
+    const malformedError = await importLibrary(store, target.ref, await readImportDirectory(malformed), options(source)).catch((e: unknown) => e);
+    expect((malformedError as ImportInvalidError).problems.map((p) => p.code).sort()).toEqual(['CSV_MALFORMED', 'CSV_UNKNOWN_COLUMN']);
+    expect(await partitionSnapshot(store, target.ref)).toEqual(before);
+  });
+
+  it('imports only into an empty library, and a failure midway leaves the library as it was', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'plm-export-'));
+    await writeExportDirectory(directory, await exportLibrary(store, source.ref));
+    const refused = await importLibrary(store, source.ref, await readImportDirectory(directory), options(source)).catch((e: unknown) => e);
+    expect((refused as LibraryImportError).code).toBe('LIBRARY_NOT_EMPTY');
+
+    const target = await newEmptyLibrary(store, source, uniqueSlug('fail'));
+    const before = await partitionSnapshot(store, target.ref);
+    const failed = await importLibrary(store, target.ref, await readImportDirectory(directory), { ...options(source), failAfterItems: 20 }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(SimulatedImportFailure);
+    expect(await partitionSnapshot(store, target.ref)).toEqual(before);
+    // And the JSON files themselves are the whole: components.json holds the history.
+    const components = JSON.parse(await readFile(join(directory, 'components.json'), 'utf8')) as { history: unknown[] }[];
+    expect(components.every((c) => c.history.length >= 1)).toBe(true);
+  });
+
+  it('npm run admin -- export / import print one JSON line each, progress on stderr, refusals with every problem', { timeout: 120_000 }, async () => {
+    const run = promisify(execFile);
+    const admin = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
+        env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+      });
+    const directory = await mkdtemp(join(tmpdir(), 'plm-cli-export-'));
+    const exported = await admin('export', '--org-slug', tenant.organization.slug, '--library-slug', tenant.library.slug, '--out', directory);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(exported.stdout)).toMatchObject({ directory, files: ['library.json', 'components.json', 'components.csv', 'bom.csv'] });
+    const slug = uniqueSlug('cli');
+    const target = await newEmptyLibrary(store, source, slug);
+    const imported = await admin('import', '--org-slug', tenant.organization.slug, '--library-slug', slug, '--in', directory);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ components: JSON.parse(exported.stdout).counts.components });
+    expect(imported.stderr).toContain('"phase":"committed"');
+    expect(await canonicalLibrary(store, target.ref)).toEqual(await canonicalLibrary(store, source.ref));
+
+    const badSlug = uniqueSlug('clibad');
+    await newEmptyLibrary(store, source, badSlug);
+    const refused = await admin('import', '--org-slug', tenant.organization.slug, '--library-slug', badSlug, '--in', join(fixtures, 'transfer-bad')).catch((e: { code: number; stderr: string }) => e);
+    expect((refused as { code: number }).code).toBe(2);
+    expect((refused as { stderr: string }).stderr).toContain('IMPORT_INVALID');
+    expect((refused as { stderr: string }).stderr).toContain('components.csv row 4.category: CATEGORY_NOT_FOUND');
+  });
+
+  it('round-trips 10,000 components and their BOMs', { timeout: 240_000 }, async () => {
+    const big = await newTenant();
+    const from: LibraryTarget = { ...big, ref: { organizationId: big.organization.id, libraryId: big.library.id } };
+    // The source library: 10,000 components (400 assemblies with 20-line BOMs, document links) loaded from CSV.
+    const { componentsCsv, bomCsv } = syntheticLibraryCsv(10_000);
+    await importLibrary(store, from.ref, { kind: 'csv', manifest: null, componentsCsv, bomCsv }, options(big));
+    const started = performance.now();
+    const { result, exported, target } = await roundTrip(from);
+    console.log(`10,000-component round trip: export + files + import ${Math.round(performance.now() - started)} ms, import ${result.durationMs} ms, ${result.itemsWritten} items`);
+    expect(exported.manifest.counts.bomLines).toBeGreaterThan(7_000);
+    expect(result.components).toBe(10_000);
+    expect(await canonicalLibrary(store, target.ref)).toEqual(canonical(exported));
+    expect((await readManifest(store, target.ref)).blocks.reduce((n, block) => n + block.rows, 0)).toBe(10_000);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { defaultCategories } from '../../lib/config/categories.js';
+import { defaultCpnScheme } from '../../lib/config/cpnScheme.js';
+import type { ImportProblem } from '../../lib/errors.js';
+import { componentsToCsv, parseBomCsv, parseComponentsCsv } from '../../lib/transfer/csv.js';
+import { countersOfCpn, mergeCounters } from '../../lib/transfer/counters.js';
+import type { ExportedComponent } from '../../lib/transfer/format.js';
+
+const component = (overrides: Partial<ExportedComponent>): ExportedComponent => ({
+  id: 'a',
+  cpn: '100-00001',
+  name: 'R',
+  description: null,
+  categoryId: 'resistor',
+  statusId: 'design',
+  revisionValue: 'A',
+  state: 'MODIFIED',
+  version: 1,
+  eid: null,
+  labels: [],
+  attributeValues: {},
+  documentFormats: null,
+  isArchived: false,
+  notRevisionManaged: false,
+  lastReleasedNotRevisionManaged: null,
+  fileId: null,
+  imageFileId: null,
+  originIntegrationId: 'native',
+  links: ['native'],
+  createdAt: '2025-01-01T00:00:00.000Z',
+  updatedAt: '2025-01-01T00:00:00.000Z',
+  createdBy: 'u',
+  updatedBy: 'u',
+  history: [],
+  bom: null,
+  bomHistory: [],
+  documentLinks: null,
+  ...overrides,
+});
+
+describe('the CSV view of a library', () => {
+  it('writes lists with ; and falls back to a JSON array cell when a value holds ; — and reads both back', () => {
+    const csv = componentsToCsv([component({ labels: ['rohs', 'reach'], documentFormats: ['a;b', 'c'], description: 'line one\nline "two", three', attributeValues: { resistance: 4700 } })], defaultCategories);
+    const problems: ImportProblem[] = [];
+    const [row] = parseComponentsCsv(csv, problems);
+    expect(problems).toEqual([]);
+    expect(row).toMatchObject({ row: 2, cpn: '100-00001', labels: ['rohs', 'reach'], documentFormats: ['a;b', 'c'], description: 'line one\nline "two", three' });
+    expect(row!.attributes.get('resistance')).toBe('4700');
+  });
+
+  it('reports malformed files, unknown, repeated and missing columns, and bad list cells with their place', () => {
+    const problems: ImportProblem[] = [];
+    expect(parseComponentsCsv('cpn,name,category\n"open,x,y\n', problems)).toEqual([]);
+    parseComponentsCsv('cpn,name,colour,name\n', problems);
+    parseComponentsCsv('cpn,name,category,labels\n1,n,c,"[1,2]"\n', problems);
+    parseBomCsv('parentCpn\n', problems);
+    expect(problems.map((p) => [p.path, p.code])).toEqual([
+      ['components.csv line 2', 'CSV_MALFORMED'],
+      ['components.csv header', 'CSV_UNKNOWN_COLUMN'],
+      ['components.csv header', 'CSV_DUPLICATE_COLUMN'],
+      ['components.csv header', 'CSV_MISSING_COLUMN'],
+      ['components.csv row 2, labels', 'CSV_INVALID_CELL'],
+      ['bom.csv header', 'CSV_MISSING_COLUMN'],
+    ]);
+  });
+});
+
+describe('CPN counters of an import', () => {
+  it('finds the counter sequence and value a CPN of the scheme used, and none for other CPNs', () => {
+    expect(countersOfCpn(defaultCpnScheme, '100-00042')).toEqual([{ element: 'counter', scopeKey: 'PREFIX:100-', value: 42 }]);
+    expect(countersOfCpn(defaultCpnScheme, 'FREE-FORM')).toEqual([]);
+  });
+
+  it('keeps the highest value per sequence across exported counters and CPNs', () => {
+    const merged = mergeCounters(defaultCpnScheme, ['100-00007', '100-00003', '110-00002'], [{ element: 'counter', scopeKey: 'PREFIX:100-', value: 5 }]);
+    expect(merged.sort((a, b) => a.scopeKey.localeCompare(b.scopeKey))).toEqual([
+      { element: 'counter', scopeKey: 'PREFIX:100-', value: 7 },
+      { element: 'counter', scopeKey: 'PREFIX:110-', value: 2 },
+    ]);
+  });
+});
