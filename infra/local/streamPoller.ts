@@ -36,30 +36,35 @@ export function startStreamPoller(options: { endpoint: string; tableName: string
     lastDescribe = Date.now();
   }
 
-  async function poll(): Promise<void> {
+  /** Reads every shard once; true when some shard had records (then the next poll follows at once: a backlog drains fast). */
+  async function poll(): Promise<boolean> {
     if (Date.now() - lastDescribe > 5_000) await discover(false);
+    let busy = false;
     for (const [shardId, iterator] of iterators) {
       if (!iterator) {
         iterators.delete(shardId);
         continue;
       }
-      const { Records, NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      const { Records, NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
       iterators.set(shardId, NextShardIterator);
       if (Records?.length) {
+        busy = true;
         await options.onRecords(Records).catch((error: unknown) => console.error('webhooks: a stream batch failed:', error));
       }
     }
+    return busy;
   }
 
   const done = (async () => {
     await discover(true);
     while (!stopped) {
+      let busy = false;
       try {
-        await poll();
+        busy = await poll();
       } catch (error) {
         if (!stopped) console.error('webhooks: reading the stream failed:', error);
       }
-      await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+      if (!busy) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
     }
   })();
 

@@ -35,7 +35,8 @@ function receiver(answer: (count: number) => number, secret: () => string | unde
   };
 }
 
-async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+// Generous: the local stack's stream may carry the backlog of a 10,000-component test running beside this one.
+async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 50_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -64,7 +65,7 @@ describe('webhooks', () => {
   });
   afterAll(() => good.server.close());
 
-  it('delivers a signed event of every type; the receiver rejects a tampered signature', { timeout: 60_000 }, async () => {
+  it('delivers a signed event of every type; the receiver rejects a tampered signature', { timeout: 120_000 }, async () => {
     const created = (await ok(admin, createWebhook, { input: { url: await good.url(), events: allEvents } })).webhooks.create;
     secret = created.secret;
     expect(created.secret.startsWith(created.webhook.secretPrefix)).toBe(true);
@@ -108,7 +109,7 @@ describe('webhooks', () => {
     expect(log.every((d: { status: string; attempts: number; lastStatusCode: number }) => d.status === 'DELIVERED' && d.attempts === 1 && d.lastStatusCode === 204)).toBe(true);
   });
 
-  it('retries a failing receiver with backoff and records the failure; a receiver that recovers gets it delivered', { timeout: 60_000 }, async () => {
+  it('retries a failing receiver with backoff and records the failure; a receiver that recovers gets it delivered', { timeout: 120_000 }, async () => {
     const failing = receiver(() => 500, () => secrets.failing);
     const flaky = receiver((count) => (count === 1 ? 503 : 200), () => secrets.flaky);
     const secrets: Record<string, string> = {};
