@@ -61,7 +61,8 @@ export const listBomRecords = (store: Store, orgId: string, libraryId: string) =
 export const listBomSnapshotRecords = (store: Store, orgId: string, libraryId: string) => queryIdRanges(store, orgId, libraryId, 'BOMH#', bomSnapshotRecord, 'BOM snapshot');
 export const listDocumentLinkRecords = (store: Store, orgId: string, libraryId: string) => queryIdRanges(store, orgId, libraryId, 'DOCS#', documentLinksRecord, 'document links');
 
-const cpnCounterRow = z.object({ SK: z.string(), entity: z.string(), value: z.number().int() });
+// CPN counters carry entity CpnCounter; other counters under CTR# (the change order number) may carry none.
+const cpnCounterRow = z.object({ SK: z.string(), entity: z.string().optional(), value: z.number().int() });
 
 /** The CPN counters of the library: element, scope key and the last value handed out. */
 export async function listCpnCounters(store: Store, orgId: string, libraryId: string): Promise<{ element: string; scopeKey: string; value: number }[]> {

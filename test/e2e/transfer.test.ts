@@ -15,11 +15,12 @@ import { exportLibrary } from '../../lib/transfer/export.js';
 import { syntheticLibraryCsv } from '../../lib/transfer/synthetic.js';
 import { readImportDirectory, writeExportDirectory } from '../../lib/transfer/files.js';
 import { importLibrary, SimulatedImportFailure, type ImportOptions } from '../../lib/transfer/import.js';
-import { newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
+import { gqlOk, newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
 import { seedContext } from './searchHelpers.js';
 import { canonical, canonicalLibrary, createComponents, markReleased, newEmptyLibrary, partitionSnapshot, seedLibraryWithBoms, updateComponents, type LibraryTarget } from './transferHelpers.js';
 
 const store = testStore();
+const releaseDraft = 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }';
 const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 let tenant: Tenant;
 let source: LibraryTarget;
@@ -69,10 +70,19 @@ describe('library export and import', () => {
     const [top] = await writeItems(store, { ...ctx, at: at(4) }, 'create', [{ name: 'Controller unit', categoryId: 'top-level-assembly', children: [{ childId: board!.id, quantity: 1 }] }], {});
     await markReleased(store, updated!);
     await markReleased(store, top!);
+    // A real release through a change order: a RELEASE history record (with the change order's number).
+    const co = (await gqlOk<{ changeOrders: { create: { id: string } } }>(tenant, releaseDraft, {
+      input: { name: 'Release the capacitor', templateId: 'default-one-stage', componentIds: [capacitor!.id], values: { reason: 'First release' }, stages: [{ index: 0, reviewerIds: [tenant.user.id], approvalType: 'Majority' }] },
+    })).changeOrders.create;
+    await gqlOk(tenant, 'mutation($id: ID!) { changeOrders { submit(id: $id) { status } } }', { id: co.id });
+    await gqlOk(tenant, 'mutation($id: ID!) { changeOrders { approve(id: $id) { status } } }', { id: co.id });
 
     const { target, result } = await roundTrip(source);
     expect(result.components).toBe(6);
-    expect(await canonicalLibrary(store, target.ref)).toEqual(await canonicalLibrary(store, source.ref));
+    const imported = await canonicalLibrary(store, target.ref);
+    expect(imported).toEqual(await canonicalLibrary(store, source.ref));
+    expect(imported.components.find((c) => c.name === '100n capacitor')!.history.map((h) => h.action)).toEqual(['CREATE', 'RELEASE']);
+    expect(imported.components.find((c) => c.name === '10k resistor, 1%')!.history.map((h) => h.action)).toEqual(['CREATE', 'UPDATE']);
     // The search index of the imported library answers at once (entries folded into blocks).
     expect((await readManifest(store, { organizationId: target.ref.organizationId, libraryId: target.ref.libraryId })).blocks.reduce((n, b) => n + b.rows, 0)).toBe(6);
     expect((await new TableSearchIndex(store, target.ref).terms()).labels).toEqual(['rohs']);
