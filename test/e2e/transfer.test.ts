@@ -16,8 +16,9 @@ import { syntheticLibraryCsv } from '../../lib/transfer/synthetic.js';
 import { readImportDirectory, writeExportDirectory } from '../../lib/transfer/files.js';
 import { importLibrary, SimulatedImportFailure, type ImportOptions } from '../../lib/transfer/import.js';
 import { gqlOk, newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
-import { seedContext } from './searchHelpers.js';
-import { canonical, canonicalLibrary, createComponents, markReleased, newEmptyLibrary, partitionSnapshot, seedLibraryWithBoms, updateComponents, type LibraryTarget } from './transferHelpers.js';
+import { markReleased, seedContext } from './searchHelpers.js';
+import { createComponents, updateComponents } from '../../lib/components/service.js';
+import { canonical, canonicalLibrary, newEmptyLibrary, partitionSnapshot, type LibraryTarget } from './transferHelpers.js';
 
 const store = testStore();
 const releaseDraft = 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }';

@@ -4,7 +4,8 @@ import { clearImportMark, markLibraryImporting } from '../../lib/store/libraryTr
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, uniqueSlug, type Tenant } from '../support/api.js';
 import { uploadFile } from './itemHelpers.js';
 import { seedContext } from './searchHelpers.js';
-import { canonicalLibrary, createComponents, newEmptyLibrary, partitionSnapshot } from './transferHelpers.js';
+import { createComponents } from '../../lib/components/service.js';
+import { canonicalLibrary, newEmptyLibrary, partitionSnapshot } from './transferHelpers.js';
 import { writeItems } from '../../lib/items/writer.js';
 
 const store = testStore();

@@ -1,14 +1,11 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createLibrary } from '../../lib/orgs/libraries.js';
-import { createComponents, updateComponents } from '../../lib/components/service.js';
-import { writeItems } from '../../lib/items/writer.js';
 import type { Store } from '../../lib/store/client.js';
-import type { ComponentRecord } from '../../lib/store/component.js';
 import { libraryPartition } from '../../lib/store/library.js';
 import { searchPartition } from '../../lib/search/entries.js';
 import { exportLibrary } from '../../lib/transfer/export.js';
-import type { LibraryExport } from '../../lib/transfer/format.js';
-import { markReleased, seedComponents, seedContext, type SeedTarget } from './searchHelpers.js';
+import type { ExportedBomLine, LibraryExport } from '../../lib/transfer/format.js';
+import type { SeedTarget } from './searchHelpers.js';
 
 export interface LibraryTarget extends SeedTarget {
   ref: { organizationId: string; libraryId: string };
@@ -39,7 +36,7 @@ export function canonical(exported: LibraryExport) {
   };
   const ref2 = (id: unknown) => (typeof id === 'string' && cpnOf.has(id) ? cpnOf.get(id)! : id);
   const pin = (value: string | null) => (value === null ? null : `${ref2(value.slice(0, value.lastIndexOf(':')))}${value.slice(value.lastIndexOf(':'))}`);
-  const line = (owner: string) => (l: LibraryExport['components'][number]['bom'] extends infer B ? (B extends { lines: (infer L)[] } ? L : never) : never, index: number) => ({
+  const line = (owner: string) => (l: ExportedBomLine, index: number) => ({
     ...l,
     lineId: named(lineNames, l.lineId, `${owner}/line-${index}`),
     childId: ref2(l.childId),
@@ -82,36 +79,3 @@ export async function partitionSnapshot(store: Store, ref: { organizationId: str
   }
   return items;
 }
-
-/**
- * A library of `count` seeded components (searchHelpers' seeding) and their BOMs: every 25th component is
- * an assembly (pcba) whose BOM holds the 20 components after it, set by one item write of 10 assemblies.
- */
-export async function seedLibraryWithBoms(store: Store, target: SeedTarget, count: number): Promise<ComponentRecord[]> {
-  const seeded = await seedComponents(store, target, count, {
-    input: (n) => ({
-      ...(n % 25 === 0 ? { cpn: `400-${60_000 + n / 25}`, name: `assembly ${n}`, categoryId: 'pcba', statusId: 'design', labels: ['top'] } : seedInputOf(n)),
-    }),
-  });
-  const assemblies = seeded.filter((c) => c.category.type === 'ASSEMBLY');
-  const byIndex = new Map(seeded.map((c, i) => [c.id, i]));
-  const ctx = await seedContext(store, target, new Date().toISOString());
-  const inputs = assemblies.map((a) => {
-    const i = byIndex.get(a.id)!;
-    const children = seeded.slice(i + 1, i + 21).filter((c) => c.category.type === 'PART');
-    return { id: a.id, expectedVersion: a.version, children: children.map((c, k) => ({ childId: c.id, quantity: k + 1, refDes: `R${k + 1}` })) };
-  });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      for (let start = next; start < inputs.length; start = next) {
-        next += 10;
-        await writeItems(store, ctx, 'update', inputs.slice(start, start + 10), {});
-      }
-    }),
-  );
-  return seeded;
-}
-
-import { seededInput as seedInputOf } from './searchHelpers.js';
-export { createComponents, updateComponents, markReleased };

@@ -45,4 +45,3 @@ export async function putSearchEntryIfNewer(store: Store, component: ComponentRe
     return false;
   }
 }
-
