@@ -118,10 +118,15 @@ async function getComponentsByKeys(store: Store, keys: { PK: string; SK: string 
  * Costs a read only while such components carry their writeId.
  */
 async function visibleComponents(store: Store, records: ComponentRecord[]): Promise<ComponentRecord[]> {
+  const first = records[0];
+  return first ? committedOnly(store, first.organizationId, first.libraryId, records) : records;
+}
+
+/** Leaves out records that carry the write id of a large write that has not committed; a read only while some do. */
+async function committedOnly<R extends { writeId?: string | null | undefined }>(store: Store, orgId: string, libraryId: string, records: R[]): Promise<R[]> {
   const pending = records.filter((r) => r.writeId);
   if (pending.length === 0) return records;
-  const first = pending[0]!;
-  const committed = await committedWriteIds(store, first.organizationId, first.libraryId, pending.map((r) => r.writeId!));
+  const committed = await committedWriteIds(store, orgId, libraryId, pending.map((r) => r.writeId!));
   return records.filter((r) => !r.writeId || committed.has(r.writeId));
 }
 
@@ -149,10 +154,7 @@ export async function listComponents(store: Store, orgId: string, libraryId: str
  */
 export async function listComponentHistory(store: Store, orgId: string, libraryId: string, componentId: string, limit: number): Promise<ComponentHistoryRecord[]> {
   const records = await queryNewestFirst(store, libraryPartition(orgId, libraryId), `H#${componentId}#`, limit, componentHistoryRecord, 'component history');
-  const pending = records.filter((r) => r.writeId);
-  if (pending.length === 0) return records;
-  const committed = await committedWriteIds(store, orgId, libraryId, pending.map((r) => r.writeId!));
-  return records.filter((r) => !r.writeId || committed.has(r.writeId));
+  return committedOnly(store, orgId, libraryId, records);
 }
 
 /** The history records of a component from `version` to its current one, newest first (one Query). */
