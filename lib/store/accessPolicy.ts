@@ -1,9 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { ConcurrentWriteError } from '../errors.js';
 import { readAccesses, writeDesignations, type AccessPolicy } from '../integrations/policy.js';
 import type { Store } from './client.js';
-import { isConditionalCheckFailure } from './items.js';
+import { putIf } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -21,17 +20,10 @@ export const accessPolicyRecord = z.object({
 
 /** Writes the next version of the policy on condition that the version read is still current. */
 export async function putAccessPolicy(store: Store, orgId: string, libraryId: string, previousVersion: number, policy: AccessPolicy, at: string, by: string): Promise<void> {
-  try {
-    await store.ddb.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: { ...accessPolicyKey(orgId, libraryId), entity: 'AccessPolicy', version: policy.version, entries: policy.entries, updatedAt: at, updatedBy: by },
-        ConditionExpression: previousVersion === 0 ? 'attribute_not_exists(PK)' : 'version = :previous',
-        ...(previousVersion === 0 ? {} : { ExpressionAttributeValues: { ':previous': previousVersion } }),
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) throw new ConcurrentWriteError('The attribute access policy');
-    throw error;
-  }
+  const written = await putIf(store, {
+    Item: { ...accessPolicyKey(orgId, libraryId), entity: 'AccessPolicy', version: policy.version, entries: policy.entries, updatedAt: at, updatedBy: by },
+    ConditionExpression: previousVersion === 0 ? 'attribute_not_exists(PK)' : 'version = :previous',
+    ...(previousVersion === 0 ? {} : { ExpressionAttributeValues: { ':previous': previousVersion } }),
+  });
+  if (!written) throw new ConcurrentWriteError('The attribute access policy');
 }

@@ -1,5 +1,5 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, type DeleteCommandInput, GetCommand, PutCommand, type PutCommandInput, TransactWriteCommand, UpdateCommand, type UpdateCommandInput, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
 
@@ -78,6 +78,28 @@ export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Pr
 export async function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
   try {
     await store.ddb.send(new UpdateCommand({ ...input, TableName: store.tableName }));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** A PutItem with a condition: true when it applied, false when the condition did not hold. */
+export async function putIf(store: Store, input: Omit<PutCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  try {
+    await store.ddb.send(new PutCommand({ ...input, TableName: store.tableName }));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** A DeleteItem with a condition: true when it applied, false when the condition did not hold. */
+export async function deleteIf(store: Store, input: Omit<DeleteCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  try {
+    await store.ddb.send(new DeleteCommand({ ...input, TableName: store.tableName }));
     return true;
   } catch (error) {
     if (isConditionalCheckFailure(error)) return false;

@@ -1,7 +1,7 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, isConditionalCheckFailure, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
+import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -116,13 +116,7 @@ export async function stripWriteId(store: Store, keys: Key[], writeId: string): 
  * to someone else and stays.
  */
 export async function deletePendingItems(store: Store, keys: Key[], writeId: string): Promise<void> {
-  const remove = async (key: Key) => {
-    try {
-      await store.ddb.send(new DeleteCommand({ TableName: store.tableName, Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } }));
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
-  };
+  const remove = (key: Key) => deleteIf(store, { Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
   for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(remove));
 }
 

@@ -1,7 +1,7 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { getItem, isConditionalCheckFailure, parseItem, queryAll, queryNewestFirst } from './items.js';
+import { deleteIf, getItem, parseItem, putIf, queryAll, queryNewestFirst } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** A webhook of a library. Its signing secret is not stored: it is derived from the stack's key (lib/webhooks/signing.ts). */
@@ -57,31 +57,16 @@ export type DeliveryRecord = z.infer<typeof deliveryRecord>;
 /** Delivery records stay 30 days. */
 const deliveryRetentionSeconds = 30 * 24 * 60 * 60;
 
-export async function putWebhook(store: Store, record: WebhookRecord, expectedUpdatedAt?: string): Promise<boolean> {
-  try {
-    await store.ddb.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: { ...webhookKey(record.organizationId, record.libraryId, record.id), entity: 'Webhook', ...record },
-        ConditionExpression: expectedUpdatedAt ? 'updatedAt = :before' : 'attribute_not_exists(PK)',
-        ...(expectedUpdatedAt ? { ExpressionAttributeValues: { ':before': expectedUpdatedAt } } : {}),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function putWebhook(store: Store, record: WebhookRecord, expectedUpdatedAt?: string): Promise<boolean> {
+  return putIf(store, {
+    Item: { ...webhookKey(record.organizationId, record.libraryId, record.id), entity: 'Webhook', ...record },
+    ConditionExpression: expectedUpdatedAt ? 'updatedAt = :before' : 'attribute_not_exists(PK)',
+    ...(expectedUpdatedAt ? { ExpressionAttributeValues: { ':before': expectedUpdatedAt } } : {}),
+  });
 }
 
-export async function deleteWebhook(store: Store, orgId: string, libraryId: string, webhookId: string): Promise<boolean> {
-  try {
-    await store.ddb.send(new DeleteCommand({ TableName: store.tableName, Key: webhookKey(orgId, libraryId, webhookId), ConditionExpression: 'attribute_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function deleteWebhook(store: Store, orgId: string, libraryId: string, webhookId: string): Promise<boolean> {
+  return deleteIf(store, { Key: webhookKey(orgId, libraryId, webhookId), ConditionExpression: 'attribute_exists(PK)' });
 }
 
 export function getWebhook(store: Store, orgId: string, libraryId: string, webhookId: string): Promise<WebhookRecord | undefined> {
@@ -111,36 +96,16 @@ function deliveryItem(record: DeliveryRecord) {
 }
 
 /** A new delivery; false when one with this id exists (a stream record seen twice delivers once). */
-export async function insertDelivery(store: Store, record: DeliveryRecord): Promise<boolean> {
-  try {
-    await store.ddb.send(new PutCommand({ TableName: store.tableName, Item: deliveryItem(record), ConditionExpression: 'attribute_not_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function insertDelivery(store: Store, record: DeliveryRecord): Promise<boolean> {
+  return putIf(store, { Item: deliveryItem(record), ConditionExpression: 'attribute_not_exists(PK)' });
 }
 
 /**
  * Records an attempt's outcome, on condition that no other attempt was recorded meanwhile (attempts as
  * read): false when another process recorded one first.
  */
-export async function recordAttempt(store: Store, before: DeliveryRecord, after: DeliveryRecord): Promise<boolean> {
-  try {
-    const item = deliveryItem(after);
-    await store.ddb.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: item,
-        ConditionExpression: 'attempts = :attempts',
-        ExpressionAttributeValues: { ':attempts': before.attempts },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function recordAttempt(store: Store, before: DeliveryRecord, after: DeliveryRecord): Promise<boolean> {
+  return putIf(store, { Item: deliveryItem(after), ConditionExpression: 'attempts = :attempts', ExpressionAttributeValues: { ':attempts': before.attempts } });
 }
 
 /** A webhook's deliveries, newest first. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
-import { eventOf, type ChangedItem, type WebhookEvent } from './events.js';
+import { eventNames, eventOf, type ChangedItem, type WebhookEvent } from './events.js';
 import type { WebhookSettings } from './settings.js';
 import { deriveWebhookSecret, signatureHeader } from './signing.js';
 import { checkReceiverUrl } from './urls.js';
@@ -97,7 +97,7 @@ async function attempt(deps: DeliveryDeps, webhook: WebhookRecord, delivery: Del
         'content-type': 'application/json',
         'user-agent': 'PLM-Webhooks/1',
         'x-plm-event-id': delivery.eventId,
-        'x-plm-event-type': JSON.parse(delivery.body).type,
+        'x-plm-event-type': eventNames[delivery.eventType],
         'x-plm-delivery-id': delivery.id,
         'x-plm-signature': signatureHeader(secret, delivery.body, Math.floor(started.getTime() / 1000)),
       },

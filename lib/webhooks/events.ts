@@ -28,7 +28,8 @@ export interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
-const names: Record<WebhookEventType, string> = {
+/** The payload's (and x-plm-event-type's) name of each event type. */
+export const eventNames: Record<WebhookEventType, string> = {
   COMPONENT_CREATED: 'component.created',
   COMPONENT_UPDATED: 'component.updated',
   COMPONENT_DELETED: 'component.deleted',
@@ -65,7 +66,7 @@ export function eventOf(change: ChangedItem): WebhookEvent | undefined {
   const image = change.newImage ?? change.oldImage;
   const library = libraryOf(image?.PK);
   if (!image || !library) return undefined;
-  const event = (type: WebhookEventType, data: Record<string, unknown>): WebhookEvent => ({ id: change.eventId, type, name: names[type], ...library, occurredAt: change.at, data });
+  const event = (type: WebhookEventType, data: Record<string, unknown>): WebhookEvent => ({ id: change.eventId, type, name: eventNames[type], ...library, occurredAt: change.at, data });
   const { oldImage: before, newImage: after } = change;
 
   if (image.entity === 'Component') {

@@ -23,7 +23,7 @@ const positive = (value: string | undefined, fallback: number) => {
  * stack only), WEBHOOK_MAX_ATTEMPTS (default 8), WEBHOOK_RETRY_BASE_MS (default 60,000: 1, 2, 4 ... 64
  * minutes), WEBHOOK_TIMEOUT_MS (default 10,000).
  */
-export function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
+function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
   return {
     stackKey: env.WEBHOOK_SIGNING_KEY || undefined,
     urlPolicy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },

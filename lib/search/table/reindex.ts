@@ -1,7 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../../store/client.js';
 import { listComponents, type ComponentRecord } from '../../store/component.js';
-import { isConditionalCheckFailure } from '../../store/items.js';
+import { putIf } from '../../store/items.js';
 import { searchEntryPut } from '../entries.js';
 import type { LibraryRef } from './storage.js';
 
@@ -29,19 +28,11 @@ export async function reindexLibrary(store: Store, library: LibraryRef): Promise
  * Writes a component's search entry unless a newer one (or a tombstone) is there, so a concurrent write or
  * delete is never undone. False when a newer entry won.
  */
-export async function putSearchEntryIfNewer(store: Store, component: ComponentRecord): Promise<boolean> {
+export function putSearchEntryIfNewer(store: Store, component: ComponentRecord): Promise<boolean> {
   const { Put } = searchEntryPut(store.tableName, component);
-  try {
-    await store.ddb.send(
-      new PutCommand({
-        ...Put,
-        ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',
-        ExpressionAttributeValues: { ':version': Put.Item.version, ':false': false },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    return false;
-  }
+  return putIf(store, {
+    Item: Put.Item,
+    ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',
+    ExpressionAttributeValues: { ':version': Put.Item.version, ':false': false },
+  });
 }
