@@ -20,23 +20,51 @@ export const refuseAtMultiple = 3;
 export const slowdownStepMs = 100;
 export const slowdownCapMs = 2000;
 
-/** What a request's count in its window means: go on, go on after a delay, or stop. */
+/**
+ * The requests of the last 10 minutes, estimated from two fixed windows (a sliding window): all of the
+ * current window's and the part of the previous window's that the sliding window still covers, assuming
+ * they were spread evenly. Unlike a fixed window, a burst across a window boundary is not counted afresh.
+ */
+export function slidingCount(counts: { current: number; previous: number }, elapsedFraction: number): number {
+  return counts.current + counts.previous * (1 - elapsedFraction);
+}
+
+/** What a request's count over the last 10 minutes means: go on, go on after a delay, or stop. */
 export function rateDecision(count: number, budget: number): { delayMs: number } | 'refuse' {
   if (count > budget * refuseAtMultiple) return 'refuse';
   if (count <= budget) return { delayMs: 0 };
-  return { delayMs: Math.min(slowdownCapMs, (count - budget) * slowdownStepMs) };
+  return { delayMs: Math.min(slowdownCapMs, Math.ceil((count - budget) * slowdownStepMs)) };
 }
 
 /**
- * Counts the request against its IP's window (a counter item in the table with TTL, so it holds across
- * Lambda instances) and slows or refuses it. Keyed on the client IP only, never on the account.
+ * Seconds until the sliding count, with no further requests, falls back to the refusal threshold: the
+ * earliest moment a retry can be served (rounded up, at least 1).
+ */
+export function retryAfterSeconds(counts: { current: number; previous: number }, elapsedFraction: number, threshold: number, windowMs = rateWindowMs): number {
+  let waitFraction: number;
+  if (counts.current >= threshold) {
+    // The current window alone is over: wait for its end, then until its weight in the next one has faded.
+    waitFraction = 1 - elapsedFraction + (1 - threshold / counts.current);
+  } else {
+    // previous * (1 - f) + current <= threshold  ⇔  f >= 1 - (threshold - current) / previous
+    waitFraction = Math.max(0, 1 - (threshold - counts.current) / counts.previous - elapsedFraction);
+  }
+  return Math.max(1, Math.ceil((waitFraction * windowMs) / 1000));
+}
+
+/**
+ * Counts the request against its IP's sliding window (counters in the table with TTL, so they hold across
+ * Lambda instances) and slows or refuses it. Keyed on the client IP only, never on the account. Refused
+ * requests count too: a client that keeps hammering stays refused.
  */
 export async function applyRateLimit(store: Store, route: RateLimitedRoute, ip: string, now = Date.now()): Promise<void> {
-  const windowStart = Math.floor(now / rateWindowMs) * rateWindowMs;
-  const count = await countRequest(store, route, ip, windowStart, rateWindowMs);
-  const decision = rateDecision(count, routeBudgets[route]);
+  const windowIndex = Math.floor(now / rateWindowMs);
+  const elapsedFraction = (now - windowIndex * rateWindowMs) / rateWindowMs;
+  const counts = await countRequest(store, route, ip, windowIndex, rateWindowMs);
+  const budget = routeBudgets[route];
+  const decision = rateDecision(slidingCount(counts, elapsedFraction), budget);
   if (decision === 'refuse') {
-    const retryAfter = Math.ceil((windowStart + rateWindowMs - now) / 1000);
+    const retryAfter = retryAfterSeconds(counts, elapsedFraction, budget * refuseAtMultiple);
     throw new AccountError('AUTH_RATE_LIMITED', 429, 'Too many requests from this address: try again later', { retryAfterSeconds: retryAfter });
   }
   if (decision.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.delayMs));

@@ -99,21 +99,24 @@ export async function findUserIdByIdentity(store: Store, sub: string): Promise<s
 }
 
 /**
- * Counts one request of a client IP against a fixed window (one item per route, IP and window, removed by
- * TTL) and returns the count so far. One UpdateItem, so the count holds across Lambda instances.
+ * Counts one request of a client IP to a route in the window `windowIndex` and returns the counts of that
+ * window and of the one before it. One item per route and IP holds a count per window (`w<index>`); the
+ * update adds to the current one, drops the one two windows back, and moves the TTL to the end of the next
+ * window. One UpdateItem, so the counts hold across Lambda instances.
  */
-export async function countRequest(store: Store, bucket: string, ip: string, windowStartMs: number, windowMs: number): Promise<number> {
+export async function countRequest(store: Store, bucket: string, ip: string, windowIndex: number, windowMs: number): Promise<{ current: number; previous: number }> {
   const result = await store.ddb.send(
     new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
       TableName: store.tableName,
-      Key: { PK: `RATE#${bucket}#${ip}`, SK: `W#${windowStartMs}` },
-      UpdateExpression: 'ADD #count :one SET expiresAt = :ttl, entity = :entity',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':one': 1, ':ttl': Math.ceil((windowStartMs + windowMs) / 1000) + 60, ':entity': 'RateCounter' },
-      ReturnValues: 'UPDATED_NEW',
+      Key: { PK: `RATE#${bucket}#${ip}`, SK: 'RATE' },
+      UpdateExpression: 'ADD #current :one SET expiresAt = :ttl, entity = :entity REMOVE #stale',
+      ExpressionAttributeNames: { '#current': `w${windowIndex}`, '#stale': `w${windowIndex - 2}` },
+      ExpressionAttributeValues: { ':one': 1, ':ttl': Math.ceil(((windowIndex + 2) * windowMs) / 1000) + 60, ':entity': 'RateCounter' },
+      ReturnValues: 'ALL_NEW',
     }),
   );
-  return Number(result.Attributes?.count ?? 1);
+  const count = (index: number) => Number(result.Attributes?.[`w${index}`] ?? 0);
+  return { current: Math.max(1, count(windowIndex)), previous: count(windowIndex - 1) };
 }
 
 

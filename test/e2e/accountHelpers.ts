@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { checkPassword, passwordPolicyFromEnv } from '../../lib/accounts/passwordPolicy.js';
 import { stack } from '../support/api.js';
 
 let nextHost = 10 + Math.floor(Math.random() * 200);
@@ -67,7 +68,17 @@ export const appOrigin = () => new URL(stack.env.APP_URL ?? stack.baseUrl).origi
 export const postAuth = (path: string, body: unknown, from: string, headers: Record<string, string> = {}) =>
   send('POST', path, { body, from, headers: { origin: appOrigin(), ...headers } });
 
-export const strongPassword = () => `Gear-${randomUUID().slice(0, 6)}-Tr4in!`;
+const defaultPolicy = passwordPolicyFromEnv({});
+/**
+ * A fresh password the default policy accepts. Random hex alone is not enough: about one draw in a thousand
+ * holds a refused pattern ("0000", "12345"), so draws are checked with the service's own rule.
+ */
+export function strongPassword(): string {
+  for (;;) {
+    const candidate = `Gear-${randomUUID().slice(0, 6)}-Tr4in!`;
+    if (!checkPassword(defaultPolicy, candidate)) return candidate;
+  }
+}
 export const newAddress = (label = 'person') => `${label}-${randomUUID().slice(0, 8)}@example.org`;
 
 /** The session cookie's value from a Set-Cookie response header. */

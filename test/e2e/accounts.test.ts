@@ -232,7 +232,7 @@ describe('rate limits per client IP', () => {
     const burst = await Promise.all(Array.from({ length: 100 }, () => postAuth('/auth/signup', { email: newAddress('burst'), password: strongPassword() }, ip)));
     const accepted = burst.filter((r) => r.status === 202);
     const refused = burst.filter((r) => r.status === 429);
-    expect(accepted.length + refused.length).toBe(100);
+    expect(burst.filter((r) => r.status !== 202 && r.status !== 429).map((r) => `${r.status} ${r.raw}`)).toEqual([]);
     expect(accepted).toHaveLength(30);
     expect(refused[0]!.body).toEqual({ code: 'AUTH_RATE_LIMITED', message: expect.any(String) });
     expect(refused[0]!.headers['retry-after']).toMatch(/^\d+$/);

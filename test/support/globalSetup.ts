@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -54,9 +54,24 @@ export default async function setup(project: TestProject) {
   }
   project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env, logFile });
   return async () => {
+    await reportServerErrors(logFile);
     if (!stack || stack.exitCode !== null) return;
     const exited = new Promise((r) => stack!.once('exit', r));
     stack.kill('SIGTERM');
     await exited;
   };
+}
+
+/**
+ * Prints the stack's own failures of the run (5xx request log lines and handler crashes), so that a test
+ * that saw an unexpected status in CI can be traced to the server's error without the log file.
+ */
+async function reportServerErrors(logFile: string) {
+  const lines = (await readFile(logFile, 'latin1').catch(() => '')).split('\n');
+  const failures = lines.filter((line) => /"status":5\d\d/.test(line) || line.includes('handler failed') || line.includes('"level":"ERROR"'));
+  if (!failures.length) return;
+  process.stderr.write(`\nThe local stack logged ${failures.length} server failure(s) during the run; the first ones:\n`);
+  for (const line of failures.slice(0, 10)) process.stderr.write(`  ${line.slice(0, 2000)}\n`);
+  const index = lines.indexOf(failures[0]!);
+  process.stderr.write(`Around the first:\n${lines.slice(Math.max(0, index - 5), index + 30).join('\n').slice(0, 6000)}\n`);
 }
