@@ -1,10 +1,10 @@
 import { newUserRecord } from '../accounts/users.js';
 import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
-import { linkingEmail, type ScimUserInput } from '../scim/users.js';
+import { linkingEmail, type GroupReference, type ScimUserInput } from '../scim/users.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
-import { getMembership } from '../store/membership.js';
-import { teamMemberKey } from '../store/team.js';
+import { getMembership, listMembers } from '../store/membership.js';
+import { getTeams, teamMemberKey } from '../store/team.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import {
   getScimUser,
@@ -14,8 +14,9 @@ import {
   scimUserPut,
   type ScimUserRecord,
 } from '../store/scim.js';
-import { findUserIdByEmail, getUser, userPuts } from '../store/user.js';
+import { findUserIdByEmail, getUser, userNameUpdate, userPuts } from '../store/user.js';
 import { ensureSiteAdminCount } from './members.js';
+import { isScimTeam, scimTeams } from './scimGroups.js';
 import { endSessions, mergeGrants, noGrants, restoreItems, suspendItems } from './scimGrants.js';
 import { isUuid } from './slugs.js';
 
@@ -44,12 +45,22 @@ export async function requireScimUser(store: Store, organization: OrganizationRe
   return user;
 }
 
-function displayNameOf(input: ScimUserInput): string | undefined {
+function displayNameOf(input: Pick<ScimUserInput, 'attributes'>): string | undefined {
   const name = input.attributes.name as { givenName?: string; familyName?: string; formatted?: string } | undefined;
   const display = input.attributes.displayName;
-  if (typeof display === 'string' && display.trim()) return display;
+  if (typeof display === 'string' && display.trim()) return display.trim();
   const joined = [name?.givenName, name?.familyName].filter(Boolean).join(' ');
   return joined || name?.formatted || undefined;
+}
+
+/** The account's name from the IdP's attributes: displayName (or the joined name), given and family names. */
+function accountNameOf(input: Pick<ScimUserInput, 'attributes'>) {
+  const display = displayNameOf(input);
+  if (!display) return undefined;
+  const name = input.attributes.name as { givenName?: unknown; familyName?: unknown } | undefined;
+  const part = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : null);
+  const [first, ...rest] = display.split(/\s+/);
+  return { name: display, firstName: part(name?.givenName) ?? first ?? null, lastName: part(name?.familyName) ?? (rest.length ? rest.join(' ') : null) };
 }
 
 /**
@@ -64,7 +75,7 @@ async function accountFor(store: Store, organization: OrganizationRecord, input:
   const existingId = email ? await findUserIdByEmail(store, email) : undefined;
   if (existingId) {
     const existing = await getUser(store, existingId);
-    if (existing?.emailVerified && !(await getScimUser(store, organization.id, existingId, true))) return { userId: existingId, items: [] };
+    if (existing?.emailVerified && !(await getScimUser(store, organization.id, existingId, true))) return { userId: existingId, items: [], provisioned: false };
   }
   const name = displayNameOf(input);
   const domain = email?.split('@')[1];
@@ -72,7 +83,7 @@ async function accountFor(store: Store, organization: OrganizationRecord, input:
   const claims = claim && email !== undefined && existingId === undefined;
   const user = newUserRecord({ email: address, ...(name ? { name } : {}), emailVerified: claims && domain !== undefined && organization.domains.includes(domain) });
   const puts = userPuts(claims ? user : { ...user, emails: [] });
-  return { userId: user.id, items: claims ? puts : puts.slice(0, 1) };
+  return { userId: user.id, items: claims ? puts : puts.slice(0, 1), provisioned: true };
 }
 
 export async function createScimUser(store: Store, organization: OrganizationRecord, input: ScimUserInput): Promise<ScimUserRecord> {
@@ -89,6 +100,7 @@ export async function createScimUser(store: Store, organization: OrganizationRec
       attributes: input.attributes,
       enterprise: input.enterprise,
       suspended: active ? null : noGrants,
+      accountProvisioned: account.provisioned,
       createdAt: at,
       updatedAt: at,
       version: 1,
@@ -137,6 +149,9 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
     items.push(...(await restoreItems(store, organization, before.userId, before.suspended ?? noGrants, membership)));
   }
   items.unshift(scimUserPut(after));
+  // An account this provisioning created follows the IdP's name; an account the person made stays theirs.
+  const accountName = before.accountProvisioned ? accountNameOf(after) : undefined;
+  if (accountName && JSON.stringify(accountName) !== JSON.stringify(accountNameOf(before))) items.push(userNameUpdate(after.userId, accountName));
   const renamed = before.userName.toLowerCase() !== after.userName.toLowerCase();
   if (renamed) items.push(scimUserNameDelete(organization.id, before.userName), scimUserNamePut(organization.id, after.userName, after.userId));
   try {
@@ -167,4 +182,38 @@ export async function deleteScimUser(store: Store, organization: OrganizationRec
     throw error;
   }
   await endSessions(store, user.userId);
+}
+
+/**
+ * The read-only `groups` of SCIM users: the pushed groups (SCIM teams) each one is in as the identity provider
+ * sees it, that is its team memberships and those a deactivation holds. One user: its membership and its
+ * teams by id (two reads); several: the organization's members and SCIM teams (two queries).
+ */
+export async function scimGroupsOf(store: Store, organization: OrganizationRecord, users: readonly ScimUserRecord[]): Promise<Map<string, GroupReference[]>> {
+  const teamIdsOf = (user: ScimUserRecord, teamIds: readonly string[] | undefined) => new Set([...(teamIds ?? []), ...(user.suspended?.teamIds ?? [])]);
+  let memberships: Map<string, { teamIds: string[] }>;
+  let teams: Map<string, { id: string; name: string; createdAt: string }>;
+  if (users.length === 1) {
+    const user = users[0]!;
+    const membership = await getMembership(store, organization.id, user.userId, true);
+    memberships = new Map(membership ? [[user.userId, membership]] : []);
+    const found = await getTeams(store, organization.id, [...teamIdsOf(user, membership?.teamIds)]);
+    teams = new Map([...found].filter(([, team]) => isScimTeam(team)));
+  } else if (users.length > 1) {
+    const [members, pushed] = await Promise.all([listMembers(store, organization.id), scimTeams(store, organization)]);
+    memberships = new Map(members.map((membership) => [membership.userId, membership]));
+    teams = new Map(pushed.map((team) => [team.id, team]));
+  } else {
+    return new Map();
+  }
+  return new Map(
+    users.map((user) => {
+      const groups = [...teamIdsOf(user, memberships.get(user.userId)?.teamIds)]
+        .map((teamId) => teams.get(teamId))
+        .filter((team) => team !== undefined)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        .map((team) => ({ id: team.id, name: team.name }));
+      return [user.userId, groups];
+    }),
+  );
 }

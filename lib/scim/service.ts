@@ -1,10 +1,10 @@
 import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { AccessAdminError, AlreadyExistsError, ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
 import { archiveScimGroup, createScimGroup, findScimTeamByName, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from '../orgs/scimGroups.js';
-import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser } from '../orgs/scimUsers.js';
+import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser, scimGroupsOf } from '../orgs/scimUsers.js';
 import type { Store } from '../store/client.js';
 import type { OrganizationRecord } from '../store/organization.js';
-import { findScimUserByUserName, listScimUsers } from '../store/scim.js';
+import { findScimUserByUserName, listScimUsers, type ScimUserRecord } from '../store/scim.js';
 import { ScimError, type ScimType } from './errors.js';
 import { groupResource, parseGroupInput } from './groups.js';
 import { listResponse, parseListQuery, project, type ListQuery } from './query.js';
@@ -66,35 +66,46 @@ function equalityOn(query: ListQuery, attribute: string): string | undefined {
   return path === attribute || path.endsWith(`:${attribute}`) ? filter.compValue : undefined;
 }
 
+/** Whether a response is to carry an attribute, by the request's attributes and excludedAttributes (RFC 7644 §3.9). */
+function returnsAttribute(query: ListQuery, attribute: string): boolean {
+  return !query.excludedAttributes?.some((name) => name.toLowerCase() === attribute) && (!query.attributes || query.attributes.some((name) => name.toLowerCase().startsWith(attribute)));
+}
+
 async function users(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
+  const query = parseListQuery(request.query);
+  /** User resources with their read-only groups, read only when the response carries them or a filter may test them. */
+  const resources = async (list: ScimUserRecord[], withGroups = returnsAttribute(query, 'groups') || query.filter !== undefined) => {
+    const groups = withGroups ? await scimGroupsOf(store, organization, list) : new Map();
+    return list.map((user) => userResource(user, baseUrl, groups.get(user.userId)));
+  };
+  const one = async (user: ScimUserRecord) => (await resources([user], true))[0]!;
   if (id === undefined) {
     if (method === 'GET') {
-      const query = parseListQuery(request.query);
       // The IdPs' look-up before every create (`userName eq "…"`) reads one user by its unique key, not the list.
       const userName = equalityOn(query, 'username');
       const all = userName !== undefined ? await findScimUserByUserName(store, organization.id, userName).then((user) => (user ? [user] : [])) : await listScimUsers(store, organization.id);
       all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId));
-      return ok(listResponse(all.map((user) => userResource(user, baseUrl)), query));
+      return ok(listResponse(await resources(all), query));
     }
-    if (method === 'POST') return created(userResource(await createScimUser(store, organization, parseUserInput(request.body)), baseUrl));
+    if (method === 'POST') return created(await one(await createScimUser(store, organization, parseUserInput(request.body))));
     throw new ScimError(405, `${method} is not supported on /Users`);
   }
   const user = await requireScimUser(store, organization, id);
   switch (method) {
     case 'GET':
-      return ok(project(userResource(user, baseUrl), parseListQuery(request.query)));
+      return ok(project(await one(user), query));
     case 'PUT': {
       const input = parseUserInput(request.body);
       const replaced = await retryOnConflict(async (again) => replaceScimUser(store, organization, again ? await requireScimUser(store, organization, id) : user, input));
-      return ok(userResource(replaced, baseUrl));
+      return ok(await one(replaced));
     }
     case 'PATCH': {
       const patched = await retryOnConflict(async (again) => {
         const current = again ? await requireScimUser(store, organization, id) : user;
         return replaceScimUser(store, organization, current, parseUserInput(applyPatch(userResource(current, baseUrl), request.body)));
       });
-      return ok(userResource(patched, baseUrl));
+      return ok(await one(patched));
     }
     case 'DELETE':
       await deleteScimUser(store, organization, user);
@@ -136,7 +147,7 @@ function memberRemovals(operation: ScimPatchOperation): ScimPatchOperation[] {
 async function groups(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
   const query = parseListQuery(request.query);
-  const wantsMembers = !query.excludedAttributes?.some((name) => name.toLowerCase() === 'members') && (!query.attributes || query.attributes.some((name) => name.toLowerCase().startsWith('members')));
+  const wantsMembers = returnsAttribute(query, 'members');
   if (id === undefined) {
     if (method === 'GET') {
       const displayName = equalityOn(query, 'displayname');

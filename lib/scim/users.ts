@@ -15,7 +15,11 @@ export interface ScimUserInput {
 
 const maxProfileBytes = 64 * 1024;
 
-const writable = [...userAttributes.filter((attribute) => attribute.name !== 'roles'), ...commonAttributes.filter((attribute) => attribute.name === 'externalId')];
+/** What a POST or PUT may set: read-only attributes (groups) are ignored as RFC 7643 §2.2 says, and roles never taken. */
+const writable = [
+  ...userAttributes.filter((attribute) => attribute.name !== 'roles' && attribute.mutability !== 'readOnly'),
+  ...commonAttributes.filter((attribute) => attribute.name === 'externalId'),
+];
 
 /** POST and PUT bodies (and the result of a PATCH) as a ScimUserInput; 400 invalidValue/invalidSyntax otherwise. */
 export function parseUserInput(body: unknown): ScimUserInput {
@@ -60,7 +64,8 @@ export function userResource(user: ScimUserRecord, baseUrl: string, groups: Grou
     id: user.userId,
     ...(user.externalId !== null ? { externalId: user.externalId } : {}),
     userName: user.userName,
-    ...user.attributes,
+    // Stored before groups became read-only on input: the teams are the truth.
+    ...Object.fromEntries(Object.entries(user.attributes).filter(([name]) => name !== 'groups')),
     active: user.active,
     ...(groups.length ? { groups: groups.map((group) => ({ value: group.id, display: group.name, $ref: `${baseUrl}/Groups/${group.id}` })) } : {}),
     ...(user.enterprise ? { [enterpriseSchemaId]: user.enterprise } : {}),

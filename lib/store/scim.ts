@@ -135,6 +135,8 @@ export const scimUserRecord = z.object({
   /** The enterprise extension, when the identity provider sends one. */
   enterprise: z.record(z.string(), z.unknown()).nullable(),
   suspended: suspendedGrants.nullable(),
+  /** The account was created by this provisioning (not matched to an existing one): the IdP's name changes are copied to it. */
+  accountProvisioned: z.boolean().default(false),
   createdAt: z.string(),
   updatedAt: z.string(),
   version: z.number().int(),

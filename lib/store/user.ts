@@ -34,6 +34,19 @@ export function userPuts(user: UserRecord) {
   ];
 }
 
+/** Sets an account's name (SCIM: the identity provider renamed a person whose account it provisioned). */
+export function userNameUpdate(userId: string, name: Pick<UserRecord, 'name' | 'firstName' | 'lastName'>) {
+  return {
+    Update: {
+      Key: userKey(userId),
+      UpdateExpression: 'SET #name = :name, firstName = :first, lastName = :last',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': name.name, ':first': name.firstName, ':last': name.lastName },
+    },
+  };
+}
+
 export function getUser(store: Store, userId: string): Promise<UserRecord | undefined> {
   return getItem(store, userKey(userId), userRecord, 'user');
 }

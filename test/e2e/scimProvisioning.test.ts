@@ -58,6 +58,8 @@ describe('Okta provisioning, as Okta sends it', () => {
     // Profile push: Okta PUTs the whole user.
     const updated = await scim(t.token, 'PUT', `/Users/${id}`, { ...created.body, name: { givenName: 'Grace', familyName: 'Brewster Hopper' }, displayName: 'Grace B. Hopper' });
     expect(updated).toMatchObject({ status: 200, body: { id, name: { familyName: 'Brewster Hopper' }, displayName: 'Grace B. Hopper' } });
+    // The account this provisioning created follows the IdP's name.
+    expect(await getUser(testStore(), id)).toMatchObject({ name: 'Grace B. Hopper', firstName: 'Grace', lastName: 'Brewster Hopper' });
 
     // Group push: create, add the user, rename.
     const groupName = `Okta Engineers ${randomUUID().slice(0, 6)}`;
@@ -67,6 +69,9 @@ describe('Okta provisioning, as Okta sends it', () => {
     expect((await scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'add', path: 'members', value: [{ value: id, display: userName }] }] })).status).toBe(204);
     expect((await scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'replace', value: { id: groupId, displayName: `${groupName} (renamed)` } }] })).status).toBe(204);
     expect(await scim(t.token, 'GET', `/Groups/${groupId}`)).toMatchObject({ status: 200, body: { displayName: `${groupName} (renamed)`, members: [{ value: id, display: userName }] } });
+    // The user's read-only groups attribute shows the pushed group.
+    const inGroup = { value: groupId, display: `${groupName} (renamed)`, $ref: expect.stringMatching(new RegExp(`/scim/v2/Groups/${groupId}$`)) };
+    expect((await scim(t.token, 'GET', `/Users/${id}`)).body.groups).toEqual([inGroup]);
 
     // The administrator gives the team a role in the service; the user now has access through it.
     await ok(t.admin, setTeamRole, { input: { id: groupId, orgRoleId: 'VIEWER' } });
@@ -85,6 +90,7 @@ describe('Okta provisioning, as Okta sends it', () => {
     // Still in the IdP's group (SCIM shows it), but no longer a member of the team in the service.
     expect((await scim(t.token, 'GET', `/Groups/${groupId}`)).body.members.map((m: { value: string }) => m.value)).toEqual([id]);
     expect((await ok(t.admin, teamMembers, { id: groupId })).organization.team.members).toEqual([]);
+    expect((await scim(t.token, 'GET', `/Users/${id}`)).body.groups).toEqual([inGroup]);
 
     // Reactivation gives the team membership, and the access, back.
     const reactivated = await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'replace', value: { active: true } }] });
@@ -95,6 +101,7 @@ describe('Okta provisioning, as Okta sends it', () => {
     // Removal from the group, then the group's deletion (archive).
     expect((await scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'remove', path: `members[value eq "${id}"]` }] })).status).toBe(204);
     expect((await refusal(asUser, orgRead)).status).toBe(403);
+    expect((await scim(t.token, 'GET', `/Users/${id}`)).body).not.toHaveProperty('groups');
     expect((await scim(t.token, 'DELETE', `/Groups/${groupId}`)).status).toBe(204);
     expect((await scim(t.token, 'GET', `/Groups/${groupId}`)).status).toBe(404);
     const archived = await ok(t.admin, 'query($id: ID!) { organization { team(id: $id) { archived managedBy } } }', { id: groupId });
@@ -344,6 +351,37 @@ describe('SCIM errors', () => {
     expect(again).toMatchObject({ status: 201, body: { id: first, displayName, externalId: 'ext-2' } });
     const team = await ok(t.admin, 'query($id: ID!) { organization { team(id: $id) { archived orgRoleId } } }', { id: first });
     expect(team.organization.team).toEqual({ archived: false, orgRoleId: 'REVIEWER' });
+  });
+
+  it('lists users with their groups; groups sent by the IdP are ignored, as read-only attributes are', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const [a, b] = await Promise.all(['a', 'b'].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `${n}.${tag}@acme.test`, groups: [{ value: randomUUID() }] })).body));
+    expect(a).not.toHaveProperty('groups');
+    const group = (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Listed ${tag}`, members: [{ value: a.id }] })).body;
+    const listed = await scim(t.token, 'GET', `/Users?filter=${filter(`userName sw "a.${tag}" or userName sw "b.${tag}"`)}`);
+    const groupsById = Object.fromEntries(listed.body.Resources.map((user: { id: string; groups?: { value: string }[] }) => [user.id, user.groups?.map((g) => g.value) ?? []]));
+    expect(groupsById).toEqual({ [a.id]: [group.id], [b.id]: [] });
+    // A filter on the groups attribute sees them too; excludedAttributes leaves them out.
+    const byGroup = await scim(t.token, 'GET', `/Users?filter=${filter(`groups.value eq "${group.id}"`)}`);
+    expect(byGroup.body.Resources.map((user: { id: string }) => user.id)).toEqual([a.id]);
+    const without = await scim(t.token, 'GET', `/Users/${a.id}?excludedAttributes=groups`);
+    expect(without.body).not.toHaveProperty('groups');
+    // A PUT carrying groups changes no membership.
+    const put = await scim(t.token, 'PUT', `/Users/${b.id}`, { schemas: [userSchema], userName: b.userName, groups: [{ value: group.id }] });
+    expect(put.status).toBe(200);
+    expect(put.body).not.toHaveProperty('groups');
+    expect((await scim(t.token, 'GET', `/Groups/${group.id}`)).body.members.map((m: { value: string }) => m.value)).toEqual([a.id]);
+  });
+
+  it("does not rename an account the person made themselves when the IdP renames its SCIM user", async () => {
+    const userName = `self.${randomUUID().slice(0, 8)}@acme.test`;
+    const store = testStore();
+    const own = newUserRecord({ email: userName, name: 'Ada Lovelace', emailVerified: true });
+    await transactWrite(store, userPuts(own));
+    const created = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName, emails: [{ value: userName, primary: true }], displayName: 'Ada L.' });
+    expect(created.body.id).toBe(own.id);
+    expect((await scim(t.token, 'PATCH', `/Users/${own.id}`, { schemas: [patchOp], Operations: [{ op: 'replace', path: 'displayName', value: 'Countess of Lovelace' }] })).body.displayName).toBe('Countess of Lovelace');
+    expect(await getUser(store, own.id)).toMatchObject({ name: 'Ada Lovelace' });
   });
 
   it('serves the discovery endpoints', async () => {
