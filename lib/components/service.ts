@@ -109,13 +109,17 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
  * when given); the write is conditional on the version read, so a concurrent update is never lost: with
  * an expectedVersion the loser gets VERSION_CONFLICT, without one the call re-reads and re-applies.
  */
-export async function updateComponents(store: Store, ctx: WriteContext, inputs: UpdateComponentCommand[]): Promise<ComponentRecord[]> {
+/**
+ * `known`: components the caller has just read (consistently); the first attempt uses them instead of
+ * reading again. The write is conditioned on their version, so a stale one only costs a retry.
+ */
+export async function updateComponents(store: Store, ctx: WriteContext, inputs: UpdateComponentCommand[], known?: ReadonlyMap<string, ComponentRecord>): Promise<ComponentRecord[]> {
   checkCount('component.update', inputs.length);
   const ids = inputs.map((input) => input.id);
   const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
   if (duplicate) throw new ComponentInputError(`component ${duplicate} appears twice in this call`, 'id', ids.lastIndexOf(duplicate));
   for (let attempt = 0; ; attempt += 1) {
-    const current = await getComponents(store, ctx.organizationId, ctx.libraryId, ids, true);
+    const current = attempt === 0 && known && ids.every((id) => known.has(id)) ? known : await getComponents(store, ctx.organizationId, ctx.libraryId, ids, true);
     const results = inputs.map((input, index) => {
       const before = current.get(input.id);
       if (!before) throw new ComponentNotFoundError(input.id, index);

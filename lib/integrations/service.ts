@@ -161,7 +161,7 @@ export async function reconcile(store: Store, ctx: WriteContext, command: Reconc
     refused.push({ field: `attributeValues.${attributeId}`, attributeId, code: decision.code, message: decision.reason });
   }
   const attributeValues = fields.attributeValues?.filter((change) => !blocked.has(change.attributeId));
-  const [after] = await updateComponents(store, ctx, [{ ...fields, id: componentId, attributeValues }]);
+  const [after] = await updateComponents(store, ctx, [{ ...fields, id: componentId, attributeValues }], new Map([[componentId, before]]));
   const applied = changedFields(before, after!);
   return { component: after!, applied, refused, changed: applied.length > 0 };
 }
