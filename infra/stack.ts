@@ -20,6 +20,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { passwordPolicies, type PasswordPolicyMode } from '../lib/accounts/passwordPolicy.js';
 import { tableDefinition } from '../lib/store/table.js';
+import { importJobStreamFilter } from '../lib/transfer/jobStream.js';
 
 export interface PlmStackProps extends StackProps {
   /** Origin of the web application; verification links point at `${appUrl}/verify-email`. */
@@ -125,6 +126,7 @@ export class PlmStack extends Stack {
     // saml.configure registers the organization's SAML identity provider in the user pool.
     userPool.grant(functions.graphql, 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider');
     const webhooks = this.createWebhooks(table, environment, functions.graphql);
+    const jobs = this.createImportJobs(table, environment, filesBucket);
 
     const api = this.createHttpApi(functions);
     const scimApi = this.createScimApi(functions.scim);
@@ -133,8 +135,8 @@ export class PlmStack extends Stack {
 
     const mailIdentity = new ses.EmailIdentity(this, 'MailFromIdentity', { identity: ses.Identity.email(mailAddress(props.mailFrom)) });
     const alarms = new PlmAlarms(this, 'Alarms', {
-      functions: { ...functions, webhooks },
-      timeouts: { graphql: 29, auth: 29, scim: 29, webhooks: 120 },
+      functions: { ...functions, webhooks, jobs },
+      timeouts: { graphql: 29, auth: 29, scim: 29, webhooks: 120, jobs: 900 },
       apis: { api, scim: scimApi },
       tableName: table.tableName,
       streamFunction: webhooks,
@@ -188,6 +190,33 @@ export class PlmStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(1)),
       targets: [new targets.LambdaFunction(fn)],
     });
+    return fn;
+  }
+
+  /**
+   * The fifth function: runs API imports as jobs (lib/transfer/jobs.ts). The table's stream hands it the
+   * INSERT of each ImportJob item, and only those (event filtering; the local stack applies the same
+   * filter). An import of 10,000 components takes over a minute, beyond API Gateway's 30 s: hence 15 minutes,
+   * and memory for the whole file, its parsed components and their items. The job records its own failure
+   * (FAILED), so the mapping never retries; parallelization lets jobs of other libraries on the same shard
+   * start while one runs. It reads the uploaded files (GetObject only) and the table.
+   */
+  private createImportJobs(table: dynamodb.TableV2, environment: Record<string, string>, filesBucket: s3.Bucket): NodejsFunction {
+    const fn = this.createFunction('jobs', { ...environment, FILES_BUCKET: filesBucket.bucketName }, table, Duration.minutes(15), 3008);
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [filesBucket.arnForObjects('*')] }));
+    Validations.of(fn.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(filesBucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+      reason: 'Imports read the uploaded file of any library (keys <organizationId>/<libraryId>/<file id>); GetObject only, on the objects of this one bucket.',
+    });
+    fn.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: lambda.StartingPosition.LATEST,
+        batchSize: 1,
+        parallelizationFactor: 10,
+        retryAttempts: 0,
+        filters: [lambda.FilterCriteria.filter(importJobStreamFilter)],
+      }),
+    );
     return fn;
   }
 
@@ -305,7 +334,7 @@ export class PlmStack extends Stack {
     });
   }
 
-  private createFunction(name: FunctionName | 'webhooks', environment: Record<string, string>, table: dynamodb.TableV2, timeout = Duration.seconds(29)): NodejsFunction {
+  private createFunction(name: FunctionName | 'webhooks' | 'jobs', environment: Record<string, string>, table: dynamodb.TableV2, timeout = Duration.seconds(29), memorySize = 1024): NodejsFunction {
     const logGroup = new logs.LogGroup(this, `${pascalCase(name)}FunctionLogs`, {
       retention: logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -327,7 +356,7 @@ export class PlmStack extends Stack {
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: 1024,
+      memorySize,
       timeout,
       role,
       logGroup,

@@ -34,6 +34,7 @@ const mappers = {
   DocumentLink: '../../../lib/items/model.js#DocumentLink',
   IndentedBomLine: '../../../lib/items/reads.js#IndentedBomEntry',
   File: '../../../lib/files/model.js#StoredFile',
+  LibraryImportJob: '../../../lib/store/importJob.js#ImportJobRecord',
   FileUpload: '../../../lib/files/files.js#CreatedUpload',
   ComponentConnection: '../../../lib/components/queries.js#ComponentPage',
   ComponentGroupConnection: '../../../lib/search/service.js#ComponentGroupPage',

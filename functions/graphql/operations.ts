@@ -55,6 +55,9 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'identifier.reusableGroupInstances': { scope: 'library', permission: 'components.read' },
     'identifier.validateFreeformOverride': { scope: 'library', permission: 'components.read' },
     'file.findOne': { scope: 'library', permission: 'components.read' },
+    // Who may start an import may follow it, also while it writes and the library refuses everything else.
+    'transfer.importJob': { scope: 'library', permission: 'library.settings.update', openDuringImport: true },
+    'transfer.importJobs': { scope: 'library', permission: 'library.settings.update', openDuringImport: true },
     // Authentication settings (SAML, SCIM): integrations.configure, which among system roles only Site Admin holds.
     'saml.configuration': { scope: 'organization', permission: 'integrations.configure' },
     'scimToken.tokens': { scope: 'organization', permission: 'integrations.configure' },

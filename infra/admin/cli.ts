@@ -22,7 +22,8 @@ import { createStore, type Store } from '../../lib/store/client.js';
 import { localConfig } from '../local/config.js';
 import { exportLibrary } from '../../lib/transfer/export.js';
 import { writeExportDirectory, readImportDirectory } from '../../lib/transfer/files.js';
-import { abandonLibraryImport, importLibrary, type ImportProgress } from '../../lib/transfer/import.js';
+import { importLibrary, type ImportProgress } from '../../lib/transfer/import.js';
+import { abortLibraryImport } from '../../lib/transfer/jobs.js';
 import { getLibrary } from '../../lib/store/library.js';
 import { getOrganization } from '../../lib/store/organization.js';
 import { findUserIdByEmail } from '../../lib/store/user.js';
@@ -43,7 +44,7 @@ const usage = `Usage:
   npm run admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)
   npm run admin -- export --org-slug SLUG --library-slug SLUG --out DIR
   npm run admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
-  npm run admin -- import-abort --org-slug SLUG --library-slug SLUG`;
+  npm run admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
@@ -99,7 +100,7 @@ async function bootstrap(args: string[]): Promise<void> {
 }
 
 /** Runs a maintenance task on one library named by --org-slug and --library-slug; prints its JSON result. */
-async function libraryTask(args: string[], extra: Record<string, { type: 'string' }>, task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | undefined>) => Promise<unknown>): Promise<void> {
+async function libraryTask(args: string[], extra: Record<string, { type: 'string' | 'boolean' }>, task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | undefined>) => Promise<unknown>): Promise<void> {
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({ args, options: { 'org-slug': { type: 'string' }, 'library-slug': { type: 'string' }, ...extra }, strict: true }) as { values: Record<string, string | undefined> });
@@ -181,13 +182,12 @@ function importCommand(args: string[]): Promise<void> {
   });
 }
 
-/** Deletes what a crashed import wrote and reopens the library. */
+/**
+ * Deletes what a crashed import wrote and reopens the library; an API import's job (if one holds the library)
+ * ends FAILED (IMPORT_ABANDONED). A job whose worker is still heard from is refused unless --force.
+ */
 function importAbortCommand(args: string[]): Promise<void> {
-  return libraryTask(args, {}, async (store, library) => {
-    const record = await getLibrary(store, library.organizationId, library.libraryId);
-    if (!record?.importing) fail('No import holds this library', 2);
-    return abandonLibraryImport(store, library, record.importing.importId);
-  });
+  return libraryTask(args, { force: { type: 'boolean' } }, (store, library, values) => abortLibraryImport(store, library, { force: Boolean(values.force) }));
 }
 
 /**

@@ -13,6 +13,7 @@ import { handlerEnv, localConfig } from './config.js';
 import { ensureTable, ensureUserPool, startCognito, startDynamoDb, stopChild } from './emulators.js';
 import { createLocalServer, type LocalServerState } from './server.js';
 import { startStreamPoller } from './streamPoller.js';
+import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/jobStream.js';
 
 const config = localConfig();
 const state: LocalServerState = {};
@@ -20,13 +21,14 @@ const children = [startDynamoDb(config), startCognito(config)];
 const server: Server = createLocalServer(state);
 let stopping = false;
 let poller: ReturnType<typeof startStreamPoller> | undefined;
+let jobsPoller: ReturnType<typeof startStreamPoller> | undefined;
 let retryTimer: NodeJS.Timeout | undefined;
 
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     clearInterval(retryTimer);
-    await poller?.stop();
+    await Promise.all([poller?.stop(), jobsPoller?.stop()]);
     server.close();
     server.closeAllConnections();
     await Promise.all(children.map(stopChild));
@@ -64,12 +66,13 @@ try {
   state.files = new LocalBlobStorage(filesDir, `http://127.0.0.1:${config.port}`, filesSigningSecret);
 
   // Handlers read their environment when loaded, as a Lambda does at cold start: load them now.
-  const [graphql, auth, scim, mail, webhooks] = await Promise.all([
+  const [graphql, auth, scim, mail, webhooks, jobs] = await Promise.all([
     import('../../functions/graphql/handler.js'),
     import('../../functions/auth/handler.js'),
     import('../../functions/scim/handler.js'),
     import('../../lib/mail/mailer.js'),
     import('../../functions/webhooks/handler.js'),
+    import('../../functions/jobs/handler.js'),
   ]);
   state.handlers = { graphql: graphql.handler, auth: auth.handler, scim: scim.handler };
   // Webhooks: the stream of DynamoDB Local feeds the webhooks function as Lambda's event source would, and
@@ -79,6 +82,18 @@ try {
     tableName: config.tableName,
     onRecords: async (records) => {
       await webhooks.handler({ Records: records } as never);
+    },
+  });
+  // Import jobs: a poller of their own over the same stream, with the deployed event source mapping's filter
+  // applied here, each job run on its own without waiting (a long import holds up neither webhooks nor other jobs).
+  jobsPoller = startStreamPoller({
+    name: 'jobs',
+    endpoint: `http://127.0.0.1:${config.dynamodbPort}`,
+    tableName: config.tableName,
+    onRecords: async (records) => {
+      for (const record of records.filter((r) => matchesStreamFilter(importJobStreamFilter, r))) {
+        void jobs.handler({ Records: [record] } as never).catch((error: unknown) => console.error('jobs: an import job failed:', error));
+      }
     },
   });
   const sweepMs = Number(process.env.WEBHOOK_RETRY_SWEEP_MS) || 1000;

@@ -5,11 +5,12 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
  * The local stack's stand-in for Lambda's event source mapping: reads DynamoDB Local's stream of the table
- * and hands each batch of records to `onRecords` (the webhooks function's handler), shard by shard, in
- * order. Shards open at start are read from their latest record; shards that appear later from their
+ * and hands each batch of records to `onRecords` (a stream-fed function's handler: webhooks, jobs), shard
+ * by shard, in order. Shards open at start are read from their latest record; shards that appear later from their
  * first. A batch that fails is logged and not retried (Lambda would retry it; deliveries are idempotent).
  */
-export function startStreamPoller(options: { endpoint: string; tableName: string; onRecords: (records: _Record[]) => Promise<void>; intervalMs?: number }) {
+export function startStreamPoller(options: { endpoint: string; tableName: string; onRecords: (records: _Record[]) => Promise<void>; intervalMs?: number; name?: string }) {
+  const name = options.name ?? 'webhooks';
   const config = { endpoint: options.endpoint, region: 'us-east-1', credentials };
   const ddb = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);
@@ -49,7 +50,7 @@ export function startStreamPoller(options: { endpoint: string; tableName: string
       iterators.set(shardId, NextShardIterator);
       if (Records?.length) {
         busy = true;
-        await options.onRecords(Records).catch((error: unknown) => console.error('webhooks: a stream batch failed:', error));
+        await options.onRecords(Records).catch((error: unknown) => console.error(`${name}: a stream batch failed:`, error));
       }
     }
     return busy;
@@ -62,7 +63,7 @@ export function startStreamPoller(options: { endpoint: string; tableName: string
       try {
         busy = await poll();
       } catch (error) {
-        if (!stopped) console.error('webhooks: reading the stream failed:', error);
+        if (!stopped) console.error(`${name}: reading the stream failed:`, error);
       }
       if (!busy) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
     }

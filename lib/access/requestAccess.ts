@@ -33,6 +33,8 @@ export interface AccessRule {
   scope: OperationScope;
   /** null: any authenticated caller (e.g. user.me); the scope still applies. */
   permission: PermissionName | null;
+  /** Answers in a library closed by an import (reading the import's own job); refused by default. */
+  openDuringImport?: boolean;
 }
 
 export interface ContextHeaders {
@@ -86,7 +88,7 @@ export class RequestAccess {
     const [permissions] = await Promise.all([this.libraryPermissions(), this.principal()]);
     this.requirePermission(rule.permission, permissions);
     // A library being imported into is closed until the import commits (lib/store/libraryTransfer.ts).
-    if ((await this.library()).library.importing) {
+    if (!rule.openDuringImport && (await this.library()).library.importing) {
       throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'An import into this library is in progress; the library opens when it commits');
     }
   }

@@ -19,6 +19,8 @@ export const libraryRecord = z.object({
   createdBy: z.string(),
   /** Set while an import writes into the library (libraryTransfer.ts): the library is closed until it commits. */
   importing: z.object({ importId: z.string(), startedAt: z.string(), startedBy: z.string() }).nullish(),
+  /** The API import job holding the library (importJob.ts): at most one is queued or running. */
+  importJob: z.object({ jobId: z.string(), createdAt: z.string() }).nullish(),
 });
 export type LibraryRecord = z.infer<typeof libraryRecord>;
 

@@ -47,6 +47,10 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
   /** Concurrent BatchWriteItem calls (each 25 items); 8 by default. */
   parallelWrites?: number;
+  /** The id of the import's mark (an API import uses its job's id); a new one by default. */
+  importId?: string;
+  /** Further items of the commit transaction (an API import's job turning SUCCEEDED), given what was imported. */
+  commitItems?: (result: Omit<ImportResult, 'importId'>) => Record<string, unknown>[];
   /** Tests: fail after this many items were written, to prove that a failure leaves nothing behind. */
   failAfterItems?: number;
 }
@@ -104,7 +108,14 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   const total = items.length;
   options.onProgress?.({ phase: 'validated', written: 0, total });
 
-  const importId = randomUUID();
+  const importId = options.importId ?? randomUUID();
+  const imported = {
+    components: components.length,
+    bomLines: components.reduce((n, c) => n + (c.bom?.lines.length ?? 0), 0),
+    documentLinks: components.reduce((n, c) => n + (c.documentLinks?.links.length ?? 0), 0),
+    historyRecords: components.reduce((n, c) => n + c.history.length, 0),
+    itemsWritten: total,
+  };
   await markLibraryImporting(store, org, lib, { importId, startedAt: options.actor.at, startedBy: options.actor.userId });
   const keys: Key[] = items.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
   try {
@@ -126,7 +137,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
       importId,
       configRecords(current, manifest, options.actor),
       manifest?.accessPolicy ? policyRecord(current.accessPolicy.version, manifest.accessPolicy, options.actor) : null,
-      [search.manifestPut],
+      [search.manifestPut, ...(options.commitItems?.({ ...imported, durationMs: Math.round(performance.now() - started) }) ?? [])],
     );
   } catch (error) {
     // Every item the import wrote, search entries included, is among its keys: nothing else is deleted.
@@ -135,15 +146,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
     throw error;
   }
   options.onProgress?.({ phase: 'committed', written: total, total });
-  return {
-    importId,
-    components: components.length,
-    bomLines: components.reduce((n, c) => n + (c.bom?.lines.length ?? 0), 0),
-    documentLinks: components.reduce((n, c) => n + (c.documentLinks?.links.length ?? 0), 0),
-    historyRecords: components.reduce((n, c) => n + c.history.length, 0),
-    itemsWritten: total,
-    durationMs: Math.round(performance.now() - started),
-  };
+  return { importId, ...imported, durationMs: Math.round(performance.now() - started) };
 }
 
 /** The imported documents as new versions of the target's (unchanged documents are left as they are). */

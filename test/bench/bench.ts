@@ -681,7 +681,7 @@ async function measureBundles(): Promise<BundleResult[]> {
   const { execFileSync } = await import('node:child_process');
   const directory = await mkdtemp(join(tmpdir(), 'plm-bundles-'));
   const results: BundleResult[] = [];
-  for (const handler of ['graphql', 'auth', 'scim', 'webhooks']) {
+  for (const handler of ['graphql', 'auth', 'scim', 'webhooks', 'jobs']) {
     const outfile = join(directory, handler, 'index.mjs');
     await build({
       entryPoints: [`functions/${handler}/handler.ts`],

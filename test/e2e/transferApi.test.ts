@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { clearImportMark, markLibraryImporting } from '../../lib/store/libraryTransfer.js';
+import { createImportJob, type ImportJobRecord } from '../../lib/store/importJob.js';
+import { abortLibraryImport } from '../../lib/transfer/jobs.js';
+import { memberWithRole, refusal } from './accessHelpers.js';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, uniqueSlug, type Tenant } from '../support/api.js';
 import { uploadFile } from './itemHelpers.js';
 import { seedContext } from './searchHelpers.js';
@@ -13,8 +17,53 @@ let tenant: Tenant;
 
 const exportMutation = `mutation($input: ExportLibraryInput) { transfer { exportLibrary(input: $input) {
   files { id name contentType size status downloadUrl } counts { components bomLines documentLinks historyRecords } } } }`;
-const importMutation = `mutation($input: ImportLibraryInput!) { transfer { importLibrary(input: $input) {
-  importId itemsWritten durationMs counts { components bomLines documentLinks historyRecords } } } }`;
+const jobFields = `id status format fileId bomFileId progress { components itemsWritten itemsTotal } counts { components bomLines documentLinks historyRecords }
+  durationMs problems { path code message } problemCount error { code message } createdAt createdBy { id } startedAt finishedAt heartbeatAt stale`;
+const importMutation = `mutation($input: ImportLibraryInput!) { transfer { importLibrary(input: $input) { ${jobFields} } } }`;
+const jobQuery = `query($id: ID!) { transfer { importJob(id: $id) { ${jobFields} } } }`;
+
+interface Job {
+  id: string;
+  status: string;
+  format: string;
+  progress: { components: number | null; itemsWritten: number; itemsTotal: number | null };
+  counts: Record<string, number> | null;
+  durationMs: number | null;
+  problems: { path: string; code: string; message: string }[];
+  problemCount: number;
+  error: { code: string; message: string } | null;
+  createdAt: string;
+  createdBy: { id: string } | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  stale: boolean;
+}
+
+/** Starts an import through the API: the job as importLibrary returns it. */
+async function startImport(target: Tenant, input: Record<string, unknown>): Promise<Job> {
+  return (await gqlOk<{ transfer: { importLibrary: Job } }>(target, importMutation, { input })).transfer.importLibrary;
+}
+
+/** Polls the job until it is SUCCEEDED or FAILED (a bounded wait: the test fails if it never finishes). */
+async function finishedJob(target: Tenant, id: string): Promise<Job> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const job = (await gqlOk<{ transfer: { importJob: Job | null } }>(target, jobQuery, { id })).transfer.importJob;
+    if (job?.status === 'SUCCEEDED' || job?.status === 'FAILED') return job;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Import job ${id} did not finish`);
+}
+
+/** A job as a worker holds it (VALIDATING: the stream's worker finds it claimed and leaves it alone). */
+function runningJob(target: Tenant, heartbeatAt: string): ImportJobRecord {
+  return {
+    id: randomUUID(), organizationId: target.organization.id, libraryId: target.library.id, status: 'VALIDATING', format: 'JSON', fileId: randomUUID(), bomFileId: null,
+    createdAt: heartbeatAt, createdBy: target.user.id, principalId: 'native', actingIntegrationId: null, startedAt: heartbeatAt, finishedAt: null, heartbeatAt,
+    components: null, itemsWritten: 0, itemsTotal: null, counts: null, durationMs: null, problems: [], problemCount: 0, error: null,
+  };
+}
+
+const withoutJobs = (items: Record<string, unknown>[]) => items.filter((item) => !String(item.SK).startsWith('IMPORTJOB#'));
 
 interface ExportedFile {
   id: string;
@@ -54,8 +103,16 @@ describe('library export and import through the API', () => {
 
     const target = await emptyLibraryTenant();
     const file = await uploadFile(target, bytes, { name: 'export.json', contentType: 'application/json' });
-    const imported = (await gqlOk<{ transfer: { importLibrary: { counts: Record<string, number> } } }>(target, importMutation, { input: { fileId: file.id } })).transfer.importLibrary;
-    expect(imported.counts).toEqual(exported.counts);
+    const queued = await startImport(target, { fileId: file.id });
+    expect(queued).toMatchObject({ status: 'QUEUED', format: 'JSON', counts: null, error: null, startedAt: null, finishedAt: null, stale: false, createdBy: { id: target.user.id } });
+    const imported = await finishedJob(target, queued.id);
+    expect(imported).toMatchObject({ id: queued.id, status: 'SUCCEEDED', counts: exported.counts, error: null, problems: [], problemCount: 0, stale: false });
+    expect(imported.progress.components).toBe(3);
+    expect(imported.progress.itemsWritten).toBe(imported.progress.itemsTotal);
+    expect(imported.startedAt).not.toBeNull();
+    expect(imported.finishedAt).not.toBeNull();
+    const listed = await gqlOk<{ transfer: { importJobs: { id: string; status: string }[] } }>(target, '{ transfer { importJobs { id status } } }');
+    expect(listed.transfer.importJobs).toEqual([{ id: queued.id, status: 'SUCCEEDED' }]);
     const ref = (t: Tenant) => ({ organizationId: t.organization.id, libraryId: t.library.id });
     expect(await canonicalLibrary(store, ref(target))).toEqual(await canonicalLibrary(store, ref(tenant)));
     // The imported components are found by search at once.
@@ -71,8 +128,11 @@ describe('library export and import through the API', () => {
     const target = await emptyLibraryTenant();
     const componentsFile = await uploadFile(target, components!, { name: 'components.csv', contentType: 'text/csv' });
     const bomFile = await uploadFile(target, bom!, { name: 'bom.csv', contentType: 'text/csv' });
-    const imported = (await gqlOk<{ transfer: { importLibrary: { counts: Record<string, number> } } }>(target, importMutation, { input: { fileId: componentsFile.id, bomFileId: bomFile.id } })).transfer.importLibrary;
-    expect(imported.counts).toEqual({ components: 3, bomLines: 1, documentLinks: 1, historyRecords: 3 });
+    const queued = await startImport(target, { fileId: componentsFile.id, bomFileId: bomFile.id });
+    expect(queued).toMatchObject({ status: 'QUEUED', format: 'CSV' });
+    const imported = await finishedJob(target, queued.id);
+    expect(imported).toMatchObject({ status: 'SUCCEEDED', counts: { components: 3, bomLines: 1, documentLinks: 1, historyRecords: 3 } });
+    expect((await gqlOk<{ component: { findAll: { totalCount: number } } }>(target, '{ component { findAll { totalCount } } }')).component.findAll.totalCount).toBe(3);
   });
 
   it('answers what a client sends wrong with a code, writing nothing', async () => {
@@ -80,11 +140,24 @@ describe('library export and import through the API', () => {
     const before = await partitionSnapshot(store, { organizationId: target.organization.id, libraryId: target.library.id });
     const garbage = await uploadFile(target, Buffer.from('{"format": "plm-library", "oops"'), { name: 'broken.json', contentType: 'application/json' });
     const after = await partitionSnapshot(store, { organizationId: target.organization.id, libraryId: target.library.id });
-    const response = await graphql(importMutation, { input: { fileId: garbage.id } }, tenantHeaders(target));
-    expect(response.body.errors?.[0]?.extensions?.code).toBe('IMPORT_INVALID');
-    expect((response.body.errors?.[0]?.extensions?.problems as { code: string }[])[0]!.code).toBe('JSON_MALFORMED');
-    expect(await partitionSnapshot(store, { organizationId: target.organization.id, libraryId: target.library.id })).toEqual(after);
+    // A file the job cannot read ends the job FAILED with its problems, having written nothing.
+    const failed = await finishedJob(target, (await startImport(target, { fileId: garbage.id })).id);
+    expect(failed).toMatchObject({ status: 'FAILED', error: { code: 'IMPORT_INVALID' }, counts: null, problemCount: 1 });
+    expect(failed.problems[0]!.code).toBe('JSON_MALFORMED');
+    expect(withoutJobs(await partitionSnapshot(store, { organizationId: target.organization.id, libraryId: target.library.id }))).toEqual(after);
     expect(after.length).toBe(before.length + 1);
+
+    // A bundle with problems lists each of them on the job.
+    const bad = { format: 'plm-library', formatVersion: 1, components: [{ cpn: 1 }, { cpn: 2 }] };
+    const badFile = await uploadFile(target, Buffer.from(JSON.stringify(bad)), { name: 'bad.json', contentType: 'application/json' });
+    const invalid = await finishedJob(target, (await startImport(target, { fileId: badFile.id })).id);
+    expect(invalid).toMatchObject({ status: 'FAILED', error: { code: 'IMPORT_INVALID' } });
+    expect(invalid.problemCount).toBeGreaterThan(1);
+    expect(invalid.problems).toHaveLength(invalid.problemCount);
+    expect((await gqlOk<{ component: { findAll: { totalCount: number } } }>(target, '{ component { findAll { totalCount } } }')).component.findAll.totalCount).toBe(0);
+
+    const withBom = await graphql(importMutation, { input: { fileId: garbage.id, bomFileId: garbage.id } }, tenantHeaders(target));
+    expect(withBom.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 
     const missing = await graphql(importMutation, { input: { fileId: '00000000-0000-4000-8000-000000000000' } }, tenantHeaders(target));
     expect(missing.body.errors?.[0]?.extensions?.code).toBe('FILE_NOT_FOUND');
@@ -99,7 +172,55 @@ describe('library export and import through the API', () => {
     await markLibraryImporting(store, ref.organizationId, ref.libraryId, { importId: 'test-import', startedAt: new Date().toISOString(), startedBy: target.user.id });
     const closed = await graphql('{ component { findAll { totalCount } } }', undefined, tenantHeaders(target));
     expect(closed.body.errors?.[0]?.extensions?.code).toBe('LIBRARY_IMPORT_IN_PROGRESS');
+    // The import's job can be followed meanwhile.
+    expect((await gqlOk<{ transfer: { importJobs: unknown[] } }>(target, '{ transfer { importJobs { id } } }')).transfer.importJobs).toEqual([]);
     await clearImportMark(store, ref.organizationId, ref.libraryId, 'test-import');
     expect((await gqlOk<{ component: { findAll: { totalCount: number } } }>(target, '{ component { findAll { totalCount } } }')).component.findAll.totalCount).toBe(0);
+  });
+
+  it('runs one job per library: a second import is refused while one is queued or running', async () => {
+    const target = await emptyLibraryTenant();
+    const ref = { organizationId: target.organization.id, libraryId: target.library.id };
+    const running = runningJob(target, new Date().toISOString());
+    await createImportJob(store, running, null);
+    const file = await uploadFile(target, Buffer.from('cpn,name,category\n'), { name: 'c.csv', contentType: 'text/csv' });
+    const refused = await graphql(importMutation, { input: { fileId: file.id } }, tenantHeaders(target));
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'LIBRARY_IMPORT_IN_PROGRESS', jobId: running.id });
+    // Two requests racing for the library: the conditional write lets one job in.
+    await expect(createImportJob(store, { ...runningJob(target, new Date().toISOString()), status: 'QUEUED' }, null)).rejects.toMatchObject({ code: 'LIBRARY_IMPORT_IN_PROGRESS' });
+
+    // The worker is alive (fresh heartbeat): import-abort leaves it alone.
+    await expect(abortLibraryImport(store, ref, { force: false })).rejects.toMatchObject({ code: 'LIBRARY_IMPORT_IN_PROGRESS' });
+    expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: running.id })).transfer.importJob).toMatchObject({ status: 'VALIDATING', stale: false });
+  });
+
+  it('shows a job whose worker died as stale; import-abort fails it and frees the library', async () => {
+    const target = await emptyLibraryTenant();
+    const ref = { organizationId: target.organization.id, libraryId: target.library.id };
+    const dead = runningJob(target, new Date(Date.now() - 10 * 60_000).toISOString());
+    await createImportJob(store, dead, null);
+    await markLibraryImporting(store, ref.organizationId, ref.libraryId, { importId: dead.id, startedAt: dead.startedAt!, startedBy: target.user.id });
+    expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: dead.id })).transfer.importJob).toMatchObject({ status: 'VALIDATING', stale: true });
+
+    expect(await abortLibraryImport(store, ref, { force: false })).toMatchObject({ jobId: dead.id });
+    expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: dead.id })).transfer.importJob).toMatchObject({ status: 'FAILED', error: { code: 'IMPORT_ABANDONED' }, stale: false });
+    const exported = (await gqlOk<{ transfer: { exportLibrary: { files: ExportedFile[] } } }>(tenant, exportMutation, {})).transfer.exportLibrary;
+    const bytes = Buffer.from(await (await fetch(exported.files[0]!.downloadUrl)).arrayBuffer());
+    const file = await uploadFile(target, bytes, { name: 'export.json', contentType: 'application/json' });
+    expect(await finishedJob(target, (await startImport(target, { fileId: file.id })).id)).toMatchObject({ status: 'SUCCEEDED' });
+  });
+
+  it('needs library.settings.update to start or follow an import', async () => {
+    const viewer = await memberWithRole(tenant, 'VIEWER');
+    const editor = await memberWithRole(tenant, 'EDITOR');
+    for (const member of [viewer, editor]) {
+      expect(await refusal(member.headers, importMutation, { input: { fileId: randomUUID() } })).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+      expect(await refusal(member.headers, jobQuery, { id: randomUUID() })).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+      expect(await refusal(member.headers, '{ transfer { importJobs { id } } }')).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    }
+    // A job of another library is not found through this one.
+    const target = await emptyLibraryTenant();
+    const other = await startImport(target, { fileId: (await uploadFile(target, Buffer.from('{'), { name: 'x.json', contentType: 'application/json' })).id });
+    expect((await gqlOk<{ transfer: { importJob: Job | null } }>(tenant, jobQuery, { id: other.id })).transfer.importJob).toBeNull();
   });
 });

@@ -11,7 +11,7 @@ let app: App;
 let stack: PlmStack;
 let template: Template;
 
-// Synthesizing bundles the three handlers with esbuild: do it once for the whole file.
+// Synthesizing bundles the five handlers with esbuild: do it once for the whole file.
 beforeAll(() => {
   app = new App();
   stack = new PlmStack(app, 'PlmTest', {
@@ -87,13 +87,13 @@ describe('HTTP API', () => {
 });
 
 describe('Lambda functions', () => {
-  it('are exactly four (three behind routes, and webhooks), arm64 on nodejs22.x, with the service configuration', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 4);
+  it('are exactly five (three behind routes, webhooks and import jobs), arm64 on nodejs22.x, with the service configuration', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 5);
     template.allResourcesProperties('AWS::Lambda::Function', {
       Architectures: ['arm64'],
       Runtime: 'nodejs22.x',
       Handler: 'index.handler',
-      MemorySize: 1024,
+      MemorySize: Match.anyValue(),
       Timeout: Match.anyValue(),
       Environment: {
         Variables: Match.objectLike({
@@ -109,9 +109,10 @@ describe('Lambda functions', () => {
     });
   });
 
-  it('routed functions answer within API Gateway\'s 29 s; the webhooks function has 120 s for a batch of attempts', () => {
-    const timeouts = Object.entries(resourcesOfType('AWS::Lambda::Function')).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Timeout]);
-    expect(Object.fromEntries(timeouts)).toEqual({ Graphql: 29, Auth: 29, Scim: 29, Webhooks: 120 });
+  it('routed functions answer within API Gateway\'s 29 s; the webhooks function has 120 s for a batch of attempts; an import job 15 minutes and more memory', () => {
+    const functions = Object.entries(resourcesOfType('AWS::Lambda::Function')).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties] as const);
+    expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.Timeout]))).toEqual({ Graphql: 29, Auth: 29, Scim: 29, Webhooks: 120, Jobs: 900 });
+    expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.MemorySize]))).toEqual({ Graphql: 1024, Auth: 1024, Scim: 1024, Webhooks: 1024, Jobs: 3008 });
   });
 
   it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth and graphql (invitations) send mail, pinned to the sender address', () => {
@@ -232,10 +233,10 @@ describe('files bucket', () => {
     const filesBucketOf = Object.fromEntries(
       Object.entries(functions).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Environment.Variables.FILES_BUCKET]),
     );
-    expect(filesBucketOf).toEqual({ Graphql: { Ref: files }, Auth: undefined, Scim: undefined });
+    expect(filesBucketOf).toEqual({ Graphql: { Ref: files }, Auth: undefined, Scim: undefined, Webhooks: undefined, Jobs: { Ref: files } });
   });
 
-  it('is readable and writable by the graphql function only', () => {
+  it('is readable and writable by the graphql function, readable (GetObject) by the jobs function', () => {
     const files = bucketId('FilesBucket');
     const s3Statements = Object.fromEntries(
       Object.entries(resourcesOfType('AWS::IAM::Policy')).map(([logicalId, policy]) => [
@@ -254,6 +255,7 @@ describe('files bucket', () => {
       Auth: [],
       Scim: [],
       Webhooks: [],
+      Jobs: [{ Effect: 'Allow', Action: ['s3:GetObject'], Resource: objectsOf(files) }],
     });
   });
 });
@@ -319,7 +321,7 @@ describe('operations', () => {
     const metrics = alarms.map((alarm) => `${alarm.Properties.Namespace}:${alarm.Properties.MetricName}`).sort();
     expect(metrics).toEqual(
       [
-        ...['Graphql', 'Auth', 'Scim', 'Webhooks'].flatMap(() => ['AWS/Lambda:Errors', 'AWS/Lambda:Throttles', 'AWS/Lambda:Duration']),
+        ...['Graphql', 'Auth', 'Scim', 'Webhooks', 'Jobs'].flatMap(() => ['AWS/Lambda:Errors', 'AWS/Lambda:Throttles', 'AWS/Lambda:Duration']),
         'AWS/ApiGateway:5xx',
         'AWS/ApiGateway:5xx',
         'AWS/ApiGateway:Latency',
@@ -346,7 +348,7 @@ describe('webhooks', () => {
 
   it('the table streams new and old images to the webhooks function, from the latest record, in batches', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: webhooksFunction() },
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Table'), 'StreamArn'] },
@@ -378,6 +380,21 @@ describe('webhooks', () => {
       .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'))
       .flatMap((policy) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref.replace(/FunctionRole[0-9A-F]{8}$/, '')));
     expect(readers.sort()).toEqual(['Graphql', 'Webhooks']);
+  });
+});
+
+describe('import jobs', () => {
+  it('the table streams only the INSERTs of import jobs to the jobs function, one job per invocation, never retried', () => {
+    const jobsFunction = Object.keys(resourcesOfType('AWS::Lambda::Function')).find((id) => id.startsWith('JobsFunction'))!;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: jobsFunction },
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Table'), 'StreamArn'] },
+      StartingPosition: 'LATEST',
+      BatchSize: 1,
+      ParallelizationFactor: 10,
+      MaximumRetryAttempts: 0,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ImportJob'] } } } }) }] },
+    });
   });
 });
 

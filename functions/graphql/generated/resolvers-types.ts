@@ -10,6 +10,7 @@ import type { Component as ComponentModel, ComponentHistoryEntry as ComponentHis
 import type { AssemblyLinkView as AssemblyLinkViewModel, IndentedBomEntry as IndentedBomEntryModel } from '../../../lib/items/reads.js';
 import type { BomSnapshot as BomSnapshotModel, DocumentLink as DocumentLinkModel } from '../../../lib/items/model.js';
 import type { StoredFile as StoredFileModel } from '../../../lib/files/model.js';
+import type { ImportJobRecord as ImportJobRecordModel } from '../../../lib/store/importJob.js';
 import type { CreatedUpload as CreatedUploadModel } from '../../../lib/files/files.js';
 import type { ComponentPage as ComponentPageModel, AttributeValueView as AttributeValueViewModel } from '../../../lib/components/queries.js';
 import type { ComponentGroupPage as ComponentGroupPageModel } from '../../../lib/search/service.js';
@@ -447,6 +448,7 @@ export type Query = {
   organization: OrganizationQueryNamespace;
   saml: SamlQueryNamespace;
   scimToken: ScimTokenQueryNamespace;
+  transfer: TransferQueryNamespace;
   webhooks: WebhookQueryNamespace;
 };
 
@@ -2771,7 +2773,8 @@ export type AiFilterResult = {
 /**
  * Library export and import (lib/transfer). A whole library does not fit one GraphQL response, so both go
  * through the library's file store: exportLibrary writes files (READY; download them with File.downloadUrl),
- * importLibrary reads a file uploaded with file.createUpload / file.complete into the library imported into.
+ * importLibrary starts a job (LibraryImportJob) that reads a file uploaded with file.createUpload / file.complete
+ * into the library imported into; transfer.importJob(id) follows it.
  * Both need library.settings.update: they act on the library as a whole (the export holds its configuration
  * and access policy; the import replaces the configuration), which is a library administrator's work.
  */
@@ -2808,13 +2811,94 @@ export type ImportLibraryInput = {
   bomFileId?: InputMaybe<Scalars['ID']['input']>;
 };
 
-export type LibraryImportResult = {
-  __typename?: 'LibraryImportResult';
-  importId: Scalars['ID']['output'];
-  counts: LibraryTransferCounts;
-  /** DynamoDB items written. */
+/**
+ * The state of an import job. QUEUED: recorded, waiting for its worker. VALIDATING: the worker reads and
+ * checks the file (nothing is written). WRITING: the library is closed (LIBRARY_IMPORT_IN_PROGRESS) while its
+ * items are written. SUCCEEDED: committed, the library holds everything. FAILED: nothing was written (the
+ * library is as it was); error says why.
+ */
+export type LibraryImportJobStatus =
+  | 'QUEUED'
+  | 'VALIDATING'
+  | 'WRITING'
+  | 'SUCCEEDED'
+  | 'FAILED';
+
+/** A problem of an import file: where it is (e.g. bundle.components[3].cpn, components.csv row 12 column name), a stable code and a message. */
+export type LibraryImportProblem = {
+  __typename?: 'LibraryImportProblem';
+  path: Scalars['String']['output'];
+  code: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+};
+
+export type LibraryImportJobError = {
+  __typename?: 'LibraryImportJobError';
+  /** IMPORT_INVALID (see problems), LIBRARY_NOT_EMPTY, LIBRARY_IMPORT_IN_PROGRESS, FILE_NOT_READY, IMPORT_ABANDONED (its worker stopped; an operator ran import-abort), IMPORT_FAILED (unexpected: the service log has the cause), ... */
+  code: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+};
+
+/** How far a job is. The status is its phase. */
+export type LibraryImportJobProgress = {
+  __typename?: 'LibraryImportJobProgress';
+  /** Components in the file, once it is validated. */
+  components?: Maybe<Scalars['Int']['output']>;
+  /** Table items written so far (about 4 per component: component, CPN claim, history, BOMs, links, search blocks). */
   itemsWritten: Scalars['Int']['output'];
-  durationMs: Scalars['Int']['output'];
+  /** Table items to write, once the file is validated. */
+  itemsTotal?: Maybe<Scalars['Int']['output']>;
+};
+
+/**
+ * An import through the API (importLibrary). Poll it with transfer.importJob(id) until SUCCEEDED or FAILED:
+ * the worker updates progress every few seconds and heartbeatAt at least every 30 s while it runs.
+ */
+export type LibraryImportJob = {
+  __typename?: 'LibraryImportJob';
+  /** Also the import's id (the library's import mark, the CLI's import-abort). */
+  id: Scalars['ID']['output'];
+  status: LibraryImportJobStatus;
+  format: LibraryExportFormat;
+  fileId: Scalars['ID']['output'];
+  bomFileId?: Maybe<Scalars['ID']['output']>;
+  progress: LibraryImportJobProgress;
+  /** What was imported, once SUCCEEDED. */
+  counts?: Maybe<LibraryTransferCounts>;
+  /** Time the worker took, once SUCCEEDED. */
+  durationMs?: Maybe<Scalars['Int']['output']>;
+  /** Every problem of a file refused with IMPORT_INVALID, at most 1,000 listed (problemCount says how many there were); empty otherwise. */
+  problems: Array<LibraryImportProblem>;
+  problemCount: Scalars['Int']['output'];
+  /** Why the job FAILED; null otherwise. */
+  error?: Maybe<LibraryImportJobError>;
+  createdAt: Scalars['DateTime']['output'];
+  createdBy?: Maybe<User>;
+  startedAt?: Maybe<Scalars['DateTime']['output']>;
+  finishedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the worker was last heard from (created, progress, heartbeat, finish). */
+  heartbeatAt: Scalars['DateTime']['output'];
+  /**
+   * True when the job is unfinished and its worker has not been heard from for 5 minutes: the worker died
+   * (Lambda timeout or crash). It holds the library until an operator runs npm run admin -- import-abort.
+   */
+  stale: Scalars['Boolean']['output'];
+};
+
+export type TransferQueryNamespace = {
+  __typename?: 'TransferQueryNamespace';
+  /**
+   * An import job of the library of x-library (null when there is none with this id). Also answers while the
+   * job writes, when the library refuses everything else (LIBRARY_IMPORT_IN_PROGRESS).
+   */
+  importJob?: Maybe<LibraryImportJob>;
+  /** The library's 20 most recent import jobs, newest first (finished jobs are kept 30 days). */
+  importJobs: Array<LibraryImportJob>;
+};
+
+
+export type TransferQueryNamespaceImportJobArgs = {
+  id: Scalars['ID']['input'];
 };
 
 export type TransferMutationNamespace = {
@@ -2822,12 +2906,16 @@ export type TransferMutationNamespace = {
   /** Exports the library of x-library to its file store. */
   exportLibrary: LibraryExportResult;
   /**
-   * Imports a file into the library of x-library, which must be empty (LIBRARY_NOT_EMPTY). Everything is
-   * validated first: IMPORT_INVALID with extensions.problems ([{ path, code, message }], every problem, at most
-   * 1,000 listed, extensions.problemCount) writes nothing. While the import writes, the library answers
-   * LIBRARY_IMPORT_IN_PROGRESS; it opens with everything at once when the import commits.
+   * Starts an import of a file into the library of x-library and returns its job at once (QUEUED); poll
+   * transfer.importJob(id). Refused at once: FILE_NOT_FOUND / FILE_NOT_READY, LIBRARY_NOT_EMPTY (the library
+   * must be empty), LIBRARY_IMPORT_IN_PROGRESS (another job of this library is queued or running; extensions.jobId
+   * names it), FORBIDDEN (what the import writes needs components.create and components.revision.create, and
+   * for a JSON bundle library.statuses.manage and library.categories.manage). The job validates everything
+   * first: a file with problems ends FAILED with code IMPORT_INVALID and its problems, having written nothing.
+   * While the job writes, the library answers LIBRARY_IMPORT_IN_PROGRESS (importJob excepted); it opens with
+   * everything at once when the import commits, and the job is SUCCEEDED in the same transaction.
    */
-  importLibrary: LibraryImportResult;
+  importLibrary: LibraryImportJob;
 };
 
 
@@ -3325,7 +3413,12 @@ export type ResolversTypes = {
   LibraryTransferCounts: ResolverTypeWrapper<LibraryTransferCounts>;
   LibraryExportResult: ResolverTypeWrapper<Omit<LibraryExportResult, 'files'> & { files: Array<ResolversTypes['File']> }>;
   ImportLibraryInput: ImportLibraryInput;
-  LibraryImportResult: ResolverTypeWrapper<LibraryImportResult>;
+  LibraryImportJobStatus: LibraryImportJobStatus;
+  LibraryImportProblem: ResolverTypeWrapper<LibraryImportProblem>;
+  LibraryImportJobError: ResolverTypeWrapper<LibraryImportJobError>;
+  LibraryImportJobProgress: ResolverTypeWrapper<LibraryImportJobProgress>;
+  LibraryImportJob: ResolverTypeWrapper<ImportJobRecordModel>;
+  TransferQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TransferMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   User: ResolverTypeWrapper<UserModel>;
   Me: ResolverTypeWrapper<CurrentUserModel>;
@@ -3545,7 +3638,11 @@ export type ResolversParentTypes = {
   LibraryTransferCounts: LibraryTransferCounts;
   LibraryExportResult: Omit<LibraryExportResult, 'files'> & { files: Array<ResolversParentTypes['File']> };
   ImportLibraryInput: ImportLibraryInput;
-  LibraryImportResult: LibraryImportResult;
+  LibraryImportProblem: LibraryImportProblem;
+  LibraryImportJobError: LibraryImportJobError;
+  LibraryImportJobProgress: LibraryImportJobProgress;
+  LibraryImportJob: ImportJobRecordModel;
+  TransferQueryNamespace: Record<PropertyKey, never>;
   TransferMutationNamespace: Record<PropertyKey, never>;
   User: UserModel;
   Me: CurrentUserModel;
@@ -3692,6 +3789,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   organization?: Resolver<ResolversTypes['OrganizationQueryNamespace'], ParentType, ContextType>;
   saml?: Resolver<ResolversTypes['SamlQueryNamespace'], ParentType, ContextType>;
   scimToken?: Resolver<ResolversTypes['ScimTokenQueryNamespace'], ParentType, ContextType>;
+  transfer?: Resolver<ResolversTypes['TransferQueryNamespace'], ParentType, ContextType>;
   webhooks?: Resolver<ResolversTypes['WebhookQueryNamespace'], ParentType, ContextType>;
 };
 
@@ -4562,16 +4660,51 @@ export type LibraryExportResultResolvers<ContextType = GraphQLContext, ParentTyp
   counts?: Resolver<ResolversTypes['LibraryTransferCounts'], ParentType, ContextType>;
 };
 
-export type LibraryImportResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryImportResult'] = ResolversParentTypes['LibraryImportResult']> = {
-  importId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  counts?: Resolver<ResolversTypes['LibraryTransferCounts'], ParentType, ContextType>;
+export type LibraryImportProblemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryImportProblem'] = ResolversParentTypes['LibraryImportProblem']> = {
+  path?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type LibraryImportJobErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryImportJobError'] = ResolversParentTypes['LibraryImportJobError']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type LibraryImportJobProgressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryImportJobProgress'] = ResolversParentTypes['LibraryImportJobProgress']> = {
+  components?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   itemsWritten?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  itemsTotal?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type LibraryImportJobResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryImportJob'] = ResolversParentTypes['LibraryImportJob']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['LibraryImportJobStatus'], ParentType, ContextType>;
+  format?: Resolver<ResolversTypes['LibraryExportFormat'], ParentType, ContextType>;
+  fileId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  bomFileId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  progress?: Resolver<ResolversTypes['LibraryImportJobProgress'], ParentType, ContextType>;
+  counts?: Resolver<Maybe<ResolversTypes['LibraryTransferCounts']>, ParentType, ContextType>;
+  durationMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  problems?: Resolver<Array<ResolversTypes['LibraryImportProblem']>, ParentType, ContextType>;
+  problemCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['LibraryImportJobError']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  startedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  finishedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  heartbeatAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  stale?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type TransferQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransferQueryNamespace'] = ResolversParentTypes['TransferQueryNamespace']> = {
+  importJob?: Resolver<Maybe<ResolversTypes['LibraryImportJob']>, ParentType, ContextType, RequireFields<TransferQueryNamespaceImportJobArgs, 'id'>>;
+  importJobs?: Resolver<Array<ResolversTypes['LibraryImportJob']>, ParentType, ContextType>;
 };
 
 export type TransferMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransferMutationNamespace'] = ResolversParentTypes['TransferMutationNamespace']> = {
   exportLibrary?: Resolver<ResolversTypes['LibraryExportResult'], ParentType, ContextType, Partial<TransferMutationNamespaceExportLibraryArgs>>;
-  importLibrary?: Resolver<ResolversTypes['LibraryImportResult'], ParentType, ContextType, RequireFields<TransferMutationNamespaceImportLibraryArgs, 'input'>>;
+  importLibrary?: Resolver<ResolversTypes['LibraryImportJob'], ParentType, ContextType, RequireFields<TransferMutationNamespaceImportLibraryArgs, 'input'>>;
 };
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
@@ -4778,7 +4911,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AiFilterResult?: AiFilterResultResolvers<ContextType>;
   LibraryTransferCounts?: LibraryTransferCountsResolvers<ContextType>;
   LibraryExportResult?: LibraryExportResultResolvers<ContextType>;
-  LibraryImportResult?: LibraryImportResultResolvers<ContextType>;
+  LibraryImportProblem?: LibraryImportProblemResolvers<ContextType>;
+  LibraryImportJobError?: LibraryImportJobErrorResolvers<ContextType>;
+  LibraryImportJobProgress?: LibraryImportJobProgressResolvers<ContextType>;
+  LibraryImportJob?: LibraryImportJobResolvers<ContextType>;
+  TransferQueryNamespace?: TransferQueryNamespaceResolvers<ContextType>;
   TransferMutationNamespace?: TransferMutationNamespaceResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   Me?: MeResolvers<ContextType>;

@@ -1,26 +1,28 @@
-import { entitlementsOf } from '../../../lib/orgs/plans.js';
-import { exportLibraryToFiles, importLibraryFromFiles } from '../../../lib/transfer/service.js';
+import { enqueueLibraryImport, findImportJob, isStaleImportJob, recentImportJobs } from '../../../lib/transfer/jobs.js';
+import { exportLibraryToFiles } from '../../../lib/transfer/service.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { libraryScope } from './shared.js';
+import { libraryScope, userById } from './shared.js';
 
 export const transferResolvers: Resolvers = {
+  TransferQueryNamespace: {
+    importJob: async (_parent, { id }, context) => findImportJob(context.store, await libraryScope(context), id),
+    importJobs: async (_parent, _args, context) => recentImportJobs(context.store, await libraryScope(context)),
+  },
   TransferMutationNamespace: {
     exportLibrary: async (_parent, { input }, context) => exportLibraryToFiles(context.store, context.blobs(), await libraryScope(context), input?.format ?? 'JSON'),
     importLibrary: async (_parent, { input }, context) => {
-      const [scope, principalId, { organization }] = await Promise.all([libraryScope(context), context.access.principal(), context.access.organization()]);
-      const result = await importLibraryFromFiles(
+      const [scope, principalId] = await Promise.all([libraryScope(context), context.access.principal()]);
+      return enqueueLibraryImport(
         context.store,
-        context.blobs(),
         scope,
-        {
-          requireLibraryPermission: (permission) => context.access.requireLibraryPermission(permission),
-          principalId,
-          actingIntegrationId: context.access.actingIntegrationId,
-          entitlements: entitlementsOf(organization),
-        },
+        { requireLibraryPermission: (permission) => context.access.requireLibraryPermission(permission), principalId, actingIntegrationId: context.access.actingIntegrationId },
         input,
       );
-      return { ...result, counts: { components: result.components, bomLines: result.bomLines, documentLinks: result.documentLinks, historyRecords: result.historyRecords } };
     },
+  },
+  LibraryImportJob: {
+    progress: (job) => ({ components: job.components, itemsWritten: job.itemsWritten, itemsTotal: job.itemsTotal }),
+    createdBy: (job, _args, context) => userById(context, job.createdBy),
+    stale: (job) => isStaleImportJob(job),
   },
 };

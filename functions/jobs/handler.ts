@@ -1,0 +1,26 @@
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
+import { createStore } from '../../lib/store/client.js';
+import { importJobRecord } from '../../lib/store/importJob.js';
+import { changedItemOf, type StreamRecord } from '../../lib/store/stream.js';
+import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/jobStream.js';
+import { runImportJob } from '../../lib/transfer/jobs.js';
+
+const store = createStore();
+let blobs: BlobStorage | undefined;
+
+/**
+ * The fifth function: the table's stream hands it the INSERT of each import job (event filtering keeps
+ * everything else away; the same filter is applied here, as the local stack applies it), and it runs the
+ * job to SUCCEEDED or FAILED. The job records its own failures: the event source mapping does not retry.
+ */
+export async function handler(event: DynamoDBStreamEvent): Promise<{ jobs: { id: string; status: string | undefined }[] }> {
+  const jobs = [];
+  for (const record of event.Records.filter((r) => matchesStreamFilter(importJobStreamFilter, r))) {
+    const job = importJobRecord.parse(changedItemOf(record as StreamRecord)?.newImage);
+    const finished = await runImportJob(store, (blobs ??= blobStorageFromEnv()), job, job.id);
+    console.log(JSON.stringify({ level: 'INFO', message: 'import job finished', jobId: job.id, libraryId: job.libraryId, status: finished?.status, durationMs: finished?.durationMs }));
+    jobs.push({ id: job.id, status: finished?.status });
+  }
+  return { jobs };
+}
