@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AlreadyExistsError, InvalidInputError, TemplateInvalidError } from '../errors.js';
 import type { LibraryScope } from '../access/scope.js';
 import type { Store } from '../store/client.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseIdpMetadata } from '../accounts/samlMetadata.js';
 import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
 import { InvalidInputError } from '../errors.js';
