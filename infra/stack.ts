@@ -4,7 +4,7 @@ import { ApiMapping, DomainName, HttpApi, HttpStage, HttpMethod, LogGroupLogDest
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import { PlmAlarms } from './alarms.js';
-import { buildFunctionBundle, projectRoot } from './bundle.js';
+import { projectRoot, stageFunctionBundle } from './bundle.js';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -71,7 +71,7 @@ export function functionCode(name: string): lambda.Code {
       command: ['bash', '-c', `npx tsx infra/bundle.ts ${name} /asset-output`],
       local: {
         tryBundle(outputDir: string) {
-          buildFunctionBundle(name, outputDir);
+          stageFunctionBundle(name, outputDir);
           return true;
         },
       },
@@ -128,7 +128,6 @@ export class PlmStack extends Stack {
       MAIL_FROM: props.mailFrom,
       PASSWORD_POLICY: props.passwordPolicy,
       ORG_CREATION_GATING: props.orgCreationGating ?? 'enforced',
-      NODE_OPTIONS: '--enable-source-maps',
     };
     // Only the GraphQL function handles files (lib/files/blobStorage.ts reads FILES_BUCKET).
     const functionEnvironment: Record<FunctionName, Record<string, string>> = {
