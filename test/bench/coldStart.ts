@@ -14,6 +14,7 @@ import { mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Metafile } from 'esbuild';
 import { buildFunctionBundle } from '../../infra/bundle.js';
 
 export const handlerNames = ['graphql', 'auth', 'scim', 'webhooks'] as const;
@@ -124,6 +125,8 @@ export interface ColdStartResult {
   handler: HandlerName;
   /** index.mjs alone. */
   entryBytes: number;
+  /** index.mjs and the chunks it imports statically: what Node reads and compiles at import. */
+  importBytes: number;
   /** Every file of the function's code (entry and chunks). */
   totalBytes: number;
   files: number;
@@ -145,6 +148,20 @@ async function directoryBytes(directory: string): Promise<{ bytes: number; files
   return { bytes, files };
 }
 
+/** Output files reachable from index.mjs by static imports (the chunks behind dynamic imports excluded). */
+export function loadedAtImport(metafile: Metafile): string[] {
+  const entry = Object.keys(metafile.outputs).find((output) => output.endsWith('/index.mjs'))!;
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length) {
+    const output = pending.pop()!;
+    if (seen.has(output)) continue;
+    seen.add(output);
+    for (const imported of metafile.outputs[output]!.imports) if (imported.kind === 'import-statement' && !imported.external) pending.push(imported.path);
+  }
+  return [...seen];
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -157,13 +174,14 @@ export async function measureColdStart(runs = 5): Promise<ColdStartResult[]> {
   const results: ColdStartResult[] = [];
   for (const handler of handlerNames) {
     const bundleDir = join(directory, handler);
-    buildFunctionBundle(handler, bundleDir);
+    const metafile = buildFunctionBundle(handler, bundleDir);
     const samples: FirstRequest[] = [];
     for (let index = 0; index < runs; index += 1) samples.push(await serveFirstRequest(bundleDir, handler));
     const { bytes, files } = await directoryBytes(bundleDir);
     results.push({
       handler,
       entryBytes: (await stat(join(bundleDir, 'index.mjs'))).size,
+      importBytes: loadedAtImport(metafile).reduce((sum, output) => sum + metafile.outputs[output]!.bytes, 0),
       totalBytes: bytes,
       files,
       importMs: median(samples.map((sample) => sample.importMs)),
@@ -179,13 +197,13 @@ const ms = (value: number) => value.toFixed(1);
 
 export function renderColdStart(results: ColdStartResult[]): string {
   const lines = [
-    `handler   entry bytes  all bytes (files)  import ms  first request ms  load + first request ms  target: entry < ${BUNDLE_TARGET_BYTES} B, import < ${MODULE_LOAD_TARGET_MS} ms`,
+    `handler   entry bytes  bytes at import  all bytes (files)  import ms  first request ms  load + first request ms  target: < ${BUNDLE_TARGET_BYTES} B and < ${MODULE_LOAD_TARGET_MS} ms at import`,
   ];
   for (const result of results) {
-    const within = result.entryBytes < BUNDLE_TARGET_BYTES && result.importMs < MODULE_LOAD_TARGET_MS;
+    const within = result.importBytes < BUNDLE_TARGET_BYTES && result.importMs < MODULE_LOAD_TARGET_MS;
     const verdict = !result.answered ? 'WRONG ANSWER' : within ? 'within' : 'OVER (reported, not failed)';
     lines.push(
-      `${result.handler.padEnd(8)}  ${String(result.entryBytes).padStart(11)}  ${`${result.totalBytes} (${result.files})`.padStart(17)}  ${ms(result.importMs).padStart(9)}  ${ms(result.firstRequestMs).padStart(16)}  ${ms(result.loadAndFirstRequestMs).padStart(23)}  ${verdict}`,
+      `${result.handler.padEnd(8)}  ${String(result.entryBytes).padStart(11)}  ${String(result.importBytes).padStart(15)}  ${`${result.totalBytes} (${result.files})`.padStart(17)}  ${ms(result.importMs).padStart(9)}  ${ms(result.firstRequestMs).padStart(16)}  ${ms(result.loadAndFirstRequestMs).padStart(23)}  ${verdict}`,
     );
   }
   lines.push('First requests: ' + handlerNames.map((name) => `${name}: ${firstRequests[name].describe}`).join('; ') + '.');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildFunctionBundle } from '../../infra/bundle.js';
-import { firstRequests, handlerNames, serveFirstRequest, type HandlerName } from '../bench/coldStart.js';
+import { firstRequests, handlerNames, loadedAtImport, serveFirstRequest, type HandlerName } from '../bench/coldStart.js';
 
 // The local stack runs the TypeScript sources; this builds each function as the CDK stack deploys it
 // (infra/bundle.ts) and runs the built code in a fresh Node process, so a broken chunk fails here.
@@ -17,18 +17,7 @@ beforeAll(() => {
 }, 120_000);
 
 /** Source files the entry loads at import: everything reachable from index.mjs by static imports. */
-function inputsLoadedAtImport(metafile: Metafile): string[] {
-  const entry = Object.keys(metafile.outputs).find((output) => output.endsWith('/index.mjs'))!;
-  const seen = new Set<string>();
-  const pending = [entry];
-  while (pending.length) {
-    const output = pending.pop()!;
-    if (seen.has(output)) continue;
-    seen.add(output);
-    for (const imported of metafile.outputs[output]!.imports) if (imported.kind === 'import-statement' && !imported.external) pending.push(imported.path);
-  }
-  return [...seen].flatMap((output) => Object.keys(metafile.outputs[output]!.inputs));
-}
+const inputsLoadedAtImport = (metafile: Metafile) => loadedAtImport(metafile).flatMap((output) => Object.keys(metafile.outputs[output]!.inputs));
 
 const packageOf = (input: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
 
