@@ -1,10 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { AssetHashType, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { ApiMapping, DomainName, HttpApi, HttpStage, HttpMethod, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import { PlmAlarms } from './alarms.js';
+import { projectRoot, stageFunctionBundle } from './bundle.js';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -14,7 +14,7 @@ import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
@@ -58,6 +58,27 @@ const functionNames = ['graphql', 'auth', 'scim'] as const;
 type FunctionName = (typeof functionNames)[number];
 
 const logRetention = logs.RetentionDays.THREE_MONTHS;
+
+/**
+ * The code of `functions/<name>/handler.ts`: built by infra/bundle.ts (esbuild, ESM, split into an entry and
+ * chunks loaded on first use, the SDK bundled) in this process at synth, so synth needs neither Docker nor a
+ * network; the image is the fallback where local bundling is refused. Every function's code comes from here.
+ */
+export function functionCode(name: string): lambda.Code {
+  return lambda.Code.fromAsset(projectRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: lambda.Runtime.NODEJS_22_X.bundlingImage,
+      command: ['bash', '-c', `npx tsx infra/bundle.ts ${name} /asset-output`],
+      local: {
+        tryBundle(outputDir: string) {
+          stageFunctionBundle(name, outputDir);
+          return true;
+        },
+      },
+    },
+  });
+}
 
 /** `'https://a.example, https://b.example'` -> `['https://a.example', 'https://b.example']` (as infra/local/config.ts reads it). */
 export function originList(origins: string): string[] {
@@ -108,7 +129,6 @@ export class PlmStack extends Stack {
       MAIL_FROM: props.mailFrom,
       PASSWORD_POLICY: props.passwordPolicy,
       ORG_CREATION_GATING: props.orgCreationGating ?? 'enforced',
-      NODE_OPTIONS: '--enable-source-maps',
     };
     // Only the GraphQL function handles files (lib/files/blobStorage.ts reads FILES_BUCKET).
     const functionEnvironment: Record<FunctionName, Record<string, string>> = {
@@ -352,8 +372,8 @@ export class PlmStack extends Stack {
     });
 
     const fn = new NodejsFunction(this, `${pascalCase(name)}Function`, {
-      entry: fileURLToPath(new URL(`../functions/${name}/handler.ts`, import.meta.url)),
-      handler: 'handler',
+      code: functionCode(name),
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize,
@@ -361,18 +381,6 @@ export class PlmStack extends Stack {
       role,
       logGroup,
       environment,
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        // ESM bundles have no `require`; CommonJS dependencies inside the bundle still call it.
-        banner: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);",
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        // Ship the SDK versions we test against rather than the runtime's copy.
-        bundleAwsSDK: true,
-      },
     });
     Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',

@@ -4,7 +4,6 @@ import { createStore } from '../../lib/store/client.js';
 import { importJobRecord } from '../../lib/store/importJob.js';
 import { changedItemOf, type StreamRecord } from '../../lib/store/stream.js';
 import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/jobStream.js';
-import { runImportJob } from '../../lib/transfer/jobs.js';
 
 const store = createStore();
 let blobs: BlobStorage | undefined;
@@ -16,6 +15,8 @@ let blobs: BlobStorage | undefined;
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<{ jobs: { id: string; status: string | undefined }[] }> {
   const jobs = [];
+  // The import (with its CSV and JSON readers) loads with the first job, not with the function.
+  const { runImportJob } = await import('../../lib/transfer/jobs.js');
   for (const record of event.Records.filter((r) => matchesStreamFilter(importJobStreamFilter, r))) {
     const job = importJobRecord.parse(changedItemOf(record as StreamRecord)?.newImage);
     const finished = await runImportJob(store, (blobs ??= blobStorageFromEnv()), job, job.id);

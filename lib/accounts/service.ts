@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AccountError } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';
 import { admitByAllowlist } from '../orgs/allowlist.js';

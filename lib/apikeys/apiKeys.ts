@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { ApiKeyRevokedError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The change order workflow template document (spec: Change order workflow template), as a zod schema:

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { storableNumberProblem } from '../numbers.js';
 import { documentRule, duplicateIds } from './documentRules.js';
 import { configId } from './statuses.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A library's CPN (component part number) scheme: a sequence of elements joined by a delimiter, as the

@@ -1,5 +1,5 @@
 import type { AccessPolicy } from '../integrations/policy.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConfigInvalidError, ConfigVersionConflictError } from '../errors.js';
 
 import type { Store } from '../store/client.js';

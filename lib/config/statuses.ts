@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { documentRule, duplicateIds, entriesOf } from './documentRules.js';
 
 /** The lifecycle classification every status maps to. */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { FileError, InvalidInputError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConcurrentWriteError, IntegrationAccessError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WriteContext } from '../components/rules.js';
 import { changedAttributes, mergeAttributeValues } from '../components/rules.js';
 import type { UpdateComponentCommand } from '../components/commands.js';

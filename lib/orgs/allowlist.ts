@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
 import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../errors.js';
 import { allowlistDelete, allowlistPut, listAllowlistForEntry, listAllowlistOfOrganization, type AllowlistRecord } from '../store/allowlist.js';

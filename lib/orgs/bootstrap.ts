@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { newUserRecord } from '../accounts/users.js';
 import { newApiKey } from '../apikeys/apiKeys.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';

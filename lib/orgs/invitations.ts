@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';

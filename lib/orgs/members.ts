@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
 import type { PermissionName } from '../access/permissions.js';
 import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js';

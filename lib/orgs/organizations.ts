@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadEffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, AlreadyExistsError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';

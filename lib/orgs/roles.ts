@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { customRole } from '../access/effective.js';
 import { allPermissions, isPermissionName, type PermissionName } from '../access/permissions.js';
 import {

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { parseIdpMetadata } from '../accounts/samlMetadata.js';
+import * as z from 'zod';
 import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
 import { InvalidInputError } from '../errors.js';
 import { parseInput } from '../input.js';
@@ -43,7 +42,8 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
     return next;
   }
   if (!input.idpMetadataXml && !current) throw new InvalidInputError('input.idpMetadataXml: the identity provider metadata is required to enable SAML', { field: 'input.idpMetadataXml' });
-  const identityProvider = input.idpMetadataXml ? parseIdpMetadata(input.idpMetadataXml) : current!;
+  // The XML parser loads on the first metadata upload, not with every request.
+  const identityProvider = input.idpMetadataXml ? (await import('../accounts/samlMetadata.js')).parseIdpMetadata(input.idpMetadataXml) : current!;
   const providerName = providerNameOf(organization.id);
   const registration = input.idpMetadataXml ? await registry.register(providerName, input.idpMetadataXml, [...new Set(domains)]) : current!.registration;
   const next: SamlConfiguration = {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';

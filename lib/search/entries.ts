@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import { categoryTypes } from '../config/categories.js';
 import { classifications } from '../config/statuses.js';
 import type { ComponentRecord } from '../store/component.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConcurrentWriteError } from '../errors.js';
 import { readAccesses, writeDesignations, type AccessPolicy } from '../integrations/policy.js';
 import type { Store } from './client.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 import { queryAll } from './items.js';
 

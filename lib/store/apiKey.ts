@@ -1,6 +1,6 @@
 import { ConflictError } from '../errors.js';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 import { failedConditionIndexes, getItem, queryAll, withTable, type TransactItemWithoutTable } from './items.js';
 

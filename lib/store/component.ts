@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { categoryTypes } from '../config/categories.js';
 import { classifications } from '../config/statuses.js';
 import type { Store } from './client.js';

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 import { batchGetRecords, getItem, updateIf } from './items.js';
 import { libraryPartition } from './library.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LibraryImportError, type ImportProblem } from '../errors.js';
 import type { Store } from './client.js';
 import { getItem, queryAll, TransactionCancelledError, transactWrite, updateIf, type Key } from './items.js';

@@ -1,6 +1,6 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, type DeleteCommandInput, GetCommand, PutCommand, type PutCommandInput, TransactWriteCommand, UpdateCommand, type UpdateCommandInput, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 
 export interface Key {

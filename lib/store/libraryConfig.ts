@@ -1,7 +1,7 @@
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConfigVersionConflictError } from '../errors.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 import { accessPolicyKey, accessPolicyRecord } from './accessPolicy.js';
 import { emptyPolicy, type AccessPolicy } from '../integrations/policy.js';

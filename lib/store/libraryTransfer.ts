@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LibraryImportError } from '../errors.js';
 import type { Store } from './client.js';
 import { accessPolicyKey } from './accessPolicy.js';

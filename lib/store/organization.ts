@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from './client.js';
 import { batchGetRecords, getItem, parseItem, queryAll } from './items.js';

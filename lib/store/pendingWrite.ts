@@ -1,5 +1,5 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
 import { libraryPartition } from './library.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 import { batchGetItems, getItem, keyString, parseItem, queryAll } from './items.js';
 import { organizationKey, organizationRecord, type OrganizationRecord } from './organization.js';

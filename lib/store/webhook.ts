@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from './client.js';
 import { deleteIf, getItem, parseItem, putIf, queryAll, queryNewestFirst } from './items.js';
 import { libraryPartition } from './library.js';

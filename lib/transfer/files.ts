@@ -6,7 +6,7 @@ import { bomToCsv, componentsToCsv } from './csv.js';
 import { bundleSchema, exportedComponent, manifestSchema, type LibraryExport, type Manifest } from './format.js';
 import type { ImportSource } from './import.js';
 import { categoriesDocument } from '../config/categories.js';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The export as files. A directory (CLI): library.json (manifest), components.json (the whole), and the

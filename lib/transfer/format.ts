@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { readAccesses, writeDesignations } from '../integrations/policy.js';
 import { configTypes } from '../store/libraryConfig.js';
 import { bomLine, bomRecord, documentLink, documentLinksRecord } from '../store/bom.js';

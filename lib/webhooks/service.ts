@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LibraryScope } from '../access/scope.js';
 import { ConcurrentWriteError, InvalidInputError, NotFoundError } from '../errors.js';
 import { parseInput } from '../input.js';

@@ -1,4 +1,3 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { UrlPolicy } from './urls.js';
 
 export interface WebhookSettings {
@@ -44,6 +43,7 @@ export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): Promi
   loaded ??= (async () => {
     const settings = webhookSettings(env);
     if (settings.stackKey || !env.WEBHOOK_SIGNING_KEY_SECRET_ID) return settings;
+    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
     const client = new SecretsManagerClient({});
     try {
       const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: env.WEBHOOK_SIGNING_KEY_SECRET_ID }));

@@ -34,6 +34,7 @@ import { createStore, type Store } from '../../lib/store/client.js';
 import { organizationKey } from '../../lib/store/organization.js';
 import { freePort } from '../support/ports.js';
 import { measureTransfer, renderTransfer } from './transfer.js';
+import { measureColdStart, renderColdStart } from './coldStart.js';
 
 /** Components of the library export/import throughput measurement (0 skips it). */
 const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_000);
@@ -657,65 +658,7 @@ function renderTable(results: Result[]): string {
   return out.join('\n');
 }
 
-// ---- cold start -------------------------------------------------------------------------------------------
-
-/** The bundle targets of the hardening issue: what a cold Lambda loads and how long its module takes. */
-const BUNDLE_TARGET_BYTES = 1_000_000;
-const MODULE_LOAD_TARGET_MS = 120;
-
-interface BundleResult {
-  handler: string;
-  bytes: number;
-  loadMs: number;
-}
-
-/**
- * Bundles each handler as the CDK stack does (esbuild: ESM, node22, minified, the SDK bundled) and loads
- * the bundle in a fresh Node process: bytes, and the median of five module-load times.
- */
-async function measureBundles(): Promise<BundleResult[]> {
-  const { build } = await import('esbuild');
-  const { mkdtemp, stat } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { execFileSync } = await import('node:child_process');
-  const directory = await mkdtemp(join(tmpdir(), 'plm-bundles-'));
-  const results: BundleResult[] = [];
-  for (const handler of ['graphql', 'auth', 'scim', 'webhooks', 'jobs']) {
-    const outfile = join(directory, handler, 'index.mjs');
-    await build({
-      entryPoints: [`functions/${handler}/handler.ts`],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
-      mainFields: ['module', 'main'],
-      banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
-      outfile,
-      logLevel: 'silent',
-    });
-    const loads: number[] = [];
-    for (let run = 0; run < 5; run += 1) {
-      const printed = execFileSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(outfile)}); console.log(performance.now() - t);`], {
-        env: { PATH: process.env.PATH ?? '', TABLE_NAME: tableName, AWS_REGION: region, NODE_NO_WARNINGS: '1' },
-        encoding: 'utf8',
-      });
-      loads.push(Number(printed.trim().split('\n').pop()));
-    }
-    results.push({ handler, bytes: (await stat(outfile)).size, loadMs: percentile([...loads].sort((a, b) => a - b), 50) });
-  }
-  return results;
-}
-
-function renderBundles(bundles: BundleResult[]): string {
-  const lines = [`handler   bundle bytes  module load ms (median of 5)  target < ${BUNDLE_TARGET_BYTES} B and < ${MODULE_LOAD_TARGET_MS} ms`];
-  for (const bundle of bundles) {
-    const within = bundle.bytes < BUNDLE_TARGET_BYTES && bundle.loadMs < MODULE_LOAD_TARGET_MS;
-    lines.push(`${bundle.handler.padEnd(8)}  ${String(bundle.bytes).padStart(12)}  ${ms(bundle.loadMs).padStart(28)}  ${within ? 'within' : 'OVER (reported, not failed)'}`);
-  }
-  return lines.join('\n');
-}
+// ---- cold start: test/bench/coldStart.ts (the stack's build, import and first request in fresh processes) ----
 
 // ---- main -------------------------------------------------------------------------------------------------
 
@@ -737,7 +680,7 @@ async function main(): Promise<number> {
   log('  storage floor');
   results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
   log('  handler bundles (cold start)');
-  const bundles = await measureBundles();
+  const bundles = await measureColdStart();
   log(`  library export and import at ${transferComponents} components`);
   const transfer = transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
 
@@ -756,8 +699,8 @@ async function main(): Promise<number> {
     console.log(`component.findOne: ${units(findOne.perCall.requests)} DynamoDB requests (target <= 2), p50 ${ms(findOne.latencyMs.p50)} ms = ${ratio.toFixed(2)}x the raw GetItem p50 (target <= 2x)${ratio <= 2 ? '' : ': OVER the latency target (reported, not failed)'}`);
     console.log('');
   }
-  console.log('[cold start: each handler bundled as the CDK stack bundles it]');
-  console.log(renderBundles(bundles));
+  console.log('[cold start: each function as the CDK stack builds it (infra/bundle.ts), median of 5 fresh Node processes]');
+  console.log(renderColdStart(bundles));
   console.log('');
   if (transfer.length) {
     console.log(`[library export and import, ${transferComponents} components: throughput, not budgeted]`);

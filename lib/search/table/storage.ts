@@ -1,6 +1,6 @@
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from '../../store/client.js';
 import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, queryAll, updateIf, type Key } from '../../store/items.js';
 import { searchEntryRecord, searchPartition, type SearchEntryRecord } from '../entries.js';
