@@ -55,15 +55,25 @@ export class CognitoSamlProviders implements SamlProviderRegistry {
     clientId: string,
     providerName: string,
   ): Promise<void> {
+    // Callers hold the federated client's lease (lib/orgs/saml.ts): the list read here is written whole.
     const { UserPoolClient: current } = await client.send(new sdk.DescribeUserPoolClientCommand({ UserPoolId: this.config.userPoolId, ClientId: clientId }));
     if (!current) throw new Error(`The federated app client ${clientId} is missing from the user pool`);
+    if (current.SupportedIdentityProviders?.includes(providerName)) return;
+    await this.updateFederatedClient(client, sdk, current, providerName);
+  }
+
+  private async updateFederatedClient(
+    client: import('@aws-sdk/client-cognito-identity-provider').CognitoIdentityProviderClient,
+    sdk: typeof import('@aws-sdk/client-cognito-identity-provider'),
+    current: import('@aws-sdk/client-cognito-identity-provider').UserPoolClientType,
+    providerName: string,
+  ): Promise<void> {
     const supported = current.SupportedIdentityProviders ?? [];
-    if (supported.includes(providerName)) return;
     // Every updatable setting as read: UpdateUserPoolClient resets the ones it is not given to their defaults.
     await client.send(
       new sdk.UpdateUserPoolClientCommand({
         UserPoolId: this.config.userPoolId,
-        ClientId: clientId,
+        ClientId: current.ClientId,
         ClientName: current.ClientName,
         RefreshTokenValidity: current.RefreshTokenValidity,
         AccessTokenValidity: current.AccessTokenValidity,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseIdpMetadata } from '../accounts/samlMetadata.js';
 import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
@@ -6,7 +7,7 @@ import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite, updateIf } from '../store/items.js';
 import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
-import { getSamlDomain, samlDomainClaim, samlDomainRelease } from '../store/samlSignin.js';
+import { getSamlDomain, releaseFederatedClientLease, samlDomainClaim, samlDomainRelease, takeFederatedClientLease } from '../store/samlSignin.js';
 import { isDomainName } from './slugs.js';
 
 export const configureSamlInput = z.object({
@@ -51,7 +52,7 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
   // Before the pool hears of them (it refuses an identifier another provider holds, as a generic error).
   await assertDomainsFree(store, organization.id, [...new Set(domains)]);
   const providerName = providerNameOf(organization.id);
-  const registration = input.idpMetadataXml ? await registry.register(providerName, input.idpMetadataXml, [...new Set(domains)]) : current!.registration;
+  const registration = input.idpMetadataXml ? await underFederatedClientLease(store, () => registry.register(providerName, input.idpMetadataXml!, [...new Set(domains)])) : current!.registration;
   const next: SamlConfiguration = {
     enabled: true,
     entityId: identityProvider.entityId,
@@ -65,6 +66,23 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
   };
   await saveWithDomainClaims(store, organization.id, next, current?.domains ?? []);
   return next;
+}
+
+const leaseMs = 15_000;
+
+/** Registrations one at a time: each rewrites the federated client's provider list it read. */
+async function underFederatedClientLease<T>(store: Store, work: () => Promise<T>): Promise<T> {
+  const owner = randomUUID();
+  const deadline = Date.now() + leaseMs;
+  while (!(await takeFederatedClientLease(store, owner, leaseMs))) {
+    if (Date.now() > deadline) throw new Error('Another SAML registration held the federated app client for longer than its lease');
+    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+  }
+  try {
+    return await work();
+  } finally {
+    await releaseFederatedClientLease(store, owner);
+  }
 }
 
 const domainTaken = (domains: string[], taken: string) =>

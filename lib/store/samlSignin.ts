@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Store } from './client.js';
-import { deleteIf, getItem } from './items.js';
+import { deleteIf, getItem, putIf } from './items.js';
 
 /**
  * SAML sign-in's two entities: the claim of an email domain by one organization's SAML configuration
@@ -71,4 +71,25 @@ export function spendSamlState(store: Store, hash: string, browserHash: string, 
     ConditionExpression: 'attribute_exists(PK) AND browserHash = :browser AND expiresAtIso > :now',
     ExpressionAttributeValues: { ':browser': browserHash, ':now': now },
   });
+}
+
+/**
+ * A lease on the federated app client: its SupportedIdentityProviders is read, then written whole, so two
+ * registrations at once would each drop the other's provider. Held for at most `leaseMs` (a crashed holder's
+ * lease runs out; TTL removes the item).
+ */
+const federatedClientLockKey = { PK: 'LOCK#SAMLFEDERATEDCLIENT', SK: 'LOCK' };
+
+export function takeFederatedClientLease(store: Store, owner: string, leaseMs: number): Promise<boolean> {
+  const now = new Date();
+  const until = new Date(now.getTime() + leaseMs);
+  return putIf(store, {
+    Item: { ...federatedClientLockKey, entity: 'Lock', holder: owner, untilIso: until.toISOString(), expiresAt: Math.ceil(until.getTime() / 1000) + 3600 },
+    ConditionExpression: 'attribute_not_exists(PK) OR untilIso < :now',
+    ExpressionAttributeValues: { ':now': now.toISOString() },
+  });
+}
+
+export function releaseFederatedClientLease(store: Store, owner: string): Promise<boolean> {
+  return deleteIf(store, { Key: federatedClientLockKey, ConditionExpression: 'holder = :owner', ExpressionAttributeValues: { ':owner': owner } });
 }
