@@ -34,6 +34,18 @@ function domain(prefix: 'api' | 'scim') {
   return { domainName, certificateArn };
 }
 
+/** The user pool's hosted domain: `-c authDomainPrefix=…`, or a custom `authDomainName` + `authCertificateArn` (us-east-1). */
+function authDomain() {
+  const prefix = setting('authDomainPrefix', 'PLM_AUTH_DOMAIN_PREFIX', '');
+  const domainName = setting('authDomainName', 'PLM_AUTH_DOMAIN_NAME', '');
+  const certificateArn = setting('authCertificateArn', 'PLM_AUTH_CERTIFICATE_ARN', '');
+  if (domainName || certificateArn) {
+    if (!domainName || !certificateArn) throw new Error('authDomainName and authCertificateArn go together (an ACM certificate in us-east-1 for that name)');
+    return { domainName, certificateArn };
+  }
+  return prefix ? { prefix } : undefined;
+}
+
 // Without a trailing slash, so handlers can append paths such as /verify-email.
 const appUrl = setting('appUrl', 'APP_URL', 'http://localhost:3000').replace(/\/+$/, '');
 
@@ -50,6 +62,8 @@ new PlmStack(app, setting('stackName', 'PLM_STACK_NAME', 'Plm'), {
   apiDomain: domain('api'),
   scimDomain: domain('scim'),
   alarmEmail: setting('alarmEmail', 'PLM_ALARM_EMAIL', '') || undefined,
+  // Cognito prefix domains are unique per region across accounts: a taken default is overridden here.
+  authDomain: authDomain(),
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

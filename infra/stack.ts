@@ -44,6 +44,12 @@ export interface PlmStackProps extends StackProps {
   readonly apiDomain?: CustomDomain;
   /** A custom domain for SCIM, a host of its own: {scim_url} is https://<domainName>/scim/v2. */
   readonly scimDomain?: CustomDomain;
+  /**
+   * The user pool's hosted domain for SAML federation (the IdPs' ACS URL is https://<domain>/saml2/idpresponse):
+   * a Cognito prefix domain (default `plm-<tenantName>`, else `plm-<stack name>`), or a custom domain with an
+   * ACM certificate in us-east-1.
+   */
+  readonly authDomain?: { readonly prefix: string } | CustomDomain;
   /** An address subscribed to the alarm topic. */
   readonly alarmEmail?: string;
 }
@@ -143,8 +149,9 @@ export class PlmStack extends Stack {
     // Invitations are emailed from the GraphQL function (organization.bulkInvite).
     this.grantSendMail(functions.graphql, props.mailFrom);
     this.grantFilesPermissions(functions.graphql, filesBucket);
-    // saml.configure registers the organization's SAML identity provider in the user pool.
-    userPool.grant(functions.graphql, 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider');
+    // saml.configure registers the organization's SAML identity provider in the user pool, and adds it to the
+    // federated client's SupportedIdentityProviders (read first: an update resets what it omits).
+    userPool.grant(functions.graphql, 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider', 'cognito-idp:DescribeUserPoolClient', 'cognito-idp:UpdateUserPoolClient');
     const webhooks = this.createWebhooks(table, environment, functions.graphql);
     const jobs = this.createImportJobs(table, environment, filesBucket);
 
@@ -152,6 +159,11 @@ export class PlmStack extends Stack {
     const scimApi = this.createScimApi(functions.scim);
     const apiUrl = props.apiDomain ? this.customDomain('Api', api, props.apiDomain) : api.apiEndpoint;
     const scimBase = props.scimDomain ? this.customDomain('Scim', scimApi, props.scimDomain) : scimApi.apiEndpoint;
+    const federation = this.createFederation(userPool, apiUrl, props);
+    functions.graphql.addEnvironment('COGNITO_FEDERATED_CLIENT_ID', federation.client.userPoolClientId);
+    for (const [name, value] of Object.entries({ SAML_FEDERATION_URL: federation.domainUrl, COGNITO_FEDERATED_CLIENT_ID: federation.client.userPoolClientId, SAML_CALLBACK_URL: federation.callbackUrl })) {
+      functions.auth.addEnvironment(name, value);
+    }
 
     const mailIdentity = new ses.EmailIdentity(this, 'MailFromIdentity', { identity: ses.Identity.email(mailAddress(props.mailFrom)) });
     const alarms = new PlmAlarms(this, 'Alarms', {
@@ -171,8 +183,34 @@ export class PlmStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
+    new CfnOutput(this, 'SamlAcsUrl', { value: `${federation.domainUrl}/saml2/idpresponse`, description: 'The ACS (single sign-on) URL to give the identity provider' });
+    new CfnOutput(this, 'SamlEntityId', { value: `urn:amazon:cognito:sp:${userPool.userPoolId}`, description: 'The SP entity id (audience) to give the identity provider' });
     new CfnOutput(this, 'FilesBucketName', { value: filesBucket.bucketName });
     new CfnOutput(this, 'WebhooksFunctionName', { value: webhooks.functionName });
+  }
+
+  /**
+   * SAML sign-in is federated through the pool: its hosted domain (the IdPs post to /saml2/idpresponse) and a
+   * second app client for the authorization code grant with PKCE, whose callback is the auth function's
+   * /auth/saml/callback. It starts with no identity provider: saml.configure adds each organization's.
+   */
+  private createFederation(userPool: cognito.UserPool, apiUrl: string, props: PlmStackProps) {
+    const domainProp = props.authDomain ?? { prefix: `plm-${props.tenantName ?? this.stackName}` };
+    const domain =
+      'prefix' in domainProp
+        ? userPool.addDomain('FederationDomain', { cognitoDomain: { domainPrefix: domainProp.prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 63) } })
+        : userPool.addDomain('FederationDomain', { customDomain: { domainName: domainProp.domainName, certificate: acm.Certificate.fromCertificateArn(this, 'FederationCertificate', domainProp.certificateArn) } });
+    const domainUrl = 'prefix' in domainProp ? domain.baseUrl() : `https://${domainProp.domainName}`;
+    const callbackUrl = `${apiUrl}/auth/saml/callback`;
+    const client = userPool.addClient('FederatedClient', {
+      generateSecret: false,
+      authFlows: {},
+      oAuth: { flows: { authorizationCodeGrant: true }, scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE], callbackUrls: [callbackUrl] },
+      // The organizations' SAML providers are added by saml.configure (UpdateUserPoolClient), not by deployments.
+      supportedIdentityProviders: [],
+      preventUserExistenceErrors: true,
+    });
+    return { domainUrl, callbackUrl, client };
   }
 
   /**

@@ -284,7 +284,8 @@ export type AccessAdminErrorCode =
   | 'DOMAIN_TAKEN'
   | 'TEAM_MANAGED_BY_SCIM'
   | 'SAML_NOT_ENABLED'
-  | 'SAML_METADATA_INVALID';
+  | 'SAML_METADATA_INVALID'
+  | 'SAML_DOMAIN_TAKEN';
 
 /** A refused change to organizations, roles, memberships, teams or invitations; the code says which rule. */
 export class AccessAdminError extends DomainError {
@@ -295,7 +296,16 @@ export class AccessAdminError extends DomainError {
 
 // ---- account routes (flat body { code, message }) --------------------------------------------------------
 
-export type AccountErrorCode = 'AUTH_ORIGIN_REJECTED' | 'AUTH_TOKEN_INVALID' | 'AUTH_RATE_LIMITED' | 'AUTH_REQUEST_REJECTED' | 'AUTH_INVALID_CREDENTIALS';
+export type AccountErrorCode =
+  | 'AUTH_ORIGIN_REJECTED'
+  | 'AUTH_TOKEN_INVALID'
+  | 'AUTH_RATE_LIMITED'
+  | 'AUTH_REQUEST_REJECTED'
+  | 'AUTH_INVALID_CREDENTIALS'
+  | 'SSO_NOT_CONFIGURED'
+  | 'SSO_STATE_INVALID'
+  | 'SSO_ASSERTION_REJECTED'
+  | 'SSO_NOT_ADMITTED';
 
 /** A refusal of the account routes, answered as the spec's flat body with its status. */
 export class AccountError extends DomainError {

@@ -12,6 +12,8 @@ import {
   verifyEmail,
   type AccountDeps,
 } from '../../lib/accounts/service.js';
+import { federationFromEnv } from '../../lib/accounts/federation.js';
+import { clearedStateCookie, completeSamlSignin, samlStateCookieName, startSamlSignin } from '../../lib/accounts/samlSignin.js';
 import { readCookie, sessionCookie, sessionCookieName, type IssuedSession } from '../../lib/accounts/sessions.js';
 import { AccountError, DomainError } from '../../lib/errors.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
@@ -72,6 +74,24 @@ const routes: Record<string, Route> = {
   },
 };
 
+const federation = federationFromEnv();
+
+/**
+ * SAML single sign-on (README: Single sign-on), browser navigations by GET: the start route redirects to the
+ * user pool, the callback redirects to the application with the session cookie set and the csrfToken in the
+ * URL fragment (`{APP_URL}/#csrfToken=…`, never sent to a server). Refusals are the flat `{ code, message }`.
+ */
+const redirectRoutes: Record<string, (deps: AccountDeps, event: APIGatewayProxyEventV2) => Promise<{ location: string; cookies: string[] }>> = {
+  '/auth/saml/start': async (d, event) => {
+    const { location, stateCookie } = await startSamlSignin({ store: d.store, federation }, event.queryStringParameters ?? {});
+    return { location, cookies: [stateCookie] };
+  },
+  '/auth/saml/callback': async (d, event) => {
+    const session = await completeSamlSignin({ store: d.store, federation }, event.queryStringParameters ?? {}, readCookie(event.cookies?.join('; '), samlStateCookieName));
+    return { location: `${d.appUrl}/#csrfToken=${encodeURIComponent(session.csrfToken)}`, cookies: [sessionCookie(session), clearedStateCookie] };
+  },
+};
+
 export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   return withRequestLog('auth', event, async () => {
     const origin = event.headers?.origin;
@@ -93,13 +113,23 @@ async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>
     if (method !== 'GET' && method !== 'HEAD') return fail(405, 'AUTH_REQUEST_REJECTED', 'Use GET for /auth/config', { allow: 'GET, HEAD' });
     return jsonResult(200, { passwordPolicy }, { 'cache-control': 'public, max-age=300' });
   }
+  const redirect = redirectRoutes[path];
+  if (redirect) {
+    if (method !== 'GET') return fail(405, 'AUTH_REQUEST_REJECTED', `Use GET for ${path}`, { allow: 'GET' });
+    return answerErrors(async () => {
+      const d = accountDeps();
+      await applyRateLimit(d.store, 'sso', sourceIp(event));
+      const { location, cookies } = await redirect(d, event);
+      return { statusCode: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, cookies, body: '' };
+    }, path === '/auth/saml/callback' ? [clearedStateCookie] : []);
+  }
   const known = routes[path];
   if (!known) return fail(404, 'NOT_FOUND', `No route ${method} ${event.rawPath}`);
   if (method === 'OPTIONS' && cors['access-control-allow-origin']) {
     return { statusCode: 204, headers: { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' }, body: '' };
   }
   if (method !== 'POST') return fail(405, 'AUTH_REQUEST_REJECTED', `Use POST for ${path}`, { allow: 'POST' });
-  try {
+  return answerErrors(async () => {
     if (known.origin && !cors['access-control-allow-origin']) {
       throw new AccountError('AUTH_ORIGIN_REJECTED', 403, 'The Origin header is missing or not allowed to call the account routes');
     }
@@ -109,10 +139,19 @@ async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>
     const response = jsonResult(result.status, result.body);
     if (result.session !== undefined) response.cookies = [sessionCookie(result.session)];
     return response;
+  });
+}
+
+/** Domain refusals as the flat `{ code, message }` with their status (and Retry-After for rate limits). */
+async function answerErrors(work: () => Promise<APIGatewayProxyStructuredResultV2>, cookiesOnError: string[] = []): Promise<APIGatewayProxyStructuredResultV2> {
+  try {
+    return await work();
   } catch (error) {
     if (error instanceof DomainError && error.httpStatus) {
       const extra: Record<string, string> = typeof error.details.retryAfterSeconds === 'number' ? { 'retry-after': String(error.details.retryAfterSeconds) } : {};
-      return fail(error.httpStatus, error.code, error.message, extra);
+      const response = fail(error.httpStatus, error.code, error.message, extra);
+      if (cookiesOnError.length) response.cookies = cookiesOnError;
+      return response;
     }
     throw error;
   }

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { LocalBlobStorage } from '../../lib/files/blobStorage.js';
 import { maxFileSize } from '../../lib/files/files.js';
 import type { CapturedMail } from '../../lib/mail/mailer.js';
+import type { FederationStandIn } from './federation.js';
 import { newMeter, withMeter } from '../../lib/store/meter.js';
 import { resetPasswordPage, verifyEmailPage } from './pages.js';
 
@@ -21,6 +22,8 @@ export interface LocalServerState {
   /** Set once the emulators and the table are ready; /health answers 503 until then. */
   handlers?: LocalHandlers;
   outbox?: () => CapturedMail[];
+  /** The user pool's federation stand-in (infra/local/federation.ts), served under /_local/pool. */
+  federation?: FederationStandIn;
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -146,6 +149,7 @@ export function createLocalServer(state: LocalServerState): Server {
         return;
       }
       if (url.pathname.startsWith('/_local/files/') && state.files) return serveFile(state.files, url, request, response);
+      if ((url.pathname === '/_local/pool' || url.pathname.startsWith('/_local/pool/')) && state.federation) return state.federation.handle(request, response, url, await readBody(request));
       const target = route(url.pathname, method);
       if (!target) return send(response, 404, { code: 'NOT_FOUND', message: `No route ${method} ${url.pathname}` });
       const event = eventFromRequest(request, await readBody(request), target.routeKey);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { LocalBlobStorage, localFilesDirectory } from '../../lib/files/blobStorage.js';
 import { handlerEnv, localConfig } from './config.js';
 import { ensureTable, ensureUserPool, startCognito, startDynamoDb, stopChild } from './emulators.js';
+import { createFederationStandIn } from './federation.js';
 import { createLocalServer, type LocalServerState } from './server.js';
 import { startStreamPoller } from './streamPoller.js';
 import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/jobStream.js';
@@ -56,12 +57,20 @@ try {
   // Signs the local file URLs as S3 signs presigned ones; new at every start, like a rotated key.
   const filesSigningSecret = randomBytes(32).toString('base64url');
   const filesDir = localFilesDirectory(config.dataDir, mkdtempSync(join(tmpdir(), 'plm-files-')));
+  // SAML sign-in: the stand-in plays the user pool's hosted domain, identity providers and federated client.
+  const federation = createFederationStandIn({ baseUrl: `http://127.0.0.1:${config.port}`, userPoolId, callbackUrl: `http://127.0.0.1:${config.port}/auth/saml/callback` });
+  state.federation = federation;
   Object.assign(process.env, handlerEnv(config), {
     COGNITO_USER_POOL_ID: userPoolId,
     COGNITO_CLIENT_ID: clientId,
     FILES_DIR: filesDir,
     FILES_BASE_URL: `http://127.0.0.1:${config.port}`,
     FILES_SIGNING_SECRET: filesSigningSecret,
+    SAML_FEDERATION_URL: federation.url,
+    SAML_TOKEN_ISSUER: federation.url,
+    SAML_CALLBACK_URL: `http://127.0.0.1:${config.port}/auth/saml/callback`,
+    COGNITO_FEDERATED_CLIENT_ID: federation.clientId,
+    COGNITO_FEDERATION_ENDPOINT: federation.url,
   });
   state.files = new LocalBlobStorage(filesDir, `http://127.0.0.1:${config.port}`, filesSigningSecret);
 
@@ -109,6 +118,7 @@ try {
       `  SCIM       ${base}/scim/v2`,
       `  Health     ${base}/health`,
       `  Mail       ${base}/_local/mail`,
+      `  SAML SSO   ${base}/auth/saml/start?email=…  (user pool federation stand-in at ${federation.url})`,
       `  DynamoDB   http://127.0.0.1:${config.dynamodbPort}  table ${config.tableName}${config.dataDir ? ` (persisted in ${config.dataDir})` : ' (in memory)'}`,
       `  Cognito    http://127.0.0.1:${config.cognitoPort}  pool ${userPoolId}`,
       'Create a tenant: npm run admin -- bootstrap --org-name Acme --org-slug acme --library-name Main --library-slug main --email you@example.com',

@@ -10,6 +10,8 @@ export const routeBudgets = {
   token: 30,
   signout: 60,
   'password-reset': 10,
+  /** SAML sign-in: the start and callback routes together. */
+  sso: 60,
 } as const;
 export type RateLimitedRoute = keyof typeof routeBudgets;
 

@@ -8,6 +8,8 @@ export interface SamlIdentityProvider {
   ssoUrl: string;
   certificateSha256: string;
   certificateNotAfter: string;
+  /** The signing certificate, base64 DER (as in the metadata, whitespace removed). */
+  certificate: string;
 }
 
 const maxMetadataBytes = 256 * 1024;
@@ -64,5 +66,6 @@ export function parseIdpMetadata(xml: string, now = new Date()): SamlIdentityPro
     ssoUrl: ssoUrl.toString(),
     certificateSha256: createHash('sha256').update(certificate.raw).digest('hex'),
     certificateNotAfter: notAfter.toISOString(),
+    certificate: certificate.raw.toString('base64'),
   };
 }

@@ -36,7 +36,7 @@ export const organizationRecord = z.object({
       certificateNotAfter: z.string(),
       domains: z.array(z.string()),
       providerName: z.string(),
-      /** COGNITO: registered as an identity provider of the user pool; RECORDED: the pool cannot (cognito-local). */
+      /** COGNITO: registered as an identity provider of the user pool; RECORDED: by the local stack's federation stand-in (cognito-local cannot). */
       registration: z.enum(['COGNITO', 'RECORDED']),
       updatedAt: z.string(),
     })

@@ -47,7 +47,8 @@ export interface ScimTenant {
 export async function scimTenant(): Promise<ScimTenant> {
   const tenant = await newTenant();
   const admin = tenantHeaders(tenant);
-  await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: ['acme.test'] } });
+  // A domain of its own: a domain signs in through one organization's SAML configuration only.
+  await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [`${tenant.organization.slug}.test`] } });
   await ok(admin, configureScim, { enabled: true });
   const created = await ok(admin, createToken);
   return { tenant, admin, token: created.scimToken.create.secret, tokenId: created.scimToken.create.token.id };

@@ -92,8 +92,9 @@ describe('enabling SCIM', () => {
     const tenant = await newTenant();
     const admin = tenantHeaders(tenant);
     expect((await refusal(admin, configureScim, { enabled: true })).code).toBe('SAML_NOT_ENABLED');
-    const saml = await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: ['acme.test'] } });
-    expect(saml.saml.configure).toMatchObject({ enabled: true, entityId: 'http://www.okta.com/exk1test', ssoUrl: 'https://acme.okta.com/app/plm/exk1test/sso/saml', domains: ['acme.test'], registration: 'RECORDED' });
+    const domain = `${tenant.organization.slug}.test`;
+    const saml = await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [domain] } });
+    expect(saml.saml.configure).toMatchObject({ enabled: true, entityId: 'http://www.okta.com/exk1test', ssoUrl: 'https://acme.okta.com/app/plm/exk1test/sso/saml', domains: [domain], registration: 'RECORDED' });
     const orgAdmin = await memberWithRole(tenant, 'ADMIN');
     expect(await refusal(orgAdmin.headers, configureScim, { enabled: true })).toMatchObject({ status: 403, code: 'FORBIDDEN', error: { extensions: { requiredPermission: 'integrations.configure' } } });
     // A custom role with the permission is not a Site Admin.

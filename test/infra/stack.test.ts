@@ -121,7 +121,8 @@ describe('Lambda functions', () => {
       (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => s.Action);
     for (const [logicalId, policy] of policies) {
       const privileged = actionsOf(policy).filter((action) => /^(cognito-idp|ses):/.test(action));
-      const expected = logicalId.startsWith('AuthFunction') ? ['cognito-idp:Admin*', 'ses:SendEmail'] : logicalId.startsWith('GraphqlFunction') ? ['ses:SendEmail', 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider'] : [];
+      const graphqlActions = ['ses:SendEmail', 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider', 'cognito-idp:DescribeUserPoolClient', 'cognito-idp:UpdateUserPoolClient'];
+      const expected = logicalId.startsWith('AuthFunction') ? ['cognito-idp:Admin*', 'ses:SendEmail'] : logicalId.startsWith('GraphqlFunction') ? graphqlActions : [];
       expect(privileged, logicalId).toEqual(expected);
     }
     template.hasResourceProperties('AWS::IAM::Policy', {
@@ -312,6 +313,48 @@ describe('Cognito', () => {
       GenerateSecret: false,
       ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
     });
+  });
+});
+
+describe('SAML federation', () => {
+  const clients = () => Object.entries(resourcesOfType('AWS::Cognito::UserPoolClient'));
+  const federatedClientId = () => clients().find(([id]) => id.startsWith('UserPoolFederatedClient'))![0];
+
+  it('has a hosted prefix domain named after the tenant', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'plm-acme', UserPoolId: { Ref: Match.stringLikeRegexp('^UserPool') } });
+  });
+
+  it('has a second, secretless client for the code grant with PKCE, openid email profile, calling back /auth/saml/callback, with no provider until one is registered', () => {
+    expect(clients()).toHaveLength(2);
+    const federated = resourcesOfType('AWS::Cognito::UserPoolClient')[federatedClientId()]!.Properties;
+    expect(federated).toMatchObject({
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid', 'email', 'profile'],
+      CallbackURLs: ['https://api.acme.example.com/auth/saml/callback'],
+    });
+    expect(federated.SupportedIdentityProviders ?? []).toEqual([]);
+    // The password client stays without OAuth.
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', { ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'], AllowedOAuthFlowsUserPoolClient: false });
+  });
+
+  it('tells the auth function the domain URL, the federated client and the callback, and the graphql function the client', () => {
+    const functions = resourcesOfType('AWS::Lambda::Function');
+    const env = (prefix: string) => Object.entries(functions).find(([id]) => id.startsWith(prefix))![1].Properties.Environment.Variables;
+    expect(env('AuthFunction')).toMatchObject({
+      COGNITO_FEDERATED_CLIENT_ID: { Ref: federatedClientId() },
+      SAML_CALLBACK_URL: 'https://api.acme.example.com/auth/saml/callback',
+      SAML_FEDERATION_URL: { 'Fn::Join': ['', ['https://', { Ref: Object.keys(resourcesOfType('AWS::Cognito::UserPoolDomain'))[0] }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']] },
+    });
+    expect(env('AuthFunction').SAML_TOKEN_ISSUER).toBeUndefined();
+    expect(env('GraphqlFunction')).toMatchObject({ COGNITO_FEDERATED_CLIENT_ID: { Ref: federatedClientId() } });
+    expect(env('ScimFunction').COGNITO_FEDERATED_CLIENT_ID).toBeUndefined();
+  });
+
+  it('outputs the ACS URL and the SP entity id for the identity providers', () => {
+    template.hasOutput('SamlAcsUrl', { Value: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('^https://'), Match.stringLikeRegexp('/saml2/idpresponse$')])] } });
+    template.hasOutput('SamlEntityId', { Value: { 'Fn::Join': ['', ['urn:amazon:cognito:sp:', { Ref: Match.stringLikeRegexp('^UserPool') }]] } });
   });
 });
 

@@ -2335,8 +2335,10 @@ export type OrganizationMutationNamespaceAcceptInvitationArgs = {
 
 /**
  * SAML single sign-on of an organization: sign-in only (SCIM provisions users and needs SAML enabled). The
- * identity provider is registered in the stack's Cognito user pool (registration COGNITO); the local stack's
- * cognito-local cannot register identity providers, so there it is only recorded (RECORDED).
+ * identity provider is registered in the stack's Cognito user pool and enabled on its federated app client
+ * (registration COGNITO); people of its domains sign in at GET /auth/saml/start (README: Single sign-on). The
+ * local stack's cognito-local has no identity providers: there the local federation stand-in registers it
+ * (RECORDED).
  */
 export type SamlConfiguration = {
   __typename?: 'SamlConfiguration';
@@ -2348,7 +2350,7 @@ export type SamlConfiguration = {
   /** SHA-256 fingerprint (hex) of its signing certificate. */
   certificateSha256: Scalars['String']['output'];
   certificateNotAfter: Scalars['DateTime']['output'];
-  /** Email domains whose sign-in goes to this identity provider. */
+  /** Email domains whose sign-in goes to this identity provider; a domain belongs to one organization (SAML_DOMAIN_TAKEN). */
   domains: Array<Scalars['String']['output']>;
   /** COGNITO or RECORDED (see SamlConfiguration). */
   registration: Scalars['String']['output'];
@@ -2372,7 +2374,10 @@ export type SamlQueryNamespace = {
 
 export type SamlMutationNamespace = {
   __typename?: 'SamlMutationNamespace';
-  /** SAML_METADATA_INVALID when the metadata lacks an entity id, an https SSO URL or a valid signing certificate. */
+  /**
+   * SAML_METADATA_INVALID when the metadata lacks an entity id, an https SSO URL or a valid signing certificate;
+   * SAML_DOMAIN_TAKEN (extensions.field, extensions.domain) for a domain another organization's configuration lists.
+   */
   configure?: Maybe<SamlConfiguration>;
 };
 

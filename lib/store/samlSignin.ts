@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import type { Store } from './client.js';
+import { deleteIf, getItem, putIf } from './items.js';
+
+/**
+ * SAML sign-in's two entities: the claim of an email domain by one organization's SAML configuration
+ * (global, so that a domain signs in through one organization only), and the short-lived state of a
+ * sign-in in progress (by the SHA-256 of the `state` parameter; single use).
+ */
+export const samlDomainKey = (domain: string) => ({ PK: `SAMLDOMAIN#${domain.toLowerCase()}`, SK: 'SAMLDOMAIN' });
+
+export const samlDomainRecord = z.object({ domain: z.string(), organizationId: z.string().uuid() });
+export type SamlDomainRecord = z.infer<typeof samlDomainRecord>;
+
+/** Claims a domain for an organization; the transaction fails on another organization's claim. */
+export function samlDomainClaim(record: SamlDomainRecord) {
+  return {
+    Put: {
+      Item: { ...samlDomainKey(record.domain), entity: 'SamlDomain', ...record },
+      ConditionExpression: 'attribute_not_exists(PK) OR organizationId = :org',
+      ExpressionAttributeValues: { ':org': record.organizationId },
+    },
+  };
+}
+
+/** Releases a domain the organization no longer lists (never another organization's claim). */
+export function samlDomainRelease(domain: string, organizationId: string) {
+  return {
+    Delete: {
+      Key: samlDomainKey(domain),
+      ConditionExpression: 'attribute_not_exists(PK) OR organizationId = :org',
+      ExpressionAttributeValues: { ':org': organizationId },
+    },
+  };
+}
+
+export function getSamlDomain(store: Store, domain: string): Promise<SamlDomainRecord | undefined> {
+  return getItem(store, samlDomainKey(domain), samlDomainRecord, 'SAML domain');
+}
+
+export const samlStateKey = (hash: string) => ({ PK: `SAMLSTATE#${hash}`, SK: 'SAMLSTATE' });
+
+export const samlStateRecord = z.object({
+  organizationId: z.string().uuid(),
+  providerName: z.string(),
+  /** The PKCE code_verifier, sent with the code to the token endpoint. */
+  codeVerifier: z.string(),
+  /** SHA-256 of the browser-binding cookie set by the start route. */
+  browserHash: z.string(),
+  expiresAtIso: z.string(),
+});
+export type SamlStateRecord = z.infer<typeof samlStateRecord>;
+
+export function samlStatePut(hash: string, record: SamlStateRecord) {
+  return {
+    Put: {
+      Item: { ...samlStateKey(hash), entity: 'SamlState', ...record, expiresAt: Math.ceil(Date.parse(record.expiresAtIso) / 1000) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export function getSamlState(store: Store, hash: string): Promise<SamlStateRecord | undefined> {
+  return getItem(store, samlStateKey(hash), samlStateRecord, 'SAML state');
+}
+
+/** Spends a state: only from the browser it was bound to, only before it expires, only once. */
+export function spendSamlState(store: Store, hash: string, browserHash: string, now: string): Promise<boolean> {
+  return deleteIf(store, {
+    Key: samlStateKey(hash),
+    ConditionExpression: 'attribute_exists(PK) AND browserHash = :browser AND expiresAtIso > :now',
+    ExpressionAttributeValues: { ':browser': browserHash, ':now': now },
+  });
+}
+
+/**
+ * A lease on the federated app client: its SupportedIdentityProviders is read, then written whole, so two
+ * registrations at once would each drop the other's provider. Held for at most `leaseMs` (a crashed holder's
+ * lease runs out; TTL removes the item).
+ */
+const federatedClientLockKey = { PK: 'LOCK#SAMLFEDERATEDCLIENT', SK: 'LOCK' };
+
+export function takeFederatedClientLease(store: Store, owner: string, leaseMs: number): Promise<boolean> {
+  const now = new Date();
+  const until = new Date(now.getTime() + leaseMs);
+  return putIf(store, {
+    Item: { ...federatedClientLockKey, entity: 'Lock', holder: owner, untilIso: until.toISOString(), expiresAt: Math.ceil(until.getTime() / 1000) + 3600 },
+    ConditionExpression: 'attribute_not_exists(PK) OR untilIso < :now',
+    ExpressionAttributeValues: { ':now': now.toISOString() },
+  });
+}
+
+export function releaseFederatedClientLease(store: Store, owner: string): Promise<boolean> {
+  return deleteIf(store, { Key: federatedClientLockKey, ConditionExpression: 'holder = :owner', ExpressionAttributeValues: { ':owner': owner } });
+}
