@@ -39,19 +39,22 @@ export function rateDecision(count: number, budget: number): { delayMs: number }
 }
 
 /**
- * Seconds until the sliding count, with no further requests, falls back to the refusal threshold: the
- * earliest moment a retry can be served (rounded up, at least 1).
+ * Seconds until a retry would be served: until the sliding count, with no requests meanwhile, has fallen so
+ * far that the retry itself (which counts) keeps it at the refusal threshold; rounded up, plus a second.
  */
 export function retryAfterSeconds(counts: { current: number; previous: number }, elapsedFraction: number, threshold: number, windowMs = rateWindowMs): number {
+  // The retry adds one request: the counts seen before it may reach threshold - 1.
+  const room = threshold - 1;
   let waitFraction: number;
-  if (counts.current >= threshold) {
+  if (counts.current >= room) {
     // The current window alone is over: wait for its end, then until its weight in the next one has faded.
-    waitFraction = 1 - elapsedFraction + (1 - threshold / counts.current);
+    waitFraction = 1 - elapsedFraction + (1 - room / counts.current);
   } else {
-    // previous * (1 - f) + current <= threshold  ⇔  f >= 1 - (threshold - current) / previous
-    waitFraction = Math.max(0, 1 - (threshold - counts.current) / counts.previous - elapsedFraction);
+    // previous * (1 - f) + current <= room  ⇔  f >= 1 - (room - current) / previous
+    waitFraction = Math.max(0, 1 - (room - counts.current) / counts.previous - elapsedFraction);
   }
-  return Math.max(1, Math.ceil((waitFraction * windowMs) / 1000));
+  // One second of margin: at the exact moment the count sits on the threshold, where rounding decides.
+  return Math.max(1, Math.ceil((waitFraction * windowMs) / 1000) + 1);
 }
 
 /**

@@ -103,15 +103,12 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
   }
 }
 
-
 /**
  * Updates components, all or none. Each input is checked against the stored version (expectedVersion,
  * when given); the write is conditional on the version read, so a concurrent update is never lost: with
  * an expectedVersion the loser gets VERSION_CONFLICT, without one the call re-reads and re-applies.
- */
-/**
  * `known`: components the caller has just read (consistently); the first attempt uses them instead of
- * reading again. The write is conditioned on their version, so a stale one only costs a retry.
+ * reading again, and a stale one only costs a retry.
  */
 export async function updateComponents(store: Store, ctx: WriteContext, inputs: UpdateComponentCommand[], known?: ReadonlyMap<string, ComponentRecord>): Promise<ComponentRecord[]> {
   checkCount('component.update', inputs.length);

@@ -5,6 +5,21 @@ import { caseExactPaths, enterpriseSchemaId, groupSchemaId, listResponseSchema, 
 type Resource = Record<string, unknown>;
 type Value = string | number | boolean | null;
 
+/** Whether a parsed filter tests an attribute (its first path step, schema URN prefix allowed). */
+export function filterNames(filter: Filter, attribute: string): boolean {
+  switch (filter.op) {
+    case 'and':
+    case 'or':
+      return filter.filters.some((inner) => filterNames(inner, attribute));
+    case 'not':
+      return filterNames(filter.filter, attribute);
+    default: {
+      const head = filter.attrPath.toLowerCase().split(':').pop()!.split('.')[0]!;
+      return head === attribute;
+    }
+  }
+}
+
 /** Parses a filter with scim2-parse-filter; a filter it cannot read is 400 invalidFilter. */
 export function parseFilter(text: string): Filter {
   if (text.length > 4096) throw new ScimError(400, 'The filter is longer than 4096 characters', 'invalidFilter');

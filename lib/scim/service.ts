@@ -7,7 +7,7 @@ import type { OrganizationRecord } from '../store/organization.js';
 import { findScimUserByUserName, listScimUsers, type ScimUserRecord } from '../store/scim.js';
 import { ScimError, type ScimType } from './errors.js';
 import { groupResource, parseGroupInput } from './groups.js';
-import { listResponse, parseListQuery, project, type ListQuery } from './query.js';
+import { filterNames, listResponse, parseListQuery, project, type ListQuery } from './query.js';
 import { allSchemas, patchOpSchema, resourceTypes, serviceProviderConfig } from './schemas.js';
 import { parseUserInput, userResource } from './users.js';
 
@@ -74,12 +74,13 @@ function returnsAttribute(query: ListQuery, attribute: string): boolean {
 async function users(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
   const query = parseListQuery(request.query);
-  /** User resources with their read-only groups, read only when the response carries them or a filter may test them. */
-  const resources = async (list: ScimUserRecord[], withGroups = returnsAttribute(query, 'groups') || query.filter !== undefined) => {
-    const groups = withGroups ? await scimGroupsOf(store, organization, list) : new Map();
+  /** User resources with their read-only groups, read only when the response carries them or the filter tests them. */
+  const withGroups = returnsAttribute(query, 'groups') || (query.filter !== undefined && filterNames(query.filter, 'groups'));
+  const resources = async (list: ScimUserRecord[]) => {
+    const groups = withGroups && list.length ? await scimGroupsOf(store, organization, list) : new Map();
     return list.map((user) => userResource(user, baseUrl, groups.get(user.userId)));
   };
-  const one = async (user: ScimUserRecord) => (await resources([user], true))[0]!;
+  const one = async (user: ScimUserRecord) => (await resources([user]))[0]!;
   if (id === undefined) {
     if (method === 'GET') {
       // The IdPs' look-up before every create (`userName eq "…"`) reads one user by its unique key, not the list.
@@ -88,7 +89,8 @@ async function users(store: Store, organization: OrganizationRecord, request: Sc
       all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId));
       return ok(listResponse(await resources(all), query));
     }
-    if (method === 'POST') return created(await one(await createScimUser(store, organization, parseUserInput(request.body))));
+    // A new SCIM user is in no pushed group yet: groups are added through /Groups afterwards.
+    if (method === 'POST') return created(userResource(await createScimUser(store, organization, parseUserInput(request.body)), baseUrl));
     throw new ScimError(405, `${method} is not supported on /Users`);
   }
   const user = await requireScimUser(store, organization, id);

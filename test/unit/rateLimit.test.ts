@@ -23,13 +23,29 @@ describe('account route rate limits (sliding window over two fixed windows)', ()
     expect(rateDecision(justAfter, 10)).toBe('refuse');
   });
 
-  it('tells when a refused client may come back', () => {
-    const minutes = rateWindowMs / 60_000;
-    // 60 in this window, half of it gone: wait the other half, then until 60 fades to 30 (another half).
-    expect(retryAfterSeconds({ current: 60, previous: 0 }, 0.5, 30)).toBe(minutes * 60);
-    // 20 now and 40 before, at the start: 40 * (1 - f) + 20 <= 30 from f = 0.75.
-    expect(retryAfterSeconds({ current: 20, previous: 40 }, 0, 30)).toBe(0.75 * minutes * 60);
-    // Never less than a second.
-    expect(retryAfterSeconds({ current: 20, previous: 40 }, 0.75, 30)).toBe(1);
+  it('tells when a refused client may come back: the retry is served then, and refused two seconds before', () => {
+    const windowSeconds = rateWindowMs / 1000;
+    /** The decision for one more request `seconds` after a moment with these counts, as the counter would see it. */
+    const retryAt = (counts: { current: number; previous: number }, elapsed: number, seconds: number) => {
+      const at = elapsed * windowSeconds + seconds;
+      const windowsLater = Math.floor(at / windowSeconds);
+      const shifted = windowsLater === 0 ? counts : { current: 0, previous: windowsLater === 1 ? counts.current : 0 };
+      return rateDecision(slidingCount({ ...shifted, current: shifted.current + 1 }, (at % windowSeconds) / windowSeconds), 10);
+    };
+    for (const [counts, elapsed] of [
+      [{ current: 60, previous: 0 }, 0.5],
+      [{ current: 100, previous: 0 }, 0.1],
+      [{ current: 20, previous: 40 }, 0],
+      [{ current: 5, previous: 90 }, 0.3],
+    ] as const) {
+      expect(rateDecision(slidingCount(counts, elapsed), 10)).toBe('refuse');
+      const wait = retryAfterSeconds(counts, elapsed, 30);
+      expect(retryAt(counts, elapsed, wait), `${JSON.stringify(counts)} after ${wait} s`).not.toBe('refuse');
+      expect(retryAt(counts, elapsed, wait - 2), `${JSON.stringify(counts)} after ${wait - 2} s`).toBe('refuse');
+    }
+    // 60 in this window, half of it gone: the other half, then until 60 fades to 29 (the retry makes 30).
+    expect(retryAfterSeconds({ current: 60, previous: 0 }, 0.5, 30)).toBe(Math.ceil((0.5 + (1 - 29 / 60)) * windowSeconds) + 1);
+    // Past the moment already: the margin alone.
+    expect(retryAfterSeconds({ current: 20, previous: 40 }, 0.9, 30)).toBe(1);
   });
 });

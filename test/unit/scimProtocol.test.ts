@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseIdpMetadata } from '../../lib/accounts/samlMetadata.js';
 import { ScimError } from '../../lib/scim/errors.js';
 import { parseGroupInput } from '../../lib/scim/groups.js';
-import { listResponse, matches, parseFilter, parseListQuery, project } from '../../lib/scim/query.js';
+import { filterNames, listResponse, matches, parseFilter, parseListQuery, project } from '../../lib/scim/query.js';
 import { linkingEmail, parseUserInput } from '../../lib/scim/users.js';
 import { idpCertificate, idpMetadata } from '../support/saml.js';
 
@@ -57,6 +57,17 @@ describe('SCIM filters (parsed by scim2-parse-filter, compared as RFC 7643 says)
     expect(Object.keys((page.Resources as object[])[0]!).sort()).toEqual(['emails', 'id', 'meta', 'schemas']);
     expect(project(resources[0]!, { excludedAttributes: ['emails'] })).not.toHaveProperty('emails');
     expect(() => parseListQuery(new URLSearchParams('count=lots'))).toThrow(ScimError);
+  });
+});
+
+describe('which attributes a filter tests (the groups of users are read only for filters that need them)', () => {
+  it('finds an attribute anywhere in the filter, by its first path step', () => {
+    expect(filterNames(parseFilter('userName eq "ada@acme.test"'), 'groups')).toBe(false);
+    expect(filterNames(parseFilter('groups.value eq "g1"'), 'groups')).toBe(true);
+    expect(filterNames(parseFilter('GROUPS[value eq "g1"]'), 'groups')).toBe(true);
+    expect(filterNames(parseFilter('userName sw "a" and not (groups pr)'), 'groups')).toBe(true);
+    expect(filterNames(parseFilter('urn:ietf:params:scim:schemas:core:2.0:User:groups.display co "eng" or active eq true'), 'groups')).toBe(true);
+    expect(filterNames(parseFilter('emails[type eq "work" and value co "groups"]'), 'groups')).toBe(false);
   });
 });
 
