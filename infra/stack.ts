@@ -271,7 +271,9 @@ export class PlmStack extends Stack {
         startingPosition: lambda.StartingPosition.LATEST,
         batchSize: 1,
         parallelizationFactor: 10,
-        retryAttempts: 0,
+        // A failure before the job is claimed (init, throttle) is retried; a retry of a claimed job does nothing
+        // (the claim is conditional on QUEUED) and a claimed job records its own failure.
+        retryAttempts: 2,
         filters: [lambda.FilterCriteria.filter(importJobStreamFilter)],
       }),
     );

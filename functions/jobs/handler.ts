@@ -13,15 +13,16 @@ let blobs: BlobStorage | undefined;
  * everything else away; the same filter is applied here, as the local stack applies it), and it runs the
  * job to SUCCEEDED or FAILED. The job records its own failures: the event source mapping does not retry.
  */
-export async function handler(event: DynamoDBStreamEvent): Promise<{ jobs: { id: string; status: string | undefined }[] }> {
+export async function handler(event: DynamoDBStreamEvent): Promise<{ jobs: { id: string; status: string }[] }> {
   const jobs = [];
   // The import (with its CSV and JSON readers) loads with the first job, not with the function.
   const { runImportJob } = await import('../../lib/transfer/jobs.js');
   for (const record of event.Records.filter((r) => matchesStreamFilter(importJobStreamFilter, r))) {
     const job = importJobRecord.parse(changedItemOf(record as StreamRecord)?.newImage);
-    const finished = await runImportJob(store, (blobs ??= blobStorageFromEnv()), job, job.id);
-    console.log(JSON.stringify({ level: 'INFO', message: 'import job finished', jobId: job.id, libraryId: job.libraryId, status: finished?.status, durationMs: finished?.durationMs }));
-    jobs.push({ id: job.id, status: finished?.status });
+    const started = Date.now();
+    const status = await runImportJob(store, (blobs ??= blobStorageFromEnv()), job);
+    console.log(JSON.stringify({ level: 'INFO', message: 'import job finished', jobId: job.id, libraryId: job.libraryId, status, durationMs: Date.now() - started }));
+    jobs.push({ id: job.id, status });
   }
   return { jobs };
 }

@@ -74,7 +74,8 @@ export async function createImportJob(store: Store, job: ImportJobRecord, replac
         Update: {
           Key: libraryKey(job.organizationId, job.libraryId),
           UpdateExpression: 'SET importJob = :job',
-          ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(importing) AND ${replacing ? 'importJob.jobId = :replacing' : 'attribute_not_exists(importJob)'}`,
+          // With `replacing`: its worker may release the pointer meanwhile, which is as good.
+          ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(importing) AND ${replacing ? '(attribute_not_exists(importJob) OR importJob.jobId = :replacing)' : 'attribute_not_exists(importJob)'}`,
           ExpressionAttributeValues: { ':job': { jobId: job.id, createdAt: job.createdAt }, ...(replacing ? { ':replacing': replacing } : {}) },
         },
       },

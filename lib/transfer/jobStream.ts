@@ -1,5 +1,5 @@
 /**
- * Which stream records start an import job: INSERTs of an ImportJob item. One pattern, in Lambda event
+ * Which stream records start an import job: INSERTs of an ImportJob item, QUEUED (as importLibrary writes it). One pattern, in Lambda event
  * filtering's syntax (a field matches when its value is one of the listed ones), used by the deployed
  * event source mapping (FilterCriteria, infra/stack.ts) and applied in code by the local stack's poller
  * (infra/local/start.ts), so that both hand the jobs function the same records. Kept free of imports: the
@@ -7,7 +7,7 @@
  */
 export const importJobStreamFilter = {
   eventName: ['INSERT'],
-  dynamodb: { NewImage: { entity: { S: ['ImportJob'] } } },
+  dynamodb: { NewImage: { entity: { S: ['ImportJob'] }, status: { S: ['QUEUED'] } } },
 } as const;
 
 type Pattern = { readonly [field: string]: Pattern | readonly string[] };

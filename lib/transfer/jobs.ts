@@ -80,7 +80,14 @@ export async function enqueueLibraryImport(store: Store, scope: LibraryScope, ca
   let replacing: string | null = null;
   if (library?.importJob) {
     const holder = await getImportJob(store, org, lib, library.importJob.jobId);
-    if (holder && unfinishedImportJobStatuses.includes(holder.status)) {
+    // A job still QUEUED long after its creation never reached a worker (its stream record was lost): it wrote
+    // nothing, so it is failed and replaced. A stale job that started may have written: import-abort cleans it.
+    const lost =
+      holder?.status === 'QUEUED' &&
+      isStaleImportJob(holder) &&
+      // False when a worker claimed it after all, just now: then it is in progress.
+      (await failImportJob(store, holder, new Date().toISOString(), { code: 'IMPORT_ABANDONED', message: 'No worker took this job; a later import replaced it', problems: [], problemCount: 0, maxProblems: 0 }));
+    if (holder && !lost && unfinishedImportJobStatuses.includes(holder.status)) {
       throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', `Import job ${holder.id} is ${holder.status} in this library; wait for it to finish (transfer.importJob)`, { jobId: holder.id });
     }
     replacing = library.importJob.jobId;
@@ -143,9 +150,10 @@ async function readImportSource(store: Store, blobs: BlobStorage, job: ImportJob
  * job records it (FAILED with its code, message and, for IMPORT_INVALID, its problems). An unexpected
  * failure is recorded as IMPORT_FAILED and rethrown, so that the function's error alarm sees it.
  */
-export async function runImportJob(store: Store, blobs: BlobStorage, ref: LibraryRef, jobId: string): Promise<ImportJobRecord | undefined> {
-  const queued = await getImportJob(store, ref.organizationId, ref.libraryId, jobId);
-  if (!queued || !(await claimImportJob(store, queued, new Date().toISOString()))) return queued;
+export async function runImportJob(store: Store, blobs: BlobStorage, queued: ImportJobRecord): Promise<'SUCCEEDED' | 'FAILED' | 'NOT_CLAIMED'> {
+  // The job as the stream recorded its INSERT: no read that could miss it (the claim is conditional on QUEUED).
+  if (!(await claimImportJob(store, queued, new Date().toISOString()))) return 'NOT_CLAIMED';
+  const ref: LibraryRef = { organizationId: queued.organizationId, libraryId: queued.libraryId };
   const job = { ...queued, status: 'VALIDATING' as const };
 
   // Progress and heartbeats are written one at a time, in order; a failed write does not stop the import.
@@ -155,7 +163,7 @@ export async function runImportJob(store: Store, blobs: BlobStorage, ref: Librar
     lastWrite = Date.now();
     writes = writes.then(() => updateImportJobProgress(store, job, { ...fields, heartbeatAt: new Date().toISOString() })).then(
       () => undefined,
-      (error: unknown) => console.error(JSON.stringify({ level: 'WARN', message: 'import job: recording progress failed', jobId, error: String(error) })),
+      (error: unknown) => console.error(JSON.stringify({ level: 'WARN', message: 'import job: recording progress failed', jobId: job.id, error: String(error) })),
     );
   };
   const heartbeat = setInterval(() => record({}), importJobHeartbeatMs);
@@ -193,12 +201,12 @@ export async function runImportJob(store: Store, blobs: BlobStorage, ref: Librar
     });
     await releaseLibraryImportJob(store, ref.organizationId, ref.libraryId, job.id);
     if (!refusal) throw error;
-    return getImportJob(store, ref.organizationId, ref.libraryId, jobId);
+    return 'FAILED';
   }
   clearInterval(heartbeat);
   await writes;
   await releaseLibraryImportJob(store, ref.organizationId, ref.libraryId, job.id);
-  return getImportJob(store, ref.organizationId, ref.libraryId, jobId);
+  return 'SUCCEEDED';
 }
 
 /**

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { clearImportMark, markLibraryImporting } from '../../lib/store/libraryTransfer.js';
-import { createImportJob, type ImportJobRecord } from '../../lib/store/importJob.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createImportJob, importJobKey, type ImportJobRecord } from '../../lib/store/importJob.js';
 import { abortLibraryImport } from '../../lib/transfer/jobs.js';
 import { memberWithRole, refusal } from './accessHelpers.js';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, uniqueSlug, type Tenant } from '../support/api.js';
@@ -208,6 +209,24 @@ describe('library export and import through the API', () => {
     const bytes = Buffer.from(await (await fetch(exported.files[0]!.downloadUrl)).arrayBuffer());
     const file = await uploadFile(target, bytes, { name: 'export.json', contentType: 'application/json' });
     expect(await finishedJob(target, (await startImport(target, { fileId: file.id })).id)).toMatchObject({ status: 'SUCCEEDED' });
+  });
+
+  it('replaces a job that stayed QUEUED because no worker ever got it, with no operator', async () => {
+    const target = await emptyLibraryTenant();
+    const at = new Date(Date.now() - 10 * 60_000).toISOString();
+    const lost = { ...runningJob(target, at), startedAt: null };
+    // Written as VALIDATING (the stream's worker leaves it alone), then set back to QUEUED by a MODIFY, which the
+    // worker's filter (INSERTs only) never sees: a job whose stream record was lost.
+    await createImportJob(store, lost, null);
+    await store.ddb.send(new UpdateCommand({ TableName: store.tableName, Key: importJobKey(lost.organizationId, lost.libraryId, lost.id), UpdateExpression: 'SET #s = :q', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':q': 'QUEUED' } }));
+    expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: lost.id })).transfer.importJob).toMatchObject({ status: 'QUEUED', stale: true });
+
+    const exported = (await gqlOk<{ transfer: { exportLibrary: { files: ExportedFile[] } } }>(tenant, exportMutation, {})).transfer.exportLibrary;
+    const bytes = Buffer.from(await (await fetch(exported.files[0]!.downloadUrl)).arrayBuffer());
+    const file = await uploadFile(target, bytes, { name: 'export.json', contentType: 'application/json' });
+    const replacement = await startImport(target, { fileId: file.id });
+    expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: lost.id })).transfer.importJob).toMatchObject({ status: 'FAILED', error: { code: 'IMPORT_ABANDONED' } });
+    expect(await finishedJob(target, replacement.id)).toMatchObject({ status: 'SUCCEEDED' });
   });
 
   it('needs library.settings.update to start or follow an import', async () => {

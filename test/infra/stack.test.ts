@@ -435,8 +435,8 @@ describe('import jobs', () => {
       StartingPosition: 'LATEST',
       BatchSize: 1,
       ParallelizationFactor: 10,
-      MaximumRetryAttempts: 0,
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ImportJob'] } } } }) }] },
+      MaximumRetryAttempts: 2,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ImportJob'] }, status: { S: ['QUEUED'] } } } }) }] },
     });
   });
 });
