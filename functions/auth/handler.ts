@@ -83,11 +83,11 @@ const federation = federationFromEnv();
  */
 const redirectRoutes: Record<string, (deps: AccountDeps, event: APIGatewayProxyEventV2) => Promise<{ location: string; cookies: string[] }>> = {
   '/auth/saml/start': async (d, event) => {
-    const { location, stateCookie } = await startSamlSignin({ store: d.store, federation }, event.queryStringParameters ?? {});
+    const { location, stateCookie } = await startSamlSignin({ store: d.store, federation, identities: d.identities }, event.queryStringParameters ?? {});
     return { location, cookies: [stateCookie] };
   },
   '/auth/saml/callback': async (d, event) => {
-    const session = await completeSamlSignin({ store: d.store, federation }, event.queryStringParameters ?? {}, readCookie(event.cookies?.join('; '), samlStateCookieName));
+    const session = await completeSamlSignin({ store: d.store, federation, identities: d.identities }, event.queryStringParameters ?? {}, readCookie(event.cookies?.join('; '), samlStateCookieName));
     return { location: `${d.appUrl}/#csrfToken=${encodeURIComponent(session.csrfToken)}`, cookies: [sessionCookie(session), clearedStateCookie] };
   },
 };

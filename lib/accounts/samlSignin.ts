@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { AccountError } from '../errors.js';
-import { admitByAllowlist } from '../orgs/allowlist.js';
-import { admitByInvitations } from '../orgs/invitations.js';
+import { deleteSessions, listSessionHashesOfUser } from '../store/account.js';
 import { listAllowlistForEntry } from '../store/allowlist.js';
 import type { Store } from '../store/client.js';
 import { getVerifiedDomain } from '../store/domain.js';
@@ -10,10 +9,12 @@ import { listInvitationsForEmail } from '../store/invitation.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { getMembership } from '../store/membership.js';
 import { findOrganizationIdBySlug, getOrganization, type OrganizationRecord } from '../store/organization.js';
-import { getSamlDomain, getSamlState, samlStatePut, spendSamlState } from '../store/samlSignin.js';
+import { getSamlState, samlStatePut, spendSamlState } from '../store/samlSignin.js';
 import { getScimUser } from '../store/scim.js';
-import { findUserIdByEmail, getUser, normalizeEmail, userKey, userPuts, type UserRecord } from '../store/user.js';
+import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userPuts, type UserRecord } from '../store/user.js';
 import type { Federation } from './federation.js';
+import type { IdentityProvider } from './identities.js';
+import { afterVerified } from './service.js';
 import { newSession, sessionPutItem, sha256, type IssuedSession } from './sessions.js';
 import { newUserRecord } from './users.js';
 
@@ -31,6 +32,7 @@ export const samlStateLifetimeMs = 10 * 60 * 1000;
 export interface SamlSigninDeps {
   store: Store;
   federation: Federation | undefined;
+  identities: IdentityProvider;
 }
 
 const notConfigured = () => new AccountError('SSO_NOT_CONFIGURED', 404, 'No organization signs this address (or organization) in with SAML single sign-on');
@@ -48,10 +50,13 @@ const startQuery = z.union([
 const domainOf = (address: string) => address.split('@')[1] ?? '';
 const enabledSaml = (organization: OrganizationRecord | undefined) => (organization && !organization.archived && organization.saml?.enabled ? organization.saml : undefined);
 
-/** The organization an address (by its domain's claim) or a slug signs in through. */
+/** The organization that verified a domain: the only one whose IdP may sign in its addresses. */
+const ownerOfDomain = async (store: Store, domain: string) => (await getVerifiedDomain(store, domain))?.organizationId;
+
+/** The organization an address (by its verified domain) or a slug signs in through. */
 async function organizationToSignIn(store: Store, query: z.infer<typeof startQuery>): Promise<OrganizationRecord> {
   let organizationId: string | undefined;
-  if ('email' in query) organizationId = (await getSamlDomain(store, domainOf(query.email)))?.organizationId;
+  if ('email' in query) organizationId = await ownerOfDomain(store, domainOf(query.email));
   else organizationId = await findOrganizationIdBySlug(store, query.organization.replace(/^@/, '').toLowerCase());
   const organization = organizationId ? await getOrganization(store, organizationId) : undefined;
   const saml = enabledSaml(organization);
@@ -126,32 +131,35 @@ export async function completeSamlSignin(deps: SamlSigninDeps, query: Record<str
   const saml = enabledSaml(organization);
   if (!saml || saml.providerName !== record.providerName) throw notConfigured();
   const domain = domainOf(address);
-  if (!saml.domains.includes(domain) || (await getSamlDomain(deps.store, domain))?.organizationId !== organization!.id) throw notAdmitted();
-  const userId = await admit(deps.store, organization!, address);
+  if (!saml.domains.includes(domain) || (await ownerOfDomain(deps.store, domain)) !== organization!.id) throw notAdmitted();
+  const userId = await admit(deps, organization!, address);
   const session = newSession(userId);
   await transactWrite(deps.store, [sessionPutItem(session)]);
   return session;
 }
 
 /**
- * Who the IdP's assertion lets in. An account that is a member of the organization or provisioned by its
- * SCIM signs in. Otherwise the organization must have verified the domain (its assertion then verifies the
- * address, spec: sign-in sources) and invited the address or allowlisted it or its domain: the account is
- * made if missing and joins by those rules. Anyone else is SSO_NOT_ADMITTED, and nothing is created.
+ * Who the IdP's assertion lets in; the organization has verified the address's domain (checked by the
+ * callback), so the assertion verifies the address (spec: sign-in sources). An account that is a member of the
+ * organization, or an active SCIM user of it, signs in. Otherwise the organization must have invited the
+ * address or allowlisted it or its domain: the account is made if missing and joins by those rules. Anyone
+ * else is SSO_NOT_ADMITTED, and nothing is created.
  */
-async function admit(store: Store, organization: OrganizationRecord, address: string): Promise<string> {
+async function admit(deps: SamlSigninDeps, organization: OrganizationRecord, address: string): Promise<string> {
+  const { store } = deps;
   const existingId = await findUserIdByEmail(store, address);
   const existing = existingId ? await getUser(store, existingId) : undefined;
   if (existing?.archived) throw notAdmitted();
-  const domainVerified = (await getVerifiedDomain(store, domainOf(address)))?.organizationId === organization.id;
-  if (existing && ((await getMembership(store, organization.id, existing.id)) || (await getScimUser(store, organization.id, existing.id)))) {
-    if (domainVerified && !existing.emailVerified) await markVerified(store, existing);
-    return existing.id;
+  if (existing) {
+    const member = (await getMembership(store, organization.id, existing.id)) !== undefined || (await getScimUser(store, organization.id, existing.id))?.active === true;
+    if (member) {
+      if (!existing.emailVerified) await takeOverUnverified(deps, existing);
+      return existing.id;
+    }
   }
-  if (!domainVerified || !(await invitedOrAllowlisted(store, organization.id, address))) throw notAdmitted();
-  const userId = existing ? (await markVerified(store, existing), existing.id) : await createVerifiedUser(store, address);
-  await admitByInvitations(store, userId);
-  await admitByAllowlist(store, userId);
+  if (!(await invitedOrAllowlisted(store, organization.id, address))) throw notAdmitted();
+  const userId = existing ? (existing.emailVerified ? existing.id : await takeOverUnverified(deps, existing)) : await createVerifiedUser(store, address);
+  await afterVerified(deps, userId, address);
   if (!(await getMembership(store, organization.id, userId))) throw notAdmitted();
   return userId;
 }
@@ -163,8 +171,17 @@ async function invitedOrAllowlisted(store: Store, organizationId: string, addres
   return entries.some((entry) => entry.organizationId === organizationId);
 }
 
-async function markVerified(store: Store, user: UserRecord): Promise<void> {
-  await transactWrite(store, [{ Update: { Key: userKey(user.id), UpdateExpression: 'SET emailVerified = :true', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':true': true } } }]);
+/**
+ * An unverified account at an address the organization's IdP has just vouched for: whoever made it did not
+ * prove the address, so what they hold ends as a password reset would end it (its sessions, and its password,
+ * replaced by an unknown one: the person sets their own with a reset), and the address becomes verified.
+ */
+async function takeOverUnverified(deps: SamlSigninDeps, user: UserRecord): Promise<string> {
+  await deleteSessions(deps.store, await listSessionHashesOfUser(deps.store, user.id));
+  await deps.identities.setPassword(user.primaryEmail, `${randomBytes(24).toString('base64url')}-Aa1!`);
+  await transactWrite(deps.store, [userEmailVerifiedUpdate(user.id)]);
+  await deps.identities.markVerified(user.primaryEmail).catch(() => undefined);
+  return user.id;
 }
 
 async function createVerifiedUser(store: Store, address: string): Promise<string> {

@@ -7,7 +7,7 @@ import { admitByInvitations } from '../orgs/invitations.js';
 import { accountTokenPut, accountTokenSpend, deleteSessions, findUserIdByIdentity, listSessionHashesOfUser, getAccountToken, identityPut, type AccountTokenRecord } from '../store/account.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
-import { findUserIdByEmail, getUser, normalizeEmail, userKey, userPuts } from '../store/user.js';
+import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userKey, userPuts } from '../store/user.js';
 import type { IdentityProvider, PoolTokens } from './identities.js';
 import { checkPassword, type PasswordPolicy } from './passwordPolicy.js';
 import { newSession, sessionDeleteItem, sessionPutItem, sha256, type IssuedSession } from './sessions.js';
@@ -152,7 +152,7 @@ async function spendAndSignIn(deps: AccountDeps, hash: string, record: AccountTo
   try {
     await transactWrite(deps.store, [
       accountTokenSpend(hash, record.purpose, at),
-      { Update: { Key: userKey(record.userId), UpdateExpression: 'SET emailVerified = :true', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':true': true } } },
+      userEmailVerifiedUpdate(record.userId),
       sessionPutItem(session),
     ]);
   } catch (error) {
@@ -163,7 +163,7 @@ async function spendAndSignIn(deps: AccountDeps, hash: string, record: AccountTo
 }
 
 /** After an address is verified: the pool learns it, and pending invitations to it are consumed. */
-async function afterVerified(deps: AccountDeps, userId: string, address: string): Promise<void> {
+export async function afterVerified(deps: Pick<AccountDeps, 'store' | 'identities'>, userId: string, address: string): Promise<void> {
   await deps.identities.markVerified(address).catch(() => undefined);
   await admitByInvitations(deps.store, userId);
   await admitByAllowlist(deps.store, userId);

@@ -4,9 +4,10 @@ import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
 import { AccessAdminError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite, updateIf } from '../store/items.js';
+import { getVerifiedDomain } from '../store/domain.js';
+import { nowIso, updateIf } from '../store/items.js';
 import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
-import { getSamlDomain, releaseFederatedClientLease, samlDomainClaim, samlDomainRelease, takeFederatedClientLease } from '../store/samlSignin.js';
+import { releaseFederatedClientLease, takeFederatedClientLease } from '../store/samlSignin.js';
 import { isDomainName } from './slugs.js';
 
 export const configureSamlInput = z.object({
@@ -24,9 +25,9 @@ const providerNameOf = (organizationId: string) => `org-${organizationId.replace
  * saml.configure: enabling needs IdP metadata (parsed and validated: entity id, SSO URL, signing
  * certificate) unless a configuration exists already; the IdP is registered in the user pool. Disabling
  * keeps the configuration and disables SCIM too, in the same write (the spec's cascade).
- * An enabled configuration claims its domains (SAML sign-in routes an address by its domain), in the same
- * transaction as the configuration: a domain another organization claimed is SAML_DOMAIN_TAKEN, and the
- * domains it no longer lists are released. A disabled configuration keeps its claims (and signs nobody in).
+ * Its domains must be domains the organization has verified (DOMAIN#: one organization per domain): an
+ * organization's IdP vouches only for addresses of its own domains (spec: SAML verifies an address only from
+ * an organization with a verified domain), else SAML_DOMAIN_NOT_VERIFIED, checked before the pool is told.
  */
 export async function configureSaml(store: Store, registry: SamlProviderRegistry, organization: OrganizationRecord, rawInput: unknown): Promise<SamlConfiguration | null> {
   const input = parseInput(configureSamlInput, rawInput, 'input');
@@ -49,8 +50,7 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
   if (!input.idpMetadataXml && !current) throw new InvalidInputError('input.idpMetadataXml: the identity provider metadata is required to enable SAML', { field: 'input.idpMetadataXml' });
   // The XML parser loads on the first metadata upload, not with every request.
   const identityProvider = input.idpMetadataXml ? (await import('../accounts/samlMetadata.js')).parseIdpMetadata(input.idpMetadataXml) : current!;
-  // Before the pool hears of them (it refuses an identifier another provider holds, as a generic error).
-  await assertDomainsFree(store, organization.id, [...new Set(domains)]);
+  await assertDomainsVerified(store, organization.id, domains);
   const providerName = providerNameOf(organization.id);
   const registration = input.idpMetadataXml ? await underFederatedClientLease(store, () => registry.register(providerName, input.idpMetadataXml!, [...new Set(domains)])) : current!.registration;
   const next: SamlConfiguration = {
@@ -64,7 +64,7 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
     registration,
     updatedAt: nowIso(),
   };
-  await saveWithDomainClaims(store, organization.id, next, current?.domains ?? []);
+  await updateIf(store, { Key: organizationKey(organization.id), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': next } });
   return next;
 }
 
@@ -85,33 +85,14 @@ async function underFederatedClientLease<T>(store: Store, work: () => Promise<T>
   }
 }
 
-const domainTaken = (domains: string[], taken: string) =>
-  new AccessAdminError('SAML_DOMAIN_TAKEN', `input.domains[${domains.indexOf(taken)}]: "${taken}" signs in through another organization's SAML configuration; a domain belongs to one organization`, {
-    field: `input.domains[${domains.indexOf(taken)}]`,
-    domain: taken,
-  });
-
-async function assertDomainsFree(store: Store, organizationId: string, domains: string[]): Promise<void> {
-  const claims = await Promise.all(domains.map((domain) => getSamlDomain(store, domain)));
-  const taken = claims.find((claim) => claim && claim.organizationId !== organizationId);
-  if (taken) throw domainTaken(domains, taken.domain);
-}
-
-/** The configuration and its domain claims in one transaction (at most 100 items: 1 + 50 claims + releases). */
-async function saveWithDomainClaims(store: Store, organizationId: string, next: SamlConfiguration, previousDomains: string[]): Promise<void> {
-  const released = previousDomains.filter((domain) => !next.domains.includes(domain));
-  // Re-claiming a domain the organization holds is a no-op; past the transaction's size only the new ones are claimed.
-  const claimed = 1 + next.domains.length + released.length <= 100 ? next.domains : next.domains.filter((domain) => !previousDomains.includes(domain));
-  try {
-    await transactWrite(store, [
-      { Update: { Key: organizationKey(organizationId), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': next } } },
-      ...claimed.map((domain) => samlDomainClaim({ domain, organizationId })),
-      ...released.map((domain) => samlDomainRelease(domain, organizationId)),
-    ]);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError) || error.conflict) throw error;
-    const taken = error.failedConditions.map((index) => claimed[index - 1]).find((domain) => domain !== undefined);
-    if (!taken) throw error;
-    throw domainTaken(next.domains, taken);
-  }
+/** Every domain must be one the organization verified (an operator's `domain verify`, or the organization's own flow). */
+async function assertDomainsVerified(store: Store, organizationId: string, domains: readonly string[]): Promise<void> {
+  const claims = await Promise.all(domains.map((domain) => getVerifiedDomain(store, domain)));
+  const index = claims.findIndex((claim) => claim?.organizationId !== organizationId);
+  if (index === -1) return;
+  throw new AccessAdminError(
+    'SAML_DOMAIN_NOT_VERIFIED',
+    `input.domains[${index}]: "${domains[index]}" is not a verified domain of this organization; its identity provider can sign in only addresses of the organization's verified domains`,
+    { field: `input.domains[${index}]`, domain: domains[index] },
+  );
 }

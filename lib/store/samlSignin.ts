@@ -3,41 +3,10 @@ import type { Store } from './client.js';
 import { deleteIf, getItem, putIf } from './items.js';
 
 /**
- * SAML sign-in's two entities: the claim of an email domain by one organization's SAML configuration
- * (global, so that a domain signs in through one organization only), and the short-lived state of a
- * sign-in in progress (by the SHA-256 of the `state` parameter; single use).
+ * SAML sign-in's entities: the short-lived state of a sign-in in progress (by the SHA-256 of the `state`
+ * parameter; single use) and the lease on the federated app client. Domains route through the verified
+ * domain claims (`DOMAIN#`, domain.ts).
  */
-export const samlDomainKey = (domain: string) => ({ PK: `SAMLDOMAIN#${domain.toLowerCase()}`, SK: 'SAMLDOMAIN' });
-
-export const samlDomainRecord = z.object({ domain: z.string(), organizationId: z.string().uuid() });
-export type SamlDomainRecord = z.infer<typeof samlDomainRecord>;
-
-/** Claims a domain for an organization; the transaction fails on another organization's claim. */
-export function samlDomainClaim(record: SamlDomainRecord) {
-  return {
-    Put: {
-      Item: { ...samlDomainKey(record.domain), entity: 'SamlDomain', ...record },
-      ConditionExpression: 'attribute_not_exists(PK) OR organizationId = :org',
-      ExpressionAttributeValues: { ':org': record.organizationId },
-    },
-  };
-}
-
-/** Releases a domain the organization no longer lists (never another organization's claim). */
-export function samlDomainRelease(domain: string, organizationId: string) {
-  return {
-    Delete: {
-      Key: samlDomainKey(domain),
-      ConditionExpression: 'attribute_not_exists(PK) OR organizationId = :org',
-      ExpressionAttributeValues: { ':org': organizationId },
-    },
-  };
-}
-
-export function getSamlDomain(store: Store, domain: string): Promise<SamlDomainRecord | undefined> {
-  return getItem(store, samlDomainKey(domain), samlDomainRecord, 'SAML domain');
-}
-
 export const samlStateKey = (hash: string) => ({ PK: `SAMLSTATE#${hash}`, SK: 'SAMLSTATE' });
 
 export const samlStateRecord = z.object({

@@ -34,6 +34,11 @@ export function userPuts(user: UserRecord) {
   ];
 }
 
+/** Marks an account's address verified (an emailed token spent, or the assertion of the organization owning its domain). */
+export function userEmailVerifiedUpdate(userId: string) {
+  return { Update: { Key: userKey(userId), UpdateExpression: 'SET emailVerified = :true', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':true': true } } };
+}
+
 /** Sets an account's name (SCIM: the identity provider renamed a person whose account it provisioned). */
 export function userNameUpdate(userId: string, name: Pick<UserRecord, 'name' | 'firstName' | 'lastName'>) {
   return {

@@ -5,8 +5,8 @@ import { findUserIdByEmail } from '../../lib/store/user.js';
 import { graphql, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { readAuthnRequest, samlResponse } from '../support/saml.js';
 import { ok, refusal } from './accessHelpers.js';
-import { freshClientIp, send, sessionFrom, type AccountResponse } from './accountHelpers.js';
-import { configureSaml, idpMetadata, scim, scimTenant, userSchema } from './scimHelpers.js';
+import { freshClientIp, postAuth, send, sessionFrom, strongPassword, type AccountResponse } from './accountHelpers.js';
+import { configureSaml, idpMetadata, patchOp, scim, scimTenant, userSchema } from './scimHelpers.js';
 
 /**
  * SAML sign-in end to end over real HTTP: our start route, the user pool's federation (the local stand-in:
@@ -73,11 +73,12 @@ interface SsoTenant {
   owner: string;
 }
 
-/** An organization whose owner's address is in a domain of its own, with SAML enabled for that domain. */
+/** An organization whose owner's address is in a domain it verified, with SAML enabled for that domain. */
 async function ssoTenant(): Promise<SsoTenant> {
   const domain = `sso-${randomUUID().slice(0, 8)}.test`;
   const owner = `owner@${domain}`;
   const tenant = await newTenant({ email: owner });
+  await verifyDomain(testStore(), tenant.organization.slug, domain);
   await ok(tenantHeaders(tenant), configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [domain] } });
   return { tenant, domain, owner };
 }
@@ -171,13 +172,39 @@ describe('SAML sign-in through the user pool', () => {
     expect(await findUserIdByEmail(testStore(), stranger)).toBeUndefined();
   });
 
-  it('admits an allowlisted address of a domain the organization verified, creating its account with the address verified', async () => {
+  it('admits an allowlisted address of its domain, creating its account with the address verified', async () => {
     const sso = await ssoTenant();
-    await verifyDomain(testStore(), sso.tenant.organization.slug, sso.domain);
     await ok(tenantHeaders(sso.tenant), 'mutation($entry: String!) { organization { allowlist { add(input: { entry: $entry, roleId: "VIEWER" }) { entry } } } }', { entry: `@${sso.domain}` });
     const newcomer = `newcomer.${randomUUID().slice(0, 8)}@${sso.domain}`;
     const session = sessionOf(await signIn(newcomer));
     expect((await ok(session, me)).user.me).toEqual({ permitted: true, user: { primaryEmail: newcomer } });
+  });
+
+  it('takes an unverified account at an allowlisted address away from whoever made it: their sessions and password end', async () => {
+    const sso = await ssoTenant();
+    await ok(tenantHeaders(sso.tenant), 'mutation($entry: String!) { organization { allowlist { add(input: { entry: $entry, roleId: "VIEWER" }) { entry } } } }', { entry: `@${sso.domain}` });
+    const address = `early.${randomUUID().slice(0, 8)}@${sso.domain}`;
+    const password = strongPassword();
+    const from = freshClientIp();
+    expect((await postAuth('/auth/signup', { email: address, password }, from)).status).toBe(202);
+    const squatter = await postAuth('/auth/signin', { email: address, password }, from);
+    expect(squatter.status).toBe(200);
+    const squatterSession = { cookie: `__Host-service_session=${sessionFrom(squatter)}`, 'x-csrf-token': squatter.body.csrfToken };
+    expect((await graphql(me, undefined, squatterSession)).status).toBe(200);
+
+    const session = sessionOf(await signIn(address));
+    expect((await ok(session, me)).user.me).toEqual({ permitted: true, user: { primaryEmail: address } });
+    expect((await graphql(me, undefined, squatterSession)).status).toBe(401);
+    expect((await postAuth('/auth/signin', { email: address, password }, freshClientIp())).status).toBe(401);
+  });
+
+  it('refuses a SCIM user the organization deactivated', async () => {
+    const t = await scimTenant();
+    const address = `leaver.${randomUUID().slice(0, 8)}@${t.tenant.organization.slug}.test`;
+    const created = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: address, emails: [{ value: address, primary: true }] });
+    sessionOf(await signIn(address));
+    expect((await scim(t.token, 'PATCH', `/Users/${created.body.id}`, { schemas: [patchOp], Operations: [{ op: 'replace', value: { active: false } }] })).status).toBe(200);
+    expect((await signIn(address)).body).toMatchObject({ code: 'SSO_NOT_ADMITTED' });
   });
 
   it('refuses the users of a disabled SAML configuration, at the start and at the callback', async () => {
@@ -200,11 +227,23 @@ describe('SAML sign-in: isolation between organizations', () => {
     [a, b] = await Promise.all([ssoTenant(), ssoTenant()]);
   });
 
-  it("refuses a domain another organization's SAML configuration claimed", async () => {
-    const taken = await refusal(tenantHeaders(b.tenant), configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [b.domain, a.domain] } });
-    expect(taken.code).toBe('SAML_DOMAIN_TAKEN');
-    expect(taken.error?.extensions).toMatchObject({ field: 'input.domains[1]', domain: a.domain });
+  it("lists only the organization's verified domains: another organization's, or one nobody verified, is refused", async () => {
+    for (const [index, domain] of [[1, a.domain], [1, `webmail-${randomUUID().slice(0, 8)}.test`]] as const) {
+      const refused = await refusal(tenantHeaders(b.tenant), configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [b.domain, domain] } });
+      expect(refused.code).toBe('SAML_DOMAIN_NOT_VERIFIED');
+      expect(refused.error?.extensions).toMatchObject({ field: `input.domains[${index}]`, domain });
+    }
     expect((await ok(tenantHeaders(b.tenant), '{ saml { configuration { domains } } }')).saml.configuration.domains).toEqual([b.domain]);
+  });
+
+  it("does not sign in another domain's account that an organization linked over SCIM", async () => {
+    // b's SCIM links a's owner (an existing verified account) and b's IdP asserts that address: refused.
+    await ok(tenantHeaders(b.tenant), 'mutation { configureScim(enabled: true) { enabled } }');
+    const token = (await ok(tenantHeaders(b.tenant), 'mutation { scimToken { create { secret } } }')).scimToken.create.secret;
+    expect((await scim(token, 'POST', '/Users', { schemas: [userSchema], userName: a.owner, emails: [{ value: a.owner, primary: true }] })).status).toBe(201);
+    const refused = await signIn(a.owner, `/auth/saml/start?organization=${b.tenant.organization.slug}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'SSO_NOT_ADMITTED' });
   });
 
   it("does not let one organization's IdP sign in an address of another's domain", async () => {

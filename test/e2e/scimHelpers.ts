@@ -1,4 +1,5 @@
-import { graphql, newTenant, stack, tenantHeaders, type Tenant } from '../support/api.js';
+import { verifyDomain } from '../../lib/orgs/operator.js';
+import { graphql, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { idpMetadata } from '../support/saml.js';
 import { ok } from './accessHelpers.js';
 
@@ -43,12 +44,18 @@ export interface ScimTenant {
   tokenId: string;
 }
 
+/** A domain of the tenant's own (`<slug>.test`), verified: SAML lists only the organization's verified domains. */
+export async function verifiedDomainOf(tenant: Tenant): Promise<string> {
+  const domain = `${tenant.organization.slug}.test`;
+  await verifyDomain(testStore(), tenant.organization.slug, domain);
+  return domain;
+}
+
 /** A fresh organization with SAML and SCIM enabled and an active SCIM token, set up through the GraphQL API. */
 export async function scimTenant(): Promise<ScimTenant> {
   const tenant = await newTenant();
   const admin = tenantHeaders(tenant);
-  // A domain of its own: a domain signs in through one organization's SAML configuration only.
-  await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [`${tenant.organization.slug}.test`] } });
+  await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [await verifiedDomainOf(tenant)] } });
   await ok(admin, configureScim, { enabled: true });
   const created = await ok(admin, createToken);
   return { tenant, admin, token: created.scimToken.create.secret, tokenId: created.scimToken.create.token.id };

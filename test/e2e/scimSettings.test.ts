@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { setPlan } from '../../lib/orgs/operator.js';
 import { newTenant, tenantHeaders, testStore } from '../support/api.js';
 import { memberWithRole, ok, refusal } from './accessHelpers.js';
-import { configureSaml, configureScim, createToken, groupSchema, idpMetadata, patchOp, revokeToken, scim, scimTenant, userSchema, type ScimTenant } from './scimHelpers.js';
+import { configureSaml, configureScim, createToken, groupSchema, idpMetadata, patchOp, revokeToken, scim, scimTenant, userSchema, verifiedDomainOf, type ScimTenant } from './scimHelpers.js';
 
 const tokens = '{ scimToken { tokens { id status displayPrefix createdBy retiresAt } } }';
 
@@ -92,7 +92,9 @@ describe('enabling SCIM', () => {
     const tenant = await newTenant();
     const admin = tenantHeaders(tenant);
     expect((await refusal(admin, configureScim, { enabled: true })).code).toBe('SAML_NOT_ENABLED');
-    const domain = `${tenant.organization.slug}.test`;
+    const unverified = await refusal(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [`${tenant.organization.slug}.test`] } });
+    expect(unverified).toMatchObject({ code: 'SAML_DOMAIN_NOT_VERIFIED', error: { extensions: { field: 'input.domains[0]' } } });
+    const domain = await verifiedDomainOf(tenant);
     const saml = await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [domain] } });
     expect(saml.saml.configure).toMatchObject({ enabled: true, entityId: 'http://www.okta.com/exk1test', ssoUrl: 'https://acme.okta.com/app/plm/exk1test/sso/saml', domains: [domain], registration: 'RECORDED' });
     const orgAdmin = await memberWithRole(tenant, 'ADMIN');

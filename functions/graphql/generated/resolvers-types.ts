@@ -2350,7 +2350,7 @@ export type SamlConfiguration = {
   /** SHA-256 fingerprint (hex) of its signing certificate. */
   certificateSha256: Scalars['String']['output'];
   certificateNotAfter: Scalars['DateTime']['output'];
-  /** Email domains whose sign-in goes to this identity provider; a domain belongs to one organization (SAML_DOMAIN_TAKEN). */
+  /** Email domains whose sign-in goes to this identity provider: verified domains of the organization only (SAML_DOMAIN_NOT_VERIFIED). */
   domains: Array<Scalars['String']['output']>;
   /** COGNITO or RECORDED (see SamlConfiguration). */
   registration: Scalars['String']['output'];
@@ -2376,7 +2376,8 @@ export type SamlMutationNamespace = {
   __typename?: 'SamlMutationNamespace';
   /**
    * SAML_METADATA_INVALID when the metadata lacks an entity id, an https SSO URL or a valid signing certificate;
-   * SAML_DOMAIN_TAKEN (extensions.field, extensions.domain) for a domain another organization's configuration lists.
+   * SAML_DOMAIN_NOT_VERIFIED (extensions.field, extensions.domain) for a domain the organization has not verified
+   * (an IdP vouches only for addresses of its organization's own domains; a verified domain has one organization).
    */
   configure?: Maybe<SamlConfiguration>;
 };
