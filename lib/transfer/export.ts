@@ -78,7 +78,7 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
   }
   const files = fileRecords
     .filter((f) => f.status === 'READY' && named.has(f.id))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name) || a.sha256.localeCompare(b.sha256) || a.id.localeCompare(b.id));
 
   return {
     fileStorageKeys: Object.fromEntries(files.map((f) => [f.id, f.storageKey])),

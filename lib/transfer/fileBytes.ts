@@ -22,6 +22,9 @@ export interface FileBytesSource {
   read(file: ExportedFile): Promise<Buffer | null>;
 }
 
+/** Problems found by parallel checks, in the order of the files. */
+const inOrder = (found: [number, ImportProblem][]) => found.sort((a, b) => a[0] - b[0]).map(([, problem]) => problem);
+
 export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** Runs `task` over the items, `parallel` at a time. */
@@ -45,7 +48,7 @@ export function directoryFileBytes(directory: string): FileBytesSource {
   const pathOf = (file: ExportedFile) => join(directory, 'files', file.id);
   return {
     async verify(files, at) {
-      const problems: ImportProblem[] = [];
+      const found: [number, ImportProblem][] = [];
       await eachLimited(files, 4, async (file, index) => {
         const hash = createHash('sha256');
         let size = 0;
@@ -56,13 +59,13 @@ export function directoryFileBytes(directory: string): FileBytesSource {
           }
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-          problems.push({ path: at(index), code: 'FILE_MISSING', message: `files/${file.id} (${file.name}) is not in the export directory` });
+          found.push([index, { path: at(index), code: 'FILE_MISSING', message: `files/${file.id} (${file.name}) is not in the export directory` }]);
           return;
         }
         const sha256 = hash.digest('hex');
-        if (size !== file.size || sha256 !== file.sha256) problems.push({ path: at(index), code: 'FILE_CORRUPT', message: `files/${file.id} (${file.name}): ${mismatch(file, { size, sha256 })}` });
+        if (size !== file.size || sha256 !== file.sha256) found.push([index, { path: at(index), code: 'FILE_CORRUPT', message: `files/${file.id} (${file.name}): ${mismatch(file, { size, sha256 })}` }]);
       });
-      return problems;
+      return inOrder(found);
     },
     async read(file) {
       try {
@@ -93,21 +96,21 @@ export function libraryFileBytes(store: Store, blobs: BlobStorage, source: { org
       if (!allowed) {
         return [{ path: sourcePath, code: 'FILES_NOT_ACCESSIBLE', message: 'the files of a bundle are copied from the library it was exported from; the importing user may not export that library (library.settings.update there)' }];
       }
-      const problems: ImportProblem[] = [];
+      const found: [number, ImportProblem][] = [];
       const records = await getFiles(store, source.organizationId, source.libraryId, files.map((f) => f.id));
       await eachLimited(files, 8, async (file, index) => {
         const record = records.get(file.id);
         if (!record || record.status !== 'READY') {
-          problems.push({ path: at(index), code: 'FILE_MISSING', message: `file ${file.id} (${file.name}) is not in the source library's file store` });
+          found.push([index, { path: at(index), code: 'FILE_MISSING', message: `file ${file.id} (${file.name}) is not in the source library's file store` }]);
           return;
         }
         const stored = await blobs.inspect(record.storageKey);
-        if (!stored) problems.push({ path: at(index), code: 'FILE_MISSING', message: `the bytes of file ${file.id} (${file.name}) are not in the file store` });
+        if (!stored) found.push([index, { path: at(index), code: 'FILE_MISSING', message: `the bytes of file ${file.id} (${file.name}) are not in the file store` }]);
         else if (record.size !== file.size || record.sha256 !== file.sha256 || stored.size !== file.size || stored.sha256 !== file.sha256) {
-          problems.push({ path: at(index), code: 'FILE_CORRUPT', message: `file ${file.id} (${file.name}): ${mismatch(file, stored)}` });
+          found.push([index, { path: at(index), code: 'FILE_CORRUPT', message: `file ${file.id} (${file.name}): ${mismatch(file, stored)}` }]);
         } else storageKeys.set(file.id, record.storageKey);
       });
-      return problems;
+      return inOrder(found);
     },
     async read(file) {
       const key = storageKeys.get(file.id);
