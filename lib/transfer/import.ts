@@ -91,7 +91,8 @@ export class SimulatedImportFailure extends Error {}
  * otherwise). First everything is validated; any problem refuses the import with IMPORT_INVALID listing
  * every problem, and nothing is written. Then the library is closed (its item is marked `importing`; every
  * library-scoped request answers LIBRARY_IMPORT_IN_PROGRESS), the items are written with parallel
- * BatchWriteItem calls, and ONE transaction commits: configuration documents, access policy and the
+ * BatchWriteItem calls (templates and file records tagged with the import's id), the bytes of the files
+ * are copied into the target's file store, and ONE transaction commits: configuration documents, access policy and the
  * removal of the mark. A failure before the commit deletes every item the import wrote and reopens the
  * library as it was; a crash leaves it closed until `npm run admin -- import-abort` (abandonLibraryImport).
  */
