@@ -261,10 +261,11 @@ export class PlmStack extends Stack {
    */
   private createImportJobs(table: dynamodb.TableV2, environment: Record<string, string>, filesBucket: s3.Bucket): NodejsFunction {
     const fn = this.createFunction('jobs', { ...environment, FILES_BUCKET: filesBucket.bucketName }, table, Duration.minutes(15), 3008);
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [filesBucket.arnForObjects('*')] }));
+    // GetObject: the uploaded import file, and the files of the library a bundle was exported from; PutObject: their copies.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [filesBucket.arnForObjects('*')] }));
     Validations.of(fn.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(filesBucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
-      reason: 'Imports read the uploaded file of any library (keys <organizationId>/<libraryId>/<file id>); GetObject only, on the objects of this one bucket.',
+      reason: 'Imports read the uploaded file of any library and the files of the library a bundle came from, and write their copies (keys <organizationId>/<libraryId>/<file id>); GetObject and PutObject only, on the objects of this one bucket.',
     });
     fn.addEventSource(
       new DynamoEventSource(table, {

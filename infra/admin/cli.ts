@@ -30,6 +30,7 @@ import { findUserIdByEmail } from '../../lib/store/user.js';
 import { entitlementsOf } from '../../lib/orgs/plans.js';
 import { nativePrincipalId } from '../../lib/integrations/policy.js';
 import { resolve } from 'node:path';
+import { LocalBlobStorage, localFilesDirectory, S3BlobStorage, type BlobStorage } from '../../lib/files/blobStorage.js';
 
 const usage = `Usage:
   npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME --library-slug SLUG --email EMAIL [--plan PLAN]
@@ -42,7 +43,7 @@ const usage = `Usage:
   npm run admin -- tenants list
   npm run admin -- backup --out FILE.jsonl
   npm run admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)
-  npm run admin -- export --org-slug SLUG --library-slug SLUG --out DIR
+  npm run admin -- export --org-slug SLUG --library-slug SLUG --out DIR   (uploaded files: FILES_BUCKET or FILES_DIR)
   npm run admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
   npm run admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]`;
 
@@ -136,19 +137,32 @@ function reindexSearch(args: string[]): Promise<void> {
   return libraryTask(args, {}, (store, library) => reindexLibrary(store, library));
 }
 
+/**
+ * The file store export and import copy uploaded files from and to: FILES_BUCKET (deployed), FILES_DIR (a
+ * local stack's folder), or PLM_DATA_DIR/files (npm start with a data directory). Undefined when none is
+ * set: a library with files then cannot be exported, nor an export with files imported (FILES_UNAVAILABLE).
+ */
+function cliBlobStorage(): BlobStorage | undefined {
+  const env = process.env;
+  if (env.FILES_BUCKET) return new S3BlobStorage(env.FILES_BUCKET);
+  const directory = env.FILES_DIR || (env.PLM_DATA_DIR ? localFilesDirectory(env.PLM_DATA_DIR, '') : undefined);
+  // Only put, get and inspect are used: no URL is handed out, so the base URL and signing secret are unused.
+  return directory ? new LocalBlobStorage(directory, 'http://127.0.0.1', 'unused') : undefined;
+}
+
 /** Every problem of a refused import, one per line (stderr). */
 function problemLines(error: DomainError): string {
   const problems = (error.details.problems as { path: string; code: string; message: string }[] | undefined) ?? [];
   return problems.map((p) => `\n  ${p.path}: ${p.code}: ${p.message}`).join('');
 }
 
-/** Writes a library as files (library.json, components.json, components.csv, bom.csv; lib/transfer/format.ts). */
+/** Writes a library as files (library.json, components.json, components.csv, bom.csv, files/<id>; lib/transfer/format.ts). */
 function exportCommand(args: string[]): Promise<void> {
   return libraryTask(args, { out: { type: 'string' } }, async (store, library, values) => {
     if (!values.out) fail(`Missing --out\n${usage}`, 2);
     const started = performance.now();
     const exported = await exportLibrary(store, library);
-    const files = await writeExportDirectory(resolve(values.out), exported);
+    const files = await writeExportDirectory(resolve(values.out), exported, cliBlobStorage());
     const durationMs = Math.round(performance.now() - started);
     return { directory: resolve(values.out), files, counts: exported.manifest.counts, durationMs, componentsPerSecond: Math.round(exported.components.length / Math.max(durationMs / 1000, 0.001)) };
   });
@@ -176,6 +190,7 @@ function importCommand(args: string[]): Promise<void> {
     const result = await importLibrary(store, library, source, {
       actor: { userId, principalId: nativePrincipalId, actingIntegrationId: null, at: new Date().toISOString() },
       entitlements: entitlementsOf(organization),
+      blobs: cliBlobStorage(),
       onProgress: report,
     });
     return { ...result, componentsPerSecond: Math.round(result.components / Math.max(result.durationMs / 1000, 0.001)) };

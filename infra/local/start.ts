@@ -56,7 +56,8 @@ try {
   const { userPoolId, clientId } = await ensureUserPool(config);
   // Signs the local file URLs as S3 signs presigned ones; new at every start, like a rotated key.
   const filesSigningSecret = randomBytes(32).toString('base64url');
-  const filesDir = localFilesDirectory(config.dataDir, mkdtempSync(join(tmpdir(), 'plm-files-')));
+  // FILES_DIR chooses the folder (the tests share it with the admin CLI); else PLM_DATA_DIR/files, else a new temporary one.
+  const filesDir = process.env.FILES_DIR || localFilesDirectory(config.dataDir, mkdtempSync(join(tmpdir(), 'plm-files-')));
   // SAML sign-in: the stand-in plays the user pool's hosted domain, identity providers and federated client.
   const federation = createFederationStandIn({ baseUrl: `http://127.0.0.1:${config.port}`, userPoolId, callbackUrl: `http://127.0.0.1:${config.port}/auth/saml/callback` });
   state.federation = federation;

@@ -40,3 +40,15 @@ export function listTemplates(store: Store, orgId: string, libraryId: string): P
     'change order template',
   );
 }
+
+/**
+ * A template and its name item as a library import writes them (BatchWriteItem into a closed library, no
+ * conditions: the import checked the names), tagged with the import's id so that an abandoned import
+ * deletes its own and never the library's other templates.
+ */
+export function importedTemplateItems(record: TemplateRecord, importId: string) {
+  return [
+    { ...templateKey(record.organizationId, record.libraryId, record.id), entity: 'ChangeOrderTemplate', ...record, importId },
+    { ...templateNameKey(record.organizationId, record.libraryId, record.name), entity: 'ChangeOrderTemplateName', templateId: record.id, importId },
+  ];
+}

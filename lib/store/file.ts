@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, updateIf } from './items.js';
+import { batchGetRecords, getItem, queryAll, updateIf } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const fileKey = (orgId: string, libraryId: string, fileId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `FILE#${fileId}` });
@@ -53,4 +53,19 @@ export function getFile(store: Store, orgId: string, libraryId: string, fileId: 
 
 export function getFiles(store: Store, orgId: string, libraryId: string, fileIds: string[]): Promise<Map<string, FileRecord>> {
   return batchGetRecords(store, fileIds, (id) => fileKey(orgId, libraryId, id), fileRecord, 'file', true);
+}
+
+/** Every file record of the library (PENDING ones included: the caller filters). */
+export function listFileRecords(store: Store, orgId: string, libraryId: string): Promise<FileRecord[]> {
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'FILE#' } },
+    fileRecord,
+    'file',
+  );
+}
+
+/** A READY file item written by a library import, tagged with the import's id (so that an abandoned import finds its own). */
+export function importedFileItem(record: FileRecord, importId: string) {
+  return { ...fileKey(record.organizationId, record.libraryId, record.id), entity: 'File', ...record, importId };
 }

@@ -20,6 +20,12 @@ import { libraryConfigKey, type ConfigType, type LibraryConfigRecord } from './l
 
 /** The sort-key prefixes of everything an import writes into the library partition (none exist in an empty library). */
 export const importedPrefixes = ['C#', 'H#', 'CPN#', 'BOM#', 'BOMH#', 'DOCS#', 'USEDBY#', 'CTR#'] as const;
+/**
+ * Kinds an empty library may already hold (its own change order templates, uploaded files: the import's
+ * own file among them): an import tags the items of these kinds it writes with `importId`, and only those
+ * are deleted when it is abandoned.
+ */
+export const trackedImportPrefixes = ['COTPL#', 'COTPLNAME#', 'FILE#'] as const;
 
 export const importMark = z.object({ importId: z.string(), startedAt: z.string(), startedBy: z.string() });
 export type ImportMark = z.infer<typeof importMark>;
@@ -173,11 +179,28 @@ export async function deleteKeysInParallel(store: Store, keys: Key[], parallel: 
   );
 }
 
-/** Keys of everything an import may have written into the library (for an abandoned import: nothing else has these prefixes in an empty library). */
-export async function listImportedKeys(store: Store, orgId: string, libraryId: string, searchPartition: string): Promise<Key[]> {
+/**
+ * Keys of everything an import may have written into the library (for an abandoned import): every item
+ * of the importedPrefixes (nothing else has them in an empty library), and the items of the
+ * trackedImportPrefixes tagged with this import's id.
+ */
+export async function listImportedKeys(store: Store, orgId: string, libraryId: string, searchPartition: string, importId: string): Promise<Key[]> {
   const keyRow = z.object({ PK: z.string(), SK: z.string() });
   const lists = await Promise.all([
     ...importedPrefixes.map((prefix) => queryAll(store, { ...partitionQuery(orgId, libraryId, prefix), ProjectionExpression: 'PK, SK' }, keyRow, 'key')),
+    ...trackedImportPrefixes.map((prefix) =>
+      queryAll(
+        store,
+        {
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          FilterExpression: 'importId = :importId',
+          ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': prefix, ':importId': importId },
+          ProjectionExpression: 'PK, SK',
+        },
+        keyRow,
+        'key',
+      ),
+    ),
     queryAll(
       store,
       { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': searchPartition }, ProjectionExpression: 'PK, SK' },

@@ -12,16 +12,23 @@ import {
   listHistoryRecords,
 } from '../store/libraryTransfer.js';
 import { committedWriteIds } from '../store/pendingWrite.js';
-import { carriedFieldsOf, countsOf, formatName, formatVersion, type ExportedComponent, type LibraryExport } from './format.js';
+import { listFileRecords } from '../store/file.js';
+import { carriedFieldsOf, countsOf, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
+import { exportTemplates } from './templates.js';
+
+/** Fields of a component and of its history changes that name an uploaded file. */
+export const fileFields = new Set(['fileId', 'imageFileId']);
 
 /**
  * Reads a whole library: one paginated Query per kind of item (components, history, BOMs, BOM snapshots,
- * document links, counters) over the library partition, and the configuration. Items of a large write that
+ * document links, counters, change order templates, files) over the library partition, and the configuration.
+ * The files are the records of those the components name; their bytes stay in the file store
+ * (`fileStorageKeys` says where: writeExportDirectory copies them). Items of a large write that
  * has not committed are left out, as every reader leaves them out. Components come in CPN order.
  */
 export async function exportLibrary(store: Store, ref: LibraryRef): Promise<LibraryExport> {
   const { organizationId: org, libraryId: lib } = ref;
-  const [library, config, components, history, boms, snapshots, documentLinks, counters] = await Promise.all([
+  const [library, config, components, history, boms, snapshots, documentLinks, counters, templates, fileRecords] = await Promise.all([
     getLibrary(store, org, lib),
     loadLibraryConfiguration(store, org, lib),
     listComponentRecords(store, org, lib),
@@ -30,6 +37,8 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
     listBomSnapshotRecords(store, org, lib),
     listDocumentLinkRecords(store, org, lib),
     listCpnCounters(store, org, lib),
+    exportTemplates(store, org, lib),
+    listFileRecords(store, org, lib),
   ]);
   const pending = [...components, ...history, ...boms, ...documentLinks].flatMap((r) => (r.writeId ? [r.writeId] : []));
   const committed = await committedWriteIds(store, org, lib, pending);
@@ -61,7 +70,18 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
       };
     });
 
+  // The uploaded files the components name, now or in their history (others, such as earlier exports, stay).
+  const named = new Set<string>();
+  for (const c of exported) {
+    for (const id of [c.fileId, c.imageFileId]) if (id) named.add(id);
+    for (const h of c.history) for (const change of h.changes) if (fileFields.has(change.field)) for (const id of [change.from, change.to]) if (typeof id === 'string') named.add(id);
+  }
+  const files = fileRecords
+    .filter((f) => f.status === 'READY' && named.has(f.id))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name) || a.sha256.localeCompare(b.sha256) || a.id.localeCompare(b.id));
+
   return {
+    fileStorageKeys: Object.fromEntries(files.map((f) => [f.id, f.storageKey])),
     manifest: {
       format: formatName,
       formatVersion,
@@ -71,6 +91,8 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
       accessPolicy: config.accessPolicy.version > 0 || config.accessPolicy.entries.length > 0 ? { entries: config.accessPolicy.entries } : null,
       counters: counters.sort((a, b) => `${a.element}#${a.scopeKey}`.localeCompare(`${b.element}#${b.scopeKey}`)),
       counts: countsOf(exported),
+      changeOrderTemplates: templates,
+      files: files.map((f): ExportedFile => ({ id: f.id, name: f.name, contentType: f.contentType, size: f.size, sha256: f.sha256, createdAt: f.createdAt, createdBy: f.createdBy, completedAt: f.completedAt })),
     },
     components: exported,
   };

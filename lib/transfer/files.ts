@@ -6,11 +6,13 @@ import { bomToCsv, componentsToCsv } from './csv.js';
 import { bundleSchema, exportedComponent, manifestSchema, type LibraryExport, type Manifest } from './format.js';
 import type { ImportSource } from './import.js';
 import { categoriesDocument } from '../config/categories.js';
+import type { BlobStorage } from '../files/blobStorage.js';
+import { directoryFileBytes, sha256Hex, type FileBytesSource } from './fileBytes.js';
 import * as z from 'zod';
 
 /**
- * The export as files. A directory (CLI): library.json (manifest), components.json (the whole), and the
- * spreadsheet view components.csv and bom.csv. One file (API): the bundle, the manifest with the components inside.
+ * The export as files. A directory (CLI): library.json (manifest), components.json (the whole), the
+ * spreadsheet view components.csv and bom.csv, and files/<id> (the bytes of the uploaded files). One file (API): the bundle, the manifest with the components inside.
  */
 export function directoryFiles(library: LibraryExport): Record<string, string> {
   const categories = categoriesDocument.parse(library.manifest.configuration.CATEGORIES);
@@ -22,11 +24,25 @@ export function directoryFiles(library: LibraryExport): Record<string, string> {
   };
 }
 
-export async function writeExportDirectory(directory: string, library: LibraryExport): Promise<string[]> {
+/**
+ * Writes the export directory: the files of directoryFiles, and the bytes of every listed uploaded file as
+ * `files/<id>`, copied from the file store one at a time (checked against the listed size and SHA-256).
+ * `blobs` is needed only when the library has files.
+ */
+export async function writeExportDirectory(directory: string, library: LibraryExport, blobs?: BlobStorage): Promise<string[]> {
   await mkdir(directory, { recursive: true });
   const files = directoryFiles(library);
   await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(directory, name), text)));
-  return Object.keys(files);
+  const uploaded = library.manifest.files ?? [];
+  if (uploaded.length === 0) return Object.keys(files);
+  if (!blobs) throw new Error('The library has uploaded files: the export needs the file store (FILES_BUCKET, or FILES_DIR for the local stack)');
+  await mkdir(join(directory, 'files'), { recursive: true });
+  for (const file of uploaded) {
+    const bytes = await blobs.get(library.fileStorageKeys?.[file.id] ?? '');
+    if (!bytes || bytes.length !== file.size || sha256Hex(bytes) !== file.sha256) throw new Error(`The bytes of file ${file.id} (${file.name}) are missing from the file store or do not match its record`);
+    await writeFile(join(directory, 'files', file.id), bytes);
+  }
+  return [...Object.keys(files), ...uploaded.map((f) => `files/${f.id}`)];
 }
 
 export const bundleText = (library: LibraryExport) => JSON.stringify({ ...library.manifest, components: library.components });
@@ -79,19 +95,22 @@ export async function readImportDirectory(directory: string, format?: 'json' | '
     const parsed = z.array(exportedComponent).safeParse(componentsJson === null ? [] : parseJson(componentsJson, 'components.json', problems));
     if (!parsed.success) problems.push(...shapeProblems(parsed.error, 'components.json'));
     if (problems.length > 0 || !manifest || !parsed.success) throw new ImportInvalidError(problems);
-    return { kind: 'json', library: { manifest, components: parsed.data }, root: 'components.json' };
+    return { kind: 'json', library: { manifest, components: parsed.data }, root: 'components.json', manifestRoot: 'library.json: ', fileBytes: directoryFileBytes(directory) };
   }
   if (componentsCsv === null) problems.push({ path: 'components.csv', code: 'FILE_MISSING', message: `${directory} has no components.csv` });
   if (problems.length > 0) throw new ImportInvalidError(problems);
   return { kind: 'csv', manifest, componentsCsv: componentsCsv!, bomCsv };
 }
 
-/** Reads the single-file form (the API's upload): a bundle (JSON), or a components CSV. */
-export function readImportBundle(text: string): ImportSource {
+/**
+ * Reads the single-file form (the API's upload): a bundle (JSON), or a components CSV. The bytes of the
+ * files a bundle lists come from `fileBytes` (jobs.ts: the source library's file store).
+ */
+export function readImportBundle(text: string, fileBytes?: (manifest: Manifest) => FileBytesSource): ImportSource {
   const problems: ImportProblem[] = [];
   const parsed = bundleSchema.safeParse(parseJson(text, 'bundle', problems));
   if (problems.length === 0 && !parsed.success) problems.push(...shapeProblems(parsed.error, 'bundle'));
   if (problems.length > 0 || !parsed.success) throw new ImportInvalidError(problems);
   const { components, ...manifest } = parsed.data;
-  return { kind: 'json', library: { manifest, components }, root: 'bundle.components' };
+  return { kind: 'json', library: { manifest, components }, root: 'bundle.components', manifestRoot: 'bundle.', ...(fileBytes ? { fileBytes: fileBytes(manifest) } : {}) };
 }

@@ -12,7 +12,10 @@ import { componentHistoryRecord, componentRecord } from '../store/component.js';
  *
  * The whole (JSON) is a manifest and the components:
  * - `library.json` (the manifest): format, formatVersion, exportedAt, source, the four configuration
- *   documents, the attribute access policy (null when the library has none), the CPN counters and counts;
+ *   documents, the attribute access policy (null when the library has none), the CPN counters and counts,
+ *   and (optional: files written before they were carried import without them) the library's own change
+ *   order templates with their participants' emails, and the records of the uploaded files its components
+ *   name (the bytes: `files/<id>` beside it, or, for the API's single file, the source library's file store);
  * - `components.json`: every component with all its fields, attribute values, history records, its current
  *   BOM and BOM snapshots (assemblies), and its document links.
  * Through the API the same whole is ONE file: the manifest with `components` inside (`bundle`).
@@ -57,6 +60,37 @@ export const exportedComponent = carriedComponentFields.extend({
 });
 export type ExportedComponent = z.infer<typeof exportedComponent>;
 
+/**
+ * An uploaded file a component names (fileId, imageFileId, or a history change of them): its record as
+ * stored but the tenant ids, status (READY) and storage key. The import gives it a new id and storage key.
+ */
+export const exportedFile = z.object({
+  id: z.string().uuid(),
+  name: z.string().min(1).max(255),
+  contentType: z.string().min(1).max(255),
+  size: z.number().int().positive(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 is 64 lower-case hex digits'),
+  createdAt: z.string(),
+  createdBy: z.string(),
+  completedAt: z.string().nullable(),
+});
+export type ExportedFile = z.infer<typeof exportedFile>;
+
+/**
+ * One of the library's own change order templates (the two defaults live in code and are not exported).
+ * Its document names participants by user id, as stored; `participantEmails` gives each of those users'
+ * primary email, by which the import finds them again in the target organization.
+ */
+export const exportedTemplate = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  createdAt: z.string(),
+  createdBy: z.string(),
+  document: z.record(z.string(), z.unknown()),
+  participantEmails: z.record(z.string(), z.string()),
+});
+export type ExportedTemplate = z.infer<typeof exportedTemplate>;
+
 export const exportedCounter = z.object({ element: z.string(), scopeKey: z.string(), value: z.number().int() });
 
 export const manifestSchema = z.object({
@@ -72,6 +106,10 @@ export const manifestSchema = z.object({
   /** The last value each CPN counter handed out; an import also advances them past every imported CPN. */
   counters: z.array(exportedCounter),
   counts: z.object({ components: z.number().int(), bomLines: z.number().int(), documentLinks: z.number().int(), historyRecords: z.number().int(), bomSnapshots: z.number().int() }),
+  /** The library's own change order templates, by name (absent in files written before templates were carried). */
+  changeOrderTemplates: z.array(exportedTemplate).optional(),
+  /** The uploaded files the components name, oldest first (absent in files written before files were carried). */
+  files: z.array(exportedFile).optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -79,6 +117,8 @@ export type Manifest = z.infer<typeof manifestSchema>;
 export interface LibraryExport {
   manifest: Manifest;
   components: ExportedComponent[];
+  /** Where the bytes of each exported file are in the source library's file store (not written to the files). */
+  fileStorageKeys?: Record<string, string>;
 }
 
 /** The single-file form (API): the manifest with the components inside. */

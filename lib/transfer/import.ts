@@ -26,13 +26,27 @@ import {
   usageItem,
 } from '../store/libraryTransfer.js';
 import { mergeCounters, type CounterValue } from './counters.js';
+import type { BlobStorage } from '../files/blobStorage.js';
+import { importedFileItem, type FileRecord } from '../store/file.js';
+import { importedTemplateItems } from '../store/changeOrderTemplate.js';
+import { fileFields } from './export.js';
+import { eachLimited, sha256Hex, type FileBytesSource } from './fileBytes.js';
+import { importTemplates, targetTemplateNames } from './templates.js';
 import { componentsFromCsv, type ImportActor } from './csvSource.js';
 import { carriedFieldsOf, type ExportedComponent, type LibraryExport, type Manifest } from './format.js';
 import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
 
 /** What an import reads: the whole (JSON) or the spreadsheet files, with the manifest when there is one. */
 export type ImportSource =
-  | { kind: 'json'; library: LibraryExport; root: string }
+  | {
+      kind: 'json';
+      library: LibraryExport;
+      root: string;
+      /** How problems name the manifest's parts (`library.json: `, `bundle.`); `library.json: ` by default. */
+      manifestRoot?: string;
+      /** Where the bytes of the listed files are (absent: an export that lists files cannot be imported). */
+      fileBytes?: FileBytesSource;
+    }
   | { kind: 'csv'; manifest: Manifest | null; componentsCsv: string; bomCsv: string | null };
 
 export interface ImportProgress {
@@ -51,6 +65,8 @@ export interface ImportOptions {
   importId?: string;
   /** Further items of the commit transaction (an API import's job turning SUCCEEDED), given what was imported. */
   commitItems?: (result: Omit<ImportResult, 'importId'>) => Record<string, unknown>[];
+  /** The target's file store: needed when the export lists files (their bytes are copied into it). */
+  blobs?: BlobStorage;
   /** Tests: fail after this many items were written, to prove that a failure leaves nothing behind. */
   failAfterItems?: number;
 }
@@ -61,6 +77,8 @@ export interface ImportResult {
   bomLines: number;
   documentLinks: number;
   historyRecords: number;
+  changeOrderTemplates: number;
+  files: number;
   itemsWritten: number;
   durationMs: number;
 }
@@ -73,7 +91,8 @@ export class SimulatedImportFailure extends Error {}
  * otherwise). First everything is validated; any problem refuses the import with IMPORT_INVALID listing
  * every problem, and nothing is written. Then the library is closed (its item is marked `importing`; every
  * library-scoped request answers LIBRARY_IMPORT_IN_PROGRESS), the items are written with parallel
- * BatchWriteItem calls, and ONE transaction commits: configuration documents, access policy and the
+ * BatchWriteItem calls (templates and file records tagged with the import's id), the bytes of the files
+ * are copied into the target's file store, and ONE transaction commits: configuration documents, access policy and the
  * removal of the mark. A failure before the commit deletes every item the import wrote and reopens the
  * library as it was; a crash leaves it closed until `npm run admin -- import-abort` (abandonLibraryImport).
  */
@@ -97,23 +116,38 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   }
   problems.push(...validateComponents(components, config, options.entitlements, locations));
   problems.push(...(await bomCycleProblems(components, locations)));
+  // Change order templates and uploaded files come with the whole (JSON) only.
+  const manifestRoot = source.kind === 'json' ? (source.manifestRoot ?? 'library.json: ') : '';
+  const templates = source.kind === 'json' ? await importTemplates(store, target, manifest?.changeOrderTemplates ?? [], `${manifestRoot}changeOrderTemplates`, problems) : [];
+  const files = source.kind === 'json' ? (manifest?.files ?? []) : [];
+  if (source.kind === 'json') problems.push(...(await fileProblems(source, components, locations, options.blobs, manifestRoot)));
   if (problems.length > 0) throw new ImportInvalidError(problems);
 
-  const { items, records } = importItems(target, components, config);
+  const importId = options.importId ?? randomUUID();
+  const fileIds = new Map(files.map((f) => [f.id, randomUUID()]));
+  const { items, records } = importItems(target, components, config, fileIds);
   // The search index is built here, as blocks: its manifest lands in the commit transaction.
   const search = bulkIndexItems(target, records);
   items.push(...search.parts);
   const counters = mergeCounters(config.cpnScheme, components.map((c) => c.cpn), manifest?.counters ?? [], targetCounters);
   items.push(...counters.map((counter: CounterValue) => cpnCounterItem(org, lib, counter)));
+  // Templates and files are kinds the target may already hold: their items carry the import's id.
+  for (const template of templates) items.push(...importedTemplateItems(template, importId));
+  const fileRecords = files.map((f): FileRecord => {
+    const id = fileIds.get(f.id)!;
+    return { ...f, id, organizationId: org, libraryId: lib, status: 'READY', storageKey: `${org}/${lib}/${id}` };
+  });
+  items.push(...fileRecords.map((record) => importedFileItem(record, importId)));
   const total = items.length;
   options.onProgress?.({ phase: 'validated', written: 0, total });
 
-  const importId = options.importId ?? randomUUID();
   const imported = {
     components: components.length,
     bomLines: components.reduce((n, c) => n + (c.bom?.lines.length ?? 0), 0),
     documentLinks: components.reduce((n, c) => n + (c.documentLinks?.links.length ?? 0), 0),
     historyRecords: components.reduce((n, c) => n + c.history.length, 0),
+    changeOrderTemplates: templates.length,
+    files: files.length,
     itemsWritten: total,
   };
   await markLibraryImporting(store, org, lib, { importId, startedAt: options.actor.at, startedBy: options.actor.userId });
@@ -121,12 +155,29 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   try {
     // A component created between the check above and the mark would be overwritten: look again, now closed.
     if (await libraryHasImportedKinds(store, org, lib)) throw new LibraryImportError('LIBRARY_NOT_EMPTY', 'A component was created in the library while the import started');
+    if (templates.length > 0) {
+      const names = await targetTemplateNames(store, target);
+      const clash = templates.find((t) => names.has(t.name.toLowerCase()));
+      if (clash) throw new LibraryImportError('IMPORT_FAILED', `A template named "${clash.name}" was created in the library while the import started; nothing was imported`);
+    }
     let written = 0;
     await putItemsInParallel(store, options.failAfterItems === undefined ? items : items.slice(0, options.failAfterItems), options.parallelWrites ?? 8, (n) => {
       written = n;
       options.onProgress?.({ phase: 'writing', written, total });
     });
     if (options.failAfterItems !== undefined) throw new SimulatedImportFailure(`simulated failure after ${options.failAfterItems} items`);
+    // The bytes, one file at a time per worker, checked again as they are read. Until the commit no record
+    // names them; a failed import leaves them unnamed in the file store (see README).
+    if (files.length > 0) {
+      const bytesSource = (source as { fileBytes: FileBytesSource }).fileBytes;
+      await eachLimited(files, 2, async (file, index) => {
+        const bytes = await bytesSource.read(file);
+        if (!bytes || bytes.length !== file.size || sha256Hex(bytes) !== file.sha256) {
+          throw new ImportInvalidError([{ path: `${manifestRoot}files[${index}]`, code: bytes ? 'FILE_CORRUPT' : 'FILE_MISSING', message: `the bytes of file ${file.id} (${file.name}) changed or went away during the import` }]);
+        }
+        await options.blobs!.put(fileRecords[index]!.storageKey, bytes, file.contentType);
+      });
+    }
     // Requests already past their context check when the mark was set may have written a component.
     const stored = await listComponentIds(store, org, lib);
     if (stored.length !== components.length) throw new LibraryImportError('IMPORT_FAILED', 'Components were written into the library by another request during the import; nothing was imported');
@@ -178,12 +229,41 @@ function policyRecord(currentVersion: number, policy: NonNullable<Manifest['acce
 }
 
 /**
+ * Problems of the files a JSON import lists: ids named twice, component references (fileId, imageFileId)
+ * to files the export does not list (when it lists files at all), and the bytes (absent or not the listed
+ * size and SHA-256).
+ */
+async function fileProblems(source: Extract<ImportSource, { kind: 'json' }>, components: ExportedComponent[], at: Locations, blobs: BlobStorage | undefined, manifestRoot: string): Promise<ImportProblem[]> {
+  const listed = source.library.manifest.files;
+  if (listed === undefined) return [];
+  const problems: ImportProblem[] = [];
+  const ids = new Set<string>();
+  for (const [i, file] of listed.entries()) {
+    if (ids.has(file.id)) problems.push({ path: `${manifestRoot}files[${i}].id`, code: 'DUPLICATE_ID', message: `file id ${file.id} appears twice` });
+    ids.add(file.id);
+  }
+  for (const [i, c] of components.entries()) {
+    for (const field of ['fileId', 'imageFileId'] as const) {
+      const id = c[field];
+      if (id && !ids.has(id)) problems.push({ path: `${at.component(i)}.${field}`, code: 'FILE_NOT_FOUND', message: `file ${id} is not among the files of the export (${manifestRoot}files)` });
+    }
+  }
+  if (listed.length === 0) return problems;
+  if (!blobs || !source.fileBytes) {
+    problems.push({ path: `${manifestRoot}files`, code: 'FILES_UNAVAILABLE', message: 'the export lists uploaded files, but this import has no file store to copy them into or no place to read them from' });
+    return problems;
+  }
+  problems.push(...(await source.fileBytes.verify(listed, (i) => `${manifestRoot}files[${i}]`)));
+  return problems;
+}
+
+/**
  * Every item of the imported library, with new ids: components (status and category names copied from
  * the configuration, as writes copy them), history records, CPN claims, current BOMs, BOM
  * snapshots, where-used entries and document links. References inside the export (BOM lines, pins to child
  * versions, document links, history changes of children and document links) are rewritten to the new ids.
  */
-function importItems(target: LibraryRef, components: ExportedComponent[], config: ImportConfiguration): { items: Record<string, unknown>[]; records: ComponentRecord[] } {
+function importItems(target: LibraryRef, components: ExportedComponent[], config: ImportConfiguration, fileIds: Map<string, string>): { items: Record<string, unknown>[]; records: ComponentRecord[] } {
   const { organizationId: org, libraryId: lib } = target;
   const ids = new Map<string, string>();
   const newId = (old: string) => {
@@ -208,8 +288,11 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
       return { ...change, from: list(change.from, mapSummary), to: list(change.to, mapSummary) };
     }
     if (change.field === 'documentLinks') return { ...change, from: list(change.from, mapRef), to: list(change.to, mapRef) };
+    if (fileFields.has(change.field)) return { ...change, from: mapFile(change.from), to: mapFile(change.to) };
     return change;
   };
+  // Files the export does not list (an export written before files were carried) keep their ids.
+  const mapFile = <T>(old: T): T => (typeof old === 'string' && fileIds.has(old) ? (fileIds.get(old)! as T) : old);
   const categories = new Map(config.categories.categories.map((c) => [c.id, c]));
   const statuses = new Map(config.statuses.statuses.map((s) => [s.id, s]));
 
@@ -222,6 +305,8 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
     const status = statuses.get(c.statusId)!;
     const record: ComponentRecord = {
       ...carriedFieldsOf(c),
+      fileId: mapFile(c.fileId),
+      imageFileId: mapFile(c.imageFileId),
       id,
       organizationId: org,
       libraryId: lib,
@@ -258,7 +343,7 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
  * the library. Refuses when no import holds the library.
  */
 export async function abandonLibraryImport(store: Store, target: LibraryRef, importId: string): Promise<{ deleted: number }> {
-  const keys = await listImportedKeys(store, target.organizationId, target.libraryId, searchPartition(target.organizationId, target.libraryId));
+  const keys = await listImportedKeys(store, target.organizationId, target.libraryId, searchPartition(target.organizationId, target.libraryId), importId);
   await deleteKeysInParallel(store, keys, 8);
   await clearImportMark(store, target.organizationId, target.libraryId, importId);
   return { deleted: keys.length };

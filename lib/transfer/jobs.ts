@@ -23,6 +23,7 @@ import { getLibrary } from '../store/library.js';
 import { libraryHasImportedKinds } from '../store/libraryTransfer.js';
 import { getOrganization } from '../store/organization.js';
 import { readImportBundle } from './files.js';
+import { libraryFileBytes } from './fileBytes.js';
 import { abandonLibraryImport, importLibrary, type ImportProgress, type ImportSource } from './import.js';
 
 /**
@@ -139,7 +140,8 @@ export function isStaleImportJob(job: ImportJobRecord, now = Date.now()): boolea
 /** The import's input, read from the file store: what the job validates and writes. */
 async function readImportSource(store: Store, blobs: BlobStorage, job: ImportJobRecord): Promise<ImportSource> {
   const { bytes } = await readFileBytes(store, blobs, job, job.fileId);
-  if (job.format === 'JSON') return readImportBundle(bytes.toString('utf8'));
+  // The files a bundle lists are copied from the library it was exported from (see libraryFileBytes).
+  if (job.format === 'JSON') return readImportBundle(bytes.toString('utf8'), (manifest) => libraryFileBytes(store, blobs, manifest.source, job.createdBy, 'bundle.source'));
   const bom = job.bomFileId ? await readFileBytes(store, blobs, job, job.bomFileId) : null;
   return { kind: 'csv', manifest: null, componentsCsv: bytes.toString('utf8'), bomCsv: bom ? bom.bytes.toString('utf8') : null };
 }
@@ -179,6 +181,7 @@ export async function runImportJob(store: Store, blobs: BlobStorage, queued: Imp
       importId: job.id,
       actor: { userId: job.createdBy, principalId: job.principalId, actingIntegrationId: job.actingIntegrationId, at: job.createdAt },
       entitlements: entitlementsOf(organization),
+      blobs,
       onProgress,
       commitItems: (result) =>
         [importJobSucceededItem(job, new Date().toISOString(), {

@@ -18,7 +18,16 @@ import { importLibrary, SimulatedImportFailure, type ImportOptions } from '../..
 import { gqlOk, newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
 import { markReleased, seedContext } from './searchHelpers.js';
 import { createComponents, updateComponents } from '../../lib/components/service.js';
-import { canonical, canonicalLibrary, newEmptyLibrary, partitionSnapshot, type LibraryTarget } from './transferHelpers.js';
+import { canonical, canonicalLibrary, newEmptyLibrary, partitionSnapshot, seedTemplatesAndFiles, stackFiles, templateDocument, type LibraryTarget } from './transferHelpers.js';
+import { rm, writeFile as writeBytes } from 'node:fs/promises';
+import { addMember } from '../../lib/orgs/operator.js';
+import { getFile, listFileRecords } from '../../lib/store/file.js';
+import { listTemplates } from '../../lib/store/changeOrderTemplate.js';
+import { importedTemplateItems } from '../../lib/store/changeOrderTemplate.js';
+import { markLibraryImporting, putItemsInParallel } from '../../lib/store/libraryTransfer.js';
+import { abandonLibraryImport } from '../../lib/transfer/import.js';
+import { createHash } from 'node:crypto';
+import { createTemplate } from '../../lib/changeOrders/templates.js';
 
 const store = testStore();
 const releaseDraft = 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }';
@@ -34,9 +43,9 @@ const options = (t: { user: { id: string } }): ImportOptions => ({
 async function roundTrip(from: LibraryTarget) {
   const directory = await mkdtemp(join(tmpdir(), 'plm-export-'));
   const exported = await exportLibrary(store, from.ref);
-  await writeExportDirectory(directory, exported);
+  await writeExportDirectory(directory, exported, stackFiles());
   const target = await newEmptyLibrary(store, from, uniqueSlug('imp'));
-  const result = await importLibrary(store, target.ref, await readImportDirectory(directory), options(from));
+  const result = await importLibrary(store, target.ref, await readImportDirectory(directory), { ...options(from), blobs: stackFiles() });
   return { directory, exported, target, result };
 }
 
@@ -175,6 +184,104 @@ describe('library export and import', () => {
     expect((refused as { code: number }).code).toBe(2);
     expect((refused as { stderr: string }).stderr).toContain('IMPORT_INVALID');
     expect((refused as { stderr: string }).stderr).toContain('components.csv row 4.category: CATEGORY_NOT_FOUND');
+  });
+
+  it('carries change order templates (participants by email) and uploaded files into another organization', { timeout: 60_000 }, async () => {
+    const a = await newTenant();
+    const aRef = { organizationId: a.organization.id, libraryId: a.library.id };
+    const { reviewer, notified } = await seedTemplatesAndFiles(store, a);
+    const directory = await mkdtemp(join(tmpdir(), 'plm-export-files-'));
+    const exported = await exportLibrary(store, aRef);
+    const written = await writeExportDirectory(directory, exported, stackFiles());
+    expect(exported.manifest.changeOrderTemplates!.map((t) => t.name)).toEqual(['Production ECO', 'Quick fix']);
+    expect(exported.manifest.changeOrderTemplates![0]!.participantEmails).toEqual({ [reviewer.userId]: reviewer.email, [notified.userId]: notified.email });
+    expect(exported.manifest.files!.map((f) => f.name).sort()).toEqual(['controller-rev-b.pdf', 'controller.pdf', 'resistor.png', 'spec.txt']);
+    expect(written.filter((name) => name.startsWith('files/'))).toHaveLength(4);
+
+    // Another organization where both participants are members: the templates resolve to them there.
+    const b = await newTenant();
+    for (const member of [reviewer, notified]) await addMember(store, { orgSlug: b.organization.slug, email: member.email, role: 'VIEWER' });
+    const bOptions = { ...options(b), blobs: stackFiles() };
+    const target = await newEmptyLibrary(store, b, uniqueSlug('files'));
+    const result = await importLibrary(store, target.ref, await readImportDirectory(directory), bOptions);
+    expect(result).toMatchObject({ components: 4, changeOrderTemplates: 2, files: 4 });
+    expect(await canonicalLibrary(store, target.ref)).toEqual(await canonicalLibrary(store, aRef));
+    const templates = await listTemplates(store, target.ref.organizationId, target.ref.libraryId);
+    const eco = templates.find((t) => t.name === 'Production ECO')!;
+    expect(eco.organizationId).toBe(b.organization.id);
+    const ecoStage = (eco.document as { stages: { open: { reviewers: { users: unknown[] }; notifyList: unknown }[] } }).stages.open[0]!;
+    expect(ecoStage.reviewers.users).toEqual([reviewer.userId, { id: notified.userId, isRequired: true }]);
+    expect(ecoStage.notifyList).toEqual({ users: [notified.userId], emails: ['vendor@supplier.example'] });
+    // Files: new ids in the target, READY, same name, type, size and checksum, bytes in the target's keys.
+    const imported = await exportLibrary(store, target.ref);
+    const drawing = imported.components.find((c) => c.name === 'Controller drawing')!;
+    const file = (await getFile(store, target.ref.organizationId, target.ref.libraryId, drawing.fileId!))!;
+    const original = exported.manifest.files!.find((f) => f.name === 'controller-rev-b.pdf')!;
+    expect(file).toMatchObject({ status: 'READY', name: original.name, contentType: original.contentType, size: original.size, sha256: original.sha256, storageKey: `${target.ref.organizationId}/${target.ref.libraryId}/${file.id}` });
+    expect(file.id).not.toBe(original.id);
+    const bytes = (await stackFiles().get(file.storageKey))!;
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(original.sha256);
+    expect(drawing.history[1]!.changes.find((c) => c.field === 'fileId')).toMatchObject({ to: file.id });
+    const image = imported.components.find((c) => c.name === 'Resistor with photo')!.imageFileId!;
+    expect((await getFile(store, target.ref.organizationId, target.ref.libraryId, image))).toMatchObject({ name: 'resistor.png', contentType: 'image/png' });
+    const board = imported.components.find((c) => c.name === 'Board')!;
+    const specDocument = imported.components.find((c) => c.name === 'Board spec')!;
+    expect(board.documentLinks!.links.map((l) => l.documentId).sort()).toEqual([drawing.id, specDocument.id].sort());
+    expect((await getFile(store, target.ref.organizationId, target.ref.libraryId, specDocument.fileId!))).toMatchObject({ name: 'spec.txt', status: 'READY' });
+
+    // The target's own templates and files stay: a failure leaves the library as it was, a clash is a problem.
+    const own = await newEmptyLibrary(store, b, uniqueSlug('own'));
+    await createTemplate(store, { ...own.ref, userId: b.user.id }, { name: 'Local ECO', template: templateDocument([b.user.id]) });
+    const before = await partitionSnapshot(store, own.ref);
+    const failed = await importLibrary(store, own.ref, await readImportDirectory(directory), { ...bOptions, failAfterItems: 200 }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(SimulatedImportFailure);
+    expect(await partitionSnapshot(store, own.ref)).toEqual(before);
+    await importLibrary(store, own.ref, await readImportDirectory(directory), bOptions);
+    expect((await listTemplates(store, own.ref.organizationId, own.ref.libraryId)).map((t) => t.name).sort()).toEqual(['Local ECO', 'Production ECO', 'Quick fix']);
+    const clash = await newEmptyLibrary(store, b, uniqueSlug('clash'));
+    await createTemplate(store, { ...clash.ref, userId: b.user.id }, { name: 'quick FIX', template: templateDocument([b.user.id]) });
+    const clashed = await importLibrary(store, clash.ref, await readImportDirectory(directory), bOptions).catch((e: unknown) => e);
+    expect((clashed as ImportInvalidError).problems).toEqual([expect.objectContaining({ path: 'library.json: changeOrderTemplates[1].name', code: 'TEMPLATE_NAME_TAKEN' })]);
+
+    // An organization where the notified user is not a member: IMPORT_INVALID with the path, nothing written.
+    const c = await newTenant();
+    await addMember(store, { orgSlug: c.organization.slug, email: reviewer.email, role: 'VIEWER' });
+    const cTarget = await newEmptyLibrary(store, c, uniqueSlug('nomember'));
+    const cBefore = await partitionSnapshot(store, cTarget.ref);
+    const refused = await importLibrary(store, cTarget.ref, await readImportDirectory(directory), { ...options(c), blobs: stackFiles() }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ImportInvalidError);
+    expect((refused as ImportInvalidError).problems.map((p) => [p.path, p.code]).sort()).toEqual([
+      ['library.json: changeOrderTemplates[0].document.stages.open[0].notifyList.users[0]', 'PARTICIPANT_NOT_IN_ORGANIZATION'],
+      ['library.json: changeOrderTemplates[0].document.stages.open[0].reviewers.users[1]', 'PARTICIPANT_NOT_IN_ORGANIZATION'],
+      ['library.json: changeOrderTemplates[1].document.stages.resolved.notifyList.users[0]', 'PARTICIPANT_NOT_IN_ORGANIZATION'],
+    ]);
+    expect(await partitionSnapshot(store, cTarget.ref)).toEqual(cBefore);
+
+    // A missing or corrupt file is a problem too.
+    const [first, second] = exported.manifest.files!;
+    await writeBytes(join(directory, 'files', first!.id), Buffer.from('not the drawing'));
+    await rm(join(directory, 'files', second!.id));
+    const broken = await newEmptyLibrary(store, b, uniqueSlug('broken'));
+    const brokenBefore = await partitionSnapshot(store, broken.ref);
+    const corrupt = await importLibrary(store, broken.ref, await readImportDirectory(directory), bOptions).catch((e: unknown) => e);
+    expect((corrupt as ImportInvalidError).problems.map((p) => [p.path, p.code])).toEqual([
+      ['library.json: files[0]', 'FILE_CORRUPT'],
+      ['library.json: files[1]', 'FILE_MISSING'],
+    ]);
+    expect(await partitionSnapshot(store, broken.ref)).toEqual(brokenBefore);
+  });
+
+  it('import-abort deletes the templates and files of the abandoned import, never the library\'s own', async () => {
+    const t = await newTenant();
+    const target = await newEmptyLibrary(store, t, uniqueSlug('abort'));
+    const ownTemplate = { id: 'own', organizationId: target.ref.organizationId, libraryId: target.ref.libraryId, name: 'Own', document: {}, createdAt: 'now', createdBy: t.user.id };
+    await putItemsInParallel(store, importedTemplateItems(ownTemplate, 'an-earlier-import'), 1);
+    const before = await partitionSnapshot(store, target.ref);
+    await markLibraryImporting(store, target.ref.organizationId, target.ref.libraryId, { importId: 'crashed', startedAt: 'now', startedBy: t.user.id });
+    await putItemsInParallel(store, importedTemplateItems({ ...ownTemplate, id: 'imported', name: 'Imported' }, 'crashed'), 1);
+    expect(await abandonLibraryImport(store, target.ref, 'crashed')).toEqual({ deleted: 2 });
+    expect(await partitionSnapshot(store, target.ref)).toEqual(before);
+    expect(await listFileRecords(store, target.ref.organizationId, target.ref.libraryId)).toEqual([]);
   });
 
   it('round-trips 10,000 components and their BOMs', { timeout: 240_000 }, async () => {

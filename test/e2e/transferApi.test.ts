@@ -10,7 +10,10 @@ import { gqlOk, graphql, newTenant, tenantHeaders, testStore, uniqueSlug, type T
 import { uploadFile } from './itemHelpers.js';
 import { seedContext } from './searchHelpers.js';
 import { createComponents } from '../../lib/components/service.js';
-import { canonicalLibrary, newEmptyLibrary, partitionSnapshot } from './transferHelpers.js';
+import { canonicalLibrary, newEmptyLibrary, partitionSnapshot, seedTemplatesAndFiles } from './transferHelpers.js';
+import { addMember } from '../../lib/orgs/operator.js';
+import { listTemplates } from '../../lib/store/changeOrderTemplate.js';
+import { listFileRecords } from '../../lib/store/file.js';
 import { writeItems } from '../../lib/items/writer.js';
 
 const store = testStore();
@@ -119,6 +122,52 @@ describe('library export and import through the API', () => {
     // The imported components are found by search at once.
     const found = await gqlOk<{ component: { findAll: { totalCount: number } } }>(target, '{ component { findAll { totalCount } } }');
     expect(found.component.findAll.totalCount).toBe(3);
+  });
+
+  it('carries change order templates and files into another organization: participants by email, files copied from the source library', { timeout: 60_000 }, async () => {
+    const a = await newTenant();
+    const { reviewer, notified } = await seedTemplatesAndFiles(store, a);
+    const exported = (await gqlOk<{ transfer: { exportLibrary: { files: ExportedFile[] } } }>(a, exportMutation, {})).transfer.exportLibrary;
+    const bytes = Buffer.from(await (await fetch(exported.files[0]!.downloadUrl)).arrayBuffer());
+    const bundle = JSON.parse(bytes.toString()) as { files: { id: string }[]; changeOrderTemplates: unknown[] };
+    expect(bundle.files).toHaveLength(4);
+    expect(bundle.changeOrderTemplates).toHaveLength(2);
+
+    // Another organization, whose administrator may export the source library and where the participants are members.
+    const b = await newTenant();
+    for (const member of [reviewer, notified]) await addMember(store, { orgSlug: b.organization.slug, email: member.email, role: 'VIEWER' });
+    await addMember(store, { orgSlug: a.organization.slug, email: b.user.email, role: 'SITE_ADMIN' });
+    const ref = (t: Tenant) => ({ organizationId: t.organization.id, libraryId: t.library.id });
+    const file = await uploadFile(b, bytes, { name: 'export.json', contentType: 'application/json' });
+    const imported = await finishedJob(b, (await startImport(b, { fileId: file.id })).id);
+    expect(imported).toMatchObject({ status: 'SUCCEEDED', error: null });
+    expect(await canonicalLibrary(store, ref(b))).toEqual(await canonicalLibrary(store, ref(a)));
+    // The copies are files of the target: their ids are new, and the uploaded export is still there.
+    const targetFiles = await listFileRecords(store, b.organization.id, b.library.id);
+    expect(targetFiles).toHaveLength(5);
+    expect(targetFiles.filter((f) => bundle.files.some((g) => g.id === f.id))).toEqual([]);
+    const drawing = (await gqlOk<{ component: { findAll: { edges: { node: { name: string; file: { name: string; downloadUrl: string } | null } }[] } } }>(
+      b, '{ component { findAll { edges { node { name file { name downloadUrl } } } } } }',
+    )).component.findAll.edges.find((e) => e.node.name === 'Controller drawing')!.node;
+    expect(drawing.file?.name).toBe('controller-rev-b.pdf');
+    expect((await fetch(drawing.file!.downloadUrl)).status).toBe(200);
+
+    // An organization where the notified user is not a member, imported by a user who may not export the source:
+    // the job fails with every problem and the library is as it was.
+    const c = await newTenant();
+    await addMember(store, { orgSlug: c.organization.slug, email: reviewer.email, role: 'VIEWER' });
+    const upload = await uploadFile(c, bytes, { name: 'export.json', contentType: 'application/json' });
+    const before = await partitionSnapshot(store, ref(c));
+    const failed = await finishedJob(c, (await startImport(c, { fileId: upload.id })).id);
+    expect(failed).toMatchObject({ status: 'FAILED', error: { code: 'IMPORT_INVALID' } });
+    expect(failed.problems.map((p) => [p.path, p.code]).sort()).toEqual([
+      ['bundle.changeOrderTemplates[0].document.stages.open[0].notifyList.users[0]', 'PARTICIPANT_NOT_IN_ORGANIZATION'],
+      ['bundle.changeOrderTemplates[0].document.stages.open[0].reviewers.users[1]', 'PARTICIPANT_NOT_IN_ORGANIZATION'],
+      ['bundle.changeOrderTemplates[1].document.stages.resolved.notifyList.users[0]', 'PARTICIPANT_NOT_IN_ORGANIZATION'],
+      ['bundle.source', 'FILES_NOT_ACCESSIBLE'],
+    ]);
+    expect(withoutJobs(await partitionSnapshot(store, ref(c)))).toEqual(withoutJobs(before));
+    expect(await listTemplates(store, c.organization.id, c.library.id)).toEqual([]);
   });
 
   it('exports CSV and imports components.csv with bom.csv', async () => {

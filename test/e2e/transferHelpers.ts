@@ -5,7 +5,14 @@ import { libraryPartition } from '../../lib/store/library.js';
 import { searchPartition } from '../../lib/search/entries.js';
 import { exportLibrary } from '../../lib/transfer/export.js';
 import type { ExportedBomLine, LibraryExport } from '../../lib/transfer/format.js';
-import type { SeedTarget } from './searchHelpers.js';
+import { randomBytes } from 'node:crypto';
+import { seedContext, type SeedTarget } from './searchHelpers.js';
+import { LocalBlobStorage } from '../../lib/files/blobStorage.js';
+import { createComponents, updateComponents } from '../../lib/components/service.js';
+import { writeItems } from '../../lib/items/writer.js';
+import { gqlOk, stack, type Tenant } from '../support/api.js';
+import { memberWithRole, type Member } from './accessHelpers.js';
+import { uploadFile } from './itemHelpers.js';
 
 export interface LibraryTarget extends SeedTarget {
   ref: { organizationId: string; libraryId: string };
@@ -34,6 +41,9 @@ export function canonical(exported: LibraryExport) {
     if (!names.has(id)) names.set(id, name);
     return names.get(id)!;
   };
+  // Files by their place in the export (ordered by time, name and checksum), templates by name.
+  const fileOf = new Map((exported.manifest.files ?? []).map((f, i) => [f.id, `file-${i}`]));
+  const fileRef = (id: unknown) => (typeof id === 'string' && fileOf.has(id) ? fileOf.get(id)! : id);
   const ref2 = (id: unknown) => (typeof id === 'string' && cpnOf.has(id) ? cpnOf.get(id)! : id);
   const pin = (value: string | null) => (value === null ? null : `${ref2(value.slice(0, value.lastIndexOf(':')))}${value.slice(value.lastIndexOf(':'))}`);
   const line = (owner: string) => (l: ExportedBomLine, index: number) => ({
@@ -49,6 +59,7 @@ export function canonical(exported: LibraryExport) {
       return { ...c, from: list(c.from, summary), to: list(c.to, summary) };
     }
     if (c.field === 'documentLinks') return { ...c, from: list(c.from, ref2), to: list(c.to, ref2) };
+    if (c.field === 'fileId' || c.field === 'imageFileId') return { ...c, from: fileRef(c.from), to: fileRef(c.to) };
     return c;
   };
   const components = exported.components.map((c) => {
@@ -56,13 +67,20 @@ export function canonical(exported: LibraryExport) {
     return {
       ...c,
       id: owner,
+      fileId: fileRef(c.fileId),
+      imageFileId: fileRef(c.imageFileId),
       history: c.history.map((h) => ({ ...h, changes: h.changes.map(change) })),
       bom: c.bom ? { ...c.bom, lines: c.bom.lines.map(line(owner)) } : null,
       bomHistory: c.bomHistory.map((s) => ({ ...s, lines: s.lines.map(line(owner)) })),
       documentLinks: c.documentLinks ? { ...c.documentLinks, links: c.documentLinks.links.map((l, i) => ({ ...l, linkId: `${owner}/link-${i}`, documentId: ref2(l.documentId) })) } : null,
     };
   });
-  const { exportedAt: _at, source: _source, ...manifest } = exported.manifest;
+  const { exportedAt: _at, source: _source, ...rest } = exported.manifest;
+  const manifest = {
+    ...rest,
+    files: (rest.files ?? []).map((f) => ({ ...f, id: fileOf.get(f.id)! })),
+    changeOrderTemplates: (rest.changeOrderTemplates ?? []).map((t) => ({ ...t, id: `template:${t.name}` })),
+  };
   return { manifest, components };
 }
 
@@ -79,3 +97,53 @@ export async function partitionSnapshot(store: Store, ref: { organizationId: str
   }
   return items;
 }
+
+export const createTemplateMutation = 'mutation($input: CreateTemplateInput!) { changeOrders { createTemplate(input: $input) { id name template } } }';
+
+/** A change order template document (two open stages; reviewers and notified users as given). */
+export function templateDocument(reviewers: unknown[], notify?: unknown, resolvedNotify?: unknown) {
+  return {
+    version: '1.0',
+    description: 'ECO for production parts',
+    schema_type: 'change_order_scheme',
+    details: { info: { groups: [{ name: 'Change', fields: [{ type: 'text', label: 'Reason', name: 'reason' }] }] } },
+    stages: {
+      open: [
+        { name: 'Engineering', types: ['Unanimous'], default: 'Unanimous', reviewers: { users: reviewers }, ...(notify ? { notifyList: notify } : {}) },
+        { name: 'Quality', types: ['Minimum', 'Majority'], default: 'Minimum', minReviewers: 1 },
+      ],
+      resolved: { resolutions: { onapproval: ['AUTO_CLOSE'] }, ...(resolvedNotify ? { notifyList: resolvedNotify } : {}) },
+    },
+  };
+}
+
+/**
+ * Seeds a library with two change order templates (participants by id: one plain id string, one object
+ * with a flag, one notified user; an external email notifier) and uploaded files: a drawing (a document
+ * component's file, replaced by a second revision: a history change names both), an image on a part, and
+ * a specification made a linked document of the board by `documents`. Returns the two participants.
+ */
+export async function seedTemplatesAndFiles(store: Store, tenant: Tenant): Promise<{ reviewer: Member; notified: Member }> {
+  const reviewer = await memberWithRole(tenant, 'EDITOR');
+  const notified = await memberWithRole(tenant, 'REVIEWER');
+  await gqlOk(tenant, createTemplateMutation, {
+    input: { name: 'Production ECO', template: templateDocument([reviewer.userId, { id: notified.userId, isRequired: true }], { users: [notified.userId], emails: ['vendor@supplier.example'] }) },
+  });
+  await gqlOk(tenant, createTemplateMutation, { input: { name: 'Quick fix', template: templateDocument([{ id: reviewer.userId }], undefined, { users: [{ id: notified.userId }] }) } });
+
+  const drawingV1 = await uploadFile(tenant, randomBytes(300_000), { name: 'controller.pdf', contentType: 'application/pdf' });
+  const drawingV2 = await uploadFile(tenant, randomBytes(200_000), { name: 'controller-rev-b.pdf', contentType: 'application/pdf' });
+  const image = await uploadFile(tenant, randomBytes(5_000), { name: 'resistor.png', contentType: 'image/png' });
+  const spec = await uploadFile(tenant, Buffer.from('Board specification\n'), { name: 'spec.txt', contentType: 'text/plain' });
+  const ctx = await seedContext(store, tenant, new Date().toISOString());
+  const [resistor, drawing] = await createComponents(store, ctx, [
+    { name: 'Resistor with photo', categoryId: 'resistor', imageFileId: image.id, attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 220 }] },
+    { name: 'Controller drawing', categoryId: 'drawing', fileId: drawingV1.id },
+  ]);
+  await updateComponents(store, ctx, [{ id: drawing!.id, expectedVersion: 1, fileId: drawingV2.id }]);
+  await writeItems(store, ctx, 'create', [{ name: 'Board', categoryId: 'pcba', children: [{ childId: resistor!.id, quantity: 2 }], documentComponentIds: [drawing!.id], documents: [{ fileId: spec.id, name: 'Board spec' }] }], {});
+  return { reviewer, notified };
+}
+
+/** The file store of the local stack (the folder it shares with the tests). */
+export const stackFiles = () => new LocalBlobStorage(stack.filesDir, stack.baseUrl, 'unused');

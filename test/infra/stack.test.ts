@@ -237,7 +237,7 @@ describe('files bucket', () => {
     expect(filesBucketOf).toEqual({ Graphql: { Ref: files }, Auth: undefined, Scim: undefined, Webhooks: undefined, Jobs: { Ref: files } });
   });
 
-  it('is readable and writable by the graphql function, readable (GetObject) by the jobs function', () => {
+  it('is readable and writable by the graphql function, readable and writable (GetObject, PutObject: an import copies files) by the jobs function', () => {
     const files = bucketId('FilesBucket');
     const s3Statements = Object.fromEntries(
       Object.entries(resourcesOfType('AWS::IAM::Policy')).map(([logicalId, policy]) => [
@@ -256,7 +256,7 @@ describe('files bucket', () => {
       Auth: [],
       Scim: [],
       Webhooks: [],
-      Jobs: [{ Effect: 'Allow', Action: ['s3:GetObject'], Resource: objectsOf(files) }],
+      Jobs: [{ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objectsOf(files) }],
     });
   });
 });

@@ -13,6 +13,8 @@ export interface StackInfo {
   env: Record<string, string>;
   /** Everything the stack printed: its request log lines among them. */
   logFile: string;
+  /** The folder of the stack's file store (FILES_DIR), for the admin CLI and LocalBlobStorage in tests. */
+  filesDir: string;
 }
 
 declare module 'vitest' {
@@ -27,7 +29,8 @@ let stack: ChildProcess | undefined;
 /** Starts the real local stack (npm start's entry point) on free ports, once per test run. */
 export default async function setup(project: TestProject) {
   const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
-  const env = { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm', APP_URL: `http://127.0.0.1:${port}`,
+  const filesDir = await mkdtemp(join(tmpdir(), 'plm-files-'));
+  const env = { FILES_DIR: filesDir, PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm', APP_URL: `http://127.0.0.1:${port}`,
     // Webhook retries in fractions of a second, so that a failing receiver's whole story fits a test.
     WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_RETRY_SWEEP_MS: '150', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '3000' };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
@@ -52,7 +55,7 @@ export default async function setup(project: TestProject) {
     if (Date.now() > deadline) throw new Error(`The local stack did not answer /health within 60 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env, logFile });
+  project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env, logFile, filesDir });
   return async () => {
     await reportServerErrors(logFile);
     if (!stack || stack.exitCode !== null) return;

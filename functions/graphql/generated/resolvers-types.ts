@@ -2785,7 +2785,7 @@ export type AiFilterResult = {
  * and access policy; the import replaces the configuration), which is a library administrator's work.
  */
 export type LibraryExportFormat =
-  /** One file, the whole library: manifest, configuration documents, access policy, counters, every component with its history, BOMs, BOM snapshots and document links. */
+  /** One file, the whole library: manifest, configuration documents, access policy, counters, the library's own change order templates (participants with their emails), the records of the uploaded files its components name (their bytes stay in this library's file store; an import in this deployment copies them), every component with its history, BOMs, BOM snapshots and document links. */
   | 'JSON'
   /** Two files, the spreadsheet view: components.csv (one row per component, one attr:<id> column per attribute) and bom.csv (one row per BOM line). */
   | 'CSV';
