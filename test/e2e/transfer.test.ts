@@ -284,7 +284,7 @@ describe('library export and import', () => {
     expect(await listFileRecords(store, target.ref.organizationId, target.ref.libraryId)).toEqual([]);
   });
 
-  it('round-trips 10,000 components and their BOMs', { timeout: 240_000 }, async () => {
+  it('round-trips 10,000 components and their BOMs', { timeout: 600_000 }, async () => {
     const big = await newTenant();
     const from: LibraryTarget = { ...big, ref: { organizationId: big.organization.id, libraryId: big.library.id } };
     // The source library: 10,000 components (400 assemblies with 20-line BOMs, document links) loaded from CSV.
