@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { deleteIf, getItem, putIf } from './items.js';
+import { deleteIf, getItem, putIf, queryAll } from './items.js';
 
 /**
  * SAML sign-in's two entities: the claim of an email domain by one organization's SAML configuration
@@ -92,4 +92,29 @@ export function takeFederatedClientLease(store: Store, owner: string, leaseMs: n
 
 export function releaseFederatedClientLease(store: Store, owner: string): Promise<boolean> {
   return deleteIf(store, { Key: federatedClientLockKey, ConditionExpression: 'holder = :owner', ExpressionAttributeValues: { ':owner': owner } });
+}
+
+/**
+ * The IdP metadata XML an organization's SAML configuration was last registered with (up to 256 KB, an item
+ * of its own so that the organization item stays small). One partition holds them all: the federation resync
+ * (lib/orgs/samlResync.ts) lists the configured organizations by it, and re-registers a provider the user
+ * pool lost from its XML. Written in the transaction that saves the configuration; a stack serves one
+ * tenant, so the partition holds a handful of items.
+ */
+export const samlMetadataKey = (organizationId: string) => ({ PK: 'SAMLMETADATA', SK: `ORG#${organizationId}` });
+
+export const samlMetadataRecord = z.object({ organizationId: z.string().uuid(), providerName: z.string(), metadataXml: z.string(), updatedAt: z.string() });
+export type SamlMetadataRecord = z.infer<typeof samlMetadataRecord>;
+
+export function samlMetadataPut(record: SamlMetadataRecord) {
+  return { Put: { Item: { ...samlMetadataKey(record.organizationId), entity: 'SamlMetadata', ...record } } };
+}
+
+export function getSamlMetadata(store: Store, organizationId: string): Promise<SamlMetadataRecord | undefined> {
+  return getItem(store, samlMetadataKey(organizationId), samlMetadataRecord, 'SAML metadata');
+}
+
+/** Every stored SAML metadata item (the organizations that ever configured SAML). */
+export function listSamlMetadata(store: Store): Promise<SamlMetadataRecord[]> {
+  return queryAll(store, { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'SAMLMETADATA' } }, samlMetadataRecord, 'SAML metadata');
 }
