@@ -78,20 +78,20 @@ export function spendSamlState(store: Store, hash: string, browserHash: string, 
  * registrations at once would each drop the other's provider. Held for at most `leaseMs` (a crashed holder's
  * lease runs out; TTL removes the item).
  */
-const federatedClientLockKey = { PK: 'LOCK#SAMLFEDERATEDCLIENT', SK: 'LOCK' };
+export const federatedClientLeaseKey = { PK: 'LOCK#SAMLFEDERATEDCLIENT', SK: 'LOCK' };
 
 export function takeFederatedClientLease(store: Store, owner: string, leaseMs: number): Promise<boolean> {
   const now = new Date();
   const until = new Date(now.getTime() + leaseMs);
   return putIf(store, {
-    Item: { ...federatedClientLockKey, entity: 'Lock', holder: owner, untilIso: until.toISOString(), expiresAt: Math.ceil(until.getTime() / 1000) + 3600 },
+    Item: { ...federatedClientLeaseKey, entity: 'Lock', holder: owner, untilIso: until.toISOString(), expiresAt: Math.ceil(until.getTime() / 1000) + 3600 },
     ConditionExpression: 'attribute_not_exists(PK) OR untilIso < :now',
     ExpressionAttributeValues: { ':now': now.toISOString() },
   });
 }
 
 export function releaseFederatedClientLease(store: Store, owner: string): Promise<boolean> {
-  return deleteIf(store, { Key: federatedClientLockKey, ConditionExpression: 'holder = :owner', ExpressionAttributeValues: { ':owner': owner } });
+  return deleteIf(store, { Key: federatedClientLeaseKey, ConditionExpression: 'holder = :owner', ExpressionAttributeValues: { ':owner': owner } });
 }
 
 /**
