@@ -243,7 +243,7 @@ async function samlResync(args: string[]): Promise<void> {
   let registryEnv: NodeJS.ProcessEnv = env;
   if (env.DYNAMODB_ENDPOINT && !env.COGNITO_FEDERATION_ENDPOINT) {
     const local = await findLocalFederation(localConfig(process.env));
-    registryEnv = { ...env, COGNITO_USER_POOL_ID: local.userPoolId, COGNITO_FEDERATED_CLIENT_ID: local.federatedClientId, COGNITO_FEDERATION_ENDPOINT: local.endpoint };
+    registryEnv = { ...env, COGNITO_USER_POOL_ID: local.userPoolId, COGNITO_FEDERATED_CLIENT_ID: local.federatedClientId, COGNITO_FEDERATION_ENDPOINT: local.endpoint, AWS_REGION: env.AWS_REGION || 'us-east-1' };
   }
   if (!registryEnv.COGNITO_USER_POOL_ID || !registryEnv.COGNITO_FEDERATED_CLIENT_ID) fail(`Set COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID (the stack's UserPoolId and FederatedClientId outputs)\n${usage}`, 2);
   const store = createStore(env);
