@@ -1,5 +1,5 @@
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { AssetHashType, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { AssetHashType, CfnOutput, CfnResource, Duration, Lazy, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { ApiMapping, DomainName, HttpApi, HttpStage, HttpMethod, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as ses from 'aws-cdk-lib/aws-ses';
@@ -17,8 +17,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as triggers from 'aws-cdk-lib/triggers';
 import type { Construct } from 'constructs';
 import { passwordPolicies, type PasswordPolicyMode } from '../lib/accounts/passwordPolicy.js';
+import { federatedClientLeaseKey } from '../lib/store/samlSignin.js';
 import { tableDefinition } from '../lib/store/table.js';
 import { importJobStreamFilter } from '../lib/transfer/jobStream.js';
 
@@ -64,6 +66,15 @@ const functionNames = ['graphql', 'auth', 'scim'] as const;
 type FunctionName = (typeof functionNames)[number];
 
 const logRetention = logs.RetentionDays.THREE_MONTHS;
+
+/** What registering SAML identity providers and keeping the federated client's list takes (lib/accounts/samlProviders.ts). */
+const samlFederationActions = [
+  'cognito-idp:CreateIdentityProvider',
+  'cognito-idp:UpdateIdentityProvider',
+  'cognito-idp:DescribeIdentityProvider',
+  'cognito-idp:DescribeUserPoolClient',
+  'cognito-idp:UpdateUserPoolClient',
+];
 
 /**
  * The code of `functions/<name>/handler.ts`: built by infra/bundle.ts (esbuild, ESM, split into an entry and
@@ -149,9 +160,9 @@ export class PlmStack extends Stack {
     // Invitations are emailed from the GraphQL function (organization.bulkInvite).
     this.grantSendMail(functions.graphql, props.mailFrom);
     this.grantFilesPermissions(functions.graphql, filesBucket);
-    // saml.configure registers the organization's SAML identity provider in the user pool, and adds it to the
-    // federated client's SupportedIdentityProviders (read first: an update resets what it omits).
-    userPool.grant(functions.graphql, 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider', 'cognito-idp:DescribeUserPoolClient', 'cognito-idp:UpdateUserPoolClient');
+    // saml.configure registers the organization's SAML identity provider in the user pool, and adds it to (or
+    // takes it off) the federated client's SupportedIdentityProviders (read first: an update resets what it omits).
+    userPool.grant(functions.graphql, ...samlFederationActions);
     const webhooks = this.createWebhooks(table, environment, functions.graphql);
     const jobs = this.createImportJobs(table, environment, filesBucket);
 
@@ -164,6 +175,8 @@ export class PlmStack extends Stack {
     for (const [name, value] of Object.entries({ SAML_FEDERATION_URL: federation.domainUrl, COGNITO_FEDERATED_CLIENT_ID: federation.client.userPoolClientId, SAML_CALLBACK_URL: federation.callbackUrl })) {
       functions.auth.addEnvironment(name, value);
     }
+
+    this.createSamlResync(table, userPool, federation.client);
 
     const mailIdentity = new ses.EmailIdentity(this, 'MailFromIdentity', { identity: ses.Identity.email(mailAddress(props.mailFrom)) });
     const alarms = new PlmAlarms(this, 'Alarms', {
@@ -183,6 +196,7 @@ export class PlmStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
+    new CfnOutput(this, 'FederatedClientId', { value: federation.client.userPoolClientId, description: 'The app client SSO users sign in with (COGNITO_FEDERATED_CLIENT_ID of npm run admin -- saml-resync; client_id of a CLI\'s code flow)' });
     new CfnOutput(this, 'SamlAcsUrl', { value: `${federation.domainUrl}/saml2/idpresponse`, description: 'The ACS (single sign-on) URL to give the identity provider' });
     new CfnOutput(this, 'SamlEntityId', { value: `urn:amazon:cognito:sp:${userPool.userPoolId}`, description: 'The SP entity id (audience) to give the identity provider' });
     new CfnOutput(this, 'FilesBucketName', { value: filesBucket.bucketName });
@@ -206,11 +220,44 @@ export class PlmStack extends Stack {
       generateSecret: false,
       authFlows: {},
       oAuth: { flows: { authorizationCodeGrant: true }, scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE], callbackUrls: [callbackUrl] },
-      // The organizations' SAML providers are added by saml.configure (UpdateUserPoolClient), not by deployments.
+      // The organizations' SAML providers are put on it by saml.configure and by the resync after each
+      // deployment (createSamlResync), from the table: a deployment that updates this resource writes [] back.
       supportedIdentityProviders: [],
       preventUserExistenceErrors: true,
     });
     return { domainUrl, callbackUrl, client };
+  }
+
+  /**
+   * The SAML federation resync (lib/orgs/samlResync.ts) as a trigger: CloudFormation owns the federated
+   * client, and any update of it (callback URL, scopes, a CDK upgrade, a replacement) writes the template's
+   * empty provider list back. The trigger runs after the client, whenever the client's resolved properties or
+   * id change (they are properties of the trigger, so CloudFormation updates the trigger with them) or the
+   * function does: exactly the deployments that can reset the list. Its role reads the table, writes only the
+   * federated client's lease item, and calls only the five identity-provider/client actions on this pool.
+   */
+  private createSamlResync(table: dynamodb.TableV2, userPool: cognito.UserPool, client: cognito.UserPoolClient): void {
+    const environment = { TABLE_NAME: table.tableName, COGNITO_USER_POOL_ID: userPool.userPoolId, COGNITO_FEDERATED_CLIENT_ID: client.userPoolClientId };
+    const fn = this.createFunction('samlResync', environment, table, Duration.minutes(5), 512, 'saml-resync');
+    userPool.grant(fn, ...samlFederationActions);
+    const trigger = new triggers.Trigger(this, 'SamlResyncTrigger', { handler: fn, timeout: Duration.minutes(5), executeAfter: [client] });
+    const clientResource = client.node.defaultChild as cognito.CfnUserPoolClient;
+    // The client's resource as the template renders it (type, properties, tokens resolved at deploy time).
+    const rendered = Lazy.any({ produce: () => Object.values((clientResource as unknown as { _toCloudFormation(): { Resources: Record<string, unknown> } })._toCloudFormation().Resources)[0] });
+    (trigger.node.findChild('Default').node.defaultChild as CfnResource).addPropertyOverride('FederatedClient', { ClientId: client.userPoolClientId, Resource: rendered });
+    const provider = Stack.of(this).node.tryFindChild('AWSCDK.TriggerCustomResourceProviderCustomResourceProvider');
+    if (provider) {
+      Validations.of(provider).acknowledge(
+        {
+          id: 'AwsSolutions-IAM4',
+          reason: "The CDK's trigger provider (aws-cdk-lib/triggers) logs with AWSLambdaBasicExecutionRole; it only invokes the resync function's versions (lambda:InvokeFunction on that one function).",
+        },
+        {
+          id: 'AwsSolutions-L1',
+          reason: "The trigger provider's runtime is chosen by aws-cdk-lib; it moves with CDK upgrades.",
+        },
+      );
+    }
   }
 
   /**
@@ -395,7 +442,15 @@ export class PlmStack extends Stack {
     });
   }
 
-  private createFunction(name: FunctionName | 'webhooks' | 'jobs', environment: Record<string, string>, table: dynamodb.TableV2, timeout = Duration.seconds(29), memorySize = 1024): NodejsFunction {
+  /** `tableAccess` saml-resync: reads, and writes only the federated client's lease item. */
+  private createFunction(
+    name: FunctionName | 'webhooks' | 'jobs' | 'samlResync',
+    environment: Record<string, string>,
+    table: dynamodb.TableV2,
+    timeout = Duration.seconds(29),
+    memorySize = 1024,
+    tableAccess: 'read-write' | 'saml-resync' = 'read-write',
+  ): NodejsFunction {
     const logGroup = new logs.LogGroup(this, `${pascalCase(name)}FunctionLogs`, {
       retention: logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -406,7 +461,17 @@ export class PlmStack extends Stack {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
     });
     logGroup.grantWrite(role);
-    table.grantReadWriteData(role);
+    if (tableAccess === 'read-write') table.grantReadWriteData(role);
+    else {
+      table.grantReadData(role);
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [federatedClientLeaseKey.PK] } },
+        }),
+      );
+    }
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(table.node.defaultChild as dynamodb.CfnGlobalTable)}.Arn>/index/*]`,
       reason: 'Queries on the table GSIs (tableDefinition.globalSecondaryIndexes); the wildcard covers only indexes of this one table.',

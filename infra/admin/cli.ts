@@ -20,6 +20,10 @@ import { findOrganizationIdBySlug } from '../../lib/store/organization.js';
 import { reindexLibrary } from '../../lib/search/table/reindex.js';
 import { createStore, type Store } from '../../lib/store/client.js';
 import { localConfig } from '../local/config.js';
+import { findLocalFederation } from '../local/emulators.js';
+import { samlProvidersFromEnv } from '../../lib/accounts/samlProviders.js';
+import { resyncSamlFederation } from '../../lib/orgs/samlResync.js';
+import { scanOrganizations } from '../../lib/store/organization.js';
 import { exportLibrary } from '../../lib/transfer/export.js';
 import { writeExportDirectory, readImportDirectory } from '../../lib/transfer/files.js';
 import { importLibrary, type ImportProgress } from '../../lib/transfer/import.js';
@@ -45,7 +49,8 @@ const usage = `Usage:
   npm run admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)
   npm run admin -- export --org-slug SLUG --library-slug SLUG --out DIR   (uploaded files: FILES_BUCKET or FILES_DIR)
   npm run admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
-  npm run admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]`;
+  npm run admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]
+  npm run admin -- saml-resync [--scan]   (deployed: COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID from the stack outputs)`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
@@ -235,6 +240,38 @@ async function operatorTask(
   }
 }
 
+/**
+ * Puts the user pool back in line with the table (lib/orgs/samlResync.ts), as the deployment's trigger does:
+ * lost identity providers registered again from the stored metadata, the federated client's list set to the
+ * enabled ones. --scan also finds configurations saved before the metadata was stored (a Scan of the table).
+ * Deployed: the pool and the federated client come from COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID
+ * (the stack's UserPoolId and FederatedClientId outputs); local: from the running local stack.
+ */
+async function samlResync(args: string[]): Promise<void> {
+  let scan = false;
+  try {
+    scan = Boolean(parseArgs({ args, options: { scan: { type: 'boolean' } }, strict: true }).values.scan);
+  } catch (error) {
+    fail(`${(error as Error).message}\n${usage}`, 2);
+  }
+  const env = targetEnv(process.env);
+  let registryEnv: NodeJS.ProcessEnv = env;
+  if (env.DYNAMODB_ENDPOINT && !env.COGNITO_FEDERATION_ENDPOINT) {
+    const local = await findLocalFederation(localConfig(process.env));
+    registryEnv = { ...env, COGNITO_USER_POOL_ID: local.userPoolId, COGNITO_FEDERATED_CLIENT_ID: local.federatedClientId, COGNITO_FEDERATION_ENDPOINT: local.endpoint, AWS_REGION: env.AWS_REGION || 'us-east-1' };
+  }
+  if (!registryEnv.COGNITO_USER_POOL_ID || !registryEnv.COGNITO_FEDERATED_CLIENT_ID) fail(`Set COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID (the stack's UserPoolId and FederatedClientId outputs)\n${usage}`, 2);
+  const store = createStore(env);
+  try {
+    const extra = scan ? (await scanOrganizations(store)).filter((organization) => organization.saml).map((organization) => organization.id) : [];
+    const result = await resyncSamlFederation(store, samlProvidersFromEnv(registryEnv), { extraOrganizationIds: extra });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (result.organizations.some((organization) => organization.problem)) process.exitCode = 1;
+  } finally {
+    store.ddb.destroy();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 const subcommand = `${command} ${rest[0] ?? ''}`;
 if (subcommand === 'member add') {
@@ -276,4 +313,5 @@ else if (command === 'reindex-search') await reindexSearch(rest);
 else if (command === 'export') await exportCommand(rest);
 else if (command === 'import') await importCommand(rest);
 else if (command === 'import-abort') await importAbortCommand(rest);
+else if (command === 'saml-resync') await samlResync(rest);
 else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);

@@ -141,3 +141,26 @@ export function stopChild(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+/**
+ * The running local stack's user pool and federated client, as the admin CLI needs them to talk to the
+ * federation stand-in (infra/local/federation.ts): the pool is found by name in cognito-local, the federated
+ * client (a new id at every start) by asking the stand-in for the pool's clients.
+ */
+export async function findLocalFederation(config: LocalConfig): Promise<{ userPoolId: string; federatedClientId: string; endpoint: string }> {
+  const endpoint = `http://127.0.0.1:${config.port}/_local/pool`;
+  const cognito = new CognitoIdentityProviderClient({ endpoint: `http://127.0.0.1:${config.cognitoPort}`, region: 'us-east-1', credentials: localCredentials, maxAttempts: 1 });
+  const standIn = new CognitoIdentityProviderClient({ endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 1 });
+  try {
+    const { UserPools } = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
+    const userPoolId = UserPools?.find((pool) => pool.Name === poolName)?.Id;
+    if (!userPoolId) throw new Error(`cognito-local on port ${config.cognitoPort} has no pool ${poolName}: is the local stack running (npm start)?`);
+    const { UserPoolClients } = await standIn.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
+    const federatedClientId = UserPoolClients?.[0]?.ClientId;
+    if (!federatedClientId) throw new Error(`The federation stand-in at ${endpoint} names no federated client`);
+    return { userPoolId, federatedClientId, endpoint };
+  } finally {
+    cognito.destroy();
+    standIn.destroy();
+  }
+}

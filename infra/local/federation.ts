@@ -9,7 +9,8 @@ import { parseIdpMetadata } from '../../lib/accounts/samlMetadata.js';
  * part faithfully enough for our code to run as in production:
  *
  * - the identity-provider and app-client API our code calls (CreateIdentityProvider, UpdateIdentityProvider,
- *   DescribeUserPoolClient, UpdateUserPoolClient; AWS JSON 1.1, as the SDK sends it);
+ *   DescribeIdentityProvider, DeleteIdentityProvider, ListUserPoolClients, DescribeUserPoolClient, UpdateUserPoolClient; AWS JSON 1.1, as the SDK sends
+ *   it), so that a test can also reset the client's provider list as a deployment does;
  * - GET /oauth2/authorize: checks the federated client, its callback URLs and supported providers and the
  *   PKCE challenge, then redirects to the provider's SSO URL with a SAML AuthnRequest (HTTP-Redirect);
  * - POST /saml2/idpresponse (the ACS URL): verifies the SAMLResponse with @node-saml/node-saml against the
@@ -163,6 +164,17 @@ export function createFederationStandIn(options: { baseUrl: string; userPoolId: 
       providers.set(updated.name, updated);
       return { IdentityProvider: describeProvider(updated) };
     },
+    DeleteIdentityProvider: (input) => {
+      if (!providers.delete(String(input.ProviderName))) throw new AwsError('ResourceNotFoundException', 'No such identity provider');
+      client.SupportedIdentityProviders = client.SupportedIdentityProviders.filter((name) => name !== input.ProviderName);
+      return {};
+    },
+    DescribeIdentityProvider: (input) => {
+      const registered = providers.get(String(input.ProviderName));
+      if (!registered) throw new AwsError('ResourceNotFoundException', 'No such identity provider');
+      return { IdentityProvider: describeProvider(registered) };
+    },
+    ListUserPoolClients: () => ({ UserPoolClients: [{ ClientId: client.ClientId, ClientName: client.ClientName, UserPoolId: client.UserPoolId }] }),
     DescribeUserPoolClient: (input) => {
       if (input.ClientId !== client.ClientId) throw new AwsError('ResourceNotFoundException', 'No such app client (the stand-in knows the federated client only)');
       return { UserPoolClient: client };

@@ -1,7 +1,8 @@
 import { hashSecret, scopeOfSecret } from '../apikeys/secrets.js';
 import { checkSession } from '../accounts/sessions.js';
 import { BadRequestError, CsrfTokenError, UnauthenticatedError } from '../errors.js';
-import { findUserIdByIdentity } from '../store/account.js';
+import { getIdentity } from '../store/account.js';
+import { getOrganization } from '../store/organization.js';
 import type { BearerVerifier } from './bearer.js';
 import { apiKeySecretKey, apiKeySecretRecord } from '../store/apiKey.js';
 import type { Store } from '../store/client.js';
@@ -75,9 +76,16 @@ async function bearerUser(store: Store, token: string, verifyBearer: BearerVerif
   } catch {
     throw new UnauthenticatedError('The Bearer token is invalid or expired');
   }
-  const userId = await findUserIdByIdentity(store, sub);
-  if (!userId) throw new UnauthenticatedError('The Bearer token belongs to no user of this service');
-  return userId;
+  const identity = await getIdentity(store, sub);
+  if (!identity) throw new UnauthenticatedError('The Bearer token belongs to no user of this service');
+  // A federated identity signs in only while its organization's SAML configuration is enabled (the pool's
+  // refresh tokens outlive a disabled configuration).
+  if (identity.organizationId) {
+    const organization = await getOrganization(store, identity.organizationId);
+    const saml = organization && !organization.archived ? organization.saml : undefined;
+    if (!saml?.enabled || saml.providerName !== identity.providerName) throw new UnauthenticatedError("The Bearer token was issued through an identity provider that no longer signs in to this service");
+  }
+  return identity.userId;
 }
 
 /**

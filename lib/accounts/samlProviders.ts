@@ -1,31 +1,52 @@
 import { AccessAdminError } from '../errors.js';
 
 /**
- * The user pool's SAML identity providers: an organization's IdP is registered in the Cognito user pool of
- * the deployed stack (CreateIdentityProvider, or UpdateIdentityProvider when it exists), with the
- * organization's email domains as IdP identifiers, and added to the federated app client's
- * SupportedIdentityProviders (DescribeUserPoolClient, then UpdateUserPoolClient with every setting it read:
- * an update resets what it omits), so that sign-in can go through it (lib/accounts/samlSignin.ts).
+ * The user pool's SAML identity providers and the federated app client that signs in through them. An
+ * organization's IdP is registered in the Cognito user pool of the deployed stack (CreateIdentityProvider, or
+ * UpdateIdentityProvider when it exists), with the organization's email domains as IdP identifiers; the
+ * federated app client's SupportedIdentityProviders lists the providers sign-in may go through
+ * (DescribeUserPoolClient, then UpdateUserPoolClient with every setting it read: an update resets what it
+ * omits). Which providers that list holds is decided from the table (lib/orgs/samlResync.ts).
  *
  * cognito-local (the local stack) has no identity providers: there these calls go to the local federation
  * stand-in (infra/local/federation.ts, COGNITO_FEDERATION_ENDPOINT), which answers the same API, and the
  * configuration says `registration: RECORDED` (deployed: `COGNITO`), which the README states.
  */
 export interface SamlProviderRegistry {
+  /** Creates the provider in the pool, or updates it. */
   register(providerName: string, metadataXml: string, domains: string[]): Promise<'COGNITO' | 'RECORDED'>;
+  /** Whether the pool has the provider, and the metadata XML it holds for it. */
+  describe(providerName: string): Promise<{ metadataXml: string | undefined } | undefined>;
+  /**
+   * Rewrites the federated client's provider list to `next(current)` (no write when it is unchanged); the
+   * lists before and after. Callers hold the federated client's lease (lib/orgs/samlResync.ts).
+   */
+  updateClientProviders(next: (current: string[]) => string[]): Promise<{ before: string[]; after: string[] }>;
 }
+
+type Sdk = typeof import('@aws-sdk/client-cognito-identity-provider');
+type Client = import('@aws-sdk/client-cognito-identity-provider').CognitoIdentityProviderClient;
 
 const errorName = (error: unknown) => String((error as { name?: string }).name ?? '');
 
 export class CognitoSamlProviders implements SamlProviderRegistry {
+  private connection: Promise<{ sdk: Sdk; client: Client }> | undefined;
+
   constructor(private readonly config: { userPoolId: string; federatedClientId?: string | undefined; endpoint?: string | undefined; region?: string | undefined }) {}
 
+  private connect(): Promise<{ sdk: Sdk; client: Client }> {
+    this.connection ??= import('@aws-sdk/client-cognito-identity-provider').then((sdk) => ({
+      sdk,
+      client: new sdk.CognitoIdentityProviderClient({
+        ...(this.config.endpoint ? { endpoint: this.config.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 } : {}),
+        ...(this.config.region ? { region: this.config.region } : {}),
+      }),
+    }));
+    return this.connection;
+  }
+
   async register(providerName: string, metadataXml: string, domains: string[]): Promise<'COGNITO' | 'RECORDED'> {
-    const sdk = await import('@aws-sdk/client-cognito-identity-provider');
-    const client = new sdk.CognitoIdentityProviderClient({
-      ...(this.config.endpoint ? { endpoint: this.config.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 } : {}),
-      ...(this.config.region ? { region: this.config.region } : {}),
-    });
+    const { sdk, client } = await this.connect();
     const provider = {
       UserPoolId: this.config.userPoolId,
       ProviderName: providerName,
@@ -45,30 +66,29 @@ export class CognitoSamlProviders implements SamlProviderRegistry {
       if (errorName(error) === 'InvalidParameterException') throw new AccessAdminError('SAML_METADATA_INVALID', `The user pool refused the identity provider: ${(error as Error).message}`, { field: 'input' });
       throw error;
     }
-    if (this.config.federatedClientId) await this.supportOnFederatedClient(client, sdk, this.config.federatedClientId, providerName);
     return this.config.endpoint ? 'RECORDED' : 'COGNITO';
   }
 
-  private async supportOnFederatedClient(
-    client: import('@aws-sdk/client-cognito-identity-provider').CognitoIdentityProviderClient,
-    sdk: typeof import('@aws-sdk/client-cognito-identity-provider'),
-    clientId: string,
-    providerName: string,
-  ): Promise<void> {
-    // Callers hold the federated client's lease (lib/orgs/saml.ts): the list read here is written whole.
-    const { UserPoolClient: current } = await client.send(new sdk.DescribeUserPoolClientCommand({ UserPoolId: this.config.userPoolId, ClientId: clientId }));
-    if (!current) throw new Error(`The federated app client ${clientId} is missing from the user pool`);
-    if (current.SupportedIdentityProviders?.includes(providerName)) return;
-    await this.updateFederatedClient(client, sdk, current, providerName);
+  async describe(providerName: string): Promise<{ metadataXml: string | undefined } | undefined> {
+    const { sdk, client } = await this.connect();
+    try {
+      const { IdentityProvider } = await client.send(new sdk.DescribeIdentityProviderCommand({ UserPoolId: this.config.userPoolId, ProviderName: providerName }));
+      return { metadataXml: IdentityProvider?.ProviderDetails?.MetadataFile };
+    } catch (error) {
+      if (errorName(error) === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
   }
 
-  private async updateFederatedClient(
-    client: import('@aws-sdk/client-cognito-identity-provider').CognitoIdentityProviderClient,
-    sdk: typeof import('@aws-sdk/client-cognito-identity-provider'),
-    current: import('@aws-sdk/client-cognito-identity-provider').UserPoolClientType,
-    providerName: string,
-  ): Promise<void> {
-    const supported = current.SupportedIdentityProviders ?? [];
+  async updateClientProviders(next: (current: string[]) => string[]): Promise<{ before: string[]; after: string[] }> {
+    const clientId = this.config.federatedClientId;
+    if (!clientId) throw new Error('COGNITO_FEDERATED_CLIENT_ID must name the federated app client');
+    const { sdk, client } = await this.connect();
+    const { UserPoolClient: current } = await client.send(new sdk.DescribeUserPoolClientCommand({ UserPoolId: this.config.userPoolId, ClientId: clientId }));
+    if (!current) throw new Error(`The federated app client ${clientId} is missing from the user pool`);
+    const before = current.SupportedIdentityProviders ?? [];
+    const after = next(before);
+    if (after.length === before.length && after.every((name, index) => name === before[index])) return { before, after };
     // Every updatable setting as read: UpdateUserPoolClient resets the ones it is not given to their defaults.
     await client.send(
       new sdk.UpdateUserPoolClientCommand({
@@ -94,9 +114,10 @@ export class CognitoSamlProviders implements SamlProviderRegistry {
         EnablePropagateAdditionalUserContextData: current.EnablePropagateAdditionalUserContextData,
         AuthSessionValidity: current.AuthSessionValidity,
         RefreshTokenRotation: current.RefreshTokenRotation,
-        SupportedIdentityProviders: [...supported, providerName],
+        SupportedIdentityProviders: after,
       }),
     );
+    return { before, after };
   }
 }
 

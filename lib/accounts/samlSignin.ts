@@ -7,6 +7,7 @@ import type { Store } from '../store/client.js';
 import { getVerifiedDomain } from '../store/domain.js';
 import { listInvitationsForEmail } from '../store/invitation.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { federatedIdentityPut } from '../store/account.js';
 import { getMembership } from '../store/membership.js';
 import { findOrganizationIdBySlug, getOrganization, type OrganizationRecord } from '../store/organization.js';
 import { getSamlState, samlStatePut, spendSamlState } from '../store/samlSignin.js';
@@ -134,7 +135,14 @@ export async function completeSamlSignin(deps: SamlSigninDeps, query: Record<str
   if (!saml.domains.includes(domain) || (await ownerOfDomain(deps.store, domain)) !== organization!.id) throw notAdmitted();
   const userId = await admit(deps, organization!, address);
   const session = newSession(userId);
-  await transactWrite(deps.store, [sessionPutItem(session)]);
+  // The pool's federated user (its sub) is this account from now on: its Bearer tokens authenticate as it.
+  try {
+    await transactWrite(deps.store, [sessionPutItem(session), federatedIdentityPut(claims.sub, userId, { providerName: record.providerName, organizationId: organization!.id })]);
+  } catch (error) {
+    // The sub is a password identity or another provider's: the pool issued it to someone else, so no session.
+    if (error instanceof TransactionCancelledError && !error.conflict && error.failedConditions.includes(1)) throw assertionRejected('The ID token names a user of the pool that is not a federated user of this identity provider');
+    throw error;
+  }
   return session;
 }
 

@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
 import { AccessAdminError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';
 import { getVerifiedDomain } from '../store/domain.js';
-import { nowIso, updateIf } from '../store/items.js';
+import { nowIso, transactWrite, updateIf } from '../store/items.js';
 import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
-import { releaseFederatedClientLease, takeFederatedClientLease } from '../store/samlSignin.js';
+import { getSamlMetadata, samlMetadataPut, type SamlMetadataRecord } from '../store/samlSignin.js';
+import { syncOrganizationProvider } from './samlResync.js';
 import { isDomainName } from './slugs.js';
 
 export const configureSamlInput = z.object({
@@ -23,19 +23,23 @@ const providerNameOf = (organizationId: string) => `org-${organizationId.replace
 
 /**
  * saml.configure: enabling needs IdP metadata (parsed and validated: entity id, SSO URL, signing
- * certificate) unless a configuration exists already; the IdP is registered in the user pool. Disabling
- * keeps the configuration and disables SCIM too, in the same write (the spec's cascade).
+ * certificate) unless a configuration exists already; the IdP is registered in the user pool, and the
+ * metadata XML is stored (the federation resync registers the provider again from it if the pool loses it).
+ * Disabling keeps the configuration and disables SCIM too, in the same write (the spec's cascade).
  * Its domains must be domains the organization has verified (DOMAIN#: one organization per domain): an
  * organization's IdP vouches only for addresses of its own domains (spec: SAML verifies an address only from
  * an organization with a verified domain), else SAML_DOMAIN_NOT_VERIFIED, checked before the pool is told.
+ * After the save, the federated client lists the provider if the configuration is enabled and not if it is
+ * disabled (lib/orgs/samlResync.ts).
  */
 export async function configureSaml(store: Store, registry: SamlProviderRegistry, organization: OrganizationRecord, rawInput: unknown): Promise<SamlConfiguration | null> {
   const input = parseInput(configureSamlInput, rawInput, 'input');
   const current = (await getOrganization(store, organization.id))?.saml ?? null;
-  const domains = input.domains ?? current?.domains ?? [];
-  for (const [index, domain] of domains.entries()) {
+  const listed = input.domains ?? current?.domains ?? [];
+  for (const [index, domain] of listed.entries()) {
     if (!isDomainName(domain)) throw new InvalidInputError(`input.domains[${index}]: "${domain}" is not a domain name`, { field: `input.domains[${index}]` });
   }
+  const domains = [...new Set(listed)];
   if (!input.enabled) {
     if (!current) return null;
     const next = { ...current, enabled: false, updatedAt: nowIso() };
@@ -45,44 +49,34 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
       ConditionExpression: 'attribute_exists(PK)',
       ExpressionAttributeValues: { ':saml': next, ':false': false },
     });
+    await syncOrganizationProvider(store, registry, organization.id);
     return next;
   }
   if (!input.idpMetadataXml && !current) throw new InvalidInputError('input.idpMetadataXml: the identity provider metadata is required to enable SAML', { field: 'input.idpMetadataXml' });
+  const providerName = providerNameOf(organization.id);
+  // The XML the provider is (re)registered with: the upload, else the stored one, else (a configuration saved
+  // before the metadata was stored) the pool's copy, which is stored now.
+  const metadataXml = input.idpMetadataXml ?? (await getSamlMetadata(store, organization.id))?.metadataXml ?? (await registry.describe(providerName))?.metadataXml;
+  if (!metadataXml) throw new InvalidInputError('input.idpMetadataXml: the user pool no longer has the identity provider and no metadata is stored; upload it again', { field: 'input.idpMetadataXml' });
   // The XML parser loads on the first metadata upload, not with every request.
   const identityProvider = input.idpMetadataXml ? (await import('../accounts/samlMetadata.js')).parseIdpMetadata(input.idpMetadataXml) : current!;
   await assertDomainsVerified(store, organization.id, domains);
-  const providerName = providerNameOf(organization.id);
-  const registration = input.idpMetadataXml ? await underFederatedClientLease(store, () => registry.register(providerName, input.idpMetadataXml!, [...new Set(domains)])) : current!.registration;
+  const domainsChanged = !current || domains.length !== current.domains.length || domains.some((domain) => !current.domains.includes(domain));
+  const registration = input.idpMetadataXml || domainsChanged ? await registry.register(providerName, metadataXml, domains) : current!.registration;
   const next: SamlConfiguration = {
     enabled: true,
     entityId: identityProvider.entityId,
     ssoUrl: identityProvider.ssoUrl,
     certificateSha256: identityProvider.certificateSha256,
     certificateNotAfter: identityProvider.certificateNotAfter,
-    domains: [...new Set(domains)],
+    domains,
     providerName,
     registration,
     updatedAt: nowIso(),
   };
-  await updateIf(store, { Key: organizationKey(organization.id), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': next } });
+  await saveConfiguration(store, organization.id, next, { organizationId: organization.id, providerName, metadataXml, updatedAt: next.updatedAt });
+  await syncOrganizationProvider(store, registry, organization.id);
   return next;
-}
-
-const leaseMs = 15_000;
-
-/** Registrations one at a time: each rewrites the federated client's provider list it read. */
-async function underFederatedClientLease<T>(store: Store, work: () => Promise<T>): Promise<T> {
-  const owner = randomUUID();
-  const deadline = Date.now() + leaseMs;
-  while (!(await takeFederatedClientLease(store, owner, leaseMs))) {
-    if (Date.now() > deadline) throw new Error('Another SAML registration held the federated app client for longer than its lease');
-    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
-  }
-  try {
-    return await work();
-  } finally {
-    await releaseFederatedClientLease(store, owner);
-  }
 }
 
 /** Every domain must be one the organization verified (an operator's `domain verify`, or the organization's own flow). */
@@ -95,4 +89,12 @@ async function assertDomainsVerified(store: Store, organizationId: string, domai
     `input.domains[${index}]: "${domains[index]}" is not a verified domain of this organization; its identity provider can sign in only addresses of the organization's verified domains`,
     { field: `input.domains[${index}]`, domain: domains[index] },
   );
+}
+
+/** The configuration and its metadata in one transaction. */
+async function saveConfiguration(store: Store, organizationId: string, next: SamlConfiguration, metadata: SamlMetadataRecord): Promise<void> {
+  await transactWrite(store, [
+    { Update: { Key: organizationKey(organizationId), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': next } } },
+    samlMetadataPut(metadata),
+  ]);
 }

@@ -94,8 +94,36 @@ export function identityPut(sub: string, userId: string) {
   return { Put: { Item: { ...identityKey(sub), entity: 'Identity', userId }, ConditionExpression: 'attribute_not_exists(PK) OR userId = :user', ExpressionAttributeValues: { ':user': userId } } };
 }
 
+/**
+ * The identity of a user the pool federated through an organization's SAML provider (its `sub` is the pool's
+ * federated user, not the one /auth/signup made): written by each successful SSO callback, in the session's
+ * transaction. The IdP decides which address (hence which account) the federated user is, so a later sign-in
+ * may move it to another account; the condition keeps it off a password identity and another provider's.
+ */
+export function federatedIdentityPut(sub: string, userId: string, identity: { providerName: string; organizationId: string }) {
+  return {
+    Put: {
+      Item: { ...identityKey(sub), entity: 'Identity', userId, providerName: identity.providerName, organizationId: identity.organizationId },
+      ConditionExpression: 'attribute_not_exists(PK) OR providerName = :provider',
+      ExpressionAttributeValues: { ':provider': identity.providerName },
+    },
+  };
+}
+
+export const identityRecord = z.object({
+  userId: z.string(),
+  /** Federated identities only: the SAML provider and the organization whose configuration it is. */
+  providerName: z.string().optional(),
+  organizationId: z.string().optional(),
+});
+export type IdentityRecord = z.infer<typeof identityRecord>;
+
+export function getIdentity(store: Store, sub: string): Promise<IdentityRecord | undefined> {
+  return getItem(store, identityKey(sub), identityRecord, 'identity');
+}
+
 export async function findUserIdByIdentity(store: Store, sub: string): Promise<string | undefined> {
-  return (await getItem(store, identityKey(sub), z.object({ userId: z.string() }), 'identity'))?.userId;
+  return (await getIdentity(store, sub))?.userId;
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { deleteIf, getItem, putIf } from './items.js';
+import { deleteIf, getItem, putIf, queryAll } from './items.js';
 
 /**
  * SAML sign-in's entities: the short-lived state of a sign-in in progress (by the SHA-256 of the `state`
@@ -47,18 +47,43 @@ export function spendSamlState(store: Store, hash: string, browserHash: string, 
  * registrations at once would each drop the other's provider. Held for at most `leaseMs` (a crashed holder's
  * lease runs out; TTL removes the item).
  */
-const federatedClientLockKey = { PK: 'LOCK#SAMLFEDERATEDCLIENT', SK: 'LOCK' };
+export const federatedClientLeaseKey = { PK: 'LOCK#SAMLFEDERATEDCLIENT', SK: 'LOCK' };
 
 export function takeFederatedClientLease(store: Store, owner: string, leaseMs: number): Promise<boolean> {
   const now = new Date();
   const until = new Date(now.getTime() + leaseMs);
   return putIf(store, {
-    Item: { ...federatedClientLockKey, entity: 'Lock', holder: owner, untilIso: until.toISOString(), expiresAt: Math.ceil(until.getTime() / 1000) + 3600 },
+    Item: { ...federatedClientLeaseKey, entity: 'Lock', holder: owner, untilIso: until.toISOString(), expiresAt: Math.ceil(until.getTime() / 1000) + 3600 },
     ConditionExpression: 'attribute_not_exists(PK) OR untilIso < :now',
     ExpressionAttributeValues: { ':now': now.toISOString() },
   });
 }
 
 export function releaseFederatedClientLease(store: Store, owner: string): Promise<boolean> {
-  return deleteIf(store, { Key: federatedClientLockKey, ConditionExpression: 'holder = :owner', ExpressionAttributeValues: { ':owner': owner } });
+  return deleteIf(store, { Key: federatedClientLeaseKey, ConditionExpression: 'holder = :owner', ExpressionAttributeValues: { ':owner': owner } });
+}
+
+/**
+ * The IdP metadata XML an organization's SAML configuration was last registered with (up to 256 KB, an item
+ * of its own so that the organization item stays small). One partition holds them all: the federation resync
+ * (lib/orgs/samlResync.ts) lists the configured organizations by it, and re-registers a provider the user
+ * pool lost from its XML. Written in the transaction that saves the configuration; a stack serves one
+ * tenant, so the partition holds a handful of items.
+ */
+export const samlMetadataKey = (organizationId: string) => ({ PK: 'SAMLMETADATA', SK: `ORG#${organizationId}` });
+
+export const samlMetadataRecord = z.object({ organizationId: z.string().uuid(), providerName: z.string(), metadataXml: z.string(), updatedAt: z.string() });
+export type SamlMetadataRecord = z.infer<typeof samlMetadataRecord>;
+
+export function samlMetadataPut(record: SamlMetadataRecord) {
+  return { Put: { Item: { ...samlMetadataKey(record.organizationId), entity: 'SamlMetadata', ...record } } };
+}
+
+export function getSamlMetadata(store: Store, organizationId: string): Promise<SamlMetadataRecord | undefined> {
+  return getItem(store, samlMetadataKey(organizationId), samlMetadataRecord, 'SAML metadata');
+}
+
+/** Every stored SAML metadata item (the organizations that ever configured SAML). */
+export function listSamlMetadata(store: Store): Promise<SamlMetadataRecord[]> {
+  return queryAll(store, { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'SAMLMETADATA' } }, samlMetadataRecord, 'SAML metadata');
 }

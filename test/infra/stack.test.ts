@@ -31,6 +31,11 @@ function resourcesOfType(type: string): Record<string, Resource> {
   return template.findResources(type) as Record<string, Resource>;
 }
 
+/** The service's functions: every Lambda function but the CDK trigger provider's (aws-cdk-lib/triggers). */
+function serviceFunctions(of: Template = template): Record<string, Resource> {
+  return Object.fromEntries(Object.entries(of.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(([id]) => !id.startsWith('AWSCDKTrigger')));
+}
+
 /** Logical id of the Lambda function a route's integration invokes. */
 function functionBehindRoute(route: Resource): string {
   const integrationId = (route.Properties.Target['Fn::Join'][1] as unknown[])[1] as { Ref: string };
@@ -87,32 +92,28 @@ describe('HTTP API', () => {
 });
 
 describe('Lambda functions', () => {
-  it('are exactly five (three behind routes, webhooks and import jobs), arm64 on nodejs22.x, with the service configuration', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 5);
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Architectures: ['arm64'],
-      Runtime: 'nodejs22.x',
-      Handler: 'index.handler',
-      MemorySize: Match.anyValue(),
-      Timeout: Match.anyValue(),
-      Environment: {
-        Variables: Match.objectLike({
-          TABLE_NAME: Match.anyValue(),
-          COGNITO_USER_POOL_ID: Match.anyValue(),
-          COGNITO_CLIENT_ID: Match.anyValue(),
-          APP_URL: 'https://app.example.com',
-          AUTH_ALLOWED_ORIGINS: 'https://app.example.com',
-          MAIL_FROM: 'PLM <no-reply@example.com>',
-          PASSWORD_POLICY: 'nist',
-        }),
-      },
-    });
+  it('are exactly six (three behind routes, webhooks, import jobs and the SAML resync) besides the CDK trigger provider, arm64 on nodejs22.x, with the service configuration', () => {
+    expect(Object.keys(serviceFunctions())).toHaveLength(6);
+    template.resourceCountIs('AWS::Lambda::Function', 7);
+    for (const fn of Object.values(serviceFunctions())) expect(fn.Properties).toMatchObject({ Architectures: ['arm64'], Runtime: 'nodejs22.x', Handler: 'index.handler' });
+    // The routed, stream and job functions share the service configuration (the resync needs only the pool and the table).
+    for (const [id, fn] of Object.entries(serviceFunctions()).filter(([id]) => !id.startsWith('SamlResync'))) {
+      expect(fn.Properties.Environment.Variables, id).toMatchObject({
+        TABLE_NAME: expect.anything(),
+        COGNITO_USER_POOL_ID: expect.anything(),
+        COGNITO_CLIENT_ID: expect.anything(),
+        APP_URL: 'https://app.example.com',
+        AUTH_ALLOWED_ORIGINS: 'https://app.example.com',
+        MAIL_FROM: 'PLM <no-reply@example.com>',
+        PASSWORD_POLICY: 'nist',
+      });
+    }
   });
 
   it('routed functions answer within API Gateway\'s 29 s; the webhooks function has 120 s for a batch of attempts; an import job 15 minutes and more memory', () => {
-    const functions = Object.entries(resourcesOfType('AWS::Lambda::Function')).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties] as const);
-    expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.Timeout]))).toEqual({ Graphql: 29, Auth: 29, Scim: 29, Webhooks: 120, Jobs: 900 });
-    expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.MemorySize]))).toEqual({ Graphql: 1024, Auth: 1024, Scim: 1024, Webhooks: 1024, Jobs: 3008 });
+    const functions = Object.entries(serviceFunctions()).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties] as const);
+    expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.Timeout]))).toEqual({ Graphql: 29, Auth: 29, Scim: 29, Webhooks: 120, Jobs: 900, SamlResync: 300 });
+    expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.MemorySize]))).toEqual({ Graphql: 1024, Auth: 1024, Scim: 1024, Webhooks: 1024, Jobs: 3008, SamlResync: 512 });
   });
 
   it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth and graphql (invitations) send mail, pinned to the sender address', () => {
@@ -121,8 +122,14 @@ describe('Lambda functions', () => {
       (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => s.Action);
     for (const [logicalId, policy] of policies) {
       const privileged = actionsOf(policy).filter((action) => /^(cognito-idp|ses):/.test(action));
-      const graphqlActions = ['ses:SendEmail', 'cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider', 'cognito-idp:DescribeUserPoolClient', 'cognito-idp:UpdateUserPoolClient'];
-      const expected = logicalId.startsWith('AuthFunction') ? ['cognito-idp:Admin*', 'ses:SendEmail'] : logicalId.startsWith('GraphqlFunction') ? graphqlActions : [];
+      const federationActions = ['cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider', 'cognito-idp:DescribeIdentityProvider', 'cognito-idp:DescribeUserPoolClient', 'cognito-idp:UpdateUserPoolClient'];
+      const expected = logicalId.startsWith('AuthFunction')
+        ? ['cognito-idp:Admin*', 'ses:SendEmail']
+        : logicalId.startsWith('GraphqlFunction')
+          ? ['ses:SendEmail', ...federationActions]
+          : logicalId.startsWith('SamlResyncFunction')
+            ? federationActions
+            : [];
       expect(privileged, logicalId).toEqual(expected);
     }
     template.hasResourceProperties('AWS::IAM::Policy', {
@@ -219,22 +226,22 @@ describe('files bucket', () => {
   });
 
   it('leaves introspection on for the graphql function unless the stack turns it off', () => {
-    const variables = Object.values(resourcesOfType('AWS::Lambda::Function')).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
+    const variables = Object.values(serviceFunctions()).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
     expect(variables.filter((value) => value !== undefined)).toEqual(['true']);
     const off = Template.fromStack(
       new PlmStack(new App(), 'PlmNoIntrospection', { appUrl: 'https://app.example.com', authAllowedOrigins: 'https://app.example.com', mailFrom: 'no-reply@example.com', passwordPolicy: 'standard', graphqlIntrospection: false }),
     );
-    const offVariables = Object.values(off.findResources('AWS::Lambda::Function') as Record<string, Resource>).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
+    const offVariables = Object.values(serviceFunctions(off)).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
     expect(offVariables.filter((value) => value !== undefined)).toEqual(['false']);
   }, 120_000);
 
   it('is passed as FILES_BUCKET to the graphql function only', () => {
     const files = bucketId('FilesBucket');
-    const functions = resourcesOfType('AWS::Lambda::Function');
+    const functions = serviceFunctions();
     const filesBucketOf = Object.fromEntries(
       Object.entries(functions).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Environment.Variables.FILES_BUCKET]),
     );
-    expect(filesBucketOf).toEqual({ Graphql: { Ref: files }, Auth: undefined, Scim: undefined, Webhooks: undefined, Jobs: { Ref: files } });
+    expect(filesBucketOf).toEqual({ Graphql: { Ref: files }, Auth: undefined, Scim: undefined, Webhooks: undefined, Jobs: { Ref: files }, SamlResync: undefined });
   });
 
   it('is readable and writable by the graphql function, readable and writable (GetObject, PutObject: an import copies files) by the jobs function', () => {
@@ -257,6 +264,7 @@ describe('files bucket', () => {
       Scim: [],
       Webhooks: [],
       Jobs: [{ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objectsOf(files) }],
+      SamlResync: [],
     });
   });
 });
@@ -352,6 +360,39 @@ describe('SAML federation', () => {
     expect(env('ScimFunction').COGNITO_FEDERATED_CLIENT_ID).toBeUndefined();
   });
 
+  it('re-syncs the pool after the federated client: a trigger whose properties are the client\'s, so any deployment that updates (or replaces) the client runs it', () => {
+    const triggers = Object.entries(resourcesOfType('Custom::Trigger'));
+    expect(triggers).toHaveLength(1);
+    const [triggerId, trigger] = triggers[0]!;
+    const resync = Object.entries(resourcesOfType('AWS::Lambda::Function')).find(([id]) => id.startsWith('SamlResyncFunction'))!;
+    // The function's current version: a new one (so a run) whenever its code or configuration changes.
+    expect(trigger.Properties.HandlerArn.Ref).toMatch(/^SamlResyncFunctionCurrentVersion/);
+    expect(trigger.Properties.FederatedClient).toMatchObject({
+      ClientId: { Ref: federatedClientId() },
+      Resource: { Type: 'AWS::Cognito::UserPoolClient', Properties: resourcesOfType('AWS::Cognito::UserPoolClient')[federatedClientId()]!.Properties },
+    });
+    expect((template.toJSON().Resources[triggerId].DependsOn ?? []) as string[]).toContain(federatedClientId());
+    expect(resync[1].Properties.Environment.Variables.COGNITO_FEDERATED_CLIENT_ID).toEqual({ Ref: federatedClientId() });
+    expect(Object.keys(resync[1].Properties.Environment.Variables).sort()).toEqual(['COGNITO_FEDERATED_CLIENT_ID', 'COGNITO_USER_POOL_ID', 'TABLE_NAME']);
+    template.hasOutput('FederatedClientId', { Value: { Ref: federatedClientId() } });
+  });
+
+  it("gives the resync function read access to the table, writes to the lease item only, and the pool's identity-provider and client actions only", () => {
+    const policy = Object.entries(resourcesOfType('AWS::IAM::Policy')).find(([id]) => id.startsWith('SamlResyncFunctionRole'))![1];
+    const statements = policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: unknown; Resource: unknown }[];
+    const actions = statements.flatMap((s) => s.Action);
+    expect(actions.filter((a) => /^dynamodb:(Put|Delete|Update|BatchWrite)/.test(a))).toEqual(['dynamodb:PutItem', 'dynamodb:DeleteItem']);
+    expect(statements.find((s) => ([] as string[]).concat(s.Action).includes('dynamodb:PutItem'))!.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['LOCK#SAMLFEDERATEDCLIENT'] } });
+    expect(actions.filter((a) => a.startsWith('cognito-idp:')).sort()).toEqual([
+      'cognito-idp:CreateIdentityProvider',
+      'cognito-idp:DescribeIdentityProvider',
+      'cognito-idp:DescribeUserPoolClient',
+      'cognito-idp:UpdateIdentityProvider',
+      'cognito-idp:UpdateUserPoolClient',
+    ]);
+    expect(actions.some((a) => a.startsWith('ses:') || a.startsWith('s3:'))).toBe(false);
+  });
+
   it('outputs the ACS URL and the SP entity id for the identity providers', () => {
     template.hasOutput('SamlAcsUrl', { Value: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('^https://'), Match.stringLikeRegexp('/saml2/idpresponse$')])] } });
     template.hasOutput('SamlEntityId', { Value: { 'Fn::Join': ['', ['urn:amazon:cognito:sp:', { Ref: Match.stringLikeRegexp('^UserPool') }]] } });
@@ -413,7 +454,7 @@ describe('webhooks', () => {
     const secrets = Object.keys(resourcesOfType('AWS::SecretsManager::Secret'));
     expect(secrets).toHaveLength(1);
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
-    const functions = resourcesOfType('AWS::Lambda::Function');
+    const functions = serviceFunctions();
     const withKey = Object.entries(functions)
       .filter(([, fn]) => fn.Properties.Environment.Variables.WEBHOOK_SIGNING_KEY_SECRET_ID)
       .map(([id]) => id.replace(/Function[0-9A-F]{8}$/, ''));
