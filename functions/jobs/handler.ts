@@ -11,7 +11,8 @@ let blobs: BlobStorage | undefined;
 /**
  * The fifth function: the table's stream hands it the INSERT of each import job (event filtering keeps
  * everything else away; the same filter is applied here, as the local stack applies it), and it runs the
- * job to SUCCEEDED or FAILED. The job records its own failures: the event source mapping does not retry.
+ * job to SUCCEEDED or FAILED. A claimed job records its own failures; the event source mapping retries a
+ * failure before the claim (a retry of a claimed job does nothing).
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<{ jobs: { id: string; status: string }[] }> {
   const jobs = [];

@@ -275,7 +275,7 @@ export function createFederationStandIn(options: { baseUrl: string; userPoolId: 
     const common = { iss: url, iat: now, exp: now + 3600, jti: randomUUID() };
     send(response, 200, {
       id_token: jwt(privateKey, kid, { ...issued.claims, ...common, aud: issued.clientId, token_use: 'id' }),
-      access_token: jwt(privateKey, kid, { sub: issued.claims.sub, ...common, client_id: issued.clientId, token_use: 'access', scope: client.AllowedOAuthScopes.join(' ') }),
+      access_token: jwt(privateKey, kid, { sub: issued.claims.sub, ...common, auth_time: issued.claims.auth_time ?? now, client_id: issued.clientId, token_use: 'access', scope: client.AllowedOAuthScopes.join(' ') }),
       token_type: 'Bearer',
       expires_in: 3600,
     });

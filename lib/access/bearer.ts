@@ -6,7 +6,10 @@
  * deployed stack uses CognitoJwtVerifier; the local stack verifies cognito-local's tokens with the same
  * library against its JWKS, which cognito-local serves over plain http (so it is fetched with fetch).
  */
-export type BearerVerifier = (token: string) => Promise<{ sub: string }>;
+/** The token's user-pool identity, and when it signed in (`auth_time`, which refreshed tokens keep; else `iat`). */
+export type BearerVerifier = (token: string) => Promise<{ sub: string; authTime: number }>;
+
+const authTimeOf = (payload: { auth_time?: unknown; iat?: unknown }) => Number(payload.auth_time ?? payload.iat ?? 0);
 
 export function bearerVerifierFromEnv(env: NodeJS.ProcessEnv = process.env): BearerVerifier | undefined {
   const userPoolId = env.COGNITO_USER_POOL_ID;
@@ -19,7 +22,10 @@ export function bearerVerifierFromEnv(env: NodeJS.ProcessEnv = process.env): Bea
     if (!env.COGNITO_ENDPOINT) {
       const { CognitoJwtVerifier } = await import('aws-jwt-verify');
       const cognito = CognitoJwtVerifier.create({ userPoolId, tokenUse: 'access', clientId: federatedClientId ? [clientId, federatedClientId] : clientId });
-      return async (token) => ({ sub: (await cognito.verify(token)).sub });
+      return async (token) => {
+        const payload = await cognito.verify(token);
+        return { sub: payload.sub, authTime: authTimeOf(payload) };
+      };
     }
     const [{ JwtRsaVerifier }, { SimpleJwksCache }] = await Promise.all([import('aws-jwt-verify'), import('aws-jwt-verify/jwk')]);
     const issuerOf = (issuer: string, client: string) => ({
@@ -44,7 +50,7 @@ export function bearerVerifierFromEnv(env: NodeJS.ProcessEnv = process.env): Bea
       // Every check is in the issuers' configuration; the multi-issuer signature wants the (empty) overrides.
       const payload = await local.verify(token, {} as never);
       if (typeof payload.sub !== 'string') throw new Error('no sub');
-      return { sub: payload.sub };
+      return { sub: payload.sub, authTime: authTimeOf(payload) };
     };
   };
   return async (token) => {

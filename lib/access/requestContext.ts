@@ -71,13 +71,17 @@ function userRequest(store: Store, userId: string, headers: ContextHeaders): Req
 /** A verified access token of the user pool, mapped to its user through the identity item. */
 async function bearerUser(store: Store, token: string, verifyBearer: BearerVerifier): Promise<string> {
   let sub: string;
+  let authTime: number;
   try {
-    ({ sub } = await verifyBearer(token));
+    ({ sub, authTime } = await verifyBearer(token));
   } catch {
     throw new UnauthenticatedError('The Bearer token is invalid or expired');
   }
   const identity = await getIdentity(store, sub);
   if (!identity) throw new UnauthenticatedError('The Bearer token belongs to no user of this service');
+  if (identity.tokensValidAfter !== undefined && authTime < identity.tokensValidAfter) {
+    throw new UnauthenticatedError("The Bearer token comes from a sign-in before the account's password was reset: sign in again");
+  }
   // A federated identity signs in only while its organization's SAML configuration is enabled (the pool's
   // refresh tokens outlive a disabled configuration).
   if (identity.organizationId) {

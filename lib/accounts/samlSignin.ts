@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { AccountError } from '../errors.js';
-import { deleteSessions, listSessionHashesOfUser } from '../store/account.js';
+import { deleteSessions, identityTokensRevoke, listSessionHashesOfUser } from '../store/account.js';
 import { listAllowlistForEntry } from '../store/allowlist.js';
 import type { Store } from '../store/client.js';
 import { getVerifiedDomain } from '../store/domain.js';
@@ -185,9 +185,10 @@ async function invitedOrAllowlisted(store: Store, organizationId: string, addres
  * replaced by an unknown one: the person sets their own with a reset), and the address becomes verified.
  */
 async function takeOverUnverified(deps: SamlSigninDeps, user: UserRecord): Promise<string> {
+  // The password first (no new sign-in with the old one after this), then every token and session it gave.
+  const { sub } = await deps.identities.setPassword(user.primaryEmail, `${randomBytes(24).toString('base64url')}-Aa1!`);
+  await transactWrite(deps.store, [userEmailVerifiedUpdate(user.id), identityTokensRevoke(sub, user.id, Math.floor(Date.now() / 1000))]);
   await deleteSessions(deps.store, await listSessionHashesOfUser(deps.store, user.id));
-  await deps.identities.setPassword(user.primaryEmail, `${randomBytes(24).toString('base64url')}-Aa1!`);
-  await transactWrite(deps.store, [userEmailVerifiedUpdate(user.id)]);
   await deps.identities.markVerified(user.primaryEmail).catch(() => undefined);
   return user.id;
 }

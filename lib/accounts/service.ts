@@ -4,7 +4,7 @@ import { AccountError } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';
 import { admitByAllowlist } from '../orgs/allowlist.js';
 import { admitByInvitations } from '../orgs/invitations.js';
-import { accountTokenPut, accountTokenSpend, deleteSessions, findUserIdByIdentity, listSessionHashesOfUser, getAccountToken, identityPut, type AccountTokenRecord } from '../store/account.js';
+import { accountTokenPut, accountTokenSpend, deleteSessions, findUserIdByIdentity, listSessionHashesOfUser, getAccountToken, identityPut, identityTokensRevoke, type AccountTokenRecord } from '../store/account.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userKey, userPuts } from '../store/user.js';
@@ -255,7 +255,8 @@ export async function completePasswordReset(deps: AccountDeps, body: unknown): P
   const session = await spendAndSignIn(deps, hash, record);
   await deleteSessions(deps.store, earlier);
   const { sub } = await deps.identities.setPassword(record.email, input.password);
-  await transactWrite(deps.store, [identityPut(sub, record.userId)]);
+  // Bearer tokens of sign-ins before the reset end too (the pool's refresh tokens outlive a new password).
+  await transactWrite(deps.store, [identityTokensRevoke(sub, record.userId, Math.floor(Date.now() / 1000))]);
   await afterVerified(deps, record.userId, record.email);
   return session;
 }

@@ -110,8 +110,26 @@ export function federatedIdentityPut(sub: string, userId: string, identity: { pr
   };
 }
 
+/**
+ * Ends every Bearer token of an identity whose sign-in (`auth_time`, kept across refreshes) came before
+ * `atSeconds`: a password reset, or an SSO sign-in taking over an unverified account, so that whoever held
+ * the old password keeps no token. Makes the identity item when the identity never had one.
+ */
+export function identityTokensRevoke(sub: string, userId: string, atSeconds: number) {
+  return {
+    Update: {
+      Key: identityKey(sub),
+      UpdateExpression: 'SET tokensValidAfter = :at, userId = if_not_exists(userId, :user), entity = if_not_exists(entity, :entity)',
+      ConditionExpression: 'attribute_not_exists(PK) OR userId = :user',
+      ExpressionAttributeValues: { ':at': atSeconds, ':user': userId, ':entity': 'Identity' },
+    },
+  };
+}
+
 export const identityRecord = z.object({
   userId: z.string(),
+  /** Tokens of sign-ins before this time (epoch seconds) are refused: identityTokensRevoke. */
+  tokensValidAfter: z.number().optional(),
   /** Federated identities only: the SAML provider and the organization whose configuration it is. */
   providerName: z.string().optional(),
   organizationId: z.string().optional(),

@@ -157,10 +157,11 @@ export function failImportJob(
   job: ImportJobRecord,
   at: string,
   failure: { code: string; message: string; problems: ImportProblem[]; problemCount: number; maxProblems: number },
+  from: readonly ImportJobStatus[] = unfinishedImportJobStatuses,
 ): Promise<boolean> {
   return updateIf(
     store,
-    jobUpdate(job, unfinishedImportJobStatuses, {
+    jobUpdate(job, from, {
       status: 'FAILED',
       ...finishedFields(at),
       error: { code: failure.code, message: failure.message },

@@ -87,7 +87,7 @@ export async function enqueueLibraryImport(store: Store, scope: LibraryScope, ca
       holder?.status === 'QUEUED' &&
       isStaleImportJob(holder) &&
       // False when a worker claimed it after all, just now: then it is in progress.
-      (await failImportJob(store, holder, new Date().toISOString(), { code: 'IMPORT_ABANDONED', message: 'No worker took this job; a later import replaced it', problems: [], problemCount: 0, maxProblems: 0 }));
+      (await failImportJob(store, holder, new Date().toISOString(), { code: 'IMPORT_ABANDONED', message: 'No worker took this job; a later import replaced it', problems: [], problemCount: 0, maxProblems: 0 }, ['QUEUED']));
     if (holder && !lost && unfinishedImportJobStatuses.includes(holder.status)) {
       throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', `Import job ${holder.id} is ${holder.status} in this library; wait for it to finish (transfer.importJob)`, { jobId: holder.id });
     }

@@ -140,9 +140,16 @@ describe('sign-in, sign-out, password reset, Bearer tokens', () => {
     const before = await postAuth('/auth/signin', { email: address, password: oldPassword }, ip);
     const oldSession = { cookie: sessionFrom(before), csrfToken: before.body.csrfToken };
     expect((await graphql(meQuery, undefined, asSession(oldSession))).status).toBe(200);
+    // So does a Bearer token of a sign-in before it (the pool's refresh tokens would outlive the new password).
+    const oldBearer = { authorization: `Bearer ${(await postAuth('/auth/token', { email: address, password: oldPassword }, ip)).body.accessToken}` };
+    expect((await graphql(meQuery, undefined, oldBearer)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // auth_time has a one-second grain
     const newPassword = strongPassword();
     const done = await postAuth('/auth/password-reset/complete', { token, password: newPassword }, ip);
     expect((await graphql(meQuery, undefined, asSession(oldSession))).status).toBe(401);
+    expect((await graphql(meQuery, undefined, oldBearer)).status).toBe(401);
+    const newBearer = { authorization: `Bearer ${(await postAuth('/auth/token', { email: address, password: newPassword }, ip)).body.accessToken}` };
+    expect((await graphql(meQuery, undefined, newBearer)).status).toBe(200);
     expect(done.body).toEqual({ status: 'password_reset', csrfToken: expect.any(String) });
     expect((await ok(asSession({ cookie: sessionFrom(done), csrfToken: done.body.csrfToken }), meQuery)).user.me.user.primaryEmail).toBe(address);
     expect((await postAuth('/auth/password-reset/complete', { token, password: strongPassword() }, ip)).body.code).toBe('AUTH_TOKEN_INVALID');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   CognitoIdentityProviderClient,
   DeleteIdentityProviderCommand,
@@ -15,6 +15,7 @@ import { ok } from './accessHelpers.js';
 import { freshClientIp, send, type AccountResponse } from './accountHelpers.js';
 import { configureSaml, idpMetadata } from './scimHelpers.js';
 import { verifyDomain } from '../../lib/orgs/operator.js';
+import { releaseFederatedClientLease, takeFederatedClientLease } from '../../lib/store/samlSignin.js';
 
 /**
  * Operations of SAML federation end to end on the local stack: the federated client's provider list reset as
@@ -108,6 +109,18 @@ async function clientProviders(): Promise<string[]> {
  * organizations meanwhile), so only the providers of `dropped` are taken off here.
  */
 async function deploymentResetsClient(dropped: string[]): Promise<void> {
+  // Under the client's lease, as saml.configure and the resync work: a read-then-write of the list that raced
+  // another file's saml.configure would drop that file's provider and fail its sign-ins.
+  const owner = randomUUID();
+  while (!(await takeFederatedClientLease(testStore(), owner, 15_000))) await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await resetClient(dropped);
+  } finally {
+    await releaseFederatedClientLease(testStore(), owner);
+  }
+}
+
+async function resetClient(dropped: string[]): Promise<void> {
   const { UserPoolClient: current } = await pool.send(new DescribeUserPoolClientCommand({ UserPoolId: ids.userPoolId, ClientId: ids.federatedClientId }));
   await pool.send(
     new UpdateUserPoolClientCommand({

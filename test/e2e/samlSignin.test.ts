@@ -180,7 +180,7 @@ describe('SAML sign-in through the user pool', () => {
     expect((await ok(session, me)).user.me).toEqual({ permitted: true, user: { primaryEmail: newcomer } });
   });
 
-  it('takes an unverified account at an allowlisted address away from whoever made it: their sessions and password end', async () => {
+  it('takes an unverified account at an allowlisted address away from whoever made it: their sessions, Bearer tokens and password end', async () => {
     const sso = await ssoTenant();
     await ok(tenantHeaders(sso.tenant), 'mutation($entry: String!) { organization { allowlist { add(input: { entry: $entry, roleId: "VIEWER" }) { entry } } } }', { entry: `@${sso.domain}` });
     const address = `early.${randomUUID().slice(0, 8)}@${sso.domain}`;
@@ -191,10 +191,17 @@ describe('SAML sign-in through the user pool', () => {
     expect(squatter.status).toBe(200);
     const squatterSession = { cookie: `__Host-service_session=${sessionFrom(squatter)}`, 'x-csrf-token': squatter.body.csrfToken };
     expect((await graphql(me, undefined, squatterSession)).status).toBe(200);
+    const issued = await postAuth('/auth/token', { email: address, password }, from);
+    expect(issued.status).toBe(200);
+    const squatterBearer = { authorization: `Bearer ${issued.body.accessToken}` };
+    expect((await graphql(me, undefined, squatterBearer)).status).toBe(200);
+    // auth_time has a one-second grain: the takeover comes in a later second than the squatter's sign-in.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
 
     const session = sessionOf(await signIn(address));
     expect((await ok(session, me)).user.me).toEqual({ permitted: true, user: { primaryEmail: address } });
     expect((await graphql(me, undefined, squatterSession)).status).toBe(401);
+    expect((await graphql(me, undefined, squatterBearer)).status).toBe(401);
     expect((await postAuth('/auth/signin', { email: address, password }, freshClientIp())).status).toBe(401);
   });
 

@@ -45,8 +45,9 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 describe('Bearer access tokens by client', () => {
   it("accepts the password client's and the federated client's access tokens", async () => {
     const sub = randomUUID();
-    expect(await verify(access('cognito', 'appclient', { sub }))).toEqual({ sub });
-    expect(await verify(access('pool', 'fedclient', { sub }))).toEqual({ sub });
+    // The sign-in time: auth_time, which refreshed tokens keep, else iat.
+    expect(await verify(access('cognito', 'appclient', { sub, auth_time: 1_700_000_000 }))).toEqual({ sub, authTime: 1_700_000_000 });
+    expect(await verify(access('pool', 'fedclient', { sub }))).toEqual({ sub, authTime: expect.any(Number) });
   });
 
   it("refuses another client's tokens, a client's token from the other issuer, and ID tokens", async () => {
