@@ -87,7 +87,10 @@ async function bearerUser(store: Store, token: string, verifyBearer: BearerVerif
   if (identity.organizationId) {
     const organization = await getOrganization(store, identity.organizationId);
     const saml = organization && !organization.archived ? organization.saml : undefined;
-    if (!saml?.enabled || saml.providerName !== identity.providerName) throw new UnauthenticatedError("The Bearer token was issued through an identity provider that no longer signs in to this service");
+    // ... and while it still lists the domain of the address the IdP asserted (a verified domain of the organization).
+    if (!saml?.enabled || saml.providerName !== identity.providerName || !identity.domain || !saml.domains.includes(identity.domain)) {
+      throw new UnauthenticatedError("The Bearer token was issued through an identity provider that no longer signs in to this service");
+    }
   }
   return identity.userId;
 }

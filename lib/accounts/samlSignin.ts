@@ -137,7 +137,7 @@ export async function completeSamlSignin(deps: SamlSigninDeps, query: Record<str
   const session = newSession(userId);
   // The pool's federated user (its sub) is this account from now on: its Bearer tokens authenticate as it.
   try {
-    await transactWrite(deps.store, [sessionPutItem(session), federatedIdentityPut(claims.sub, userId, { providerName: record.providerName, organizationId: organization!.id })]);
+    await transactWrite(deps.store, [sessionPutItem(session), federatedIdentityPut(claims.sub, userId, { providerName: record.providerName, organizationId: organization!.id, domain })]);
   } catch (error) {
     // The sub is a password identity or another provider's: the pool issued it to someone else, so no session.
     if (error instanceof TransactionCancelledError && !error.conflict && error.failedConditions.includes(1)) throw assertionRejected('The ID token names a user of the pool that is not a federated user of this identity provider');

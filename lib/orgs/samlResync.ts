@@ -76,7 +76,8 @@ async function ensureRegistered(registry: SamlProviderRegistry, saml: SamlConfig
 /**
  * Re-syncs the pool from the table: every organization with stored SAML metadata (every configuration saved
  * since the metadata is stored) is read, the providers of the enabled ones are registered again where the
- * pool lost them, and the federated client's list is set to exactly the enabled, registered providers, under
+ * pool lost them, and the federated client lists the enabled, registered providers and not the others examined
+ * (providers of organizations it did not examine are left as they are), under
  * the client's lease (the table is read again under it, so a saml.configure that saved meanwhile is seen or
  * applies its own change after). Idempotent; an organization whose provider cannot be put back is reported
  * and left off the client, the others are synced.
@@ -109,8 +110,11 @@ export async function resyncSamlFederation(store: Store, registry: SamlProviderR
         ...(registration.problem ? { problem: registration.problem } : {}),
       });
     }
-    const wanted = organizations.filter((o) => o.enabled).map((o) => o.providerName).sort();
-    const { before, after } = await registry.updateClientProviders(() => wanted);
+    const wanted = organizations.filter((o) => o.enabled).map((o) => o.providerName);
+    // A provider of no organization examined here (a configuration saved before metadata was stored, found only
+    // with --scan) is left as it is: the resync adds and removes only what it can judge.
+    const examined = new Set(organizations.map((o) => o.providerName));
+    const { before, after } = await registry.updateClientProviders((current) => [...new Set([...wanted, ...current.filter((name) => !examined.has(name))])].sort());
     return { organizations, before, after };
   });
 }

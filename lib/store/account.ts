@@ -100,10 +100,10 @@ export function identityPut(sub: string, userId: string) {
  * transaction. The IdP decides which address (hence which account) the federated user is, so a later sign-in
  * may move it to another account; the condition keeps it off a password identity and another provider's.
  */
-export function federatedIdentityPut(sub: string, userId: string, identity: { providerName: string; organizationId: string }) {
+export function federatedIdentityPut(sub: string, userId: string, identity: { providerName: string; organizationId: string; domain: string }) {
   return {
     Put: {
-      Item: { ...identityKey(sub), entity: 'Identity', userId, providerName: identity.providerName, organizationId: identity.organizationId },
+      Item: { ...identityKey(sub), entity: 'Identity', userId, providerName: identity.providerName, organizationId: identity.organizationId, domain: identity.domain },
       ConditionExpression: 'attribute_not_exists(PK) OR providerName = :provider',
       ExpressionAttributeValues: { ':provider': identity.providerName },
     },
@@ -133,6 +133,8 @@ export const identityRecord = z.object({
   /** Federated identities only: the SAML provider and the organization whose configuration it is. */
   providerName: z.string().optional(),
   organizationId: z.string().optional(),
+  /** The domain of the address the IdP asserted: its tokens stop when the configuration no longer lists it. */
+  domain: z.string().optional(),
 });
 export type IdentityRecord = z.infer<typeof identityRecord>;
 

@@ -232,6 +232,12 @@ describe('Bearer tokens of SSO users', () => {
     const libraries = await graphql<{ libraries: { name: string }[] }>('{ libraries { name } }', undefined, { authorization: `Bearer ${token}`, 'x-organization': `@${sso.tenant.organization.slug}` });
     expect(libraries.body.data?.libraries).toEqual([{ name: 'Main' }]);
 
+    // Once the configuration no longer lists the address's domain, its IdP's tokens for it stop; listed again, they work.
+    await ok(tenantHeaders(sso.tenant), configureSaml, { input: { enabled: true, domains: [] } });
+    expect((await graphql(me, undefined, { authorization: `Bearer ${token}` })).status).toBe(401);
+    await ok(tenantHeaders(sso.tenant), configureSaml, { input: { enabled: true, domains: [sso.domain] } });
+    expect((await graphql(me, undefined, { authorization: `Bearer ${token}` })).status).toBe(200);
+
     // Once the organization disables SAML, its IdP's tokens sign nobody in.
     await ok(tenantHeaders(sso.tenant), configureSaml, { input: { enabled: false } });
     expect((await graphql(me, undefined, { authorization: `Bearer ${token}` })).status).toBe(401);
