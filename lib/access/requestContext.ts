@@ -2,7 +2,7 @@ import { hashSecret, scopeOfSecret } from '../apikeys/secrets.js';
 import { checkSession } from '../accounts/sessions.js';
 import { BadRequestError, CsrfTokenError, UnauthenticatedError } from '../errors.js';
 import { getIdentity } from '../store/account.js';
-import { getOrganization } from '../store/organization.js';
+import { enabledSamlConfiguration, getOrganization } from '../store/organization.js';
 import type { BearerVerifier } from './bearer.js';
 import { apiKeySecretKey, apiKeySecretRecord } from '../store/apiKey.js';
 import type { Store } from '../store/client.js';
@@ -86,9 +86,9 @@ async function bearerUser(store: Store, token: string, verifyBearer: BearerVerif
   // refresh tokens outlive a disabled configuration).
   if (identity.organizationId) {
     const organization = await getOrganization(store, identity.organizationId);
-    const saml = organization && !organization.archived ? organization.saml : undefined;
+    const saml = enabledSamlConfiguration(organization);
     // ... and while it still lists the domain of the address the IdP asserted (a verified domain of the organization).
-    if (!saml?.enabled || saml.providerName !== identity.providerName || !identity.domain || !saml.domains.includes(identity.domain)) {
+    if (!saml || saml.providerName !== identity.providerName || !identity.domain || !saml.domains.includes(identity.domain)) {
       throw new UnauthenticatedError("The Bearer token was issued through an identity provider that no longer signs in to this service");
     }
   }

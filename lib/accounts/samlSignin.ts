@@ -9,7 +9,7 @@ import { listInvitationsForEmail } from '../store/invitation.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { federatedIdentityPut } from '../store/account.js';
 import { getMembership } from '../store/membership.js';
-import { findOrganizationIdBySlug, getOrganization, type OrganizationRecord } from '../store/organization.js';
+import { enabledSamlConfiguration, findOrganizationIdBySlug, getOrganization, type OrganizationRecord } from '../store/organization.js';
 import { getSamlState, samlStatePut, spendSamlState } from '../store/samlSignin.js';
 import { getScimUser } from '../store/scim.js';
 import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userPuts, type UserRecord } from '../store/user.js';
@@ -49,7 +49,6 @@ const startQuery = z.union([
 ]);
 
 const domainOf = (address: string) => address.split('@')[1] ?? '';
-const enabledSaml = (organization: OrganizationRecord | undefined) => (organization && !organization.archived && organization.saml?.enabled ? organization.saml : undefined);
 
 /** The organization that verified a domain: the only one whose IdP may sign in its addresses. */
 const ownerOfDomain = async (store: Store, domain: string) => (await getVerifiedDomain(store, domain))?.organizationId;
@@ -60,7 +59,7 @@ async function organizationToSignIn(store: Store, query: z.infer<typeof startQue
   if ('email' in query) organizationId = await ownerOfDomain(store, domainOf(query.email));
   else organizationId = await findOrganizationIdBySlug(store, query.organization.replace(/^@/, '').toLowerCase());
   const organization = organizationId ? await getOrganization(store, organizationId) : undefined;
-  const saml = enabledSaml(organization);
+  const saml = enabledSamlConfiguration(organization);
   if (!saml || ('email' in query && !saml.domains.includes(domainOf(query.email)))) throw notConfigured();
   return organization!;
 }
@@ -129,7 +128,7 @@ export async function completeSamlSignin(deps: SamlSigninDeps, query: Record<str
   if (typeof claims.email !== 'string' || !z.email().safeParse(claims.email).success) throw assertionRejected('The identity provider sent no email address (map the email attribute)');
   const address = normalizeEmail(claims.email);
   const organization = await getOrganization(deps.store, record.organizationId);
-  const saml = enabledSaml(organization);
+  const saml = enabledSamlConfiguration(organization);
   if (!saml || saml.providerName !== record.providerName) throw notConfigured();
   const domain = domainOf(address);
   if (!saml.domains.includes(domain) || (await ownerOfDomain(deps.store, domain)) !== organization!.id) throw notAdmitted();

@@ -91,7 +91,10 @@ export class S3BlobStorage implements BlobStorage {
 
   async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
     const { s3, sdk } = await this.connect();
-    await s3.send(new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.length }));
+    // With its SHA-256, which S3 checks and keeps: inspect() reads it back, as for uploads (an import's copy
+    // of a file is verified by it when the library is exported and imported again).
+    const checksum = createHash('sha256').update(bytes).digest('base64');
+    await s3.send(new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.length, ChecksumSHA256: checksum }));
   }
 
   async get(key: string): Promise<Buffer | null> {

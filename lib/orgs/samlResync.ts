@@ -2,7 +2,7 @@ import { ConflictError } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
 import type { Store } from '../store/client.js';
-import { getOrganization, getOrganizations, type OrganizationRecord } from '../store/organization.js';
+import { enabledSamlConfiguration, getOrganization, getOrganizations, type OrganizationRecord } from '../store/organization.js';
 import { getSamlMetadata, listSamlMetadata, releaseFederatedClientLease, takeFederatedClientLease, type SamlMetadataRecord } from '../store/samlSignin.js';
 
 /**
@@ -36,8 +36,6 @@ export async function underFederatedClientLease<T>(store: Store, work: () => Pro
 type SamlConfiguration = NonNullable<OrganizationRecord['saml']>;
 
 /** The configuration whose provider the federated client must list, if the organization has one. */
-export const enabledConfiguration = (organization: OrganizationRecord | undefined): SamlConfiguration | undefined =>
-  organization && !organization.archived && organization.saml?.enabled ? organization.saml : undefined;
 
 export interface ResyncedOrganization {
   organizationId: string;
@@ -88,7 +86,7 @@ export async function resyncSamlFederation(store: Store, registry: SamlProviderR
   // Registrations first, outside the lease (they do not touch the client, and can take a while).
   const checked = new Map<string, { reregistered: boolean; problem?: string }>();
   for (const organization of (await getOrganizations(store, ids)).values()) {
-    const saml = enabledConfiguration(organization);
+    const saml = enabledSamlConfiguration(organization);
     if (saml) checked.set(saml.providerName, await ensureRegistered(registry, saml, metadata.get(organization.id)));
   }
   return underFederatedClientLease(store, async () => {
@@ -98,7 +96,7 @@ export async function resyncSamlFederation(store: Store, registry: SamlProviderR
       const organization = fresh.get(id);
       const saml = organization?.saml;
       if (!organization || !saml) continue;
-      const enabled = enabledConfiguration(organization);
+      const enabled = enabledSamlConfiguration(organization);
       // Enabled since the first pass: check it now.
       const registration = enabled ? (checked.get(saml.providerName) ?? (await ensureRegistered(registry, saml, metadata.get(id) ?? (await getSamlMetadata(store, id))))) : { reregistered: false };
       organizations.push({
@@ -129,7 +127,7 @@ export async function syncOrganizationProvider(store: Store, registry: SamlProvi
     const organization = await getOrganization(store, organizationId);
     const saml = organization?.saml;
     if (!saml) return;
-    const enabled = enabledConfiguration(organization);
+    const enabled = enabledSamlConfiguration(organization);
     if (enabled) {
       const { problem } = await ensureRegistered(registry, enabled, await getSamlMetadata(store, organizationId));
       if (problem) throw new Error(problem);

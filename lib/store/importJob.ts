@@ -34,6 +34,8 @@ export const importJobRecord = z.object({
   /** Who the import acts as (history records, configuration versions): the requester's principal. */
   principalId: z.string(),
   actingIntegrationId: z.string().nullable(),
+  /** The library of the API key that started the job (null: a session or a Bearer token): such a key copies no other library's files. */
+  keyLibraryId: z.string().nullable().default(null),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
   /** Touched by the running worker at least every heartbeat interval; a stale one means the worker died. */

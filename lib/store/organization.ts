@@ -49,6 +49,10 @@ export const organizationRecord = z.object({
 });
 export type OrganizationRecord = z.infer<typeof organizationRecord>;
 
+/** The organization's SAML configuration while it signs people in: enabled, and the organization not archived. */
+export const enabledSamlConfiguration = (organization: OrganizationRecord | undefined) =>
+  organization && !organization.archived && organization.saml?.enabled ? organization.saml : undefined;
+
 const slugRecord = z.object({ organizationId: z.string().uuid() });
 
 export function organizationPuts(org: OrganizationRecord) {

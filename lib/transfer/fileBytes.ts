@@ -81,17 +81,25 @@ export function directoryFileBytes(directory: string): FileBytesSource {
 /**
  * The file store of the library a bundle was exported from (`source` of its manifest), in this deployment:
  * the API's export is one JSON file, and its files stay where they are until an import copies them. The
- * importing user must be allowed to export that library (library.settings.update there), else
- * FILES_NOT_ACCESSIBLE: a bundle names libraries by id, and naming one must not open its files. Each file
+ * importing user must be allowed to export that library (library.settings.update there), and a job started
+ * with an API key copies only from that key's library, else FILES_NOT_ACCESSIBLE: a bundle names libraries by id, and naming one must not open its files. Each file
  * must still be there, READY, with the listed size and SHA-256.
  */
-export function libraryFileBytes(store: Store, blobs: BlobStorage, source: { organizationId: string; libraryId: string } | null, userId: string, sourcePath: string): FileBytesSource {
+export function libraryFileBytes(
+  store: Store,
+  blobs: BlobStorage,
+  source: { organizationId: string; libraryId: string } | null,
+  importer: { userId: string; keyLibraryId: string | null },
+  sourcePath: string,
+): FileBytesSource {
   const storageKeys = new Map<string, string>();
   return {
     async verify(files, at) {
       if (files.length === 0) return [];
       if (!source) return [{ path: sourcePath, code: 'FILES_UNAVAILABLE', message: 'the bundle lists files but names no source library to copy them from' }];
-      const membership = await getMembership(store, source.organizationId, userId, true);
+      // An API key reaches its own library only: its owner's access elsewhere is not the key's.
+      const keyAllows = importer.keyLibraryId === null || importer.keyLibraryId === source.libraryId;
+      const membership = keyAllows ? await getMembership(store, source.organizationId, importer.userId, true) : undefined;
       const allowed = membership && (await loadEffectiveAccess(store, membership)).libraryPermissions(source.libraryId).has('library.settings.update');
       if (!allowed) {
         return [{ path: sourcePath, code: 'FILES_NOT_ACCESSIBLE', message: 'the files of a bundle are copied from the library it was exported from; the importing user may not export that library (library.settings.update there)' }];

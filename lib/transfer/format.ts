@@ -97,7 +97,7 @@ export const manifestSchema = z.object({
   format: z.literal(formatName),
   formatVersion: z.literal(formatVersion),
   exportedAt: z.string(),
-  source: z.object({ organizationId: z.string(), libraryId: z.string(), slug: z.string(), name: z.string() }).nullable(),
+  source: z.object({ organizationId: z.string().uuid(), libraryId: z.string().uuid(), slug: z.string(), name: z.string() }).nullable(),
   /** The four documents as stored (validated again on import). */
   configuration: z.object(Object.fromEntries(configTypes.map((type) => [type, z.record(z.string(), z.unknown())])) as Record<(typeof configTypes)[number], z.ZodRecord<z.ZodString, z.ZodUnknown>>),
   accessPolicy: z

@@ -51,6 +51,8 @@ export interface ImportCaller {
   requireLibraryPermission(permission: PermissionName): Promise<void>;
   principalId: string;
   actingIntegrationId: string | null;
+  /** The library an API key is bound to, null for a session or a Bearer token. */
+  keyLibraryId: string | null;
 }
 
 const isCsv = (file: FileRecord) => file.contentType === 'text/csv' || file.name.toLowerCase().endsWith('.csv');
@@ -106,6 +108,7 @@ export async function enqueueLibraryImport(store: Store, scope: LibraryScope, ca
     createdBy: scope.userId,
     principalId: caller.principalId,
     actingIntegrationId: caller.actingIntegrationId,
+    keyLibraryId: caller.keyLibraryId,
     startedAt: null,
     finishedAt: null,
     heartbeatAt: at,
@@ -141,7 +144,7 @@ export function isStaleImportJob(job: ImportJobRecord, now = Date.now()): boolea
 async function readImportSource(store: Store, blobs: BlobStorage, job: ImportJobRecord): Promise<ImportSource> {
   const { bytes } = await readFileBytes(store, blobs, job, job.fileId);
   // The files a bundle lists are copied from the library it was exported from (see libraryFileBytes).
-  if (job.format === 'JSON') return readImportBundle(bytes.toString('utf8'), (manifest) => libraryFileBytes(store, blobs, manifest.source, job.createdBy, 'bundle.source'));
+  if (job.format === 'JSON') return readImportBundle(bytes.toString('utf8'), (manifest) => libraryFileBytes(store, blobs, manifest.source, { userId: job.createdBy, keyLibraryId: job.keyLibraryId }, 'bundle.source'));
   const bom = job.bomFileId ? await readFileBytes(store, blobs, job, job.bomFileId) : null;
   return { kind: 'csv', manifest: null, componentsCsv: bytes.toString('utf8'), bomCsv: bom ? bom.bytes.toString('utf8') : null };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -21,7 +22,7 @@ import { createComponents, updateComponents } from '../../lib/components/service
 import { canonical, canonicalLibrary, newEmptyLibrary, partitionSnapshot, seedTemplatesAndFiles, stackFiles, templateDocument, type LibraryTarget } from './transferHelpers.js';
 import { rm, writeFile as writeBytes } from 'node:fs/promises';
 import { addMember } from '../../lib/orgs/operator.js';
-import { getFile, listFileRecords } from '../../lib/store/file.js';
+import { getFile, importedFileItem, listFileRecords } from '../../lib/store/file.js';
 import { listTemplates } from '../../lib/store/changeOrderTemplate.js';
 import { importedTemplateItems } from '../../lib/store/changeOrderTemplate.js';
 import { markLibraryImporting, putItemsInParallel } from '../../lib/store/libraryTransfer.js';
@@ -275,13 +276,18 @@ describe('library export and import', () => {
     const t = await newTenant();
     const target = await newEmptyLibrary(store, t, uniqueSlug('abort'));
     const ownTemplate = { id: 'own', organizationId: target.ref.organizationId, libraryId: target.ref.libraryId, name: 'Own', document: {}, createdAt: 'now', createdBy: t.user.id };
-    await putItemsInParallel(store, importedTemplateItems(ownTemplate, 'an-earlier-import'), 1);
+    const file = (id: string) => ({
+      id, organizationId: target.ref.organizationId, libraryId: target.ref.libraryId, name: `${id}.pdf`, contentType: 'application/pdf', size: 3, sha256: 'ab',
+      status: 'READY' as const, storageKey: `k/${id}`, createdAt: 'now', createdBy: t.user.id, completedAt: 'now',
+    });
+    const ownFile = file(randomUUID());
+    await putItemsInParallel(store, [...importedTemplateItems(ownTemplate, 'an-earlier-import'), importedFileItem(ownFile, 'an-earlier-import')], 1);
     const before = await partitionSnapshot(store, target.ref);
     await markLibraryImporting(store, target.ref.organizationId, target.ref.libraryId, { importId: 'crashed', startedAt: 'now', startedBy: t.user.id });
-    await putItemsInParallel(store, importedTemplateItems({ ...ownTemplate, id: 'imported', name: 'Imported' }, 'crashed'), 1);
-    expect(await abandonLibraryImport(store, target.ref, 'crashed')).toEqual({ deleted: 2 });
+    await putItemsInParallel(store, [...importedTemplateItems({ ...ownTemplate, id: 'imported', name: 'Imported' }, 'crashed'), importedFileItem(file(randomUUID()), 'crashed')], 1);
+    expect(await abandonLibraryImport(store, target.ref, 'crashed')).toEqual({ deleted: 3 });
     expect(await partitionSnapshot(store, target.ref)).toEqual(before);
-    expect(await listFileRecords(store, target.ref.organizationId, target.ref.libraryId)).toEqual([]);
+    expect((await listFileRecords(store, target.ref.organizationId, target.ref.libraryId)).map((f) => f.id)).toEqual([ownFile.id]);
   });
 
   it('round-trips 10,000 components and their BOMs', { timeout: 600_000 }, async () => {

@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { clearImportMark, markLibraryImporting } from '../../lib/store/libraryTransfer.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { newSession, sessionPutItem } from '../../lib/accounts/sessions.js';
+import { transactWrite } from '../../lib/store/items.js';
 import { createImportJob, importJobKey, type ImportJobRecord } from '../../lib/store/importJob.js';
 import { abortLibraryImport } from '../../lib/transfer/jobs.js';
 import { memberWithRole, refusal } from './accessHelpers.js';
@@ -62,7 +64,7 @@ async function finishedJob(target: Tenant, id: string): Promise<Job> {
 function runningJob(target: Tenant, heartbeatAt: string): ImportJobRecord {
   return {
     id: randomUUID(), organizationId: target.organization.id, libraryId: target.library.id, status: 'VALIDATING', format: 'JSON', fileId: randomUUID(), bomFileId: null,
-    createdAt: heartbeatAt, createdBy: target.user.id, principalId: 'native', actingIntegrationId: null, startedAt: heartbeatAt, finishedAt: null, heartbeatAt,
+    createdAt: heartbeatAt, createdBy: target.user.id, principalId: 'native', actingIntegrationId: null, keyLibraryId: null, startedAt: heartbeatAt, finishedAt: null, heartbeatAt,
     components: null, itemsWritten: 0, itemsTotal: null, counts: null, durationMs: null, problems: [], problemCount: 0, error: null,
   };
 }
@@ -139,7 +141,17 @@ describe('library export and import through the API', () => {
     await addMember(store, { orgSlug: a.organization.slug, email: b.user.email, role: 'SITE_ADMIN' });
     const ref = (t: Tenant) => ({ organizationId: t.organization.id, libraryId: t.library.id });
     const file = await uploadFile(b, bytes, { name: 'export.json', contentType: 'application/json' });
-    const imported = await finishedJob(b, (await startImport(b, { fileId: file.id })).id);
+    // With b's API key (bound to b's library) the files of a's library are out of reach, whatever its owner may do.
+    const byKey = await finishedJob(b, (await startImport(b, { fileId: file.id })).id);
+    expect(byKey).toMatchObject({ status: 'FAILED', error: { code: 'IMPORT_INVALID' } });
+    expect(byKey.problems.map((p) => [p.path, p.code])).toEqual([['bundle.source', 'FILES_NOT_ACCESSIBLE']]);
+    // Signed in as the same person (a session), the import copies them.
+    const session = newSession(b.user.id);
+    await transactWrite(store, [sessionPutItem(session)]);
+    const asPerson = { cookie: `__Host-service_session=${session.cookieValue}`, 'x-csrf-token': session.csrfToken, 'x-organization': `@${b.organization.slug}`, 'x-library': b.library.path };
+    const started = await graphql<{ transfer: { importLibrary: Job } }>(importMutation, { input: { fileId: file.id } }, asPerson);
+    expect(started.body.errors).toBeUndefined();
+    const imported = await finishedJob(b, started.body.data!.transfer.importLibrary.id);
     expect(imported).toMatchObject({ status: 'SUCCEEDED', error: null });
     expect(await canonicalLibrary(store, ref(b))).toEqual(await canonicalLibrary(store, ref(a)));
     // The copies are files of the target: their ids are new, and the uploaded export is still there.

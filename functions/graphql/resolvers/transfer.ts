@@ -17,7 +17,12 @@ export const transferResolvers: Resolvers = {
       return (await jobs()).enqueueLibraryImport(
         context.store,
         scope,
-        { requireLibraryPermission: (permission) => context.access.requireLibraryPermission(permission), principalId, actingIntegrationId: context.access.actingIntegrationId },
+        {
+          requireLibraryPermission: (permission) => context.access.requireLibraryPermission(permission),
+          principalId,
+          actingIntegrationId: context.access.actingIntegrationId,
+          keyLibraryId: context.access.caller.kind === 'apiKey' ? context.access.caller.libraryId : null,
+        },
         input,
       );
     },
