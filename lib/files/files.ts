@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { FileError, InvalidInputError } from '../errors.js';
 
 import type { Store } from '../store/client.js';
-import { getFile, getFiles, markFileReady, putPendingFile, type FileRecord } from '../store/file.js';
+import { fileStorageKey, getFile, getFiles, markFileReady, putPendingFile, type FileRecord } from '../store/file.js';
 
 import { nowIso } from '../store/items.js';
 
@@ -43,7 +43,7 @@ export async function createUpload(store: Store, blobs: BlobStorage, scope: File
     size: parsed.data.size,
     sha256: parsed.data.sha256.toLowerCase(),
     status: 'PENDING',
-    storageKey: `${scope.organizationId}/${scope.libraryId}/${id}`,
+    storageKey: fileStorageKey(scope.organizationId, scope.libraryId, id),
     createdAt: nowIso(),
     createdBy: scope.userId,
     completedAt: null,
@@ -103,7 +103,7 @@ export async function storeGeneratedFile(store: Store, blobs: BlobStorage, scope
     size: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
     status: 'PENDING',
-    storageKey: `${scope.organizationId}/${scope.libraryId}/${id}`,
+    storageKey: fileStorageKey(scope.organizationId, scope.libraryId, id),
     createdAt: at,
     createdBy: scope.userId,
     completedAt: null,

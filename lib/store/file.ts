@@ -23,6 +23,9 @@ export const fileRecord = z.object({
 });
 export type FileRecord = z.infer<typeof fileRecord>;
 
+/** Where a file's bytes live in the file store: under its organization and library, by its id. */
+export const fileStorageKey = (organizationId: string, libraryId: string, fileId: string) => `${organizationId}/${libraryId}/${fileId}`;
+
 /** Uploads never completed expire with TTL after a day. */
 const pendingTtlSeconds = 24 * 60 * 60;
 

@@ -13,11 +13,10 @@ import {
 } from '../store/libraryTransfer.js';
 import { committedWriteIds } from '../store/pendingWrite.js';
 import { listFileRecords } from '../store/file.js';
-import { carriedFieldsOf, countsOf, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
+import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
 import { exportTemplates } from './templates.js';
 
 /** Fields of a component and of its history changes that name an uploaded file. */
-export const fileFields = new Set(['fileId', 'imageFileId']);
 
 /**
  * Reads a whole library: one paginated Query per kind of item (components, history, BOMs, BOM snapshots,

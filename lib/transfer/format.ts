@@ -133,3 +133,6 @@ export function countsOf(components: ExportedComponent[]): Manifest['counts'] {
     bomSnapshots: components.reduce((sum, c) => sum + c.bomHistory.length, 0),
   };
 }
+
+/** The component fields (and history change fields) that name files: an import gives the files new ids. */
+export const fileFields = new Set(['fileId', 'imageFileId']);

@@ -27,9 +27,9 @@ import {
 } from '../store/libraryTransfer.js';
 import { mergeCounters, type CounterValue } from './counters.js';
 import type { BlobStorage } from '../files/blobStorage.js';
-import { importedFileItem, type FileRecord } from '../store/file.js';
+import { fileStorageKey, importedFileItem, type FileRecord } from '../store/file.js';
 import { importedTemplateItems } from '../store/changeOrderTemplate.js';
-import { fileFields } from './export.js';
+import { fileFields } from './format.js';
 import { eachLimited, sha256Hex, type FileBytesSource } from './fileBytes.js';
 import { importTemplates, targetTemplateNames } from './templates.js';
 import { componentsFromCsv, type ImportActor } from './csvSource.js';
@@ -135,7 +135,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   for (const template of templates) items.push(...importedTemplateItems(template, importId));
   const fileRecords = files.map((f): FileRecord => {
     const id = fileIds.get(f.id)!;
-    return { ...f, id, organizationId: org, libraryId: lib, status: 'READY', storageKey: `${org}/${lib}/${id}` };
+    return { ...f, id, organizationId: org, libraryId: lib, status: 'READY', storageKey: fileStorageKey(org, lib, id) };
   });
   items.push(...fileRecords.map((record) => importedFileItem(record, importId)));
   const total = items.length;
