@@ -1,25 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
 import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+import { templateDocument } from './transferHelpers.js';
 
 const create = `mutation($input: CreateTemplateInput!) { changeOrders { createTemplate(input: $input) { id name isDefault version description stageNames template createdBy { id } } } }`;
 const list = `query { changeOrders { getTemplates { id name isDefault stageNames } } }`;
 
-function document(reviewers: unknown[], notify: unknown = undefined) {
-  return {
-    version: '1.0',
-    description: 'ECO for production parts',
-    schema_type: 'change_order_scheme',
-    details: { info: { groups: [{ name: 'Change', fields: [{ type: 'text', label: 'Reason', name: 'reason' }] }] } },
-    stages: {
-      open: [
-        { name: 'Engineering', types: ['Unanimous'], default: 'Unanimous', reviewers: { users: reviewers }, ...(notify ? { notifyList: notify } : {}) },
-        { name: 'Quality', types: ['Minimum', 'Majority'], default: 'Minimum', minReviewers: 1 },
-      ],
-      resolved: { resolutions: { onapproval: ['AUTO_CLOSE'] } },
-    },
-  };
-}
+const document = (reviewers: unknown[], notify?: unknown) => templateDocument(reviewers, notify);
 
 describe('change order templates', () => {
   let tenant: Tenant;
