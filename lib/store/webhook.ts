@@ -101,6 +101,20 @@ export function insertDelivery(store: Store, record: DeliveryRecord): Promise<bo
 }
 
 /**
+ * Claims a due retry before it is sent: moves its next attempt to `leaseUntil` (the sweep finds it again
+ * only if this attempt dies), on condition that the delivery is still the version read (same attempts and
+ * next attempt). False when another sweep claimed it, or the retry index gave a stale copy: then nothing is
+ * sent, so a receiver never gets an attempt twice.
+ */
+export function claimDeliveryRetry(store: Store, delivery: DeliveryRecord, leaseUntil: string): Promise<boolean> {
+  return putIf(store, {
+    Item: deliveryItem({ ...delivery, nextAttemptAt: leaseUntil }),
+    ConditionExpression: 'attempts = :attempts AND nextAttemptAt = :next',
+    ExpressionAttributeValues: { ':attempts': delivery.attempts, ':next': delivery.nextAttemptAt },
+  });
+}
+
+/**
  * Records an attempt's outcome, on condition that no other attempt was recorded meanwhile (attempts as
  * read): false when another process recorded one first.
  */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
+import { claimDeliveryRetry, dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
 import { eventNames, eventOf, type ChangedItem, type WebhookEvent } from './events.js';
 import type { WebhookSettings } from './settings.js';
 import { deriveWebhookSecret, signatureHeader } from './signing.js';
@@ -61,6 +61,9 @@ export async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[])
   return delivered;
 }
 
+/** How long past the receiver's timeout a claimed retry waits before another sweep may take it over. */
+const retryLeaseMarginMs = 30_000;
+
 /** Attempts the deliveries whose retry is due (at most `limit` per run); a deleted or disabled webhook ends them FAILED. */
 export async function retryDueDeliveries(deps: DeliveryDeps, limit = 25): Promise<number> {
   const now = deps.now?.() ?? new Date();
@@ -72,6 +75,9 @@ export async function retryDueDeliveries(deps: DeliveryDeps, limit = 25): Promis
         await recordAttempt(deps.store, delivery, { ...delivery, status: 'FAILED', nextAttemptAt: null, lastError: webhook ? 'the webhook was disabled' : 'the webhook was deleted' });
         return;
       }
+      // Sweeps overlap and the retry index lags: only the sweep that claims this version sends it.
+      const leaseUntil = new Date(now.getTime() + deps.settings.timeoutMs + retryLeaseMarginMs).toISOString();
+      if (!(await claimDeliveryRetry(deps.store, delivery, leaseUntil))) return;
       await attempt(deps, webhook, delivery);
     }),
   );

@@ -12,7 +12,7 @@ interface Received {
 }
 
 /** A receiver as an integrator writes one: it verifies x-plm-signature over the raw body and answers 401 when it fails. */
-function receiver(answer: (count: number) => number, secret: () => string | undefined) {
+function receiver(answer: (count: number) => number, secret: () => string | undefined, delayMs = 0) {
   const received: Received[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
@@ -22,7 +22,7 @@ function receiver(answer: (count: number) => number, secret: () => string | unde
       const verified = key !== undefined && verifySignature(key, body, String(request.headers['x-plm-signature'] ?? ''));
       received.push({ headers: request.headers, body, verified });
       response.statusCode = verified ? answer(received.length) : 401;
-      response.end();
+      setTimeout(() => response.end(), delayMs);
     });
   });
   return {
@@ -110,7 +110,8 @@ describe('webhooks', () => {
   });
 
   it('retries a failing receiver with backoff and records the failure; a receiver that recovers gets it delivered', { timeout: 120_000 }, async () => {
-    const failing = receiver(() => 500, () => secrets.failing);
+    // Slow to answer (longer than the test stack's 150 ms retry sweep): overlapping sweeps must still send each attempt once.
+    const failing = receiver(() => 500, () => secrets.failing, 600);
     const flaky = receiver((count) => (count === 1 ? 503 : 200), () => secrets.flaky);
     const secrets: Record<string, string> = {};
     const one = (await ok(admin, createWebhook, { input: { url: await failing.url(), events: ['COMPONENT_CREATED'] } })).webhooks.create;
