@@ -48,7 +48,7 @@ interface Route {
 
 const withSession = (status: string) => (session: IssuedSession) => ({ status: 200, body: { status, csrfToken: session.csrfToken }, session });
 
-/** The account routes (README: Account routes). Errors have the spec's flat body `{ code, message }`. */
+/** The account routes (schema/README.md: Account routes). Errors have the spec's flat body `{ code, message }`. */
 const routes: Record<string, Route> = {
   '/auth/signup': { origin: true, limit: 'signup', run: async (d, body) => ({ status: 202, body: await signup(d, body) }) },
   '/auth/verify-email': { origin: true, limit: 'verify-email', run: async (d, body) => withSession('verified')(await verifyEmail(d, body)) },
@@ -77,7 +77,7 @@ const routes: Record<string, Route> = {
 const federation = federationFromEnv();
 
 /**
- * SAML single sign-on (README: Single sign-on), browser navigations by GET: the start route redirects to the
+ * SAML single sign-on (schema/README.md: Single sign-on), browser navigations by GET: the start route redirects to the
  * user pool, the callback redirects to the application with the session cookie set and the csrfToken in the
  * URL fragment (`{APP_URL}/#csrfToken=…`, never sent to a server). Refusals are the flat `{ code, message }`.
  */

@@ -15,7 +15,7 @@ export function bearerVerifierFromEnv(env: NodeJS.ProcessEnv = process.env): Bea
   const userPoolId = env.COGNITO_USER_POOL_ID;
   const clientId = env.COGNITO_CLIENT_ID;
   if (!userPoolId || !clientId) return undefined;
-  // SSO users' tokens: the pool issues them to the federated client (README: Bearer tokens for SSO users).
+  // SSO users' tokens: the pool issues them to the federated client (schema/README.md: Bearer tokens for SSO users).
   const federatedClientId = env.COGNITO_FEDERATED_CLIENT_ID || undefined;
   let verifier: Promise<BearerVerifier> | undefined;
   const build = async (): Promise<BearerVerifier> => {

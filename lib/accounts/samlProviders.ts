@@ -10,7 +10,7 @@ import { AccessAdminError } from '../errors.js';
  *
  * cognito-local (the local stack) has no identity providers: there these calls go to the local federation
  * stand-in (infra/local/federation.ts, COGNITO_FEDERATION_ENDPOINT), which answers the same API, and the
- * configuration says `registration: RECORDED` (deployed: `COGNITO`), which the README states.
+ * configuration says `registration: RECORDED` (deployed: `COGNITO`), which schema/README.md states.
  */
 export interface SamlProviderRegistry {
   /** Creates the provider in the pool, or updates it. */

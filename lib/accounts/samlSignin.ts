@@ -20,7 +20,7 @@ import { newSession, sessionPutItem, sha256, type IssuedSession } from './sessio
 import { newUserRecord } from './users.js';
 
 /**
- * SAML single sign-on, federated through the user pool (README: Single sign-on). The start route finds the
+ * SAML single sign-on, federated through the user pool (schema/README.md: Single sign-on). The start route finds the
  * organization whose enabled SAML configuration covers the address's domain (or names it by slug) and sends
  * the browser to the pool's /oauth2/authorize with identity_provider, PKCE (S256) and a state that is
  * stored hashed, bound to the browser by a cookie, valid 10 minutes and spent once. The callback spends the

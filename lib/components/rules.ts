@@ -67,7 +67,7 @@ function stringList(values: string[], field: string, maxEach: number, maxCount: 
 
 function resolveCategory(config: LibraryConfiguration, categoryId: string | null | undefined, index: number): CategoryDefinition {
   if (categoryId === undefined || categoryId === null) {
-    // No category named: the library's first active PART category (documented in the README).
+    // No category named: the library's first active PART category (documented in schema/README.md).
     const fallback = config.categories.categories.find((c) => c.type === 'PART' && !c.archived);
     if (!fallback) throw new ComponentInputError('categoryId is required: this library has no active PART category', 'categoryId', index);
     return fallback;

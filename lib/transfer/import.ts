@@ -167,7 +167,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
     });
     if (options.failAfterItems !== undefined) throw new SimulatedImportFailure(`simulated failure after ${options.failAfterItems} items`);
     // The bytes, one file at a time per worker, checked again as they are read. Until the commit no record
-    // names them; a failed import leaves them unnamed in the file store (see README).
+    // names them; a failed import leaves them unnamed in the file store (see schema/README.md).
     if (files.length > 0) {
       const bytesSource = (source as { fileBytes: FileBytesSource }).fileBytes;
       await eachLimited(files, 2, async (file, index) => {

@@ -869,7 +869,7 @@ export type ChangeOrderQueryNamespaceGetArgs = {
 };
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespace = {
@@ -896,7 +896,7 @@ export type ChangeOrderMutationNamespace = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceCreateTemplateArgs = {
@@ -905,7 +905,7 @@ export type ChangeOrderMutationNamespaceCreateTemplateArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceCreateArgs = {
@@ -914,7 +914,7 @@ export type ChangeOrderMutationNamespaceCreateArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceUpdateArgs = {
@@ -923,7 +923,7 @@ export type ChangeOrderMutationNamespaceUpdateArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceDeleteArgs = {
@@ -932,7 +932,7 @@ export type ChangeOrderMutationNamespaceDeleteArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceSubmitArgs = {
@@ -941,7 +941,7 @@ export type ChangeOrderMutationNamespaceSubmitArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceApproveArgs = {
@@ -951,7 +951,7 @@ export type ChangeOrderMutationNamespaceApproveArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceRejectArgs = {
@@ -961,7 +961,7 @@ export type ChangeOrderMutationNamespaceRejectArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceWithdrawArgs = {
@@ -970,7 +970,7 @@ export type ChangeOrderMutationNamespaceWithdrawArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceHoldArgs = {
@@ -979,7 +979,7 @@ export type ChangeOrderMutationNamespaceHoldArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceResumeArgs = {
@@ -988,7 +988,7 @@ export type ChangeOrderMutationNamespaceResumeArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceCloseArgs = {
@@ -997,7 +997,7 @@ export type ChangeOrderMutationNamespaceCloseArgs = {
 
 
 /**
- * The lifecycle, one mutation per action (README: Change orders). An action from a status that does not
+ * The lifecycle, one mutation per action (schema/README.md: Change orders). An action from a status that does not
  * allow it answers CHANGE_ORDER_STATE.
  */
 export type ChangeOrderMutationNamespaceResetArgs = {
@@ -1506,7 +1506,7 @@ export type ComponentMutationNamespaceUnbookmarkArgs = {
 /**
  * The four configuration documents of a library. Each is a JSON document validated on write (every problem is
  * listed in extensions.problems of a CONFIG_INVALID error, and nothing is stored) and versioned. Formats and
- * examples: README, "Library configuration".
+ * examples: schema/README.md, "Library configuration".
  */
 export type ConfigType =
   | 'REVISION_SCHEME'
@@ -2336,7 +2336,7 @@ export type OrganizationMutationNamespaceAcceptInvitationArgs = {
 /**
  * SAML single sign-on of an organization: sign-in only (SCIM provisions users and needs SAML enabled). The
  * identity provider is registered in the stack's Cognito user pool and enabled on its federated app client
- * (registration COGNITO); people of its domains sign in at GET /auth/saml/start (README: Single sign-on). The
+ * (registration COGNITO); people of its domains sign in at GET /auth/saml/start (schema/README.md: Single sign-on). The
  * local stack's cognito-local has no identity providers: there the local federation stand-in registers it
  * (RECORDED).
  */

@@ -6,7 +6,7 @@ import { resolveCategory, resolveLabel, resolveStatus, resolveType, resolveUser,
 import type { Vocabulary, VocabularyPart } from './vocabulary.js';
 
 /**
- * The search bar's key:value syntax (grammar in README, "Search"):
+ * The search bar's key:value syntax (grammar in schema/README.md, "Search"):
  *
  *   query  = term { " " term }
  *   term   = key ( ":" | "!:" ) value { "," value }  |  value

@@ -6,7 +6,7 @@ import type { Vocabulary } from './vocabulary.js';
 
 /**
  * The default filter-language model: a deterministic reading of a sentence over the library's own
- * vocabulary (README, "Search"). It scans left to right; cue words (by, label, status, rev, since, named,
+ * vocabulary (schema/README.md, "Search"). It scans left to right; cue words (by, label, status, rev, since, named,
  * not, or, ...) say how to read what follows, vocabulary names (statuses, categories, types, labels) stand
  * for themselves, and any other word that is not a filler is a name substring.
  */
