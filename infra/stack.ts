@@ -67,7 +67,7 @@ type FunctionName = (typeof functionNames)[number];
 
 const logRetention = logs.RetentionDays.THREE_MONTHS;
 
-/** What registering SAML identity providers and keeping the federated client's list takes (lib/accounts/samlProviders.ts). */
+/** What registering SAML identity providers and keeping the federated client's list takes (lib/saml/providers.ts). */
 const samlFederationActions = [
   'cognito-idp:CreateIdentityProvider',
   'cognito-idp:UpdateIdentityProvider',
@@ -229,7 +229,7 @@ export class PlmStack extends Stack {
   }
 
   /**
-   * The SAML federation resync (lib/orgs/samlResync.ts) as a trigger: CloudFormation owns the federated
+   * The SAML federation resync (lib/saml/resync.ts) as a trigger: CloudFormation owns the federated
    * client, and any update of it (callback URL, scopes, a CDK upgrade, a replacement) writes the template's
    * empty provider list back. The trigger runs after the client, whenever the client's resolved properties or
    * id change (they are properties of the trigger, so CloudFormation updates the trigger with them) or the

@@ -36,7 +36,7 @@ const mappers = {
   File: '../../../lib/files/model.js#StoredFile',
   LibraryImportJob: '../../../lib/store/importJob.js#ImportJobRecord',
   FileUpload: '../../../lib/files/files.js#CreatedUpload',
-  ComponentConnection: '../../../lib/components/queries.js#ComponentPage',
+  ComponentConnection: '../../../lib/search/query.js#ComponentPage',
   ComponentGroupConnection: '../../../lib/search/service.js#ComponentGroupPage',
   AdvancedComponentFilterOutput: '../../../lib/search/filter.js#AdvancedFilter',
   AttributeValue: '../../../lib/components/queries.js#AttributeValueView',
@@ -66,10 +66,10 @@ const mappers = {
   ChangeOrderConnection: '../../../lib/changeOrders/service.js#ChangeOrderPage',
   ChangeOrderTemplate: '../../../lib/changeOrders/templates.js#ChangeOrderTemplate',
   BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
-  SamlConfiguration: '../../../lib/orgs/saml.js#SamlConfiguration',
+  SamlConfiguration: '../../../lib/saml/configuration.js#SamlConfiguration',
   ScimToken: '../../../lib/store/scim.js#ScimTokenRecord',
-  ScimTokenCreated: '../../../lib/orgs/scim.js#CreatedScimToken',
-  ScimSettings: '../../../lib/orgs/scim.js#ScimSettings',
+  ScimTokenCreated: '../../../lib/scim/settings.js#CreatedScimToken',
+  ScimSettings: '../../../lib/scim/settings.js#ScimSettings',
 };
 
 export async function generate(): Promise<Record<string, string>> {

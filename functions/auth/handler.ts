@@ -12,9 +12,9 @@ import {
   verifyEmail,
   type AccountDeps,
 } from '../../lib/accounts/service.js';
-import { federationFromEnv } from '../../lib/accounts/federation.js';
-import { clearedStateCookie, completeSamlSignin, samlStateCookieName, startSamlSignin } from '../../lib/accounts/samlSignin.js';
-import { readCookie, sessionCookie, sessionCookieName, type IssuedSession } from '../../lib/accounts/sessions.js';
+import { federationFromEnv } from '../../lib/saml/federation.js';
+import { clearedStateCookie, completeSamlSignin, samlStateCookieName, startSamlSignin } from '../../lib/saml/signin.js';
+import { readCookie, sessionCookie, sessionCookieName, type IssuedSession } from '../../lib/people/sessions.js';
 import { AccountError, DomainError } from '../../lib/errors.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
 import { createStore } from '../../lib/store/client.js';

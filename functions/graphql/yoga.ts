@@ -2,7 +2,7 @@ import { getNamedType, GraphQLError, Kind, type DocumentNode, type GraphQLSchema
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import type { BearerVerifier } from '../../lib/access/bearer.js';
 import { resolveRequestContext, type RequestContext } from '../../lib/access/requestContext.js';
-import { readCookie, sessionCookieName } from '../../lib/accounts/sessions.js';
+import { readCookie, sessionCookieName } from '../../lib/people/sessions.js';
 import { DomainError, UnauthenticatedError } from '../../lib/errors.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';

@@ -21,8 +21,8 @@ import { reindexLibrary } from '../../lib/search/table/reindex.js';
 import { createStore, type Store } from '../../lib/store/client.js';
 import { localConfig } from '../local/config.js';
 import { findLocalFederation } from '../local/emulators.js';
-import { samlProvidersFromEnv } from '../../lib/accounts/samlProviders.js';
-import { resyncSamlFederation } from '../../lib/orgs/samlResync.js';
+import { samlProvidersFromEnv } from '../../lib/saml/providers.js';
+import { resyncSamlFederation } from '../../lib/saml/resync.js';
 import { scanOrganizations } from '../../lib/store/organization.js';
 import { exportLibrary } from '../../lib/transfer/export.js';
 import { writeExportDirectory, readImportDirectory } from '../../lib/transfer/files.js';
@@ -32,7 +32,7 @@ import { getLibrary } from '../../lib/store/library.js';
 import { getOrganization } from '../../lib/store/organization.js';
 import { findUserIdByEmail } from '../../lib/store/user.js';
 import { entitlementsOf } from '../../lib/orgs/plans.js';
-import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { resolve } from 'node:path';
 import { LocalBlobStorage, localFilesDirectory, S3BlobStorage, type BlobStorage } from '../../lib/files/blobStorage.js';
 
@@ -241,7 +241,7 @@ async function operatorTask(
 }
 
 /**
- * Puts the user pool back in line with the table (lib/orgs/samlResync.ts), as the deployment's trigger does:
+ * Puts the user pool back in line with the table (lib/saml/resync.ts), as the deployment's trigger does:
  * lost identity providers registered again from the stored metadata, the federated client's list set to the
  * enabled ones. --scan also finds configurations saved before the metadata was stored (a Scan of the table).
  * Deployed: the pool and the federated client come from COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID

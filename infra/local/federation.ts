@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import { parseIdpMetadata } from '../../lib/accounts/samlMetadata.js';
+import { parseIdpMetadata } from '../../lib/saml/metadata.js';
 
 /**
  * The local stand-in for the user pool's federation (cognito-local has no hosted domain, no /oauth2

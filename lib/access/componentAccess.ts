@@ -2,7 +2,7 @@ import type { AttributeDefinition } from '../config/categories.js';
 import type { ConfigType } from '../store/libraryConfig.js';
 import { PermissionDeniedError } from '../errors.js';
 import type { PermissionName } from './permissions.js';
-import { canRead, writeDecision, type AccessPolicy } from '../integrations/policy.js';
+import { canRead, writeDecision, type AccessPolicy } from '../model/attributeAccess.js';
 
 /** What the caller may do with a component, from their effective permissions in its library. */
 export function viewerAccess(permissions: ReadonlySet<PermissionName>) {

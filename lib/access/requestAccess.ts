@@ -1,4 +1,4 @@
-import { nativePrincipalId } from '../integrations/policy.js';
+import { nativePrincipalId } from '../model/attributeAccess.js';
 import { getIntegration } from '../store/integration.js';
 import {
   BadRequestError,
@@ -9,7 +9,7 @@ import {
   OrganizationAccessDeniedError,
   PermissionDeniedError,
 } from '../errors.js';
-import { isUuid } from '../orgs/slugs.js';
+import { isUuid } from '../model/slugs.js';
 import type { Store } from '../store/client.js';
 import { batchGetItems, keyString, parseItem } from '../store/items.js';
 import { findLibraryIdBySlug, getLibrary, libraryKey, libraryRecord, librarySlugKey, type LibraryRecord } from '../store/library.js';

@@ -1,5 +1,5 @@
-import { hashSecret, scopeOfSecret } from '../apikeys/secrets.js';
-import { checkSession } from '../accounts/sessions.js';
+import { hashSecret, scopeOfSecret } from './apiKeySecrets.js';
+import { checkSession } from '../people/sessions.js';
 import { BadRequestError, CsrfTokenError, UnauthenticatedError } from '../errors.js';
 import { getIdentity } from '../store/account.js';
 import { enabledSamlConfiguration, getOrganization } from '../store/organization.js';

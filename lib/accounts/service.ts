@@ -10,8 +10,8 @@ import { nowIso, TransactionCancelledError, transactWrite } from '../store/items
 import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userKey, userPuts } from '../store/user.js';
 import type { IdentityProvider, PoolTokens } from './identities.js';
 import { checkPassword, type PasswordPolicy } from './passwordPolicy.js';
-import { newSession, sessionDeleteItem, sessionPutItem, sha256, type IssuedSession } from './sessions.js';
-import { newUserRecord } from './users.js';
+import { newSession, sessionDeleteItem, sessionPutItem, sha256, type IssuedSession } from '../people/sessions.js';
+import { newUserRecord } from '../people/users.js';
 
 export interface AccountDeps {
   store: Store;

@@ -17,11 +17,11 @@ import {
 
 import { nowIso } from '../store/items.js';
 
-import { generateApiKeySecret } from './secrets.js';
+import { generateApiKeySecret } from '../access/apiKeySecrets.js';
 
 
 /** The library and owner an API key operation acts in: taken from the request context, never from input. */
-import type { LibraryScope as ApiKeyScope } from '../access/scope.js';
+import type { LibraryScope as ApiKeyScope } from '../model/scope.js';
 export type { ApiKeyScope };
 
 export interface IssuedApiKey {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import type { LibraryScope } from '../access/scope.js';
+import type { LibraryScope } from '../model/scope.js';
 import { diffComponents } from '../components/rules.js';
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
 import { nextRevision } from '../config/revisionScheme.js';
@@ -26,7 +26,7 @@ import { getMemberships } from '../store/membership.js';
 import { getUser } from '../store/user.js';
 import { allowedFrom, closesItself, stageOutcome, type ApprovalType, type ChangeOrderResolution } from './lifecycle.js';
 import type { TemplateDocument } from './template.js';
-import { isUuid } from '../orgs/slugs.js';
+import { isUuid } from '../model/slugs.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
 import { validateValues } from './values.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { AlreadyExistsError, InvalidInputError, TemplateInvalidError } from '../errors.js';
-import type { LibraryScope } from '../access/scope.js';
+import type { LibraryScope } from '../model/scope.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { getMemberships } from '../store/membership.js';

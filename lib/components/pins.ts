@@ -5,7 +5,7 @@ import { ComponentNotFoundError, TooManyInputsError } from '../errors.js';
 
 export type Mark = 'PIN' | 'BOOKMARK';
 
-import type { LibraryScope as UserLibraryScope } from '../access/scope.js';
+import type { LibraryScope as UserLibraryScope } from '../model/scope.js';
 export type { UserLibraryScope };
 
 const maxIdsPerCall = 100;

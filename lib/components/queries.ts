@@ -1,45 +1,7 @@
-import type { CategoryType } from '../config/categories.js';
 import { InvalidInputError } from '../errors.js';
-import type { LibraryRef } from '../access/scope.js';
+import type { LibraryRef } from '../model/scope.js';
 import type { Store } from '../store/client.js';
 import { getComponent, getComponents, listComponentHistory, type ComponentHistoryRecord, type ComponentRecord } from '../store/component.js';
-
-/** ComponentFilterInput: every given field must match. */
-export interface ComponentFilter {
-  ids?: string[] | null;
-  /** Case-insensitive substring of the name. */
-  name?: string | null;
-  /** Any of these case-insensitive substrings. */
-  names?: string[] | null;
-  /** Any of these exact names (case-sensitive). */
-  exactNames?: string[] | null;
-  cpns?: string[] | null;
-  statusId?: string | null;
-  categoryId?: string | null;
-  categoryType?: CategoryType | null;
-  /** Omitted: archived components are left out; true: only archived; false: only active. */
-  isArchived?: boolean | null;
-  eid?: string | null;
-}
-
-export const orderFields = ['CREATED_AT', 'UPDATED_AT', 'NAME', 'CPN'] as const;
-export type OrderField = (typeof orderFields)[number];
-
-export interface Pagination {
-  first?: number | null;
-  after?: string | null;
-  orderBy?: { field: OrderField; direction: 'ASC' | 'DESC' } | null;
-}
-
-export interface ComponentPage {
-  edges: { cursor: string; node: ComponentRecord }[];
-  hasNextPage: boolean;
-  endCursor: string | null;
-  totalCount: number;
-}
-
-export const defaultPageSize = 50;
-export const maxPageSize = 1000;
 
 export function findComponent(store: Store, orgId: string, libraryId: string, id: string): Promise<ComponentRecord | undefined> {
   return getComponent(store, orgId, libraryId, id);

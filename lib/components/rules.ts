@@ -19,7 +19,7 @@ import {
   ComponentLockedError,
   IntegrationAccessError,
 } from '../errors.js';
-import { writeDecision } from '../integrations/policy.js';
+import { writeDecision } from '../model/attributeAccess.js';
 
 /** Everything a component write is checked against, read once per call. */
 export interface WriteContext {
@@ -30,7 +30,7 @@ export interface WriteContext {
   config: LibraryConfiguration;
   entitlements: Entitlements;
   permissions: ReadonlySet<PermissionName>;
-  /** The principal the write acts as (lib/integrations/policy.ts): an integration, or the native one. */
+  /** The principal the write acts as (lib/model/attributeAccess.ts): an integration, or the native one. */
   principalId: string;
   /** The integration the request acts for; null for people (recorded in history and on BOM lines). */
   actingIntegrationId: string | null;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { categoryTypes } from '../model/vocabulary.js';
 import { storableNumberProblem } from '../numbers.js';
 import { documentRule, duplicateIds } from './documentRules.js';
 import { configId } from './statuses.js';
@@ -9,8 +10,6 @@ const storableNumber = z.number().superRefine((value, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
-export const categoryTypes = ['PART', 'ASSEMBLY', 'DOCUMENT'] as const;
-export type CategoryType = (typeof categoryTypes)[number];
 
 export const attributeValueTypes = ['STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'DATE', 'ENUM'] as const;
 export type AttributeValueType = (typeof attributeValueTypes)[number];

@@ -1,4 +1,4 @@
-import type { AccessPolicy } from '../integrations/policy.js';
+import type { AccessPolicy } from '../model/attributeAccess.js';
 import type * as z from 'zod';
 import { ConfigInvalidError, ConfigVersionConflictError } from '../errors.js';
 
@@ -34,7 +34,7 @@ export interface LibraryConfiguration {
   records: Record<ConfigType, LibraryConfigRecord>;
   /** Documents present in the table (libraries are seeded at creation; the others read as defaults). */
   stored: ReadonlySet<ConfigType>;
-  /** The library's attribute access policy (lib/integrations/policy.ts), read with the documents. */
+  /** The library's attribute access policy (lib/model/attributeAccess.ts), read with the documents. */
   accessPolicy: AccessPolicy;
 }
 

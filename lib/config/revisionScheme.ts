@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
-import { classifications, type Classification } from './statuses.js';
+import { classifications, type Classification } from '../model/vocabulary.js';
 
 /**
  * A library's revision scheme: one to four segments joined by a delimiter, each a letter sequence

@@ -1,9 +1,8 @@
 import * as z from 'zod';
+import { classifications } from '../model/vocabulary.js';
 import { documentRule, duplicateIds, entriesOf } from './documentRules.js';
 
 /** The lifecycle classification every status maps to. */
-export const classifications = ['DESIGN', 'DEVELOPMENT', 'PRODUCTION', 'MAINTENANCE', 'OBSOLETE'] as const;
-export type Classification = (typeof classifications)[number];
 
 export const configId = z
   .string()

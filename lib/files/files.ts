@@ -14,7 +14,7 @@ import type { BlobStorage, UploadTarget } from './blobStorage.js';
 /** Largest file accepted (bytes). */
 export const maxFileSize = 100 * 1024 * 1024;
 
-import type { LibraryScope as FileScope } from '../access/scope.js';
+import type { LibraryScope as FileScope } from '../model/scope.js';
 export type { FileScope };
 
 const uploadInput = z.object({

@@ -5,7 +5,7 @@ import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';
 import { getIntegration, integrationPuts, integrationUpdateItems, listIntegrations, type IntegrationRecord } from '../store/integration.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
-import { nativePrincipalId } from './policy.js';
+import { nativePrincipalId } from '../model/attributeAccess.js';
 
 /** A principal as the API shows it: the native principal of the service, or an integration of the organization. */
 export interface Principal {

@@ -11,7 +11,7 @@ import { putAccessPolicy } from '../store/accessPolicy.js';
 import type { Store } from '../store/client.js';
 import { getComponent, type ComponentRecord } from '../store/component.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
-import { applyChanges, canRead, designationOf, managersOf, readAccesses, suggestedDesignation, writeDecision, writeDesignations, type AccessPolicy, type WriteDesignation } from './policy.js';
+import { applyChanges, canRead, designationOf, managersOf, readAccesses, suggestedDesignation, writeDecision, writeDesignations, type AccessPolicy, type WriteDesignation } from '../model/attributeAccess.js';
 import { findPrincipal, listPrincipals } from './principals.js';
 
 /** Every attribute the library's categories define (archived ones included: their designations stay). */

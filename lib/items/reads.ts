@@ -12,7 +12,7 @@ import { listComponentHistorySince, type ComponentRecord } from '../store/compon
 import { parseChildHistoryId } from './bomRules.js';
 
 
-import type { LibraryRef } from '../access/scope.js';
+import type { LibraryRef } from '../model/scope.js';
 export type { LibraryRef };
 
 /** A BOM line as read: the line and the assembly it belongs to. */

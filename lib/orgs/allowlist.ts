@@ -10,7 +10,7 @@ import { roleHolderUpdates } from '../store/role.js';
 import { getUser, normalizeEmail } from '../store/user.js';
 import { changeMembership } from './members.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
-import { isDomainName } from './slugs.js';
+import { isDomainName } from '../model/slugs.js';
 
 /** "ada@acme.test" stays an address; "@acme.test" or "acme.test" is the domain, stored as "@acme.test". */
 export function normalizeAllowlistEntry(raw: string): string {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { newUserRecord } from '../accounts/users.js';
+import { newUserRecord } from '../people/users.js';
 import { newApiKey } from '../apikeys/apiKeys.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
@@ -11,7 +11,7 @@ import { organizationPuts, type OrganizationRecord } from '../store/organization
 import { findUserIdByEmail, getUser, userEmailKey, userPuts } from '../store/user.js';
 import { newLibraryItems, newLibraryRecord } from './libraries.js';
 import { assertPlanName, defaultPlan } from './plans.js';
-import { assertValidSlug } from './slugs.js';
+import { assertValidSlug } from '../model/slugs.js';
 
 export const bootstrapInput = z.object({
   orgName: z.string().trim().min(1).max(200),

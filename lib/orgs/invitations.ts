@@ -21,7 +21,7 @@ import { findUserIdByEmail, getUser, normalizeEmail, type UserRecord } from '../
 import { ensureSiteAdminCount, membershipChangeItems } from './members.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
 import { parseInput } from '../input.js';
-import { isUuid } from './slugs.js';
+import { isUuid } from '../model/slugs.js';
 
 export const maxInvitesPerCall = 100;
 

@@ -4,8 +4,8 @@ import { seedLibraryConfigPuts } from '../config/libraryConfig.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
-import { getLibraryStats, libraryPuts, listLibraries, type LibraryRecord, type LibraryStatsRecord } from '../store/library.js';
-import { assertValidSlug } from './slugs.js';
+import { getLibrary, getLibraryStats, libraryPuts, listLibraries, type LibraryRecord, type LibraryStatsRecord } from '../store/library.js';
+import { assertValidSlug } from '../model/slugs.js';
 
 export const createLibraryInput = z.object({
   name: z.string().trim().min(1, 'name must not be empty').max(200),
@@ -55,4 +55,9 @@ export async function librariesOfOrganization(store: Store, organizationId: stri
 
 export function libraryStats(store: Store, library: LibraryRecord): Promise<LibraryStatsRecord> {
   return getLibraryStats(store, library.organizationId, library.id);
+}
+
+/** A library by id, for resolvers of fields that name one (null: gone). */
+export async function findLibrary(store: Store, organizationId: string, libraryId: string): Promise<LibraryRecord | null> {
+  return (await getLibrary(store, organizationId, libraryId)) ?? null;
 }

@@ -17,7 +17,7 @@ import {
 import { getOrganization, organizationKey, siteAdminCountUpdate, type OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
-import { isUuid } from './slugs.js';
+import { isUuid } from '../model/slugs.js';
 
 /** The role ids a membership's direct grants name (organization role and library overrides). */
 export function directRoleIds(membership: Pick<MembershipRecord, 'role' | 'libraryRoles'> | null | undefined): string[] {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { newUserRecord } from '../accounts/users.js';
+import { newUserRecord } from '../people/users.js';
 import { createApiKey } from '../apikeys/apiKeys.js';
 import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
@@ -15,7 +15,7 @@ import { admitByInvitations } from './invitations.js';
 import { grantMembership } from './members.js';
 import { assertPlanName } from './plans.js';
 import { resolveRole } from './roles.js';
-import { isDomainName } from './slugs.js';
+import { isDomainName } from '../model/slugs.js';
 
 /** What operators run (npm run admin): each returns the JSON object the CLI prints as one line. */
 

@@ -12,7 +12,7 @@ import { getUser, type UserRecord } from '../store/user.js';
 import { newLibraryItems, newLibraryRecord } from './libraries.js';
 import { creationGatingEnforced, entitlementsOf } from './plans.js';
 import { parseInput } from '../input.js';
-import { assertValidSlug, isUuid } from './slugs.js';
+import { assertValidSlug, isUuid } from '../model/slugs.js';
 
 /**
  * The items of a new organization: the organization and its slug, its first library with the default
@@ -273,4 +273,9 @@ export async function requireOrganization(store: Store, id: string): Promise<Org
   const organization = isUuid(id) ? await getOrganization(store, id.toLowerCase()) : undefined;
   if (!organization) throw new NotFoundError('Organization', id);
   return organization;
+}
+
+/** An organization by id, for resolvers of fields that name one (null: gone). */
+export async function findOrganization(store: Store, organizationId: string): Promise<OrganizationRecord | null> {
+  return (await getOrganization(store, organizationId)) ?? null;
 }

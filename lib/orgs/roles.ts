@@ -17,7 +17,7 @@ import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { findRoleIdByName, getRole, listRoles, roleDeleteItems, rolePuts, roleUpdateItems, type RoleRecord } from '../store/role.js';
 import { parseInput } from '../input.js';
-import { isUuid } from './slugs.js';
+import { isUuid } from '../model/slugs.js';
 
 /** Custom role ids are UUIDs; system role ids are names (SITE_ADMIN, LIBRARY_EDITOR...). */
 export const isCustomRoleId = (id: string) => !isSystemRoleId(id);

@@ -10,6 +10,7 @@ import type { OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
 import {
   getTeam,
+  getTeams,
   listTeamMemberIds,
   listTeams,
   teamMemberDelete,
@@ -22,7 +23,7 @@ import {
 import { membershipChangeItems } from './members.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
 import { parseInput } from '../input.js';
-import { isUuid } from './slugs.js';
+import { isUuid } from '../model/slugs.js';
 
 /** Members added or removed in one call: each is two items of one transaction, so a call lands whole. */
 export const maxTeamMembersPerCall = 40;
@@ -222,3 +223,8 @@ export function teamsOfOrganization(store: Store, organization: OrganizationReco
 }
 
 export { getTeam, listTeamMemberIds, requireTeam };
+
+/** The teams of an organization with these ids, for a member's teams field. */
+export function teamsByIds(store: Store, organizationId: string, teamIds: readonly string[]): Promise<Map<string, TeamRecord>> {
+  return getTeams(store, organizationId, teamIds);
+}

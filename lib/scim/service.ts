@@ -1,7 +1,7 @@
 import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { AccessAdminError, AlreadyExistsError, ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
-import { archiveScimGroup, createScimGroup, findScimTeamByName, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from '../orgs/scimGroups.js';
-import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser, scimGroupsOf } from '../orgs/scimUsers.js';
+import { archiveScimGroup, createScimGroup, findScimTeamByName, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from './groupProvisioning.js';
+import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser, scimGroupsOf } from './userProvisioning.js';
 import type { Store } from '../store/client.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { findScimUserByUserName, listScimUsers, type ScimUserRecord } from '../store/scim.js';

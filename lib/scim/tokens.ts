@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashSecret } from '../apikeys/secrets.js';
+import { hashSecret } from '../access/apiKeySecrets.js';
 import { entitlementsOf } from '../orgs/plans.js';
 import type { Store } from '../store/client.js';
 import type { OrganizationRecord } from '../store/organization.js';

@@ -1,4 +1,4 @@
-import type { OrderField } from '../components/queries.js';
+import type { OrderField } from './query.js';
 import { InvalidInputError } from '../errors.js';
 
 /**

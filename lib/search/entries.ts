@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import * as z from 'zod';
-import { categoryTypes } from '../config/categories.js';
-import { classifications } from '../config/statuses.js';
+import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { ComponentRecord } from '../store/component.js';
 import { libraryPartition } from '../store/library.js';
 

@@ -1,4 +1,4 @@
-import type { ComponentFilter } from '../components/queries.js';
+import type { ComponentFilter } from './query.js';
 import { validateRevision, type RevisionScheme } from '../config/revisionScheme.js';
 import { InvalidInputError } from '../errors.js';
 

@@ -1,4 +1,4 @@
-import { defaultPageSize, maxPageSize, type ComponentPage, type Pagination } from '../components/queries.js';
+import { defaultPageSize, maxPageSize, type ComponentPage, type Pagination } from './query.js';
 import type { LibraryConfiguration } from '../config/libraryConfig.js';
 import { InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ConcurrentWriteError } from '../errors.js';
-import { readAccesses, writeDesignations, type AccessPolicy } from '../integrations/policy.js';
+import { readAccesses, writeDesignations, type AccessPolicy } from '../model/attributeAccess.js';
 import type { Store } from './client.js';
 import { putIf } from './items.js';
 import { libraryPartition } from './library.js';

@@ -1,7 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { categoryTypes } from '../config/categories.js';
-import { classifications } from '../config/statuses.js';
+import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
 import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst } from './items.js';
 import { libraryPartition } from './library.js';
@@ -59,7 +58,7 @@ export const componentRecord = z.object({
   lockedBy: z.string().nullable().default(null),
   /**
    * Principals linked to the component (creation links the creator; linkComponent adds, unlinkComponent
-   * removes): a managed attribute is written only by a linked manager (lib/integrations/policy.ts).
+   * removes): a managed attribute is written only by a linked manager (lib/model/attributeAccess.ts).
    */
   links: z.array(z.string()).default([]),
   /** Present while the large item write that created the component may not have committed (pendingWrite.ts). */

@@ -4,7 +4,7 @@ import { ConfigVersionConflictError } from '../errors.js';
 import * as z from 'zod';
 import type { Store } from './client.js';
 import { accessPolicyKey, accessPolicyRecord } from './accessPolicy.js';
-import { emptyPolicy, type AccessPolicy } from '../integrations/policy.js';
+import { emptyPolicy, type AccessPolicy } from '../model/attributeAccess.js';
 import { batchGetItems, isConditionalCheckFailure, parseItem, updateIf } from './items.js';
 import { libraryPartition } from './library.js';
 

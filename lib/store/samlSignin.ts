@@ -66,7 +66,7 @@ export function releaseFederatedClientLease(store: Store, owner: string): Promis
 /**
  * The IdP metadata XML an organization's SAML configuration was last registered with (up to 256 KB, an item
  * of its own so that the organization item stays small). One partition holds them all: the federation resync
- * (lib/orgs/samlResync.ts) lists the configured organizations by it, and re-registers a provider the user
+ * (lib/saml/resync.ts) lists the configured organizations by it, and re-registers a provider the user
  * pool lost from its XML. Written in the transaction that saves the configuration; a stack serves one
  * tenant, so the partition holds a handful of items.
  */

@@ -1,6 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { ChangedItem } from '../webhooks/events.js';
 
 /** A change record as DynamoDB Streams gives it, to Lambda or to GetRecords (the local poller). */
 export interface StreamRecord {
@@ -11,6 +10,17 @@ export interface StreamRecord {
     NewImage?: Record<string, unknown> | undefined;
     OldImage?: Record<string, unknown> | undefined;
   } | undefined;
+}
+
+/** One changed item of the table's stream, decoded: what the webhook events are made from. */
+export interface ChangedItem {
+  /** The stream record's id: the event id, stable across redeliveries of the record. */
+  eventId: string;
+  kind: 'INSERT' | 'MODIFY' | 'REMOVE';
+  /** When the change happened (ISO). */
+  at: string;
+  oldImage: Record<string, unknown> | undefined;
+  newImage: Record<string, unknown> | undefined;
 }
 
 /**

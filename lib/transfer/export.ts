@@ -1,5 +1,5 @@
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
-import type { LibraryRef } from '../access/scope.js';
+import type { LibraryRef } from '../model/scope.js';
 import type { Store } from '../store/client.js';
 import { getLibrary } from '../store/library.js';
 import { configTypes } from '../store/libraryConfig.js';

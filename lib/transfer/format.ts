@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { readAccesses, writeDesignations } from '../integrations/policy.js';
+import { readAccesses, writeDesignations } from '../model/attributeAccess.js';
 import { configTypes } from '../store/libraryConfig.js';
 import { bomLine, bomRecord, documentLink, documentLinksRecord } from '../store/bom.js';
 import { componentHistoryRecord, componentRecord } from '../store/component.js';

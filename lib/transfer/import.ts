@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LibraryRef } from '../access/scope.js';
+import type { LibraryRef } from '../model/scope.js';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
 import { ImportInvalidError, LibraryImportError, type ImportProblem } from '../errors.js';

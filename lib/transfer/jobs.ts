@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PermissionName } from '../access/permissions.js';
-import type { LibraryRef, LibraryScope } from '../access/scope.js';
+import type { LibraryRef, LibraryScope } from '../model/scope.js';
 import { DomainError, ImportInvalidError, InvalidInputError, LibraryImportError, maxListedImportProblems, NotFoundError } from '../errors.js';
 import type { BlobStorage } from '../files/blobStorage.js';
 import { checkFilesReady, readFileBytes } from '../files/files.js';

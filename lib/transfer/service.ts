@@ -1,4 +1,4 @@
-import type { LibraryScope } from '../access/scope.js';
+import type { LibraryScope } from '../model/scope.js';
 import type { BlobStorage } from '../files/blobStorage.js';
 import { storeGeneratedFile } from '../files/files.js';
 import type { Store } from '../store/client.js';

@@ -1,4 +1,5 @@
 import type { WebhookEventType } from '../store/webhook.js';
+import type { ChangedItem } from '../store/stream.js';
 
 /**
  * The events webhooks deliver, read from the table's change stream (NEW_AND_OLD_IMAGES): a pure mapping
@@ -6,16 +7,6 @@ import type { WebhookEventType } from '../store/webhook.js';
  * writeId) are nobody's business yet: a component becomes "created" when its write id is removed after
  * the commit, and the items of an aborted write vanish without an event.
  */
-
-export interface ChangedItem {
-  /** The stream record's id: the event id, stable across redeliveries of the record. */
-  eventId: string;
-  kind: 'INSERT' | 'MODIFY' | 'REMOVE';
-  /** When the change happened (ISO). */
-  at: string;
-  oldImage: Record<string, unknown> | undefined;
-  newImage: Record<string, unknown> | undefined;
-}
 
 export interface WebhookEvent {
   id: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import type { LibraryScope } from '../access/scope.js';
+import type { LibraryScope } from '../model/scope.js';
 import { ConcurrentWriteError, InvalidInputError, NotFoundError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';

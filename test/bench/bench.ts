@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
-import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { createIntegration } from '../../lib/integrations/principals.js';
 import { setAttributeAccess } from '../../lib/integrations/service.js';
 import { bootstrapTenant, type BootstrapResult } from '../../lib/orgs/bootstrap.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { bootstrapTenant } from '../../lib/orgs/bootstrap.js';
 import { createLibrary } from '../../lib/orgs/libraries.js';
 import { plans } from '../../lib/orgs/plans.js';

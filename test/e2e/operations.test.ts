@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemRoles } from '../../lib/access/roles.js';
 import { createComponents } from '../../lib/components/service.js';
 import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
-import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { plans } from '../../lib/orgs/plans.js';
 import { createStore } from '../../lib/store/client.js';
 

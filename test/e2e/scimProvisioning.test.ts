@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newSession, sessionPutItem } from '../../lib/accounts/sessions.js';
+import { newSession, sessionPutItem } from '../../lib/people/sessions.js';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { listSessionHashesOfUser } from '../../lib/store/account.js';
 import { transactWrite } from '../../lib/store/items.js';
-import { newUserRecord } from '../../lib/accounts/users.js';
+import { newUserRecord } from '../../lib/people/users.js';
 import { verifyDomain } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
 import { findUserIdByEmail, getUser, userPuts } from '../../lib/store/user.js';

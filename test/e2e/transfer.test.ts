@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { nativePrincipalId } from '../../lib/integrations/policy.js';
+import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { plans } from '../../lib/orgs/plans.js';
 import { getLibrary } from '../../lib/store/library.js';
 import { ImportInvalidError, LibraryImportError } from '../../lib/errors.js';

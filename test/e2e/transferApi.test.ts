@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { clearImportMark, markLibraryImporting } from '../../lib/store/libraryTransfer.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newSession, sessionPutItem } from '../../lib/accounts/sessions.js';
+import { newSession, sessionPutItem } from '../../lib/people/sessions.js';
 import { transactWrite } from '../../lib/store/items.js';
 import { createImportJob, importJobKey, type ImportJobRecord } from '../../lib/store/importJob.js';
 import { abortLibraryImport } from '../../lib/transfer/jobs.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIdpMetadata } from '../../lib/accounts/samlMetadata.js';
+import { parseIdpMetadata } from '../../lib/saml/metadata.js';
 import { ScimError } from '../../lib/scim/errors.js';
 import { parseGroupInput } from '../../lib/scim/groups.js';
 import { filterNames, listResponse, matches, parseFilter, parseListQuery, project } from '../../lib/scim/query.js';

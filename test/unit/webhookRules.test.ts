@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventOf, type ChangedItem } from '../../lib/webhooks/events.js';
+import type { ChangedItem } from '../../lib/store/stream.js';
+import { eventOf } from '../../lib/webhooks/events.js';
 import { deriveWebhookSecret, signatureHeader, verifySignature } from '../../lib/webhooks/signing.js';
 import { checkReceiverUrl, isPublicAddress } from '../../lib/webhooks/urls.js';
 

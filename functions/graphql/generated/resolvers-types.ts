@@ -12,9 +12,10 @@ import type { BomSnapshot as BomSnapshotModel, DocumentLink as DocumentLinkModel
 import type { StoredFile as StoredFileModel } from '../../../lib/files/model.js';
 import type { ImportJobRecord as ImportJobRecordModel } from '../../../lib/store/importJob.js';
 import type { CreatedUpload as CreatedUploadModel } from '../../../lib/files/files.js';
-import type { ComponentPage as ComponentPageModel, AttributeValueView as AttributeValueViewModel } from '../../../lib/components/queries.js';
+import type { ComponentPage as ComponentPageModel } from '../../../lib/search/query.js';
 import type { ComponentGroupPage as ComponentGroupPageModel } from '../../../lib/search/service.js';
 import type { AdvancedFilter as AdvancedFilterModel } from '../../../lib/search/filter.js';
+import type { AttributeValueView as AttributeValueViewModel } from '../../../lib/components/queries.js';
 import type { LibraryConfig as LibraryConfigModel } from '../../../lib/config/model.js';
 import type { CategoryDefinition as CategoryDefinitionModel, AttributeDefinition as AttributeDefinitionModel } from '../../../lib/config/categories.js';
 import type { StatusDefinition as StatusDefinitionModel } from '../../../lib/config/statuses.js';
@@ -27,9 +28,9 @@ import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecor
 import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/service.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
-import type { SamlConfiguration as SamlConfigurationModel } from '../../../lib/orgs/saml.js';
+import type { SamlConfiguration as SamlConfigurationModel } from '../../../lib/saml/configuration.js';
 import type { ScimTokenRecord as ScimTokenRecordModel } from '../../../lib/store/scim.js';
-import type { CreatedScimToken as CreatedScimTokenModel, ScimSettings as ScimSettingsModel } from '../../../lib/orgs/scim.js';
+import type { CreatedScimToken as CreatedScimTokenModel, ScimSettings as ScimSettingsModel } from '../../../lib/scim/settings.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;

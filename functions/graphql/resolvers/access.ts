@@ -16,11 +16,12 @@ import {
   setTeamArchived,
   setTeamRoles,
   teamsOfOrganization,
+  teamsByIds,
 } from '../../../lib/orgs/teams.js';
-import { isUuid } from '../../../lib/orgs/slugs.js';
-import { getLibrary } from '../../../lib/store/library.js';
-import { getOrganization, type OrganizationRecord } from '../../../lib/store/organization.js';
-import { getTeams } from '../../../lib/store/team.js';
+import { isUuid } from '../../../lib/model/slugs.js';
+import { findLibrary } from '../../../lib/orgs/libraries.js';
+import type { Organization as OrganizationRecord } from '../../../lib/orgs/model.js';
+import { findOrganization } from '../../../lib/orgs/organizations.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { userById } from './shared.js';
@@ -59,7 +60,7 @@ const describe = (resource: string, action: string) => `Allows ${action.replace(
 
 /** A membership's teams, read once per request. */
 function teamsOfMembership(context: GraphQLContext, membership: { organizationId: string; userId: string; teamIds: string[] }) {
-  return context.once(`teams:${membership.organizationId}:${membership.userId}`, () => getTeams(context.store, membership.organizationId, membership.teamIds));
+  return context.once(`teams:${membership.organizationId}:${membership.userId}`, () => teamsByIds(context.store, membership.organizationId, membership.teamIds));
 }
 
 const grantsOfLibraries = (organizationId: string, libraryRoles: Readonly<Record<string, string>>, teamId: string | null): LibraryAccessGrant[] =>
@@ -131,7 +132,7 @@ export const accessResolvers: Resolvers = {
     },
   },
   LibraryAccessDto: {
-    library: async (grant, _args, context) => (await getLibrary(context.store, grant.organizationId, grant.libraryId)) ?? null,
+    library: (grant, _args, context) => findLibrary(context.store, grant.organizationId, grant.libraryId),
     role: (grant, _args, context) => requiredRole(context, grant.organizationId, grant.roleId),
     source: (grant) => (grant.teamId ? 'TEAM' : 'DIRECT'),
   },
@@ -145,7 +146,7 @@ export const accessResolvers: Resolvers = {
     },
     accepted: (invitation) => invitation.status === 'ACCEPTED',
     organization: async (invitation, _args, context) => {
-      const organization = await context.once(`organization:${invitation.organizationId}`, () => getOrganization(context.store, invitation.organizationId));
+      const organization = await context.once(`organization:${invitation.organizationId}`, () => findOrganization(context.store, invitation.organizationId));
       if (!organization) throw new Error(`Organization ${invitation.organizationId} is missing`);
       return organization;
     },

@@ -10,7 +10,7 @@ import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { searchScope } from './search.js';
 import { attributeChanges, libraryConfig, libraryScope, userById, withheldForCaller, writeContext } from './shared.js';
-import { integrationLock } from '../../../lib/integrations/policy.js';
+import { integrationLock } from '../../../lib/model/attributeAccess.js';
 import { findPrincipal } from '../../../lib/integrations/principals.js';
 
 function marked(context: GraphQLContext, kind: 'PIN' | 'BOOKMARK') {

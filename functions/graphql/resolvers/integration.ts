@@ -1,4 +1,4 @@
-import { nativePrincipalId } from '../../../lib/integrations/policy.js';
+import { nativePrincipalId } from '../../../lib/model/attributeAccess.js';
 import { createIntegration, findPrincipal, listPrincipals, updateIntegration } from '../../../lib/integrations/principals.js';
 import { accessPolicyOf, reconcile, recommendedAttributes, setAttributeAccess, setComponentLink } from '../../../lib/integrations/service.js';
 import { IntegrationAccessError } from '../../../lib/errors.js';

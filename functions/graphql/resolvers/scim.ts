@@ -1,7 +1,7 @@
-import { samlProvidersFromEnv, type SamlProviderRegistry } from '../../../lib/accounts/samlProviders.js';
-import { configureSaml } from '../../../lib/orgs/saml.js';
-import { configureScim, createScimToken, liveScimTokens, revokeScimToken } from '../../../lib/orgs/scim.js';
-import { getOrganization } from '../../../lib/store/organization.js';
+import { samlProvidersFromEnv, type SamlProviderRegistry } from '../../../lib/saml/providers.js';
+import { configureSaml } from '../../../lib/saml/configuration.js';
+import { configureScim, createScimToken, liveScimTokens, revokeScimToken } from '../../../lib/scim/settings.js';
+import { findOrganization } from '../../../lib/orgs/organizations.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
 let samlProviders: SamlProviderRegistry | undefined;
@@ -9,7 +9,7 @@ let samlProviders: SamlProviderRegistry | undefined;
 /** SAML configuration, configureScim and the SCIM token (README: SCIM provisioning). */
 export const scimResolvers: Resolvers = {
   SamlQueryNamespace: {
-    configuration: async (_parent, _args, { store, access }) => (await getOrganization(store, (await access.organization()).organization.id))?.saml ?? null,
+    configuration: async (_parent, _args, { store, access }) => (await findOrganization(store, (await access.organization()).organization.id))?.saml ?? null,
   },
   SamlMutationNamespace: {
     configure: async (_parent, { input }, { store, access }) => configureSaml(store, (samlProviders ??= samlProvidersFromEnv()), (await access.organization()).organization, input),

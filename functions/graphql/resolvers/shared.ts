@@ -2,14 +2,14 @@ import { componentWriteContext } from '../../../lib/components/context.js';
 import type { WriteContext } from '../../../lib/components/rules.js';
 import type { AttributeValueChange } from '../../../lib/components/commands.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
-import { findUser } from '../../../lib/accounts/users.js';
+import { findUser } from '../../../lib/people/users.js';
 import { componentsByIds } from '../../../lib/components/queries.js';
 import type { User } from '../../../lib/accounts/model.js';
 import type { Component } from '../../../lib/components/model.js';
 import type { GraphQLContext } from '../context.js';
-import { withheldAttributes } from '../../../lib/integrations/policy.js';
+import { withheldAttributes } from '../../../lib/model/attributeAccess.js';
 
-import type { LibraryScope } from '../../../lib/access/scope.js';
+import type { LibraryScope } from '../../../lib/model/scope.js';
 export type { LibraryScope };
 
 export async function libraryScope(context: GraphQLContext): Promise<LibraryScope> {

@@ -1,4 +1,4 @@
-import { classifications } from '../../config/statuses.js';
+import { classifications } from '../../model/vocabulary.js';
 import type { ClauseField } from './clauses.js';
 import type { Vocabulary, VocabularyUser } from './vocabulary.js';
 

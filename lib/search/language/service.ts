@@ -1,4 +1,4 @@
-import type { ComponentPage, Pagination } from '../../components/queries.js';
+import type { ComponentPage, Pagination } from '../query.js';
 import { InvalidInputError } from '../../errors.js';
 import type { ComponentRecord } from '../../store/component.js';
 import { defaultOrder, type Order } from '../cursor.js';

@@ -19,7 +19,7 @@ export const columnPartKey = (orgId: string, libraryId: string, column: ColumnNa
   SK: `SC#${column}#${blockId}#${String(start).padStart(6, '0')}`,
 });
 
-import type { LibraryRef } from '../../access/scope.js';
+import type { LibraryRef } from '../../model/scope.js';
 export type { LibraryRef };
 
 export interface BlockEntry {

@@ -6,7 +6,7 @@ import { AccessAdminError } from '../errors.js';
  * UpdateIdentityProvider when it exists), with the organization's email domains as IdP identifiers; the
  * federated app client's SupportedIdentityProviders lists the providers sign-in may go through
  * (DescribeUserPoolClient, then UpdateUserPoolClient with every setting it read: an update resets what it
- * omits). Which providers that list holds is decided from the table (lib/orgs/samlResync.ts).
+ * omits). Which providers that list holds is decided from the table (lib/saml/resync.ts).
  *
  * cognito-local (the local stack) has no identity providers: there these calls go to the local federation
  * stand-in (infra/local/federation.ts, COGNITO_FEDERATION_ENDPOINT), which answers the same API, and the
@@ -19,7 +19,7 @@ export interface SamlProviderRegistry {
   describe(providerName: string): Promise<{ metadataXml: string | undefined } | undefined>;
   /**
    * Rewrites the federated client's provider list to `next(current)` (no write when it is unchanged); the
-   * lists before and after. Callers hold the federated client's lease (lib/orgs/samlResync.ts).
+   * lists before and after. Callers hold the federated client's lease (lib/saml/resync.ts).
    */
   updateClientProviders(next: (current: string[]) => string[]): Promise<{ before: string[]; after: string[] }>;
 }

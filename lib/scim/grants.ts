@@ -5,7 +5,7 @@ import { membershipRecord, type MembershipRecord } from '../store/membership.js'
 import type { OrganizationRecord } from '../store/organization.js';
 import type { SuspendedGrants } from '../store/scim.js';
 import { getTeams, teamMemberHold, teamMemberKey, teamMemberRelease } from '../store/team.js';
-import { membershipChangeItems } from './members.js';
+import { membershipChangeItems } from '../orgs/members.js';
 
 /**
  * Holding a provisioned person's grants aside and giving them back: deactivation (active false, DELETE)

@@ -14,10 +14,10 @@ import { getSamlState, samlStatePut, spendSamlState } from '../store/samlSignin.
 import { getScimUser } from '../store/scim.js';
 import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userPuts, type UserRecord } from '../store/user.js';
 import type { Federation } from './federation.js';
-import type { IdentityProvider } from './identities.js';
-import { afterVerified } from './service.js';
-import { newSession, sessionPutItem, sha256, type IssuedSession } from './sessions.js';
-import { newUserRecord } from './users.js';
+import type { IdentityProvider } from '../accounts/identities.js';
+import { afterVerified } from '../accounts/service.js';
+import { newSession, sessionPutItem, sha256, type IssuedSession } from '../people/sessions.js';
+import { newUserRecord } from '../people/users.js';
 
 /**
  * SAML single sign-on, federated through the user pool (schema/README.md: Single sign-on). The start route finds the

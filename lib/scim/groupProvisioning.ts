@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
-import type { ScimGroupInput, ScimMember } from '../scim/groups.js';
+import type { ScimGroupInput, ScimMember } from './groups.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { getMemberships, membershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
 import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamKey, teamMemberHold, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
-import { membershipChangeItems } from './members.js';
-import { endSessions, noGrants, restoreItems, suspendItems } from './scimGrants.js';
-import { isUuid } from './slugs.js';
+import { membershipChangeItems } from '../orgs/members.js';
+import { endSessions, noGrants, restoreItems, suspendItems } from './grants.js';
+import { isUuid } from '../model/slugs.js';
 
 /**
  * SCIM groups are teams with managedBy SCIM (one to one). Their name, members and archived state follow

@@ -1,6 +1,6 @@
-import { newUserRecord } from '../accounts/users.js';
+import { newUserRecord } from '../people/users.js';
 import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
-import { linkingEmail, type GroupReference, type ScimUserInput } from '../scim/users.js';
+import { linkingEmail, type GroupReference, type ScimUserInput } from './users.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
 import { getMembership, listMembers } from '../store/membership.js';
@@ -15,10 +15,10 @@ import {
   type ScimUserRecord,
 } from '../store/scim.js';
 import { findUserIdByEmail, getUser, userNameUpdate, userPuts } from '../store/user.js';
-import { ensureSiteAdminCount } from './members.js';
-import { isScimTeam, scimTeams } from './scimGroups.js';
-import { endSessions, mergeGrants, noGrants, restoreItems, suspendItems } from './scimGrants.js';
-import { isUuid } from './slugs.js';
+import { ensureSiteAdminCount } from '../orgs/members.js';
+import { isScimTeam, scimTeams } from './groupProvisioning.js';
+import { endSessions, mergeGrants, noGrants, restoreItems, suspendItems } from './grants.js';
+import { isUuid } from '../model/slugs.js';
 
 /**
  * SCIM users (lib/scim maps the protocol; this module makes the effects). A SCIM user provisions one

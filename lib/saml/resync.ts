@@ -1,6 +1,6 @@
 import { ConflictError } from '../errors.js';
 import { randomUUID } from 'node:crypto';
-import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
+import type { SamlProviderRegistry } from './providers.js';
 import type { Store } from '../store/client.js';
 import { enabledSamlConfiguration, getOrganization, getOrganizations, type OrganizationRecord } from '../store/organization.js';
 import { getSamlMetadata, listSamlMetadata, releaseFederatedClientLease, takeFederatedClientLease, type SamlMetadataRecord } from '../store/samlSignin.js';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, ConflictError, FeatureNotInPlanError, NotFoundError, SiteAdminRequiredError } from '../errors.js';
-import { generateScimSecret } from '../scim/tokens.js';
+import { generateScimSecret } from './tokens.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite, updateIf } from '../store/items.js';
 import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
 import { getScimToken, listScimTokens, scimTokenPuts, scimTokenRetireItems, scimTokenRevokeItems, type ScimTokenRecord } from '../store/scim.js';
-import { entitlementsOf } from './plans.js';
-import { isUuid } from './slugs.js';
+import { entitlementsOf } from '../orgs/plans.js';
+import { isUuid } from '../model/slugs.js';
 
 /**
  * How long a replaced token keeps working: long enough to paste the new one into the identity provider,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { SamlProviderRegistry } from '../accounts/samlProviders.js';
+import type { SamlProviderRegistry } from './providers.js';
 import { AccessAdminError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';
@@ -7,8 +7,8 @@ import { getVerifiedDomain } from '../store/domain.js';
 import { nowIso, transactWrite, updateIf } from '../store/items.js';
 import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
 import { getSamlMetadata, samlMetadataPut, type SamlMetadataRecord } from '../store/samlSignin.js';
-import { syncOrganizationProvider } from './samlResync.js';
-import { isDomainName } from './slugs.js';
+import { syncOrganizationProvider } from './resync.js';
+import { isDomainName } from '../model/slugs.js';
 
 export const configureSamlInput = z.object({
   enabled: z.boolean(),
@@ -30,7 +30,7 @@ const providerNameOf = (organizationId: string) => `org-${organizationId.replace
  * organization's IdP vouches only for addresses of its own domains (spec: SAML verifies an address only from
  * an organization with a verified domain), else SAML_DOMAIN_NOT_VERIFIED, checked before the pool is told.
  * After the save, the federated client lists the provider if the configuration is enabled and not if it is
- * disabled (lib/orgs/samlResync.ts).
+ * disabled (lib/saml/resync.ts).
  */
 export async function configureSaml(store: Store, registry: SamlProviderRegistry, organization: OrganizationRecord, rawInput: unknown): Promise<SamlConfiguration | null> {
   const input = parseInput(configureSamlInput, rawInput, 'input');
@@ -59,7 +59,7 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
   const metadataXml = input.idpMetadataXml ?? (await getSamlMetadata(store, organization.id))?.metadataXml ?? (await registry.describe(providerName))?.metadataXml;
   if (!metadataXml) throw new InvalidInputError('input.idpMetadataXml: the user pool no longer has the identity provider and no metadata is stored; upload it again', { field: 'input.idpMetadataXml' });
   // The XML parser loads on the first metadata upload, not with every request.
-  const identityProvider = input.idpMetadataXml ? (await import('../accounts/samlMetadata.js')).parseIdpMetadata(input.idpMetadataXml) : current!;
+  const identityProvider = input.idpMetadataXml ? (await import('./metadata.js')).parseIdpMetadata(input.idpMetadataXml) : current!;
   await assertDomainsVerified(store, organization.id, domains);
   const domainsChanged = !current || domains.length !== current.domains.length || domains.some((domain) => !current.domains.includes(domain));
   const registration = input.idpMetadataXml || domainsChanged ? await registry.register(providerName, metadataXml, domains) : current!.registration;
