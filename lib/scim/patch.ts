@@ -245,6 +245,8 @@ function applyOne(resource: Node, operation: PatchOperation, target: Target, pat
     if (target.sub) {
       if (op === 'remove') {
         if (isObject(current)) deleteIn(current, target.sub.name);
+        // A complex value without sub-attributes is unassigned.
+        if (isObject(current) && Object.keys(current).length === 0) deleteIn(container, name);
       } else setIn(container, name, merge(current, { [target.sub.name]: value }, path));
     } else if (op === 'remove') deleteIn(container, name);
     else setIn(container, name, attribute.subAttributes ? merge(current, value, path) : value);
