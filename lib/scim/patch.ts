@@ -272,13 +272,13 @@ function applyOne(resource: Node, operation: PatchOperation, target: Target, pat
     return;
   }
 
-  const selected = list.filter((item) => isObject(item) && (!target.filter || matches(item, target.filter, [name]))) as Node[];
+  const selected = new Set(list.filter((item) => isObject(item) && (!target.filter || matches(item, target.filter, [name]))) as Node[]);
   if (op === 'remove') {
     if (target.sub) selected.forEach((item) => deleteIn(item, target.sub!.name));
-    else setIn(container, name, list.filter((item) => !selected.includes(item as Node)));
+    else setIn(container, name, list.filter((item) => !selected.has(item as Node)));
     return;
   }
-  if (selected.length === 0) {
+  if (selected.size === 0) {
     // Entra replaces `emails[type eq "work"].value` on a user without a work address: the filter describes the one to add.
     const base = target.filter ? described(target.filter) : (Object.create(null) as Node);
     if (!base) throw new ScimError(400, `${path} matches no value`, 'noTarget');
@@ -286,7 +286,7 @@ function applyOne(resource: Node, operation: PatchOperation, target: Target, pat
     return;
   }
   const replacement = (item: Node) => (target.sub ? merge(item, { [target.sub.name]: value }, path) : op === 'add' ? merge(item, value, path) : merge(Object.create(null), value, path));
-  setIn(container, name, list.map((item) => (selected.includes(item as Node) ? replacement(item as Node) : item)));
+  setIn(container, name, list.map((item) => (selected.has(item as Node) ? replacement(item as Node) : item)));
 }
 
 /** add or replace without a path: each key of the value object is an attribute (or an extension URN, or a path). */
