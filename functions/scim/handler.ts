@@ -27,7 +27,10 @@ function errorResult(error: ScimError, headers: Record<string, string> = {}): AP
 /** {scim_url} as the client reached it (meta.location), and the path below it. */
 function locate(event: APIGatewayProxyEventV2): { baseUrl: string; path: string } {
   const host = event.headers?.host ?? event.requestContext.domainName ?? 'localhost';
-  const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
+  // The scheme the client used: API Gateway sets x-forwarded-proto (https); the local stack's plain-HTTP
+  // server sets http. Only these two values are taken (the header ends up in Location and meta.location).
+  const forwarded = event.headers?.['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase();
+  const proto = forwarded === 'http' ? 'http' : 'https';
   const index = event.rawPath.indexOf('/scim/v2');
   const prefix = index >= 0 ? event.rawPath.slice(0, index + '/scim/v2'.length) : '/scim/v2';
   return { baseUrl: `${proto}://${host}${prefix}`, path: index >= 0 ? event.rawPath.slice(index + '/scim/v2'.length) : event.rawPath };

@@ -40,6 +40,8 @@ export function eventFromRequest(request: IncomingMessage, body: Buffer, routeKe
     if (value === undefined || name === 'cookie') continue;
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  // API Gateway tells the function the scheme the client used (https there); this server speaks plain HTTP.
+  headers['x-forwarded-proto'] ??= 'http';
   const cookies = request.headers.cookie?.split(/;\s*/).filter(Boolean);
   const textual = /json|text|graphql|x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
   const now = new Date();

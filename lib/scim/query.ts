@@ -118,6 +118,9 @@ export interface ListQuery {
   count: number;
   attributes?: string[];
   excludedAttributes?: string[];
+  /** RFC 7644 §3.4.2.3: the attribute to sort by, ascending unless sortOrder says descending. */
+  sortBy?: string;
+  sortOrder?: 'ascending' | 'descending';
 }
 
 function positiveInt(text: string | null, fallback: number, name: string): number {
@@ -135,13 +138,46 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   const filterText = params.get('filter');
   const attributes = attributeList(params.get('attributes'));
   const excludedAttributes = attributeList(params.get('excludedAttributes'));
+  const sortBy = params.get('sortBy')?.trim();
+  const sortOrder = params.get('sortOrder')?.trim().toLowerCase();
+  if (sortOrder && sortOrder !== 'ascending' && sortOrder !== 'descending') throw new ScimError(400, 'sortOrder must be ascending or descending', 'invalidValue');
   return {
     ...(filterText ? { filter: parseFilter(filterText) } : {}),
     startIndex: Math.max(1, positiveInt(params.get('startIndex'), 1, 'startIndex')),
     count: Math.min(maxResults, Math.max(0, positiveInt(params.get('count'), maxResults, 'count'))),
     ...(attributes ? { attributes } : {}),
     ...(excludedAttributes ? { excludedAttributes } : {}),
+    ...(sortBy ? { sortBy } : {}),
+    ...(sortOrder ? { sortOrder: sortOrder as 'ascending' | 'descending' } : {}),
   };
+}
+
+export const searchRequestSchema = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
+
+/**
+ * A POST /.search body (RFC 7644 §3.4.3: filter, startIndex, count, attributes, excludedAttributes, sortBy,
+ * sortOrder; names case-insensitive) as the query parameters of the equivalent GET.
+ */
+export function searchParameters(body: unknown): URLSearchParams {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ScimError(400, `A search body is a ${searchRequestSchema} message`, 'invalidSyntax');
+  const params = new URLSearchParams();
+  const names = ['filter', 'startIndex', 'count', 'attributes', 'excludedAttributes', 'sortBy', 'sortOrder'];
+  for (const [key, value] of Object.entries(body)) {
+    const name = names.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
+    if (!name || value === null || value === undefined) continue;
+    if (name === 'attributes' || name === 'excludedAttributes') {
+      const list = Array.isArray(value) ? value : [value];
+      if (!list.every((item) => typeof item === 'string')) throw new ScimError(400, `${name} is an array of attribute names`, 'invalidValue');
+      params.set(name, list.join(','));
+    } else if (name === 'startIndex' || name === 'count') {
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw new ScimError(400, `${name} must be an integer`, 'invalidValue');
+      params.set(name, String(value));
+    } else {
+      if (typeof value !== 'string') throw new ScimError(400, `${name} must be a string`, name === 'filter' ? 'invalidFilter' : 'invalidValue');
+      params.set(name, value);
+    }
+  }
+  return params;
 }
 
 const alwaysReturned = new Set(['id', 'schemas', 'meta']);
@@ -173,9 +209,40 @@ function pick(value: object, names: string[]): unknown {
   return Array.isArray(value) ? value.map(one) : one(value);
 }
 
-/** Filters, pages and projects resources into a ListResponse. */
+/**
+ * Sorts by an attribute's (first, else primary) value: strings case-insensitively unless caseExact, numbers and
+ * booleans by value; resources without a value come last ascending and first descending (RFC 7644 §3.4.2.3).
+ */
+function sortResources(resources: Resource[], sortBy: string, order: 'ascending' | 'descending'): void {
+  const steps = pathSteps(sortBy);
+  const caseExact = caseExactPaths.has(steps.join('.').toLowerCase());
+  const key = (resource: Resource): string | number | undefined => {
+    let values = valuesAt(resource, steps);
+    const objects = values.filter((item) => typeof item === 'object' && item !== null);
+    if (objects.length) {
+      // A multi-valued complex attribute sorts by its primary (else first) value.
+      const chosen = objects.find((item) => property(item, 'primary') === true) ?? objects[0];
+      values = [property(chosen, 'value')];
+    }
+    const value = values[0];
+    if (typeof value === 'number') return value;
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    return typeof value === 'string' ? (caseExact ? value : value.toLowerCase()) : undefined;
+  };
+  const keyed = resources.map((resource) => ({ resource, key: key(resource) }));
+  const sign = order === 'descending' ? -1 : 1;
+  keyed.sort((a, b) => {
+    if (a.key === undefined || b.key === undefined) return a.key === b.key ? 0 : (a.key === undefined ? 1 : -1) * sign;
+    if (typeof a.key === 'number' && typeof b.key === 'number') return (a.key - b.key) * sign;
+    return String(a.key) < String(b.key) ? -sign : String(a.key) > String(b.key) ? sign : 0;
+  });
+  keyed.forEach((entry, index) => (resources[index] = entry.resource));
+}
+
+/** Filters, sorts, pages and projects resources into a ListResponse. */
 export function listResponse(resources: Resource[], query: ListQuery): Record<string, unknown> {
-  const matching = query.filter ? resources.filter((resource) => matches(resource, query.filter!)) : resources;
+  const matching = query.filter ? resources.filter((resource) => matches(resource, query.filter!)) : [...resources];
+  if (query.sortBy) sortResources(matching, query.sortBy, query.sortOrder ?? 'ascending');
   const page = matching.slice(query.startIndex - 1, query.startIndex - 1 + query.count).map((resource) => project(resource, query));
   return { schemas: [listResponseSchema], totalResults: matching.length, startIndex: query.startIndex, itemsPerPage: page.length, Resources: page };
 }

@@ -43,8 +43,9 @@ function attribute(name: string, type: AttributeType, options: Partial<Attribute
 
 const multi = (name: string, description: string, sub: AttributeDefinition[]) =>
   attribute(name, 'complex', { multiValued: true, description, subAttributes: sub });
+/** RFC 7643 §2.3.7: a reference attribute names what it may refer to (photos are URLs: "external"). */
 const typedValue = (valueType: AttributeType = 'string', extra: AttributeDefinition[] = []) => [
-  attribute('value', valueType),
+  attribute('value', valueType, valueType === 'reference' ? { referenceTypes: ['external'] } : {}),
   attribute('display', 'string'),
   attribute('type', 'string'),
   attribute('primary', 'boolean'),
@@ -71,12 +72,14 @@ export const userAttributes: AttributeDefinition[] = [
   {
     ...multi('groups', 'The groups (teams) the user belongs to; change them through /Groups.', [
       attribute('value', 'string', { mutability: 'readOnly' }),
+      attribute('$ref', 'reference', { mutability: 'readOnly', referenceTypes: ['Group'] }),
       attribute('display', 'string', { mutability: 'readOnly' }),
     ]),
     mutability: 'readOnly',
   },
   multi('entitlements', 'Entitlements (stored, not interpreted).', typedValue()),
-  multi('roles', 'Ignored: roles are assigned in the service by administrators, never taken from the identity provider.', typedValue()),
+  // No roles attribute: roles are assigned in the service by administrators, never taken from the identity
+  // provider; a roles value in a body, or a PATCH of roles, is accepted and ignored (see lib/scim/patch.ts).
   multi('x509Certificates', 'Certificates.', typedValue('binary')),
 ];
 
@@ -103,7 +106,13 @@ export const commonAttributes: AttributeDefinition[] = [
   attribute('externalId', 'string', { caseExact: true }),
   attribute('meta', 'complex', {
     mutability: 'readOnly',
-    subAttributes: [attribute('resourceType', 'string'), attribute('created', 'dateTime'), attribute('lastModified', 'dateTime'), attribute('location', 'reference'), attribute('version', 'string')],
+    subAttributes: [
+      attribute('resourceType', 'string', { mutability: 'readOnly', caseExact: true }),
+      attribute('created', 'dateTime', { mutability: 'readOnly' }),
+      attribute('lastModified', 'dateTime', { mutability: 'readOnly' }),
+      attribute('location', 'reference', { mutability: 'readOnly', caseExact: true, referenceTypes: ['uri'] }),
+      attribute('version', 'string', { mutability: 'readOnly', caseExact: true }),
+    ],
   }),
 ];
 
@@ -145,7 +154,7 @@ export function serviceProviderConfig(baseUrl: string) {
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults },
     changePassword: { supported: false },
-    sort: { supported: false },
+    sort: { supported: true },
     etag: { supported: false },
     authenticationSchemes: [
       {

@@ -1,13 +1,13 @@
-import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { AccessAdminError, AlreadyExistsError, ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
 import { archiveScimGroup, createScimGroup, findScimTeamByName, replaceScimGroup, requireScimTeam, scimTeamMembers, scimTeams } from './groupProvisioning.js';
 import { createScimUser, deleteScimUser, replaceScimUser, requireScimUser, scimGroupsOf } from './userProvisioning.js';
 import type { Store } from '../store/client.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { findScimUserByUserName, listScimUsers, type ScimUserRecord } from '../store/scim.js';
-import { ScimError, type ScimType } from './errors.js';
+import { ScimError } from './errors.js';
 import { groupResource, parseGroupInput } from './groups.js';
-import { filterNames, listResponse, parseListQuery, project, type ListQuery } from './query.js';
+import { applyPatch, assertNoPrototypeKeys, groupPatchSchema, parsePatchBody, userPatchSchema } from './patch.js';
+import { filterNames, listResponse, parseListQuery, project, searchParameters, type ListQuery } from './query.js';
 import { allSchemas, patchOpSchema, resourceTypes, serviceProviderConfig } from './schemas.js';
 import { parseUserInput, userResource } from './users.js';
 
@@ -30,33 +30,6 @@ export interface ScimResponse {
 
 const ok = (body: unknown, status = 200): ScimResponse => ({ status, body });
 const created = (body: Record<string, unknown>): ScimResponse => ({ status: 201, body, headers: { location: String((body.meta as { location: string }).location) } });
-
-/**
- * Applies a PatchOp body to a resource with scim-patch. Op names are matched case-insensitively (Entra
- * sends `Replace`, others `REPLACE`); the result is then read back like a PUT body.
- */
-function applyPatch(resource: Record<string, unknown>, body: unknown, expand: (operation: ScimPatchOperation) => ScimPatchOperation[] = (operation) => [operation]): Record<string, unknown> {
-  const patch = body as { schemas?: unknown; Operations?: unknown } | undefined;
-  const operations = patch && typeof patch === 'object' ? (Object.entries(patch).find(([key]) => key.toLowerCase() === 'operations')?.[1] as unknown) : undefined;
-  if (!Array.isArray(operations) || operations.length === 0) throw new ScimError(400, `A PATCH body is a ${patchOpSchema} message with a non-empty Operations array`, 'invalidSyntax');
-  const normalized = operations.map((operation, index) => {
-    if (typeof operation !== 'object' || operation === null) throw new ScimError(400, `Operations[${index}] must be an object`, 'invalidSyntax');
-    const { op, path, value } = Object.fromEntries(Object.entries(operation).map(([key, v]) => [key.toLowerCase(), v])) as { op?: unknown; path?: unknown; value?: unknown };
-    if (typeof op !== 'string' || !['add', 'replace', 'remove'].includes(op.toLowerCase())) throw new ScimError(400, `Operations[${index}].op must be add, replace or remove`, 'invalidSyntax');
-    if (path !== undefined && typeof path !== 'string') throw new ScimError(400, `Operations[${index}].path must be a string`, 'invalidPath');
-    return { op: op.toLowerCase(), ...(path !== undefined ? { path } : {}), ...(value !== undefined ? { value } : {}) } as ScimPatchOperation;
-  }).flatMap(expand);
-  // The roles attribute is never taken from the identity provider: operations on it are ignored, not refused.
-  const applicable = normalized.filter((operation) => !/^roles(\b|\[|\.|$)/i.test(operation.path ?? ''));
-  if (applicable.length === 0) return resource;
-  try {
-    return scimPatch(resource as unknown as ScimResource, applicable, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as Record<string, unknown>;
-  } catch (error) {
-    // scimPatch is pure: whatever it throws comes from the operations it was given.
-    if (error instanceof PatchError) throw new ScimError(400, error.message, (error.scimCode as ScimType | undefined) ?? 'invalidValue');
-    throw new ScimError(400, `The PATCH operations cannot be applied: ${(error as Error).message}`, 'invalidPath');
-  }
-}
 
 /** The value of a filter that is exactly `<attribute> eq "<string>"` (schema URN prefix allowed), else undefined. */
 function equalityOn(query: ListQuery, attribute: string): string | undefined {
@@ -103,9 +76,10 @@ async function users(store: Store, organization: OrganizationRecord, request: Sc
       return ok(await one(replaced));
     }
     case 'PATCH': {
+      const operations = parsePatchBody(request.body);
       const patched = await retryOnConflict(async (again) => {
         const current = again ? await requireScimUser(store, organization, id) : user;
-        return replaceScimUser(store, organization, current, parseUserInput(applyPatch(userResource(current, baseUrl), request.body)));
+        return replaceScimUser(store, organization, current, parseUserInput(applyPatch(userResource(current, baseUrl), operations, userPatchSchema)));
       });
       return ok(await one(patched));
     }
@@ -133,19 +107,6 @@ async function retryOnConflict<T>(attempt: (again: boolean) => Promise<T>): Prom
   }
 }
 
-/**
- * Entra removes members as `{ op: Remove, path: members, value: [{ $ref: null, value: id }] }`: the same as
- * one `members[value eq "id"]` removal per member, which is how scim-patch is given it.
- */
-function memberRemovals(operation: ScimPatchOperation): ScimPatchOperation[] {
-  if (operation.op !== 'remove' || operation.path?.toLowerCase() !== 'members' || !Array.isArray(operation.value)) return [operation];
-  return operation.value.map((member: unknown, index: number) => {
-    const value = (member as { value?: unknown } | null)?.value;
-    if (typeof value !== 'string') throw new ScimError(400, `Operations: members to remove name no value at ${index}`, 'invalidValue');
-    return { op: 'remove', path: `members[value eq ${JSON.stringify(value)}]` } as ScimPatchOperation;
-  });
-}
-
 async function groups(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
   const query = parseListQuery(request.query);
@@ -156,7 +117,8 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
       const teams = displayName !== undefined ? await findScimTeamByName(store, organization, displayName).then((team) => (team ? [team] : [])) : await scimTeams(store, organization);
       // Filter and page first (without members), then read the members of the page's groups only.
       const { filter, startIndex, count } = query;
-      const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...(filter ? { filter } : {}), startIndex, count }) as { Resources: { id: string }[] };
+      const { sortBy, sortOrder } = query;
+      const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...(filter ? { filter } : {}), startIndex, count, ...(sortBy ? { sortBy, sortOrder } : {}) }) as { Resources: { id: string }[] };
       const byId = new Map(teams.map((team) => [team.id, team]));
       list.Resources = await Promise.all(
         list.Resources.map(async (resource) => {
@@ -182,9 +144,10 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
       return ok(groupResource(updated, baseUrl, await scimTeamMembers(store, updated)));
     }
     case 'PATCH': {
+      const operations = parsePatchBody(request.body);
       await retryOnConflict(async (again) => {
         const current = again ? await requireScimTeam(store, organization, id) : team;
-        const patched = applyPatch(groupResource(current, baseUrl, await scimTeamMembers(store, current)), request.body, memberRemovals);
+        const patched = applyPatch(groupResource(current, baseUrl, await scimTeamMembers(store, current)), operations, groupPatchSchema);
         return replaceScimGroup(store, organization, current, parseGroupInput(patched));
       });
       // Okta and Entra expect 204 No Content from a group PATCH (RFC 7644 §3.5.2 allows it).
@@ -211,6 +174,12 @@ function discovery(request: ScimRequest, resource: string, id: string | undefine
   return ok(listResponse(list, { startIndex: 1, count: list.length }));
 }
 
+/** POST /Users/.search and /Groups/.search (RFC 7644 §3.4.3) as the GET of the list with the body's parameters. */
+function search(request: ScimRequest): ScimRequest {
+  if (request.method !== 'POST') throw new ScimError(405, `${request.method} is not supported on .search: POST a SearchRequest`);
+  return { ...request, method: 'GET', query: searchParameters(request.body), body: undefined };
+}
+
 /** Domain refusals as SCIM errors: uniqueness 409, not found 404, broken rules 400 invalidValue. */
 function scimErrorOf(error: DomainError): ScimError {
   if (error instanceof AlreadyExistsError) return new ScimError(409, error.message, 'uniqueness');
@@ -230,12 +199,17 @@ export async function handleScimRequest(store: Store, organization: Organization
   }
   const [resource, id, ...rest] = segments;
   if (!resource || rest.length) throw new ScimError(404, `No SCIM endpoint at ${request.path || '/'}`);
+  // No key of a body may address a prototype, at any depth (PATCH paths are checked against the schema).
+  if (request.body !== undefined) assertNoPrototypeKeys(request.body);
   try {
     switch (resource.toLowerCase()) {
       case 'users':
-        return await users(store, organization, request, id);
+        return id === '.search' ? await users(store, organization, search(request), undefined) : await users(store, organization, request, id);
       case 'groups':
-        return await groups(store, organization, request, id);
+        return id === '.search' ? await groups(store, organization, search(request), undefined) : await groups(store, organization, request, id);
+      case '.search':
+        // RFC 7644 §3.4.3 lets a query at the root search every resource type; this service searches one type at a time.
+        throw new ScimError(501, 'Searching across resource types is not supported: POST /Users/.search or /Groups/.search');
       case 'serviceproviderconfig':
       case 'serviceproviderconfigs':
       case 'schemas':
