@@ -2450,7 +2450,8 @@ export type ScimTokenMutationNamespaceRevokeArgs = {
 /**
  * String comparison. eq, neq, in and notIn compare exactly; contains and notContains are case-insensitive
  * substrings (the way to match a literal % or _); like and notLike match the whole value case-insensitively,
- * with % for any sequence and _ for one character. Several operators in one object must all hold. On a
+ * with % for any sequence and _ for one character: a pattern is at most 500 characters and 100 wildcards (%
+ * and _ together), a longer one is BAD_USER_INPUT. Several operators in one object must all hold. On a
  * missing value (no description, no eid) every positive operator fails and every negative one holds.
  */
 export type StringOperatorsInput = {
@@ -2464,7 +2465,7 @@ export type StringOperatorsInput = {
   notLike?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** Description text: case-insensitive substring, or like with % and _. */
+/** Description text: case-insensitive substring, or like with % and _ (at most 500 characters and 100 wildcards). */
 export type DescriptionOperatorsInput = {
   contains?: InputMaybe<Scalars['String']['input']>;
   doesNotContain?: InputMaybe<Scalars['String']['input']>;
