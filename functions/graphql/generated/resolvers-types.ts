@@ -1571,6 +1571,7 @@ export type CategoryAttribute = {
   options?: Maybe<Array<Scalars['String']['output']>>;
   min?: Maybe<Scalars['Float']['output']>;
   max?: Maybe<Scalars['Float']['output']>;
+  /** STRING only: a regular expression the whole value must match, run on RE2 (no lookaround or backreferences). */
   pattern?: Maybe<Scalars['String']['output']>;
   archived: Scalars['Boolean']['output'];
 };
