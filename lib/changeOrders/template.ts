@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
+import { compilePattern } from '../config/patterns.js';
 
 /**
  * The change order workflow template document (spec: Change order workflow template), as a zod schema:
@@ -51,20 +52,14 @@ export const resolutionActions = ['AUTO_CLOSE', 'MANUAL_CLOSE'] as const;
 
 const option = z.strictObject({ label: text(1, 100), value: text(1, 100), description: optionalText(500) });
 
-const isRegExp = (value: string) => {
-  try {
-    new RegExp(value, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-};
+/** Run on RE2 (config/patterns.ts): linear in the value; lookaround and backreferences are refused. */
+const isRegExp = (value: string) => compilePattern(value) !== null;
 
 const fieldValidations = z.strictObject({
   required: z.boolean().optional(),
   min: z.number().int().optional(),
   max: z.number().int().optional(),
-  pattern: z.string().max(500).refine(isRegExp, { message: 'pattern must be a valid regular expression', ...rule('format') }).optional(),
+  pattern: z.string().max(500).refine(isRegExp, { message: 'pattern must be a valid regular expression (RE2 syntax: no lookaround or backreferences)', ...rule('format') }).optional(),
 });
 
 const field = z

@@ -1,3 +1,4 @@
+import { compilePattern } from '../config/patterns.js';
 import { ChangeOrderError } from '../errors.js';
 import type { TemplateDocument } from './template.js';
 
@@ -46,7 +47,7 @@ function checkValue(field: Field, value: unknown): string | undefined {
       if (value.length > 10_000) return 'is at most 10,000 characters';
       if (v?.min !== undefined && value.length < v.min) return `must be at least ${v.min} characters`;
       if (v?.max !== undefined && value.length > v.max) return `must be at most ${v.max} characters`;
-      if (v?.pattern !== undefined && !new RegExp(v.pattern, 'u').test(value)) return `must match ${v.pattern}`;
+      if (v?.pattern !== undefined && !compilePattern(v.pattern)?.matchesSome(value)) return `must match ${v.pattern}`;
       return undefined;
     }
     case 'number':

@@ -1,4 +1,5 @@
 import type { AttributeDefinition, CategoryDefinition } from '../config/categories.js';
+import { compilePattern } from '../config/patterns.js';
 import { storableNumberProblem } from '../numbers.js';
 
 export interface AttributeError {
@@ -64,15 +65,12 @@ function limitProblems(attribute: AttributeDefinition, value: unknown): string[]
   return problems;
 }
 
+/** The whole value must match; RE2 (config/patterns.ts), linear in the value whatever the pattern. */
 function patternProblems(pattern: string, value: string): string[] {
-  let expression: RegExp;
-  try {
-    expression = new RegExp(`^(?:${pattern})$`, 'u');
-  } catch {
-    // The categories document refuses invalid patterns; a stored one that no longer compiles must not pass.
-    return [`cannot be checked: the category's pattern ${pattern} is not a valid regular expression`];
-  }
-  return expression.test(value) ? [] : [`must match the pattern ${pattern} (got ${shown(value)})`];
+  const expression = compilePattern(pattern);
+  // The categories document refuses invalid patterns; a stored one that no longer compiles must not pass.
+  if (!expression) return [`cannot be checked: the category's pattern ${pattern} is not a valid regular expression`];
+  return expression.matchesWhole(value) ? [] : [`must match the pattern ${pattern} (got ${shown(value)})`];
 }
 
 function attributeProblems(attribute: AttributeDefinition, value: unknown): string[] {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { categoryTypes } from '../model/vocabulary.js';
 import { storableNumberProblem } from '../numbers.js';
 import { documentRule, duplicateIds } from './documentRules.js';
+import { patternProblem } from './patterns.js';
 import { configId } from './statuses.js';
 
 /** A bound of an attribute: a number the table can store (lib/numbers.ts). */
@@ -40,11 +41,8 @@ export const attributeDefinition = z
     }
     if (attribute.pattern !== null) {
       if (attribute.valueType !== 'STRING') ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'only STRING attributes have a pattern' });
-      try {
-        new RegExp(attribute.pattern, 'u');
-      } catch {
-        ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'pattern is not a valid regular expression' });
-      }
+      const problem = patternProblem(attribute.pattern);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
     }
   });
 export type AttributeDefinition = z.infer<typeof attributeDefinition>;

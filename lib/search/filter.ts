@@ -1,6 +1,7 @@
 import type { ComponentFilter } from './query.js';
 import { validateRevision, type RevisionScheme } from '../config/revisionScheme.js';
 import { InvalidInputError } from '../errors.js';
+import { likePatternProblem } from './like.js';
 
 /**
  * The filter language of the spec (Filter inputs), as the domain receives it from GraphQL. Every field is
@@ -14,7 +15,7 @@ export interface StringOperators {
   /** Case-insensitive substring; the way to match a literal % or _. */
   contains?: string | null;
   notContains?: string | null;
-  /** % any sequence, _ one character, case-insensitive, whole value. */
+  /** % any sequence, _ one character, case-insensitive, whole value; at most 500 characters and 100 wildcards (like.ts). */
   like?: string | null;
   notLike?: string | null;
 }
@@ -150,8 +151,29 @@ export function dateInterval(operator: keyof DateOperators, operand: DateOperand
   }
 }
 
-/** Refuses malformed operands up front (dates, revisions to order by), naming where they are. */
+/** Every like / notLike operand of a condition, with its path (name.like, labels.name.notLike, ...). */
+function likeOperands(value: unknown, path: string[] = []): [string, string][] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([key, inner]): [string, string][] =>
+    (key === 'like' || key === 'notLike') && typeof inner === 'string' ? [[[...path, key].join('.'), inner]] : likeOperands(inner, [...path, key]),
+  );
+}
+
+/** Refuses like / notLike patterns over the limits (BAD_USER_INPUT, naming the condition): like.ts. */
+export function validateLikePatterns(filter: AdvancedFilter | null | undefined): void {
+  (['and', 'or'] as const).forEach((list) =>
+    (filter?.[list] ?? []).forEach((condition, index) => {
+      for (const [path, pattern] of likeOperands(condition)) {
+        const problem = likePatternProblem(pattern);
+        if (problem) throw new InvalidInputError(`${list}[${index}].${path}: ${problem}`, { field: path });
+      }
+    }),
+  );
+}
+
+/** Refuses malformed operands up front (dates, revisions to order by, like patterns over the limits), naming where they are. */
 export function validateFilter(filter: SearchFilter, scheme: RevisionScheme | undefined): void {
+  validateLikePatterns(filter.advanced);
   (['and', 'or'] as const).forEach((list) =>
     (filter.advanced?.[list] ?? []).forEach((condition, index) => {
       for (const field of ['createdAt', 'updatedAt'] as const) {

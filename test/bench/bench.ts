@@ -11,10 +11,13 @@
  *   npm run bench                          # table
  *   BENCH_ITERATIONS=50 npm run bench      # quicker
  *   npm run bench -- --json                # table, then the same results as JSON on stdout
+ *   BENCH_ONLY=like npm run bench          # only the operations whose name contains "like" (comma: several)
  *
  * Environment: BENCH_ITERATIONS (default 200), BENCH_WARMUP (calls per operation before measuring,
  * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr), BENCH_TRANSFER_COMPONENTS
- * (library export/import throughput at this many components, default 10000; 0 skips it).
+ * (library export/import throughput at this many components, default 10000; 0 skips it), BENCH_ONLY
+ * (comma-separated parts of operation names: only those operations run, and the storage floor, cold
+ * start and transfer measurements are skipped).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -28,6 +31,7 @@ import { bootstrapTenant, type BootstrapResult } from '../../lib/orgs/bootstrap.
 import { systemRoles } from '../../lib/access/roles.js';
 import { createComponents } from '../../lib/components/service.js';
 import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
+import { likeMatcher } from '../../lib/search/like.js';
 import { createLibrary } from '../../lib/orgs/libraries.js';
 import { plans } from '../../lib/orgs/plans.js';
 import { createStore, type Store } from '../../lib/store/client.js';
@@ -109,6 +113,24 @@ const COMPONENT_UPDATE_AS_INTEGRATION_BUDGET: Budget = { requests: 4 + 1, readCa
  */
 const ITEM_UPDATE_BOM_BUDGET: Budget = { requests: 5, readCapacityUnits: 60, writeCapacityUnits: 320 };
 
+/**
+ * component.filter on the description over the seeded library (32 components, one with a 10,000-character
+ * description): the context, the search index reads (the description column among them) and the one
+ * matching component, measured at 7 requests and 8 RCU per call (8 and 9 on the odd call). The like and
+ * the contains filter read the same, so they have the same budget: the worst call plus one small read.
+ */
+const COMPONENT_FILTER_DESCRIPTION_BUDGET: Budget = { requests: 8 + 1, readCapacityUnits: 9 + 0.5, writeCapacityUnits: 0 };
+/**
+ * Security issue 20: like used to be a backtracking regular expression (50 wildcards on 10,000 characters
+ * never finished). The like operation may cost at most this many times the contains one, in p50 latency
+ * and in DynamoDB requests and RCU.
+ */
+const LIKE_VS_CONTAINS_MAX_RATIO = 1.5;
+/** The like pattern of the comparison: 50 wildcards (`%a` 49 times, then `%b`), matched against the long description. */
+const FIFTY_WILDCARDS = `${'%a'.repeat(49)}%b`;
+/** The seeded description both filters match: 10,000 characters (the longest a description may be). */
+const LONG_DESCRIPTION = `${'a'.repeat(9_999)}b`;
+
 /** Libraries in the benchmark organization (the bootstrap library plus extra ones), listed by `libraries`. */
 const SEEDED_LIBRARIES = 20;
 /** The caller's API keys in the library (the bootstrap key plus extra ones), listed by `apiKey.findAllForUser`. */
@@ -119,6 +141,7 @@ const SEEDED_API_KEYS = 5;
 const iterations = positiveInt('BENCH_ITERATIONS', 200);
 const warmupCalls = positiveInt('BENCH_WARMUP', 20, true);
 const jsonOutput = process.argv.includes('--json');
+const only = (process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim().toLowerCase()).filter(Boolean);
 const tableName = 'plm';
 const region = 'us-east-1';
 
@@ -292,6 +315,11 @@ interface Operation {
   budget: Budget;
   /** Throws when the answer is not what the seeded data implies, so a broken call is never benchmarked. */
   check?: (data: Record<string, unknown>) => void;
+  /**
+   * Operations compared with each other (same group, listed one after the other) are measured
+   * interleaved, call by call in alternating order, so that the machine's load weighs on each alike.
+   */
+  group?: string;
 }
 
 interface GraphQLCall {
@@ -328,6 +356,30 @@ async function callGraphQL(baseUrl: string, operation: Operation, call: number):
   return { data: body.data, cost: parseCost(response.headers.get('x-plm-consumed-capacity'), operation.name) };
 }
 
+/** Operations of one group, interleaved: warm-up for each, then every iteration calls each once, the order rotating. */
+async function measureInterleaved(baseUrl: string, group: Operation[], callCounter: { next: number }): Promise<Result[]> {
+  for (const operation of group) {
+    for (let i = 0; i < warmupCalls; i++) {
+      const { data } = await callGraphQL(baseUrl, operation, callCounter.next++);
+      if (i === 0) operation.check?.(data);
+    }
+  }
+  const latencies = group.map((): number[] => []);
+  const costs = group.map((): Cost[] => []);
+  for (let i = 0; i < iterations; i++) {
+    for (let k = 0; k < group.length; k++) {
+      const index = (i + k) % group.length;
+      const operation = group[index]!;
+      const started = performance.now();
+      const { data, cost } = await callGraphQL(baseUrl, operation, callCounter.next++);
+      latencies[index]!.push(performance.now() - started);
+      costs[index]!.push(cost);
+      if (i === 0 && warmupCalls === 0) operation.check?.(data);
+    }
+  }
+  return group.map((operation, index) => summarize(operation.name, 'graphql', latencies[index]!, costs[index]!, operation.budget));
+}
+
 async function measureOperation(baseUrl: string, operation: Operation, callCounter: { next: number }): Promise<Result> {
   for (let i = 0; i < warmupCalls; i++) {
     const { data } = await callGraphQL(baseUrl, operation, callCounter.next++);
@@ -354,6 +406,11 @@ function expectLength(data: Record<string, unknown>, path: string, length: numbe
   if (!Array.isArray(value) || value.length !== length) {
     throw new Error(`expected ${path} to list ${length} entries, got ${Array.isArray(value) ? value.length : JSON.stringify(value)}`);
   }
+}
+
+/** The filter found exactly the one component. */
+function expectMatches(data: Record<string, unknown>, id: string): void {
+  if (at(data, 'component.filter.totalCount') !== 1 || at(data, 'component.filter.edges.0.node.id') !== id) throw new Error(`component.filter: expected only ${id}, got ${JSON.stringify(data)}`);
 }
 
 function operations(tenant: BootstrapResult, seeded: Seeded): Operation[] {
@@ -411,6 +468,24 @@ function operations(tenant: BootstrapResult, seeded: Seeded): Operation[] {
       check: (data) => {
         if (at(data, 'component.findOne.id') !== seeded.componentId) throw new Error(`component.findOne: unexpected ${JSON.stringify(data)}`);
       },
+    },
+    {
+      name: 'component.filter description like (50 wildcards, 10,000 characters)',
+      query: 'query ($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }',
+      variables: () => ({ input: { and: [{ description: { like: FIFTY_WILDCARDS } }] } }),
+      headers: bySlug,
+      budget: COMPONENT_FILTER_DESCRIPTION_BUDGET,
+      check: (data) => expectMatches(data, seeded.longDescriptionId),
+      group: 'like vs contains',
+    },
+    {
+      name: 'component.filter description contains (10,000 characters)',
+      query: 'query ($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }',
+      variables: () => ({ input: { and: [{ description: { contains: 'ab' } }] } }),
+      headers: bySlug,
+      budget: COMPONENT_FILTER_DESCRIPTION_BUDGET,
+      check: (data) => expectMatches(data, seeded.longDescriptionId),
+      group: 'like vs contains',
     },
     {
       name: 'component.create',
@@ -559,6 +634,8 @@ interface Seeded {
   /** The secret of an API key that acts as an integration (one of the SEEDED_API_KEYS). */
   integrationKey: string;
   componentId: string;
+  /** The component with the 10,000-character description the like and contains filters match. */
+  longDescriptionId: string;
   assemblyIds: string[];
   partIds: string[];
 }
@@ -612,7 +689,8 @@ async function seed(store: Store): Promise<Seeded> {
     ctx,
     Array.from({ length: 10 }, (_, i) => ({ name: `Sub-assembly ${i + 1}`, categoryId: 'pcba' })),
   );
-  return { tenant, integrationKey, componentId: component!.id, assemblyIds: assemblies.map((a) => a.id), partIds: parts.map((p) => p.id) };
+  const [longDescription] = await createComponents(store, ctx, [{ name: 'Long description', categoryId: 'mechanical', description: LONG_DESCRIPTION }]);
+  return { tenant, integrationKey, componentId: component!.id, longDescriptionId: longDescription!.id, assemblyIds: assemblies.map((a) => a.id), partIds: parts.map((p) => p.id) };
 }
 
 // ---- output -----------------------------------------------------------------------------------------------
@@ -673,16 +751,32 @@ async function main(): Promise<number> {
 
   const results: Result[] = [];
   const callCounter = { next: 0 };
-  for (const operation of operations(tenant, seeded)) {
+  const selected = operations(tenant, seeded).filter((operation) => only.length === 0 || only.some((part) => operation.name.toLowerCase().includes(part)));
+  if (selected.length === 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
+  for (let i = 0; i < selected.length; i++) {
+    const operation = selected[i]!;
+    if (operation.group) {
+      let end = i + 1;
+      while (end < selected.length && selected[end]!.group === operation.group) end += 1;
+      const group = selected.slice(i, end);
+      log(`  ${group.map((other) => other.name).join(' | ')} (interleaved)`);
+      results.push(...(await measureInterleaved(started.baseUrl, group, callCounter)));
+      i = end - 1;
+      continue;
+    }
     log(`  ${operation.name}`);
     results.push(await measureOperation(started.baseUrl, operation, callCounter));
   }
-  log('  storage floor');
-  results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
-  log('  handler bundles (cold start)');
-  const bundles = await measureColdStart();
-  log(`  library export and import at ${transferComponents} components`);
-  const transfer = transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
+  const everything = only.length === 0;
+  if (everything) {
+    log('  storage floor');
+    results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
+  }
+  if (everything) log('  handler bundles (cold start)');
+  const bundles = everything ? await measureColdStart() : [];
+  if (everything) log(`  library export and import at ${transferComponents} components`);
+  const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
+  const likeComparison = compareLikeWithContains(results);
 
   const over = results.filter((result) => result.withinBudget === false);
   console.log('');
@@ -699,9 +793,15 @@ async function main(): Promise<number> {
     console.log(`component.findOne: ${units(findOne.perCall.requests)} DynamoDB requests (target <= 2), p50 ${ms(findOne.latencyMs.p50)} ms = ${ratio.toFixed(2)}x the raw GetItem p50 (target <= 2x)${ratio <= 2 ? '' : ': OVER the latency target (reported, not failed)'}`);
     console.log('');
   }
-  console.log('[cold start: each function as the CDK stack builds it (infra/bundle.ts), median of 5 fresh Node processes]');
-  console.log(renderColdStart(bundles));
-  console.log('');
+  if (likeComparison) {
+    console.log(likeComparison.report);
+    console.log('');
+  }
+  if (bundles.length) {
+    console.log('[cold start: each function as the CDK stack builds it (infra/bundle.ts), median of 5 fresh Node processes]');
+    console.log(renderColdStart(bundles));
+    console.log('');
+  }
   if (transfer.length) {
     console.log(`[library export and import, ${transferComponents} components: throughput, not budgeted]`);
     console.log(renderTransfer(transfer));
@@ -714,6 +814,9 @@ async function main(): Promise<number> {
         '      up to 1 KB). WCU of the transactional writes above (library.create, apiKey.create) are half of what AWS bills;\n' +
         '      their budgets are set at the AWS price. See awslabs/amazon-dynamodb-local-samples#31.',
     );
+  }
+  if (likeComparison?.violations.length) {
+    console.log(`LIKE BUDGET EXCEEDED (like <= ${LIKE_VS_CONTAINS_MAX_RATIO}x contains): ${likeComparison.violations.join('; ')}`);
   }
   if (over.length) {
     console.log(`BUDGET EXCEEDED (${over.length} operation${over.length === 1 ? '' : 's'}):`);
@@ -733,14 +836,54 @@ async function main(): Promise<number> {
           results,
           bundles,
           transfer,
-          withinBudget: over.length === 0,
+          likeVsContains: likeComparison ? { maxRatio: LIKE_VS_CONTAINS_MAX_RATIO, ratios: likeComparison.ratios, violations: likeComparison.violations } : null,
+          withinBudget: over.length === 0 && !likeComparison?.violations.length,
         },
         null,
         2,
       ),
     );
   }
-  return over.length ? 1 : 0;
+  return over.length || likeComparison?.violations.length ? 1 : 0;
+}
+
+/** The like filter beside the contains filter on the same description: p50 and DynamoDB cost, and their ratios against the budget. */
+function compareLikeWithContains(results: Result[]): { report: string; ratios: Record<string, number>; violations: string[] } | null {
+  const like = results.find((result) => result.name.startsWith('component.filter description like'));
+  const contains = results.find((result) => result.name.startsWith('component.filter description contains'));
+  if (!like || !contains) return null;
+  const ratio = (a: number, b: number) => (b === 0 ? (a === 0 ? 1 : Infinity) : a / b);
+  const ratios = {
+    p50: ratio(like.latencyMs.p50, contains.latencyMs.p50),
+    requests: ratio(like.perCall.requests, contains.perCall.requests),
+    readCapacityUnits: ratio(like.perCall.readCapacityUnits, contains.perCall.readCapacityUnits),
+  };
+  const violations = Object.entries(ratios)
+    .filter(([, value]) => value > LIKE_VS_CONTAINS_MAX_RATIO + 1e-9)
+    .map(([name, value]) => `${name} ${value.toFixed(2)}x`);
+  const row = (label: string, result: Result) => `  ${label.padEnd(40)} p50 ${ms(result.latencyMs.p50).padStart(7)} ms  p95 ${ms(result.latencyMs.p95).padStart(7)} ms  ${units(result.perCall.requests)} req  ${units(result.perCall.readCapacityUnits)} RCU`;
+  // The matchers alone, in this process, on the same description (reported, not judged).
+  const perCall = (test: () => boolean) => {
+    for (let i = 0; i < 500; i++) test();
+    const started = performance.now();
+    for (let i = 0; i < 5_000; i++) if (!test()) throw new Error('like vs contains: the matcher missed the long description');
+    return ((performance.now() - started) / 5_000) * 1000;
+  };
+  const percent = likeMatcher(FIFTY_WILDCARDS);
+  const underscore = likeMatcher(`${'%a_'.repeat(49)}%b`);
+  const inProcess = {
+    like: perCall(() => percent.test(LONG_DESCRIPTION)),
+    likeWithUnderscores: perCall(() => underscore.test(LONG_DESCRIPTION)),
+    contains: perCall(() => LONG_DESCRIPTION.toLowerCase().includes('ab')),
+  };
+  const report = [
+    `[like vs contains on a 10,000-character description (security issue 20): budget like <= ${LIKE_VS_CONTAINS_MAX_RATIO}x contains]`,
+    row(`like, 50 wildcards`, like),
+    row(`contains`, contains),
+    `  like / contains: p50 ${ratios.p50.toFixed(2)}x, requests ${ratios.requests.toFixed(2)}x, RCU ${ratios.readCapacityUnits.toFixed(2)}x: ${violations.length ? 'OVER' : 'ok'}`,
+    `  the matcher alone, per value: like ${inProcess.like.toFixed(1)} us (with _ in every segment ${inProcess.likeWithUnderscores.toFixed(1)} us), contains ${inProcess.contains.toFixed(1)} us`,
+  ].join('\n');
+  return { report, ratios, violations };
 }
 
 let exitCode = 1;

@@ -88,6 +88,7 @@ const invalid: [string, Mutation, string, TemplateRule][] = [
   ['bounds on a date', (t) => (t.details.info.groups[0].fields[4].validations = { min: 1 }), '$.details.info.groups[0].fields[4].validations', 'boundsNumericOrText'],
   ['pattern on a number', (t) => (t.details.info.groups[0].fields[2].validations.pattern = '^1'), '$.details.info.groups[0].fields[2].validations.pattern', 'patternTextOnly'],
   ['pattern not a regular expression', (t) => (t.details.info.groups[0].fields[0].validations.pattern = '(['), '$.details.info.groups[0].fields[0].validations.pattern', 'format'],
+  ['pattern with lookahead (patterns run on RE2)', (t) => (t.details.info.groups[0].fields[0].validations.pattern = '^(?=A)'), '$.details.info.groups[0].fields[0].validations.pattern', 'format'],
   ['unknown validation', (t) => (t.details.info.groups[0].fields[0].validations.unique = true), '$.details.info.groups[0].fields[0].validations.unique', 'additionalProperties'],
   ['required not boolean', (t) => (t.details.info.groups[0].fields[0].required = 'yes'), '$.details.info.groups[0].fields[0].required', 'type'],
   ['validation id malformed', (t) => (t.validations[0].id = 'one'), '$.validations[0].id', 'pattern'],

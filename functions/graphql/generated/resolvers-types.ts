@@ -1572,6 +1572,7 @@ export type CategoryAttribute = {
   options?: Maybe<Array<Scalars['String']['output']>>;
   min?: Maybe<Scalars['Float']['output']>;
   max?: Maybe<Scalars['Float']['output']>;
+  /** STRING only: a regular expression the whole value must match, run on RE2 (no lookaround or backreferences). */
   pattern?: Maybe<Scalars['String']['output']>;
   archived: Scalars['Boolean']['output'];
 };
@@ -2451,7 +2452,8 @@ export type ScimTokenMutationNamespaceRevokeArgs = {
 /**
  * String comparison. eq, neq, in and notIn compare exactly; contains and notContains are case-insensitive
  * substrings (the way to match a literal % or _); like and notLike match the whole value case-insensitively,
- * with % for any sequence and _ for one character. Several operators in one object must all hold. On a
+ * with % for any sequence and _ for one character: a pattern is at most 500 characters and 100 wildcards (%
+ * and _ together), a longer one is BAD_USER_INPUT. Several operators in one object must all hold. On a
  * missing value (no description, no eid) every positive operator fails and every negative one holds.
  */
 export type StringOperatorsInput = {
@@ -2465,7 +2467,7 @@ export type StringOperatorsInput = {
   notLike?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** Description text: case-insensitive substring, or like with % and _. */
+/** Description text: case-insensitive substring, or like with % and _ (at most 500 characters and 100 wildcards). */
 export type DescriptionOperatorsInput = {
   contains?: InputMaybe<Scalars['String']['input']>;
   doesNotContain?: InputMaybe<Scalars['String']['input']>;

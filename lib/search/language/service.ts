@@ -2,7 +2,7 @@ import type { ComponentPage, Pagination } from '../query.js';
 import { InvalidInputError } from '../../errors.js';
 import type { ComponentRecord } from '../../store/component.js';
 import { defaultOrder, type Order } from '../cursor.js';
-import type { AdvancedFilter } from '../filter.js';
+import { validateLikePatterns, type AdvancedFilter } from '../filter.js';
 import { componentPage, filterContext, findComponentsByFilter, pageRequest, type SearchScope } from '../service.js';
 import { interpret, type FilterValue, type NotFoundEntity } from './clauses.js';
 import { compileQuery, parseQuery, vocabularyNeeded } from './querySyntax.js';
@@ -33,6 +33,7 @@ export async function buildFilterFromQuery(scope: SearchScope, query: string): P
   const vocabulary = await loadVocabulary(scope, vocabularyNeeded(terms));
   const { clauses, notFound } = compileQuery(terms, vocabulary);
   const { filter, filterValues, matchMode } = interpret(clauses);
+  validateLikePatterns(filter);
   return { filterInput: filter, filterValues, matchMode, notFoundEntities: notFound };
 }
 
@@ -79,6 +80,7 @@ export async function buildFilterWithAI(scope: SearchScope, query: string | unde
     };
   }
   const { filter, filterValues, matchMode, interpretation } = interpret(reading.clauses, reading.notFound);
+  validateLikePatterns(filter);
   return { filterInput: filter, filterValues, matchMode, success: true, error: null, notFoundEntities: reading.notFound, interpretation };
 }
 

@@ -11,6 +11,7 @@ import {
   type SearchFilter,
   type StringOperators,
 } from '../filter.js';
+import { likeMatcher, type LikeMatcher } from '../like.js';
 import type { FieldName, Row } from './rows.js';
 
 type Test = (row: Row) => boolean;
@@ -21,10 +22,9 @@ export interface CompiledFilter {
   test: Test;
 }
 
-/** like/notLike: % is any sequence, _ one character; everything else literal; case-insensitive, whole value. */
-export function likePattern(pattern: string): RegExp {
-  const source = [...pattern].map((ch) => (ch === '%' ? '[\\s\\S]*' : ch === '_' ? '[\\s\\S]' : ch.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))).join('');
-  return new RegExp(`^${source}$`, 'iu');
+/** like/notLike: % is any sequence, _ one character; everything else literal; case-insensitive, whole value (lib/search/like.ts: linear time, no regular expression). */
+export function likePattern(pattern: string): LikeMatcher {
+  return likeMatcher(pattern);
 }
 
 const lower = (value: string) => value.toLowerCase();
