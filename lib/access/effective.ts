@@ -2,7 +2,7 @@ import type { Store } from '../store/client.js';
 import type { MembershipRecord } from '../store/membership.js';
 import { getRoles, type RoleRecord } from '../store/role.js';
 import { getTeams, type TeamRecord } from '../store/team.js';
-import { isPermissionName, type PermissionName } from './permissions.js';
+import { allPermissions, isPermissionName, type PermissionName } from './permissions.js';
 import { isAdminPermissionSet, isSystemRoleId, systemRoleFor, type Role } from './roles.js';
 
 /** One source of permissions: the person's direct grants, or one team they belong to. */
@@ -22,7 +22,14 @@ export class EffectiveAccess {
   constructor(
     readonly grants: readonly Grant[],
     private readonly roleOf: (roleId: string) => Role | undefined,
+    /** An API key's role: the permissions are those of the grants that the role also holds (undefined: no cap). */
+    readonly cap?: ReadonlySet<PermissionName>,
   ) {}
+
+  /** The same grants, capped by a role: an API key acts with at most its role's permissions, and at most its owner's. */
+  capped(cap: ReadonlySet<PermissionName>): EffectiveAccess {
+    return new EffectiveAccess(this.grants, this.roleOf, this.cap ? new Set([...cap].filter((p) => this.cap!.has(p))) : cap);
+  }
 
   /** Whether any grant gives anything: a membership with none is no membership. */
   get hasAnyGrant(): boolean {
@@ -37,8 +44,10 @@ export class EffectiveAccess {
     return this.union(this.grants.map((grant) => grant.libraryRoles[libraryId] ?? grant.orgRoleId));
   }
 
-  /** Whether the person holds SITE_ADMIN, directly or through a team. */
+  /** Whether the person holds SITE_ADMIN, directly or through a team (and, for an API key, its role holds every permission). */
   get isSiteAdmin(): boolean {
+    const cap = this.cap;
+    if (cap && !allPermissions.every((p) => cap.has(p.name))) return false;
     return this.grants.some((grant) => grant.orgRoleId === 'SITE_ADMIN');
   }
 
@@ -46,7 +55,7 @@ export class EffectiveAccess {
     const permissions = new Set<PermissionName>();
     for (const id of roleIds) {
       if (id === null) continue;
-      for (const permission of this.roleOf(id)?.permissions ?? []) permissions.add(permission);
+      for (const permission of this.roleOf(id)?.permissions ?? []) if (!this.cap || this.cap.has(permission)) permissions.add(permission);
     }
     return permissions;
   }
