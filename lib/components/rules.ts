@@ -19,7 +19,7 @@ import {
   ComponentLockedError,
   IntegrationAccessError,
 } from '../errors.js';
-import { canRead, writeDecision, type AccessPolicy } from '../integrations/policy.js';
+import { canRead, withheldAttributes, writeDecision, type AccessPolicy } from '../integrations/policy.js';
 
 /** Everything a component write is checked against, read once per call. */
 export interface WriteContext {
@@ -114,8 +114,11 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
   return merged;
 }
 
-function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number): void {
-  const errors = validateAttributeValues(category, values);
+/** `withheld`: stored values the acting principal cannot read: a problem with one is reported without the value. */
+function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number, withheld: ReadonlySet<string> = new Set()): void {
+  const errors = validateAttributeValues(category, values).map((error) =>
+    withheld.has(error.attributeId) ? { attributeId: error.attributeId, message: `${error.attributeId}: a value withheld from the acting principal is not valid for category ${category.name}` } : error,
+  );
   if (errors.length > 0) throw new AttributeValidationError(errors, index);
 }
 
@@ -240,7 +243,12 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   checkDistinctAttributeIds(input.attributeValues, index);
   next.attributeValues = mergeAttributeValues(current.attributeValues, input.attributeValues);
   // A category change or any attribute change validates the whole resulting set against the category.
-  if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) checkAttributes(category, next.attributeValues, index);
+  if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) {
+    // A stored value the principal cannot read (and did not send) is never echoed in a refusal.
+    const sent = new Set(input.attributeValues?.map((c) => c.attributeId));
+    const withheld = new Set([...withheldAttributes(ctx.config.accessPolicy, ctx.principalId)].filter((id) => !sent.has(id)));
+    checkAttributes(category, next.attributeValues, index, withheld);
+  }
   checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index, input.attributeValues?.map((change) => change.attributeId));
   return next;
 }

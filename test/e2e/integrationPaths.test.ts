@@ -191,4 +191,19 @@ describe('integration access on every path', () => {
     expect(item.code).toBe('ATTRIBUTE_WRITE_DENIED');
     expect((await ok(admin, `query { component { findOne(id: "${partId}") { version } } }`)).component.findOne.version).toBe(stored.version);
   });
+
+  it('a refusal never echoes a stored value withheld from the integration', async () => {
+    // The category now caps mass below the stored value: any attribute write validates the whole set.
+    const categories = (await ok(admin, 'query { configs(filter: { types: [CATEGORIES] }) { document } }')).configs[0].document;
+    const mechanical = categories.categories.find((c: { id: string }) => c.id === 'mechanical');
+    mechanical.attributes.find((a: { id: string }) => a.id === 'mass').max = 10;
+    await ok(admin, 'mutation($input: SetLibraryConfigInput!) { config { setLibraryConfig(input: $input) { version } } }', { input: { type: 'CATEGORIES', document: categories } });
+    const write = { inputs: [{ id: partId, attributeValues: [{ attributeId: 'material', value: 'Al 7075' }] }] };
+    const forErp = await refusal(erp.headers, updateMutation, write);
+    expect(forErp.code).toBe('ATTRIBUTE_VALIDATION_FAILED');
+    expect(forErp.error!.extensions!.errors).toEqual([expect.objectContaining({ attributeId: 'mass' })]);
+    expect(traces(JSON.stringify(forErp))).toEqual([]);
+    // A person (who reads mass) is told the value.
+    expect(traces(JSON.stringify(await refusal(alice.headers, updateMutation, write)))).toEqual([String(mass[1])]);
+  });
 });
