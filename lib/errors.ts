@@ -58,6 +58,16 @@ export class PermissionDeniedError extends DomainError {
   }
 }
 
+/**
+ * Refused to an API key that acts with a role (every integration's key): a person's own act, or managing
+ * keys other than those no stronger than itself.
+ */
+export class ApiKeyRoleForbiddenError extends DomainError {
+  constructor(action: string) {
+    super('FORBIDDEN', `${action}: an API key with a role (every integration's key) acts with that role, not as its owner`, 403, { reason: 'API_KEY_ROLE' });
+  }
+}
+
 /** An action reserved to Site Admins (enabling SCIM): holding the permission through another role is not enough. */
 export class SiteAdminRequiredError extends DomainError {
   constructor(action: string, requiredPermission: string) {

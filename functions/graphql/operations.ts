@@ -67,16 +67,17 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     configureScim: { scope: 'organization', permission: 'integrations.configure' },
     'scimToken.create': { scope: 'organization', permission: 'integrations.configure' },
     'scimToken.revoke': { scope: 'organization', permission: 'integrations.configure' },
+    // personOnly: refused to an API key with a role (every integration's key), which acts for an integration, not as its owner.
     // Checked inside: canCreateOrg, or Site Admin of the parent with sandbox headroom (behaviour rule 10).
-    'organization.create': { scope: 'user', permission: null },
+    'organization.create': { scope: 'user', permission: null, personOnly: true },
     // Checked inside: Site Admin of the sandbox or its parent (SANDBOX_ARCHIVE_FORBIDDEN).
-    'organization.archiveSandboxOrganization': { scope: 'user', permission: null },
+    'organization.archiveSandboxOrganization': { scope: 'user', permission: null, personOnly: true },
     'organization.bulkInvite': { scope: 'organization', permission: 'organization.users.invite' },
     'organization.allowlist.add': { scope: 'organization', permission: 'organization.users.invite' },
     'organization.allowlist.remove': { scope: 'organization', permission: 'organization.users.invite' },
     // The invitee's own invitations; an administrator's revoke is checked inside (organization.users.invite).
-    'organization.declineInvitation': { scope: 'user', permission: null },
-    'organization.acceptInvitation': { scope: 'user', permission: null },
+    'organization.declineInvitation': { scope: 'user', permission: null, personOnly: true },
+    'organization.acceptInvitation': { scope: 'user', permission: null, personOnly: true },
     'organization.membership.update': { scope: 'organization', permission: 'organization.users.update_role' },
     'organization.membership.updateLibraryAccess': { scope: 'organization', permission: 'roles.assign' },
     'organization.membership.removeOrgRole': { scope: 'organization', permission: 'organization.users.remove' },

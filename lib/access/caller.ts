@@ -2,8 +2,12 @@ import { UnauthenticatedError } from '../errors.js';
 
 /** Who is calling, once the credential is verified. */
 export type Caller =
-  /** integrationId: the integration principal the key acts as (null: the native principal, like a person). */
-  | { kind: 'apiKey'; userId: string; apiKeyId: string; organizationId: string; libraryId: string; integrationId: string | null }
+  /**
+   * integrationId: the integration principal the key acts as (null: the native principal, like a person).
+   * roleId: the role the key acts with, capped by its owner's permissions (null: the owner's permissions,
+   * or for an integration's key the default integration key permissions: lib/apikeys/keyRole.ts).
+   */
+  | { kind: 'apiKey'; userId: string; apiKeyId: string; organizationId: string; libraryId: string; integrationId: string | null; roleId: string | null }
   | { kind: 'user'; userId: string };
 
 export interface Credentials {

@@ -1,8 +1,9 @@
 import type { Store } from '../store/client.js';
 import type { MembershipRecord } from '../store/membership.js';
-import { getRoles, type RoleRecord } from '../store/role.js';
+import { getRole, getRoles, type RoleRecord } from '../store/role.js';
 import { getTeams, type TeamRecord } from '../store/team.js';
-import { isPermissionName, type PermissionName } from './permissions.js';
+import { isUuid } from '../model/slugs.js';
+import { allPermissions, isPermissionName, type PermissionName } from './permissions.js';
 import { isAdminPermissionSet, isSystemRoleId, systemRoleFor, type Role } from './roles.js';
 
 /** One source of permissions: the person's direct grants, or one team they belong to. */
@@ -22,7 +23,14 @@ export class EffectiveAccess {
   constructor(
     readonly grants: readonly Grant[],
     private readonly roleOf: (roleId: string) => Role | undefined,
+    /** An API key's role: the permissions are those of the grants that the role also holds (undefined: no cap). */
+    readonly cap?: ReadonlySet<PermissionName>,
   ) {}
+
+  /** The same grants, capped by a role: an API key acts with at most its role's permissions, and at most its owner's. */
+  capped(cap: ReadonlySet<PermissionName>): EffectiveAccess {
+    return new EffectiveAccess(this.grants, this.roleOf, this.cap ? new Set([...cap].filter((p) => this.cap!.has(p))) : cap);
+  }
 
   /** Whether any grant gives anything: a membership with none is no membership. */
   get hasAnyGrant(): boolean {
@@ -37,8 +45,10 @@ export class EffectiveAccess {
     return this.union(this.grants.map((grant) => grant.libraryRoles[libraryId] ?? grant.orgRoleId));
   }
 
-  /** Whether the person holds SITE_ADMIN, directly or through a team. */
+  /** Whether the person holds SITE_ADMIN, directly or through a team (and, for an API key, its role holds every permission). */
   get isSiteAdmin(): boolean {
+    const cap = this.cap;
+    if (cap && !allPermissions.every((p) => cap.has(p.name))) return false;
     return this.grants.some((grant) => grant.orgRoleId === 'SITE_ADMIN');
   }
 
@@ -46,7 +56,7 @@ export class EffectiveAccess {
     const permissions = new Set<PermissionName>();
     for (const id of roleIds) {
       if (id === null) continue;
-      for (const permission of this.roleOf(id)?.permissions ?? []) permissions.add(permission);
+      for (const permission of this.roleOf(id)?.permissions ?? []) if (!this.cap || this.cap.has(permission)) permissions.add(permission);
     }
     return permissions;
   }
@@ -92,4 +102,13 @@ export async function loadEffectiveAccess(store: Store, membership: MembershipRe
   const roles = customIds.length > 0 ? await getRoles(store, orgId, customIds) : new Map<string, RoleRecord>();
   const resolved = new Map([...roles].map(([id, record]) => [id, customRole(record)]));
   return new EffectiveAccess(grants, (id) => systemRoleFor(id) ?? resolved.get(id));
+}
+
+/** A role of the organization by id (system or custom), or undefined. */
+export async function findRole(store: Store, orgId: string, roleId: string): Promise<Role | undefined> {
+  const system = systemRoleFor(roleId);
+  if (system) return system;
+  if (!isUuid(roleId)) return undefined;
+  const record = await getRole(store, orgId, roleId.toLowerCase());
+  return record ? customRole(record) : undefined;
 }

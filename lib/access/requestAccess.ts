@@ -1,6 +1,8 @@
 import { nativePrincipalId } from '../model/attributeAccess.js';
 import { getIntegration } from '../store/integration.js';
+import { keyHasRole, keyPermissionCap } from './keyRole.js';
 import {
+  ApiKeyRoleForbiddenError,
   BadRequestError,
   IntegrationAccessError,
   LibraryAccessDeniedError,
@@ -35,6 +37,8 @@ export interface AccessRule {
   permission: PermissionName | null;
   /** Answers in a library closed by an import (reading the import's own job); refused by default. */
   openDuringImport?: boolean;
+  /** A person's own act (creating an organization, accepting an invitation): refused to an API key with a role. */
+  personOnly?: boolean;
 }
 
 export interface ContextHeaders {
@@ -76,6 +80,9 @@ export class RequestAccess {
   private principalId: Promise<string> | undefined;
 
   async authorize(rule: AccessRule): Promise<void> {
+    if (rule.personOnly && this.actsWithKeyRole) {
+      throw new ApiKeyRoleForbiddenError("This operation is a person's own");
+    }
     if (rule.scope === 'user') return;
     this.requireHeaders(rule.scope);
     if (rule.scope === 'organization') {
@@ -118,12 +125,21 @@ export class RequestAccess {
     return integrationId;
   }
 
-  /** The caller's grants in the organization of x-organization, resolved once per request. */
+  /** Whether the request is made with an API key that acts with a role (every integration's key): not as its owner. */
+  get actsWithKeyRole(): boolean {
+    return this.caller.kind === 'apiKey' && keyHasRole(this.caller);
+  }
+
+  /** The caller's grants in the organization of x-organization (capped by an API key's role), resolved once per request. */
   effective(): Promise<EffectiveAccess> {
     this.effectiveAccess ??= this.organization().then(async (access) => {
-      const effective = await loadEffectiveAccess(this.store, access.membership);
+      const [effective, cap] = await Promise.all([
+        loadEffectiveAccess(this.store, access.membership),
+        this.caller.kind === 'apiKey' ? keyPermissionCap(this.store, access.organization.id, this.caller) : undefined,
+      ]);
       if (!effective.hasAnyGrant) throw new OrganizationAccessDeniedError();
-      return effective;
+      // An API key with a role acts with that role's permissions its owner also holds (lib/apikeys/keyRole.ts).
+      return cap ? effective.capped(cap) : effective;
     });
     return this.effectiveAccess;
   }

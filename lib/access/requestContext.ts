@@ -119,6 +119,6 @@ async function resolveApiKeyRequest(store: Store, secret: string, scope: NonNull
     throw new UnauthenticatedError('The API key in x-api-key is unknown or revoked');
   }
   if (record.expiresAtIso && Date.parse(record.expiresAtIso) <= now.getTime()) throw new UnauthenticatedError('The API key in x-api-key has expired');
-  const caller: Caller = { kind: 'apiKey', userId: record.ownerUserId, apiKeyId: record.keyId, organizationId: record.organizationId, libraryId: record.libraryId, integrationId: record.integrationId };
+  const caller: Caller = { kind: 'apiKey', userId: record.ownerUserId, apiKeyId: record.keyId, organizationId: record.organizationId, libraryId: record.libraryId, integrationId: record.integrationId, roleId: record.roleId };
   return { caller, access: new RequestAccess(store, caller, headers, headersWellFormed ? items : undefined) };
 }

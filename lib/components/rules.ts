@@ -19,7 +19,7 @@ import {
   ComponentLockedError,
   IntegrationAccessError,
 } from '../errors.js';
-import { writeDecision } from '../model/attributeAccess.js';
+import { canRead, withheldAttributes, writeDecision, type AccessPolicy } from '../model/attributeAccess.js';
 
 /** Everything a component write is checked against, read once per call. */
 export interface WriteContext {
@@ -114,8 +114,11 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
   return merged;
 }
 
-function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number): void {
-  const errors = validateAttributeValues(category, values);
+/** `withheld`: stored values the acting principal cannot read: a problem with one is reported without the value. */
+function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number, withheld: ReadonlySet<string> = new Set()): void {
+  const errors = validateAttributeValues(category, values).map((error) =>
+    withheld.has(error.attributeId) ? { attributeId: error.attributeId, message: `${error.attributeId}: a value withheld from the acting principal is not valid for category ${category.name}` } : error,
+  );
   if (errors.length > 0) throw new AttributeValidationError(errors, index);
 }
 
@@ -240,8 +243,13 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   checkDistinctAttributeIds(input.attributeValues, index);
   next.attributeValues = mergeAttributeValues(current.attributeValues, input.attributeValues);
   // A category change or any attribute change validates the whole resulting set against the category.
-  if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) checkAttributes(category, next.attributeValues, index);
-  checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index);
+  if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) {
+    // A stored value the principal cannot read (and did not send) is never echoed in a refusal.
+    const sent = new Set(input.attributeValues?.map((c) => c.attributeId));
+    const withheld = new Set([...withheldAttributes(ctx.config.accessPolicy, ctx.principalId)].filter((id) => !sent.has(id)));
+    checkAttributes(category, next.attributeValues, index, withheld);
+  }
+  checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index, input.attributeValues?.map((change) => change.attributeId));
   return next;
 }
 
@@ -252,11 +260,23 @@ export function changedAttributes(before: Record<string, unknown>, after: Record
 }
 
 /**
- * Every attribute the write changes must be writable by the acting principal on a component with these
- * links (spec: principal and attribute access model). A value written again unchanged is no write.
+ * The attributes a write must be allowed to write: those whose values it changes, and every attribute it
+ * sends whose value is withheld from the acting principal, changed or not. A principal that cannot read a
+ * value gets the same answer whatever the stored value is, so a write cannot confirm a guess of it. For
+ * others a value written again unchanged is no write.
  */
-function checkAttributeWrites(ctx: WriteContext, links: readonly string[], before: Record<string, unknown>, after: Record<string, unknown>, index: number): void {
-  for (const attributeId of changedAttributes(before, after)) {
+export function attributesToCheck(policy: AccessPolicy, principal: string, before: Record<string, unknown>, after: Record<string, unknown>, sent: readonly string[] = []): string[] {
+  const ids = new Set(changedAttributes(before, after));
+  for (const id of sent) if (!canRead(policy, principal, id)) ids.add(id);
+  return [...ids].sort();
+}
+
+/**
+ * Every attribute the write changes (and every withheld one it sends: attributesToCheck) must be writable
+ * by the acting principal on a component with these links (spec: principal and attribute access model).
+ */
+function checkAttributeWrites(ctx: WriteContext, links: readonly string[], before: Record<string, unknown>, after: Record<string, unknown>, index: number, sent?: readonly string[]): void {
+  for (const attributeId of attributesToCheck(ctx.config.accessPolicy, ctx.principalId, before, after, sent)) {
     const decision = writeDecision(ctx.config.accessPolicy, ctx.principalId, attributeId, links);
     if (!decision.allowed) {
       throw new IntegrationAccessError(decision.code, `inputs[${index}]: attributeValues "${attributeId}" cannot be written: ${decision.reason}`, {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { WriteContext } from '../components/rules.js';
-import { changedAttributes, mergeAttributeValues } from '../components/rules.js';
+import { attributesToCheck, changedAttributes, mergeAttributeValues } from '../components/rules.js';
 import type { UpdateComponentCommand } from '../components/commands.js';
 import { updateComponents } from '../components/service.js';
 import { updatedComponentItems } from '../components/transactItems.js';
@@ -154,7 +154,9 @@ export async function reconcile(store: Store, ctx: WriteContext, command: Reconc
   const proposed = mergeAttributeValues(before.attributeValues, fields.attributeValues);
   const refused: ReconcileRefusal[] = [];
   const blocked = new Set<string>();
-  for (const attributeId of changedAttributes(before.attributeValues, proposed)) {
+  // Withheld attributes it sends count whether or not they change: the answer never depends on a value it cannot read.
+  const sent = fields.attributeValues?.map((change) => change.attributeId);
+  for (const attributeId of attributesToCheck(ctx.config.accessPolicy, ctx.principalId, before.attributeValues, proposed, sent)) {
     const decision = writeDecision(ctx.config.accessPolicy, ctx.principalId, attributeId, before.links);
     if (decision.allowed) continue;
     blocked.add(attributeId);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { customRole } from '../access/effective.js';
+import { customRole, findRole } from '../access/effective.js';
 import { allPermissions, isPermissionName, type PermissionName } from '../access/permissions.js';
 import {
   allSystemRoles,
@@ -26,15 +26,6 @@ export const isCustomRoleId = (id: string) => !isSystemRoleId(id);
 export async function organizationRoles(store: Store, orgId: string): Promise<Role[]> {
   const custom = (await listRoles(store, orgId)).map(customRole).sort((a, b) => a.name.localeCompare(b.name));
   return [...allSystemRoles, ...custom];
-}
-
-/** A role of the organization by id (system or custom), or undefined. */
-export async function findRole(store: Store, orgId: string, roleId: string): Promise<Role | undefined> {
-  const system = systemRoleFor(roleId);
-  if (system) return system;
-  if (!isUuid(roleId)) return undefined;
-  const record = await getRole(store, orgId, roleId.toLowerCase());
-  return record ? customRole(record) : undefined;
 }
 
 /**

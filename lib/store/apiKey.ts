@@ -25,6 +25,11 @@ export const apiKeyRecord = z.object({
   expiresAt: z.string().nullable(),
   /** The integration principal the key acts as; null for a person's key. */
   integrationId: z.string().nullable().default(null),
+  /**
+   * The role the key acts with, capped by its owner's permissions; null: its owner's permissions (a
+   * person's key) or the default integration key permissions (an integration's key).
+   */
+  roleId: z.string().nullable().default(null),
 });
 export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;
 
@@ -35,6 +40,7 @@ export const apiKeySecretRecord = z.object({
   ownerUserId: z.string().uuid(),
   expiresAtIso: z.string().nullable(),
   integrationId: z.string().nullable().default(null),
+  roleId: z.string().nullable().default(null),
 });
 export type ApiKeySecretRecord = z.infer<typeof apiKeySecretRecord>;
 
@@ -46,6 +52,7 @@ function secretPut(key: ApiKeyRecord) {
     ownerUserId: key.ownerUserId,
     expiresAtIso: key.expiresAt,
     integrationId: key.integrationId,
+    roleId: key.roleId,
   };
   return {
     Put: {

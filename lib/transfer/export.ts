@@ -15,6 +15,7 @@ import { committedWriteIds } from '../store/pendingWrite.js';
 import { listFileRecords } from '../store/file.js';
 import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
 import { exportTemplates } from './templates.js';
+import { withheldAttributes } from '../model/attributeAccess.js';
 
 /** Fields of a component and of its history changes that name an uploaded file. */
 
@@ -94,6 +95,25 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
       files: files.map((f): ExportedFile => ({ id: f.id, name: f.name, contentType: f.contentType, size: f.size, sha256: f.sha256, createdAt: f.createdAt, createdBy: f.createdBy, completedAt: f.completedAt })),
     },
     components: exported,
+  };
+}
+
+/**
+ * The export as `principal` may read it: the attribute values withheld from it (RECEIVE_ONLY or NO_ACCESS
+ * in the library's access policy) are left out of every component's attributeValues and of its history
+ * changes, as its reads leave them out. The native principal reads everything: the export is unchanged.
+ */
+export function exportFor(library: LibraryExport, principal: string): LibraryExport {
+  const withheld = withheldAttributes({ version: 0, entries: library.manifest.accessPolicy?.entries ?? [] }, principal);
+  if (withheld.size === 0) return library;
+  const readable = (field: string) => !(field.startsWith('attributeValues.') && withheld.has(field.slice('attributeValues.'.length)));
+  return {
+    ...library,
+    components: library.components.map((c) => ({
+      ...c,
+      attributeValues: Object.fromEntries(Object.entries(c.attributeValues).filter(([id]) => !withheld.has(id))),
+      history: c.history.map((h) => ({ ...h, changes: h.changes.filter((change) => readable(change.field)) })),
+    })),
   };
 }
 

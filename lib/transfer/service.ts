@@ -4,7 +4,8 @@ import { storeGeneratedFile } from '../files/files.js';
 import type { Store } from '../store/client.js';
 import type { FileRecord } from '../store/file.js';
 import { bomToCsv, componentsToCsv } from './csv.js';
-import { exportLibrary } from './export.js';
+import { exportFor, exportLibrary } from './export.js';
+import { nativePrincipalId } from '../model/attributeAccess.js';
 import { bundleText } from './files.js';
 import { categoriesDocument } from '../config/categories.js';
 import type { Manifest } from './format.js';
@@ -18,8 +19,12 @@ import type { Manifest } from './format.js';
 
 export type ExportFormat = 'JSON' | 'CSV';
 
-export async function exportLibraryToFiles(store: Store, blobs: BlobStorage, scope: LibraryScope, format: ExportFormat): Promise<{ files: FileRecord[]; counts: Manifest['counts'] }> {
-  const exported = await exportLibrary(store, scope);
+/**
+ * `principal`: who the export is for. An integration's export leaves out the attribute values withheld from
+ * it (JSON and CSV alike), as its reads do.
+ */
+export async function exportLibraryToFiles(store: Store, blobs: BlobStorage, scope: LibraryScope, format: ExportFormat, principal: string = nativePrincipalId): Promise<{ files: FileRecord[]; counts: Manifest['counts'] }> {
+  const exported = exportFor(await exportLibrary(store, scope), principal);
   const stamp = exported.manifest.exportedAt.replace(/[:.]/g, '-');
   const name = `${exported.manifest.source?.slug ?? 'library'}-${stamp}`;
   const files =

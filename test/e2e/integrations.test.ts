@@ -193,8 +193,11 @@ describe('integration principals and per-attribute access', () => {
     await ok(erp.headers, link, { componentId: part.id });
     const again = (await ok(erp.headers, reconcileMutation, { input: { componentId: part.id, description: 'From ERP', attributeValues: [{ attributeId: 'material', value: 'Steel' }] } })).reconcile;
     expect(again.applied).toEqual([{ field: 'attributeValues.material', attributeId: 'material' }]);
-    const same = (await ok(erp.headers, reconcileMutation, { input: { componentId: part.id, attributeValues: [{ attributeId: 'material', value: 'Steel' }, { attributeId: 'mass', value: 5 }] } })).reconcile;
+    const same = (await ok(erp.headers, reconcileMutation, { input: { componentId: part.id, attributeValues: [{ attributeId: 'material', value: 'Steel' }] } })).reconcile;
     expect(same).toMatchObject({ applied: [], refused: [], component: { version: again.component.version } });
+    // mass is withheld from ERP: sent unchanged it is still refused, so the answer never tells ERP the stored value.
+    const guessed = (await ok(erp.headers, reconcileMutation, { input: { componentId: part.id, attributeValues: [{ attributeId: 'material', value: 'Steel' }, { attributeId: 'mass', value: 5 }] } })).reconcile;
+    expect(guessed).toMatchObject({ applied: [], refused: [{ attributeId: 'mass', code: 'ATTRIBUTE_WRITE_DENIED' }], component: { version: again.component.version } });
     // Bad values still fail the call as a direct update would.
     expect((await refusal(erp.headers, reconcileMutation, { input: { componentId: part.id, name: '' } })).code).toBeDefined();
   });

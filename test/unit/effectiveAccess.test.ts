@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { customRole, EffectiveAccess, grantsOf } from '../../lib/access/effective.js';
-import { systemLibraryRoleNamed, systemOrganizationRoleNamed, systemRoleFor, systemRoles } from '../../lib/access/roles.js';
+import { systemLibraryRoleNamed, systemLibraryRoles, systemOrganizationRoleNamed, systemRoleFor, systemRoles } from '../../lib/access/roles.js';
+import { defaultIntegrationKeyPermissions } from '../../lib/access/keyRole.js';
 import type { MembershipRecord } from '../../lib/store/membership.js';
 import type { TeamRecord } from '../../lib/store/team.js';
 
@@ -52,6 +53,22 @@ describe('effective access', () => {
     const access = new EffectiveAccess(grantsOf(membership({}), new Map()), roleOf);
     expect(access.hasAnyGrant).toBe(false);
     expect(access.libraryPermissions(lib.a).size).toBe(0);
+  });
+
+  it("an API key's role caps its owner's permissions: the intersection, never more than either", () => {
+    const owner = new EffectiveAccess(grantsOf(membership({ role: 'SITE_ADMIN', libraryRoles: { [lib.a]: 'LIBRARY_VIEWER' } }), new Map()), roleOf);
+    expect(owner.isSiteAdmin).toBe(true);
+    const key = owner.capped(defaultIntegrationKeyPermissions);
+    expect(key.organizationPermissions()).toEqual(defaultIntegrationKeyPermissions);
+    expect(key.organizationPermissions().has('integrations.configure')).toBe(false);
+    expect([...key.organizationPermissions()].some((p) => p.startsWith('roles.'))).toBe(false);
+    expect(key.organizationPermissions().has('components.update')).toBe(true);
+    // In lib.a the owner is only a Viewer: the key's Editor-like role adds nothing there.
+    expect(key.libraryPermissions(lib.a)).toEqual(systemLibraryRoles.LIBRARY_VIEWER.permissions);
+    expect(key.isSiteAdmin).toBe(false);
+    // A Site Admin role given explicitly keeps the owner's Site Admin; a second cap narrows further.
+    expect(owner.capped(systemRoles.SITE_ADMIN.permissions).isSiteAdmin).toBe(true);
+    expect([...key.capped(systemRoles.VIEWER.permissions).organizationPermissions()].every((p) => p.endsWith('.read'))).toBe(true);
   });
 
   it('drops unknown permission names from stored roles and derives isAdmin', () => {

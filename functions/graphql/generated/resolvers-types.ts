@@ -543,7 +543,8 @@ export type MutationConfigureScimArgs = {
 };
 
 /**
- * An API key: created for one library by a user, it acts with that user's permissions in that library only.
+ * An API key: created for one library by a user, it acts with that user's permissions in that library only
+ * (with a role, at most that role's; an integration's key always acts with a role: see roleId).
  * Send it in x-api-key together with x-organization and x-library (which must name the key's library).
  * The secret is shown once, when the key is created or rotated; only its SHA-256 is stored.
  */
@@ -563,6 +564,12 @@ export type ApiKey = {
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
   /** The integration the key acts as; null for a person's key. */
   integrationId?: Maybe<Scalars['ID']['output']>;
+  /**
+   * The role the key acts with (its permissions that the owner also holds). null: a person's key acts with
+   * its owner's permissions; an integration's key with the default integration key permissions (an Editor's
+   * without roles.* and integrations.configure).
+   */
+  roleId?: Maybe<Scalars['ID']['output']>;
 };
 
 export type ApiKeyStatus =
@@ -586,6 +593,14 @@ export type CreateApiKeyInput = {
    * must be enabled. Omitted: the key acts for its owner, as the native principal.
    */
   integrationId?: InputMaybe<Scalars['ID']['input']>;
+  /**
+   * The role (system or custom) the key acts with: at most that role's permissions, and at most its owner's,
+   * on every request. The creator must hold every permission of the role (403 FORBIDDEN naming the first
+   * missing). Omitted: a person's key acts with its owner's permissions; an integration's key with the default
+   * integration key permissions (an Editor's without roles.* and integrations.configure: it cannot change
+   * designations, create integrations or manage roles unless a role given here allows it).
+   */
+  roleId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** Issues a new secret; the old one stops working at once. */
@@ -3837,6 +3852,7 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   integrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  roleId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
 export type ApiKeyWithSecretResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKeyWithSecret'] = ResolversParentTypes['ApiKeyWithSecret']> = {

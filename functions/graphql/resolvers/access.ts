@@ -5,7 +5,8 @@ import { addAllowlistEntry, allowlistOf, removeAllowlistEntry } from '../../../l
 import { acceptInvitation, bulkInvite, declineInvitation, invitationsForUser, invitationsOfOrganization } from '../../../lib/orgs/invitations.js';
 import { listMembers, removeOrgRole, updateLibraryAccess, updateMemberRole } from '../../../lib/orgs/members.js';
 import type { LibraryAccessGrant } from '../../../lib/orgs/model.js';
-import { createRole, deleteRole, findRole, updateRole } from '../../../lib/orgs/roles.js';
+import { findRole } from '../../../lib/access/effective.js';
+import { createRole, deleteRole, updateRole } from '../../../lib/orgs/roles.js';
 import {
   addTeamMembers,
   createTeam,

@@ -11,7 +11,11 @@ export const transferResolvers: Resolvers = {
     importJobs: async (_parent, _args, context) => (await jobs()).recentImportJobs(context.store, await libraryScope(context)),
   },
   TransferMutationNamespace: {
-    exportLibrary: async (_parent, { input }, context) => (await transfer()).exportLibraryToFiles(context.store, context.blobs(), await libraryScope(context), input?.format ?? 'JSON'),
+    exportLibrary: async (_parent, { input }, context) => {
+      const [scope, principalId] = await Promise.all([libraryScope(context), context.access.principal()]);
+      // An integration's export leaves out the values withheld from it, as its reads do.
+      return (await transfer()).exportLibraryToFiles(context.store, context.blobs(), scope, input?.format ?? 'JSON', principalId);
+    },
     importLibrary: async (_parent, { input }, context) => {
       const [scope, principalId] = await Promise.all([libraryScope(context), context.access.principal()]);
       return (await jobs()).enqueueLibraryImport(
