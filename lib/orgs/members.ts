@@ -9,6 +9,7 @@ import {
   getMembership,
   listMembers,
   membershipDelete,
+  formerMemberPut,
   membershipPut,
   membershipRecord,
   membershipReplace,
@@ -53,6 +54,8 @@ export function membershipChangeItems(before: MembershipRecord | undefined, afte
     siteAdminIndex = items.length;
     items.push(siteAdminCountUpdate(orgId, adminChange));
   }
+  // Their user references in the organization's data (createdBy, history) keep resolving.
+  if (before && !next) items.push(formerMemberPut(orgId, before.userId, nowIso()));
   return { items, siteAdminIndex };
 }
 

@@ -20,15 +20,24 @@ export interface IssuedSession {
   record: SessionRecord;
 }
 
-/** A new session for a user: the items to put (in the caller's transaction) and what to hand the browser. */
-export function newSession(userId: string, at = nowIso()): IssuedSession {
+/**
+ * A new session for a user: the items to put (in the caller's transaction) and what to hand the browser.
+ * `organizationId`: the organization whose SAML sign-in opens it (its SCIM deprovisioning ends it).
+ */
+export function newSession(userId: string, at = nowIso(), organizationId?: string): IssuedSession {
   const cookieValue = newSecret();
   const csrfToken = newSecret();
   return {
     cookieValue,
     csrfToken,
     hash: sha256(cookieValue),
-    record: { userId, csrfHash: sha256(csrfToken), createdAt: at, expiresAtIso: new Date(Date.parse(at) + sessionLifetimeMs).toISOString() },
+    record: {
+      userId,
+      csrfHash: sha256(csrfToken),
+      createdAt: at,
+      expiresAtIso: new Date(Date.parse(at) + sessionLifetimeMs).toISOString(),
+      ...(organizationId ? { organizationId } : {}),
+    },
   };
 }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../store/items.js';
 import type { Store } from '../store/client.js';
-import { getUser, normalizeEmail, type UserRecord } from '../store/user.js';
+import { membersOrFormerMembers } from '../store/membership.js';
+import { batchGetRecords } from '../store/items.js';
+import { getUser, normalizeEmail, userKey, userRecord, type UserRecord } from '../store/user.js';
 
 /** A display name derived from an address when none is given: "ada.lovelace@x" -> "Ada Lovelace". */
 export function nameFromEmail(email: string): string {
@@ -30,4 +32,15 @@ export function newUserRecord(input: { email: string; name?: string; emailVerifi
 /** A user by id, or null: users are global (one person, many organizations). */
 export async function findUser(store: Store, userId: string): Promise<UserRecord | null> {
   return (await getUser(store, userId)) ?? null;
+}
+
+/**
+ * The users a reference in an organization's data may name (createdBy, updatedBy, history, BOM snapshots,
+ * configuration authors): those who are or were members of that organization. Any other id (a library
+ * import from before import mapped its authors, or a forged reference) resolves to nobody: another
+ * tenant's people are never shown. Two BatchGetItems for every id asked (users; memberships and former-member marks).
+ */
+export async function usersOfOrganization(store: Store, organizationId: string, userIds: readonly string[]): Promise<Map<string, UserRecord>> {
+  const [members, users] = await Promise.all([membersOrFormerMembers(store, organizationId, userIds), batchGetRecords(store, userIds, userKey, userRecord, 'user')]);
+  return new Map([...users].filter(([id]) => members.has(id)));
 }

@@ -133,7 +133,7 @@ export async function completeSamlSignin(deps: SamlSigninDeps, query: Record<str
   const domain = domainOf(address);
   if (!saml.domains.includes(domain) || (await ownerOfDomain(deps.store, domain)) !== organization!.id) throw notAdmitted();
   const userId = await admit(deps, organization!, address);
-  const session = newSession(userId);
+  const session = newSession(userId, nowIso(), organization!.id);
   // The pool's federated user (its sub) is this account from now on: its Bearer tokens authenticate as it.
   try {
     await transactWrite(deps.store, [sessionPutItem(session), federatedIdentityPut(claims.sub, userId, { providerName: record.providerName, organizationId: organization!.id, domain })]);

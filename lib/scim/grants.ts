@@ -1,7 +1,7 @@
-import { deleteSessions, listSessionHashesOfUser } from '../store/account.js';
+import { deleteSessions, identityTokensRevoke, listFederatedSubsOf, listSessionHashesOfUser, listSessionHashesOpenedBy } from '../store/account.js';
 import type { Store } from '../store/client.js';
-import { nowIso } from '../store/items.js';
-import { membershipRecord, type MembershipRecord } from '../store/membership.js';
+import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { listMembershipsOfUser, membershipRecord, type MembershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import type { SuspendedGrants } from '../store/scim.js';
 import { getTeams, teamMemberHold, teamMemberKey, teamMemberRelease } from '../store/team.js';
@@ -57,7 +57,26 @@ export async function restoreItems(store: Store, organization: OrganizationRecor
   return items;
 }
 
-export async function endSessions(store: Store, userId: string): Promise<void> {
-  await deleteSessions(store, await listSessionHashesOfUser(store, userId));
+/**
+ * Ends what an organization's deprovisioning (active false, DELETE, removal from every group) may end
+ * besides the membership, which already ends the person's access to it on the next request: the sessions
+ * its SAML sign-in opened and the Bearer tokens of its identity provider's federated identities of the
+ * person. Their other sessions and tokens (a password sign-in, another organization's SSO) are not the
+ * organization's to end; they end too only when the account is left a member of no other organization, so
+ * that nothing another organization granted ever rests on what this one does. The password is never touched.
+ */
+export async function endOrganizationSessions(store: Store, organizationId: string, userId: string): Promise<void> {
+  const elsewhere = (await listMembershipsOfUser(store, userId)).some((membership) => membership.organizationId !== organizationId);
+  const hashes = elsewhere ? await listSessionHashesOpenedBy(store, userId, organizationId) : await listSessionHashesOfUser(store, userId);
+  await deleteSessions(store, hashes);
+  const at = Math.floor(Date.now() / 1000);
+  for (const sub of await listFederatedSubsOf(store, userId, organizationId)) {
+    try {
+      await transactWrite(store, [identityTokensRevoke(sub, userId, at)]);
+    } catch (error) {
+      // The identity moved to another account meanwhile (a later SSO sign-in): not this person's any more.
+      if (!(error instanceof TransactionCancelledError)) throw error;
+    }
+  }
 }
 

@@ -8,7 +8,7 @@ import type { OrganizationRecord } from '../store/organization.js';
 import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
 import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamKey, teamMemberHold, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
 import { membershipChangeItems } from '../orgs/members.js';
-import { endSessions, noGrants, restoreItems, suspendItems } from './grants.js';
+import { endOrganizationSessions, noGrants, restoreItems, suspendItems } from './grants.js';
 import { isUuid } from '../model/slugs.js';
 
 /**
@@ -21,7 +21,8 @@ import { isUuid } from '../model/slugs.js';
  * applies them in several such transactions, each of which is idempotent, so a failed call can be
  * repeated by the identity provider as it is.
  */
-const membersPerTransaction = 30;
+// A deprovisioned person is 4 items (membership delete, former-member mark, team member hold, SCIM user): 20 and the guard fit 100.
+const membersPerTransaction = 20;
 
 export const isScimTeam = (team: TeamRecord) => team.managedBy === 'SCIM' && !team.archived;
 
@@ -124,7 +125,7 @@ async function changeMembers(store: Store, organization: OrganizationRecord, tea
       if (items.length === 0) break;
       try {
         await transactWrite(store, [teamGuard(team), ...items]);
-        await Promise.all(deprovisioned.map((userId) => endSessions(store, userId)));
+        await Promise.all(deprovisioned.map((userId) => endOrganizationSessions(store, organization.id, userId)));
         break;
       } catch (error) {
         if (!(error instanceof TransactionCancelledError)) throw error;

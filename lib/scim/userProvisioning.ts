@@ -3,6 +3,7 @@ import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } fr
 import { linkingEmail, type GroupReference, type ScimUserInput } from './users.js';
 import type { Store } from '../store/client.js';
 import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { getVerifiedDomain } from '../store/domain.js';
 import { getMembership, listMembers } from '../store/membership.js';
 import { getTeams, teamMemberKey } from '../store/team.js';
 import type { OrganizationRecord } from '../store/organization.js';
@@ -17,7 +18,7 @@ import {
 import { findUserIdByEmail, getUser, userNameUpdate, userPuts } from '../store/user.js';
 import { ensureSiteAdminCount } from '../orgs/members.js';
 import { isScimTeam, scimTeams } from './groupProvisioning.js';
-import { endSessions, mergeGrants, noGrants, restoreItems, suspendItems } from './grants.js';
+import { endOrganizationSessions, mergeGrants, noGrants, restoreItems, suspendItems } from './grants.js';
 import { isUuid } from '../model/slugs.js';
 
 /**
@@ -27,8 +28,9 @@ import { isUuid } from '../model/slugs.js';
  *
  * Deactivation (active false, or DELETE; removal from every group is in scimGroups.ts) removes the person's
  * membership of the organization (direct role, library overrides, team memberships) in one transaction,
- * keeping what it held on the SCIM user for reactivation (scimGrants.ts), and ends the account's sessions.
- * The account itself is kept, dormant.
+ * keeping what it held on the SCIM user for reactivation (scimGrants.ts), and ends the sessions and tokens
+ * the organization granted (endOrganizationSessions: never another organization's). The account itself is
+ * kept, dormant; its password is never touched.
  */
 
 function lastSiteAdmin() {
@@ -63,25 +65,43 @@ function accountNameOf(input: Pick<ScimUserInput, 'attributes'>) {
   return { name: display, firstName: part(name?.givenName) ?? first ?? null, lastName: part(name?.familyName) ?? (rest.length ? rest.join(' ') : null) };
 }
 
+/** Whether the organization has verified a domain: listed on it and held by its DOMAIN# item (one organization per domain). */
+async function isOwnDomain(store: Store, organization: OrganizationRecord, domain: string | undefined): Promise<boolean> {
+  if (!domain || !organization.domains.includes(domain)) return false;
+  return (await getVerifiedDomain(store, domain))?.organizationId === organization.id;
+}
+
 /**
- * The account a new SCIM user provisions: an existing account whose address is verified and that this
- * organization has not provisioned yet, or a new one. A new account claims the address when nobody holds
- * it, verified only when the address is in a domain the organization verified (an organization vouches
- * for its own domains); otherwise the account is made without the address (another SCIM user or account
- * holds it, or the IdP sent no address) and cannot sign in by email until someone verifies one.
+ * The account a new SCIM user provisions. An organization's identity provider speaks for the people of
+ * the organization, not for every address it sends, so an existing account is bound only when the
+ * organization has a claim on it: its address is verified and in a domain the organization verified, or it
+ * is already a member of the organization (and this organization has not provisioned it yet). Anyone
+ * else's account (another organization's Site Admin, say) is never bound, and its id never appears in a
+ * response: the SCIM user gets a new account of its own, which belongs to this organization.
+ *
+ * A new account claims the address (globally unique, verified) only in a domain the organization verified,
+ * and only when nobody holds it. Otherwise it is made without the address (EMAIL# is not written): it holds
+ * the organization's grants, its primaryEmail shows what the IdP sent, and nobody can sign in to it by
+ * that address. So an organization cannot squat the address of someone outside its domains and have that
+ * person find, on signing up or resetting a password, an account its IdP renames and deprovisions.
  */
 async function accountFor(store: Store, organization: OrganizationRecord, input: ScimUserInput, claim: boolean) {
   const email = linkingEmail(input);
-  const existingId = email ? await findUserIdByEmail(store, email) : undefined;
+  const domain = email?.split('@')[1];
+  const [existingId, ownDomain] = await Promise.all([email ? findUserIdByEmail(store, email) : undefined, isOwnDomain(store, organization, domain)]);
   if (existingId) {
-    const existing = await getUser(store, existingId);
-    if (existing?.emailVerified && !(await getScimUser(store, organization.id, existingId, true))) return { userId: existingId, items: [], provisioned: false };
+    const [existing, membership, provisioned] = await Promise.all([
+      getUser(store, existingId),
+      getMembership(store, organization.id, existingId, true),
+      getScimUser(store, organization.id, existingId, true),
+    ]);
+    const claimed = ownDomain || membership !== undefined;
+    if (existing?.emailVerified && !existing.archived && claimed && !provisioned) return { userId: existingId, items: [], provisioned: false };
   }
   const name = displayNameOf(input);
-  const domain = email?.split('@')[1];
   const address = email ?? input.userName;
-  const claims = claim && email !== undefined && existingId === undefined;
-  const user = newUserRecord({ email: address, ...(name ? { name } : {}), emailVerified: claims && domain !== undefined && organization.domains.includes(domain) });
+  const claims = claim && ownDomain && email !== undefined && existingId === undefined;
+  const user = newUserRecord({ email: address, ...(name ? { name } : {}), emailVerified: claims });
   const puts = userPuts(claims ? user : { ...user, emails: [] });
   return { userId: user.id, items: claims ? puts : puts.slice(0, 1), provisioned: true };
 }
@@ -162,7 +182,7 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
     if (siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex)) throw lastSiteAdmin();
     throw new ConflictError('User', before.userId, { cause: error });
   }
-  if (before.active && !after.active) await endSessions(store, after.userId);
+  if (before.active && !after.active) await endOrganizationSessions(store, organization.id, after.userId);
   return after;
 }
 
@@ -181,7 +201,7 @@ export async function deleteScimUser(store: Store, organization: OrganizationRec
     if (error instanceof TransactionCancelledError) throw new ConflictError('User', user.userId, { cause: error });
     throw error;
   }
-  await endSessions(store, user.userId);
+  await endOrganizationSessions(store, organization.id, user.userId);
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { deleteItems, getItem, queryAll } from './items.js';
+import { batchGetRecords, deleteItems, getItem, queryAll } from './items.js';
 
 const epochSeconds = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 
@@ -51,6 +51,11 @@ export const sessionRecord = z.object({
   csrfHash: z.string(),
   createdAt: z.string(),
   expiresAtIso: z.string(),
+  /**
+   * The organization whose SAML sign-in opened the session (absent: a password or emailed-token sign-in,
+   * which no organization granted). A SCIM deprovisioning ends the sessions its organization opened.
+   */
+  organizationId: z.string().optional(),
 });
 export type SessionRecord = z.infer<typeof sessionRecord>;
 
@@ -87,6 +92,13 @@ export function deleteSessions(store: Store, hashes: readonly string[]): Promise
   return deleteItems(store, hashes.map(sessionKey));
 }
 
+/** The hashes of a user's sessions that an organization's SAML sign-in opened. */
+export async function listSessionHashesOpenedBy(store: Store, userId: string, organizationId: string): Promise<string[]> {
+  const hashes = await listSessionHashesOfUser(store, userId);
+  const sessions = await batchGetRecords(store, hashes, sessionKey, sessionRecord, 'session', true);
+  return hashes.filter((hash) => sessions.get(hash)?.organizationId === organizationId);
+}
+
 /** A user-pool identity (its `sub`) -> the user: how a Bearer token finds its user. */
 export const identityKey = (sub: string) => ({ PK: `IDENTITY#${sub}`, SK: 'IDENTITY' });
 
@@ -103,7 +115,17 @@ export function identityPut(sub: string, userId: string) {
 export function federatedIdentityPut(sub: string, userId: string, identity: { providerName: string; organizationId: string; domain: string }) {
   return {
     Put: {
-      Item: { ...identityKey(sub), entity: 'Identity', userId, providerName: identity.providerName, organizationId: identity.organizationId, domain: identity.domain },
+      Item: {
+        ...identityKey(sub),
+        // ByUser index: the federated identities of a user, so that a SCIM deprovisioning ends its organization's tokens.
+        GSI1PK: `USERIDENTITIES#${userId}`,
+        GSI1SK: sub,
+        entity: 'Identity',
+        userId,
+        providerName: identity.providerName,
+        organizationId: identity.organizationId,
+        domain: identity.domain,
+      },
       ConditionExpression: 'attribute_not_exists(PK) OR providerName = :provider',
       ExpressionAttributeValues: { ':provider': identity.providerName },
     },
@@ -137,6 +159,17 @@ export const identityRecord = z.object({
   domain: z.string().optional(),
 });
 export type IdentityRecord = z.infer<typeof identityRecord>;
+
+/** The subs of a user's federated identities through one organization's SAML provider (ByUser index). */
+export async function listFederatedSubsOf(store: Store, userId: string, organizationId: string): Promise<string[]> {
+  const found = await queryAll(
+    store,
+    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `USERIDENTITIES#${userId}` } },
+    z.object({ GSI1SK: z.string(), userId: z.string(), organizationId: z.string().optional() }),
+    'identity',
+  );
+  return found.filter((item) => item.userId === userId && item.organizationId === organizationId).map((item) => item.GSI1SK);
+}
 
 export function getIdentity(store: Store, sub: string): Promise<IdentityRecord | undefined> {
   return getItem(store, identityKey(sub), identityRecord, 'identity');

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll } from './items.js';
+import { batchGetItems, batchGetRecords, getItem, keyString, queryAll } from './items.js';
 
 export const membershipKey = (orgId: string, userId: string) => ({ PK: `ORG#${orgId}`, SK: `MEMBER#${userId}` });
 /** ByUser index keys: the organizations a user belongs to. */
@@ -60,6 +60,24 @@ export function membershipDelete(membership: MembershipRecord) {
       ExpressionAttributeValues: { ':rev': membership.rev },
     },
   };
+}
+
+/**
+ * A person who was a member of the organization: put in the transaction that removes a membership, and
+ * kept (rejoining leaves it). User references (createdBy, history) resolve only to people who are or were
+ * members of the organization reading them (lib/accounts/users.ts usersOfOrganization).
+ */
+export const formerMemberKey = (orgId: string, userId: string) => ({ PK: `ORG#${orgId}`, SK: `EXMEMBER#${userId}` });
+
+export function formerMemberPut(orgId: string, userId: string, at: string) {
+  return { Put: { Item: { ...formerMemberKey(orgId, userId), entity: 'FormerMember', userId, leftAt: at } } };
+}
+
+/** Which of these users are, or were, members of the organization (one BatchGetItem of their membership and former-member items). */
+export async function membersOrFormerMembers(store: Store, orgId: string, userIds: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(userIds)];
+  const items = await batchGetItems(store, unique.flatMap((id) => [membershipKey(orgId, id), formerMemberKey(orgId, id)]));
+  return new Set(unique.filter((id) => items.has(keyString(membershipKey(orgId, id))) || items.has(keyString(formerMemberKey(orgId, id)))));
 }
 
 export function getMembership(store: Store, orgId: string, userId: string, consistent = false): Promise<MembershipRecord | undefined> {

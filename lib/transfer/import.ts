@@ -30,6 +30,7 @@ import type { BlobStorage } from '../files/blobStorage.js';
 import { fileStorageKey, importedFileItem, type FileRecord } from '../store/file.js';
 import { importedTemplateItems } from '../store/changeOrderTemplate.js';
 import { fileFields } from './format.js';
+import { authorMapping, withAuthors } from './authors.js';
 import { eachLimited, sha256Hex, type FileBytesSource } from './fileBytes.js';
 import { importTemplates, targetTemplateNames } from './templates.js';
 import { componentsFromCsv, type ImportActor } from './csvSource.js';
@@ -123,6 +124,10 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   if (source.kind === 'json') problems.push(...(await fileProblems(source, components, locations, options.blobs, manifestRoot)));
   if (problems.length > 0) throw new ImportInvalidError(problems);
 
+  // Authors who are not (and were not) members of the target organization become the importing user (authors.ts).
+  const author = await authorMapping(store, org, options.actor.userId, components, files, templates);
+  components = withAuthors(components, author);
+  for (const template of templates) template.createdBy = author(template.createdBy);
   const importId = options.importId ?? randomUUID();
   const fileIds = new Map(files.map((f) => [f.id, randomUUID()]));
   const { items, records } = importItems(target, components, config, fileIds);
@@ -135,7 +140,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   for (const template of templates) items.push(...importedTemplateItems(template, importId));
   const fileRecords = files.map((f): FileRecord => {
     const id = fileIds.get(f.id)!;
-    return { ...f, id, organizationId: org, libraryId: lib, status: 'READY', storageKey: fileStorageKey(org, lib, id) };
+    return { ...f, id, createdBy: author(f.createdBy), organizationId: org, libraryId: lib, status: 'READY', storageKey: fileStorageKey(org, lib, id) };
   });
   items.push(...fileRecords.map((record) => importedFileItem(record, importId)));
   const total = items.length;

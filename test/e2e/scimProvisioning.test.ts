@@ -289,9 +289,10 @@ describe('SCIM errors', () => {
     await verifyDomain(store, t.tenant.organization.slug, domain);
     const inDomain = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `ada@${domain}`, emails: [{ value: `ada@${domain}`, primary: true }] });
     expect((await getUser(store, inDomain.body.id))?.emailVerified).toBe(true);
+    // Outside its verified domains the organization does not claim the address (nobody else could then sign up with it).
     const elsewhere = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `bob.${tag}@elsewhere.test` });
-    expect(await getUser(store, elsewhere.body.id)).toMatchObject({ primaryEmail: `bob.${tag}@elsewhere.test`, emailVerified: false });
-    expect(await findUserIdByEmail(store, `bob.${tag}@elsewhere.test`)).toBe(elsewhere.body.id);
+    expect(await getUser(store, elsewhere.body.id)).toMatchObject({ primaryEmail: `bob.${tag}@elsewhere.test`, emails: [], emailVerified: false });
+    expect(await findUserIdByEmail(store, `bob.${tag}@elsewhere.test`)).toBeUndefined();
     // An account whose address nobody verified is not taken over: the SCIM user gets an account of its own.
     const unverified = newUserRecord({ email: `carol.${tag}@elsewhere.test`, emailVerified: false });
     await transactWrite(store, userPuts(unverified));
@@ -374,7 +375,8 @@ describe('SCIM errors', () => {
   });
 
   it("does not rename an account the person made themselves when the IdP renames its SCIM user", async () => {
-    const userName = `self.${randomUUID().slice(0, 8)}@acme.test`;
+    // In a domain the organization verified: only there (or for its members) does SCIM bind an existing account.
+    const userName = `self.${randomUUID().slice(0, 8)}@${t.tenant.organization.slug}.test`;
     const store = testStore();
     const own = newUserRecord({ email: userName, name: 'Ada Lovelace', emailVerified: true });
     await transactWrite(store, userPuts(own));

@@ -37,7 +37,7 @@ describe('component.filter', () => {
     tenant = await newTenant();
     const store = testStore();
     me = tenant.user.id;
-    grace = (await putUser(store, 'Grace', 'Hopper')).id;
+    grace = (await putUser(store, 'Grace', 'Hopper', tenant.organization.id)).id;
     const made = [
       [{ name: R10, categoryId: 'resistor', statusId: 'design', revisionValue: 'A', labels: ['rohs', 'smd'], description: 'Thick film, 1% tolerance', cpn: '100-00001', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 10000 }] }, '2025-03-01T00:00:00.000Z', me],
       [{ name: R47, categoryId: 'resistor', statusId: 'prototype', revisionValue: 'B', labels: ['rohs'], description: 'RES 4k7 under_score', cpn: '100-00002', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 4700 }] }, '2025-03-01T23:59:59.999Z', me],

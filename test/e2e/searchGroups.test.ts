@@ -39,7 +39,7 @@ describe('component.componentGroups and componentsInGroup', () => {
     const store = testStore();
     // 130 components: 13 per category, statuses and labels cycling; then 60 "bulk" PCBs by Grace.
     await seedComponents(store, tenant, 130);
-    grace = (await putUser(store, 'Grace', 'Hopper')).id;
+    grace = (await putUser(store, 'Grace', 'Hopper', tenant.organization.id)).id;
     for (let i = 0; i < 60; i++) {
       await createAt(store, tenant, { name: `bulk board ${String(i).padStart(2, '0')}`, categoryId: 'pcb', labels: ['bulk'], cpn: `300-${60_000 + i}` }, new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(), grace);
     }

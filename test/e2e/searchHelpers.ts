@@ -6,6 +6,7 @@ import type { CreateComponentCommand, UpdateComponentCommand } from '../../lib/c
 import type { WriteContext } from '../../lib/components/rules.js';
 import { createComponents, updateComponents } from '../../lib/components/service.js';
 import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
+import { grantMembership } from '../../lib/orgs/members.js';
 import { plans } from '../../lib/orgs/plans.js';
 import { searchEntryPut } from '../../lib/search/entries.js';
 import { compact } from '../../lib/search/table/compaction.js';
@@ -124,8 +125,11 @@ export async function markReleased(store: Store, record: ComponentRecord): Promi
   );
 }
 
-/** A second user (users are global), with a name the sentence parser can find. */
-export async function putUser(store: Store, firstName: string, lastName: string): Promise<UserRecord> {
+/**
+ * A second user (users are global), with a name the sentence parser can find, made a member (VIEWER) of
+ * the organization: user references resolve only to its members and former members.
+ */
+export async function putUser(store: Store, firstName: string, lastName: string, organizationId: string): Promise<UserRecord> {
   const email = `${firstName}.${lastName}.${randomUUID().slice(0, 6)}@example.com`.toLowerCase();
   const user: UserRecord = {
     id: randomUUID(),
@@ -139,6 +143,7 @@ export async function putUser(store: Store, firstName: string, lastName: string)
     createdAt: new Date().toISOString(),
   };
   await store.ddb.send(new TransactWriteCommand({ TransactItems: userPuts(user).map((item) => ({ Put: { TableName: store.tableName, ...item.Put } })) }));
+  await grantMembership(store, organizationId, user.id, 'VIEWER');
   return user;
 }
 

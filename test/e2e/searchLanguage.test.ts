@@ -56,7 +56,7 @@ describe('query syntax and natural-language search', () => {
     tenant = await newTenant();
     const store = testStore();
     const seeded = await seedComponents(store, tenant, 120);
-    grace = (await putUser(store, 'Grace', 'Hopper')).id;
+    grace = (await putUser(store, 'Grace', 'Hopper', tenant.organization.id)).id;
     // Grace changes twelve assemblies and documents today.
     const changed = seeded.filter((c) => c.category.type !== 'PART').slice(0, 12);
     for (const component of changed) await updateAt(store, tenant, { id: component.id, description: 'checked by Grace' }, new Date().toISOString(), grace);

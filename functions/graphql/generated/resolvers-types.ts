@@ -1041,7 +1041,9 @@ export type Component = {
   labels: Array<Label>;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
+  /** Null when the author is not, and never was, a member of this organization (see User). */
   createdBy?: Maybe<User>;
+  /** Null when the author is not, and never was, a member of this organization (see User). */
   updatedBy?: Maybe<User>;
   /** Pinned by the calling user. */
   isPinned: Scalars['Boolean']['output'];
@@ -2952,14 +2954,27 @@ export type TransferMutationNamespaceImportLibraryArgs = {
   input: ImportLibraryInput;
 };
 
+/**
+ * A person. As a reference inside an organization's data (createdBy, updatedBy, ComponentHistoryEntry.user,
+ * members, ...) a user resolves only when they are, or were, a member of that organization; any other id
+ * (another tenant's user named by data imported from elsewhere) resolves to null. id, name, firstName and
+ * lastName are readable by anyone who can read the data; the addresses are not (see primaryEmail).
+ */
 export type User = {
   __typename?: 'User';
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
   firstName?: Maybe<Scalars['String']['output']>;
   lastName?: Maybe<Scalars['String']['output']>;
-  /** The address the user signs in with and receives mail at. */
+  /**
+   * The address the user signs in with and receives mail at. Another person's addresses (this field and
+   * emails), read through a reference inside an organization, need organization.users.read there, which every
+   * system organization role but SUPPLIER holds: without it the field is refused with FORBIDDEN
+   * (extensions.requiredPermission organization.users.read), and as it is non-null the nullable reference
+   * holding the user (createdBy, history user, ...) is null in that answer. One's own addresses are always readable.
+   */
   primaryEmail: Scalars['String']['output'];
+  /** Same rule as primaryEmail. */
   emails: Array<Scalars['String']['output']>;
 };
 

@@ -26,6 +26,7 @@ import { findOrganization } from '../../../lib/orgs/organizations.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { userById } from './shared.js';
+import { usersOfOrganization } from '../../../lib/people/users.js';
 
 /** The organization of x-organization and the caller's grants in it (both resolved once per request). */
 async function organizationContext(context: GraphQLContext) {
@@ -105,7 +106,7 @@ export const accessResolvers: Resolvers = {
     removeOrgRole: async (_parent, { userId }, context) => removeOrgRole(context.store, (await context.access.organization()).organization, userId.trim()),
   },
   OrganizationRole: {
-    user: (membership, _args, context) => userById(context, membership.userId),
+    user: (membership, _args, context) => userById(context, membership.userId, membership.organizationId),
     role: (membership) => {
       const role = membership.role ? systemRoleFor(membership.role) : undefined;
       return role?.type === 'ORG' ? (role.id as never) : null;
@@ -141,7 +142,8 @@ export const accessResolvers: Resolvers = {
     role: (invitation, _args, context) => requiredRole(context, invitation.organizationId, invitation.roleId),
     libraryRoles: (invitation) => grantsOfLibraries(invitation.organizationId, invitation.libraryRoles, null),
     invitedBy: async (invitation, _args, context) => {
-      const user = await userById(context, invitation.invitedById);
+      // Also read by the invitee (user.invitations), who is no member: the inviter is, or was, one of the inviting organization.
+      const user = (await usersOfOrganization(context.store, invitation.organizationId, [invitation.invitedById])).get(invitation.invitedById);
       if (!user) throw new Error(`User ${invitation.invitedById} is missing`);
       return user;
     },
@@ -157,7 +159,7 @@ export const accessResolvers: Resolvers = {
     libraryAccess: (team) => grantsOfLibraries(team.organizationId, team.libraryRoles, team.id),
     members: async (team, _args, context) => {
       const ids = await listTeamMemberIds(context.store, team.organizationId, team.id);
-      const users = await Promise.all(ids.map((id) => userById(context, id)));
+      const users = await Promise.all(ids.map((id) => userById(context, id, team.organizationId)));
       return users.filter((user) => user !== null);
     },
   },

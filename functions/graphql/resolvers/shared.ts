@@ -2,7 +2,7 @@ import { componentWriteContext } from '../../../lib/components/context.js';
 import type { WriteContext } from '../../../lib/components/rules.js';
 import type { AttributeValueChange } from '../../../lib/components/commands.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
-import { findUser } from '../../../lib/people/users.js';
+import { usersOfOrganization } from '../../../lib/people/users.js';
 import { componentsByIds } from '../../../lib/components/queries.js';
 import type { User } from '../../../lib/accounts/model.js';
 import type { Component } from '../../../lib/components/model.js';
@@ -43,9 +43,26 @@ export function withheldForCaller(context: GraphQLContext): Promise<ReadonlySet<
   });
 }
 
-export function userById(context: GraphQLContext, userId: string): Promise<User | null> {
-  return context.once(`user:${userId}`, () => findUser(context.store, userId));
+/**
+ * A user reference inside an organization (createdBy, updatedBy, history, members; by default the
+ * request's organization): the user when they are or were a member of it, else null (another tenant's user
+ * named by imported data, say). The ids asked in one tick are read together. What the caller then reads of
+ * the user is limited by User's field resolvers (user.ts: without organization.users.read, as a SUPPLIER,
+ * nobody else's address).
+ */
+export async function userById(context: GraphQLContext, userId: string, organizationId?: string): Promise<User | null> {
+  const orgId = organizationId ?? (await context.access.organization()).organization.id;
+  return context.once(`user:${orgId}:${userId}`, async () => {
+    const user = await context.batched(`userReferences:${orgId}`, userId, (ids) => usersOfOrganization(context.store, orgId, ids));
+    if (!user) return null;
+    const reference = { ...user };
+    organizationReferences.add(reference);
+    return reference;
+  });
 }
+
+/** User objects that came from userById: references inside an organization, whose addresses only its user readers see. */
+export const organizationReferences = new WeakSet<object>();
 
 /** GraphQL AttributeValueInput -> domain change: an absent value key is a no-op, an explicit null deletes. */
 export function attributeChanges(inputs: readonly { attributeId: string; value?: unknown }[] | null | undefined): AttributeValueChange[] | undefined {
