@@ -129,7 +129,7 @@ export function nowIso(): string {
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** A transaction item as entity files build it: without the table name, which they do not know. */
-export type TransactItemWithoutTable = { [K in keyof TransactItem]?: Omit<NonNullable<TransactItem[K]>, 'TableName'> };
+export type TransactItemWithoutTable = { [K in keyof TransactItem]?: Omit<NonNullable<TransactItem[K]>, 'TableName'> & { TableName?: string } };
 
 /**
  * What a failed condition of one transaction item means, as a domain error. It receives the item as it
@@ -142,6 +142,11 @@ export type ConditionFailure = (oldItem: Record<string, unknown> | undefined) =>
  * condition beside the DynamoDB item. Callers compose these and never see positions.
  */
 export type WriteItem = TransactItemWithoutTable & { readonly onConditionFailed?: ConditionFailure };
+
+/** Items that declare no meaning for their failed condition take this one (what they are part of). */
+export function explainedBy(items: readonly WriteItem[], onConditionFailed: ConditionFailure): WriteItem[] {
+  return items.map((item) => (item.onConditionFailed ? item : { ...item, onConditionFailed }));
+}
 
 /** The same item with another meaning for its failed condition (a caller that knows better words). */
 export function failingWith<T extends WriteItem>(item: T, onConditionFailed: ConditionFailure): T {

@@ -115,6 +115,37 @@ export function organizationPlanSet(orgId: string, plan: string): WriteItem {
   };
 }
 
+/** Turns SCIM on (only while SAML is enabled: false when it is not) or off. */
+export function setScimEnabled(store: Store, orgId: string, enabled: boolean): Promise<boolean> {
+  return enabled
+    ? updateIf(store, {
+        Key: organizationKey(orgId),
+        UpdateExpression: 'SET scimEnabled = :on',
+        ConditionExpression: 'attribute_exists(PK) AND saml.enabled = :on',
+        ExpressionAttributeValues: { ':on': true },
+      })
+    : updateIf(store, { Key: organizationKey(orgId), UpdateExpression: 'SET scimEnabled = :off', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':off': false } });
+}
+
+/** Moves the organization's active SCIM token from `previousId` (null: none) to `tokenId`, unless it moved meanwhile. */
+export function scimActiveTokenSet(orgId: string, previousId: string | null, tokenId: string): WriteItem {
+  return {
+    Update: {
+      Key: organizationKey(orgId),
+      UpdateExpression: 'SET scimActiveTokenId = :new',
+      ConditionExpression: previousId ? 'scimActiveTokenId = :old' : 'attribute_not_exists(scimActiveTokenId) OR scimActiveTokenId = :null',
+      ExpressionAttributeValues: previousId ? { ':new': tokenId, ':old': previousId } : { ':new': tokenId, ':null': null },
+    },
+  };
+}
+
+/** The organization has no active SCIM token any more, if `tokenId` still was it. */
+export function scimActiveTokenClear(orgId: string, tokenId: string): WriteItem {
+  return {
+    Update: { Key: organizationKey(orgId), UpdateExpression: 'SET scimActiveTokenId = :null', ConditionExpression: 'scimActiveTokenId = :id', ExpressionAttributeValues: { ':null': null, ':id': tokenId } },
+  };
+}
+
 /** Adds a verified domain to an organization's list. */
 export function organizationDomainAdd(orgId: string, domain: string): WriteItem {
   return {
