@@ -11,8 +11,6 @@ import { ComponentInUseError, ConcurrentWriteError, TooManyInputsError, VersionC
 import type { WriteContext } from './rules.js';
 
 /** component, CPN claim, search entry, BOM, document links, where-used mark: 16 deletions fill one transaction. */
-const itemsPerDelete = 6;
-const usageOffset = 5;
 export const maxDeletesPerCall = 16;
 
 export interface DeleteResult {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
-import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import { allowlistDelete, allowlistPut, listAllowlistForEntry, listAllowlistOfOrganization, type AllowlistRecord } from '../store/allowlist.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite } from '../store/items.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { newUserRecord } from '../accounts/users.js';
 import { createApiKey } from '../apikeys/apiKeys.js';
-import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { creationGrantPut, type CreationGrantRecord } from '../store/grant.js';
 import { verifiedDomainPut } from '../store/domain.js';

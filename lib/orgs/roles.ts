@@ -12,7 +12,7 @@ import {
   type Role,
   type RoleType,
 } from '../access/roles.js';
-import { AccessAdminError, AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
+import { AccessAdminError, AlreadyExistsError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite } from '../store/items.js';
 import { findRoleIdByName, getRole, listRoles, roleDeleteItems, rolePuts, roleUpdateItems, type RoleRecord } from '../store/role.js';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { normalizeEmail } from './user.js';
 import type { Store } from './client.js';
 import { AccessAdminError } from '../errors.js';
-import { queryAll, type WriteItem } from './items.js';
+import { type WriteItem, queryPrefix } from './items.js';
 
 /** Organization-creation grants of an address: one partition per (lower-cased) email. */
 const grantPartition = (email: string) => `GRANT#${normalizeEmail(email)}`;
@@ -36,10 +36,5 @@ export function creationGrantSpend(grant: CreationGrantRecord, organizationId: s
 }
 
 export function listCreationGrants(store: Store, email: string): Promise<CreationGrantRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': grantPartition(email), ':prefix': 'GRANT#' } },
-    creationGrantRecord,
-    'creation grant',
-  );
+  return queryPrefix(store, grantPartition(email), 'GRANT#', creationGrantRecord, 'creation grant');
 }

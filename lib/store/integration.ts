@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ConcurrentWriteError, IntegrationAccessError } from '../errors.js';
 import type { Store } from './client.js';
-import { getItem, queryAll, type WriteItem } from './items.js';
+import { getItem, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 /** An integration principal of an organization (the native principal lives in code, not in the table). */
@@ -60,10 +60,5 @@ export function getIntegration(store: Store, orgId: string, integrationId: strin
 }
 
 export function listIntegrations(store: Store, orgId: string): Promise<IntegrationRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'INTEGRATION#' } },
-    integrationRecord,
-    'integration',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'INTEGRATION#', integrationRecord, 'integration');
 }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { normalizeEmail } from './user.js';
 import type { Store } from './client.js';
 import { AccessAdminError } from '../errors.js';
-import { getItem, queryAll, type WriteItem } from './items.js';
+import { getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const invitationKey = (orgId: string, invitationId: string) => ({ PK: orgPartition(orgId), SK: `INVITE#${invitationId}` });
@@ -63,12 +63,7 @@ export function getInvitation(store: Store, orgId: string, invitationId: string)
 }
 
 export function listInvitationsOfOrganization(store: Store, orgId: string): Promise<InvitationRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'INVITE#' } },
-    invitationRecord,
-    'invitation',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'INVITE#', invitationRecord, 'invitation');
 }
 
 /** Every invitation addressed to an email, in any organization (through the ByUser index). */

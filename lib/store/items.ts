@@ -50,12 +50,27 @@ export async function queryAll<S extends z.ZodType>(
   return items;
 }
 
+/** The key condition of every prefix query: one partition, sort keys that start with a prefix. */
+const prefixCondition = 'PK = :pk AND begins_with(SK, :prefix)';
+
+/** Every item of one partition whose sort key starts with `prefix`, parsed (small collections). */
+export function queryPrefix<S extends z.ZodType>(
+  store: Store,
+  pk: string,
+  prefix: string,
+  schema: S,
+  what: string,
+  options: Pick<QueryCommandInput, 'ConsistentRead' | 'ProjectionExpression' | 'ScanIndexForward'> = {},
+): Promise<z.infer<S>[]> {
+  return queryAll(store, { ...options, KeyConditionExpression: prefixCondition, ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix } }, schema, what);
+}
+
 /** The newest items under a key prefix of one partition (sort keys end in a zero-padded version). */
 export async function queryNewestFirst<S extends z.ZodType>(store: Store, pk: string, prefix: string, limit: number, schema: S, what: string): Promise<z.infer<S>[]> {
   const page = await store.ddb.send(
     new QueryCommand({
       TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      KeyConditionExpression: prefixCondition,
       ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
       ScanIndexForward: false,
       Limit: limit,
@@ -68,12 +83,7 @@ const keyRow = z.object({ PK: z.string(), SK: z.string() });
 
 /** Keys of every item under a key prefix of one partition, for deleting them. */
 export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Promise<Key[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix }, ProjectionExpression: 'PK, SK' },
-    keyRow,
-    'key',
-  );
+  return queryPrefix(store, pk, prefix, keyRow, 'key', { ProjectionExpression: 'PK, SK' });
 }
 
 /** An UpdateItem with a condition: true when it applied, false when the condition did not hold. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
 import { AlreadyExistsError } from '../errors.js';
-import { getItem, queryAll, type WriteItem } from './items.js';
+import { getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const libraryKey = (orgId: string, libraryId: string) => ({ PK: orgPartition(orgId), SK: `LIB#${libraryId}` });
@@ -58,12 +58,7 @@ export async function findLibraryIdBySlug(store: Store, orgId: string, slug: str
 }
 
 export function listLibraries(store: Store, orgId: string): Promise<LibraryRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'LIB#' } },
-    libraryRecord,
-    'library',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'LIB#', libraryRecord, 'library');
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll, type WriteItem } from './items.js';
+import { batchGetRecords, getItem, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 /** A custom role of an organization (system roles live in code, not in the table). */
@@ -123,10 +123,5 @@ export async function findRoleIdByName(store: Store, orgId: string, name: string
 }
 
 export function listRoles(store: Store, orgId: string): Promise<RoleRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'ROLE#' } },
-    roleRecord,
-    'role',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'ROLE#', roleRecord, 'role');
 }

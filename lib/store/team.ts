@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AlreadyExistsError, ConflictError } from '../errors.js';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll, type WriteItem } from './items.js';
+import { batchGetRecords, getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const teamKey = (orgId: string, teamId: string) => ({ PK: orgPartition(orgId), SK: `TEAM#${teamId}` });
@@ -98,12 +98,7 @@ export async function findTeamIdByName(store: Store, orgId: string, name: string
 }
 
 export function listTeams(store: Store, orgId: string): Promise<TeamRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'TEAM#' } },
-    teamRecord,
-    'team',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'TEAM#', teamRecord, 'team');
 }
 
 /** A team's members who hold its grants (not those a SCIM deprovisioning holds aside). */
