@@ -6,7 +6,7 @@ import { admitByAllowlist } from '../orgs/allowlist.js';
 import { admitByInvitations } from '../orgs/invitations.js';
 import { accountTokenPut, accountTokenSpend, deleteSessions, findUserIdByIdentity, listSessionHashesOfUser, getAccountToken, identityPut, identityTokensRevoke, type AccountTokenRecord } from '../store/account.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userKey, userPuts } from '../store/user.js';
 import type { IdentityProvider, PoolTokens } from './identities.js';
 import { checkPassword, type PasswordPolicy } from './passwordPolicy.js';
@@ -110,9 +110,9 @@ export async function signup(deps: AccountDeps, body: unknown): Promise<typeof s
     const user = newUserRecord({ email: input.email, emailVerified: false, ...(input.name ? { name: input.name } : {}) }, at);
     const verification = newToken('VERIFY_EMAIL', user.id, user.primaryEmail, at);
     try {
-      await transactWrite(deps.store, [...userPuts(user), identityPut(identity.sub, user.id), verification.item]);
+      await transactWrite(deps.store, [...userPuts(user), identityPut(identity.sub, user.id), verification.item], { otherwise: () => new AddressTakenMeanwhileError(), onConflict: () => new AddressTakenMeanwhileError() });
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (!(error instanceof AddressTakenMeanwhileError)) throw error;
       await sendAlreadyRegistered(deps, input.email);
       return signupAccepted;
     }
@@ -125,6 +125,9 @@ export async function signup(deps: AccountDeps, body: unknown): Promise<typeof s
     return signupAccepted;
   });
 }
+
+/** A concurrent signup took the address (or the identity) first: the address is already registered. */
+class AddressTakenMeanwhileError extends Error {}
 
 async function sendAlreadyRegistered(deps: AccountDeps, address: string): Promise<void> {
   await deps.mailer.send(
@@ -149,16 +152,10 @@ async function liveToken(deps: AccountDeps, value: string, purpose: AccountToken
 async function spendAndSignIn(deps: AccountDeps, hash: string, record: AccountTokenRecord): Promise<IssuedSession> {
   const at = nowIso();
   const session = newSession(record.userId, at);
-  try {
-    await transactWrite(deps.store, [
-      accountTokenSpend(hash, record.purpose, at),
-      userEmailVerifiedUpdate(record.userId),
-      sessionPutItem(session),
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw tokenInvalid();
-    throw error;
-  }
+  await transactWrite(deps.store, [accountTokenSpend(hash, record.purpose, at), userEmailVerifiedUpdate(record.userId), sessionPutItem(session)], {
+    otherwise: tokenInvalid,
+    onConflict: tokenInvalid,
+  });
   return session;
 }
 

@@ -19,7 +19,7 @@ import {
 } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { componentItem, componentKey, getComponents, historyItem, type ComponentRecord } from '../store/component.js';
-import { batchGetItems, nowIso, TransactionCancelledError, transactWrite, type Key } from '../store/items.js';
+import { batchGetItems, failingWith, nowIso, transactWrite, type Key, type WriteItem } from '../store/items.js';
 import { commitPendingWriteUpdate, getPendingWrites, putPendingWrite } from '../store/pendingWrite.js';
 import { settleAbortedWrite, settleCommittedWrite } from '../items/writer.js';
 import { getMemberships } from '../store/membership.js';
@@ -226,7 +226,7 @@ type Action = keyof typeof allowedFrom;
 
 interface Step {
   record: ChangeOrderRecord;
-  items: Record<string, unknown>[];
+  items: WriteItem[];
   mails: { to: string[]; userIds: string[]; subject: string; lines: string[] }[];
   /** A release too large for one transaction with its history: what goes before and after it. */
   large?: LargeRelease;
@@ -264,10 +264,10 @@ async function writePendingRelease(store: Store, scope: LibraryScope, large: Lar
   const keys = large.pending.map(keyOfPut);
   await putPendingWrite(store, org, lib, { writeId: large.writeId, status: 'PENDING', keys, createdAt: at, refreshSearchOf: large.componentIds, settledAt: null });
   try {
-    await transactWrite(store, large.pending);
+    await transactWrite(store, large.pending, { otherwise: () => new ReadAgain(), onConflict: () => new ReadAgain() });
   } catch (error) {
     await settleAbortedWrite(store, org, lib, large.writeId, keys, at);
-    if (!(error instanceof TransactionCancelledError)) throw error;
+    if (!(error instanceof ReadAgain)) throw error;
     await clearAbandonedReleases(store, scope, keys);
     throw new ReadAgain();
   }
@@ -321,15 +321,17 @@ async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, actio
         continue;
       }
     }
+    const changed = () => new ConcurrentWriteError(`Change order ${current.number}`);
+    const orderItem = action === 'delete' ? changeOrderDelete(current) : changeOrderPut(next, current.rev);
     try {
-      await transactWrite(deps.store, action === 'delete' ? [changeOrderDelete(current), ...step.items] : [changeOrderPut(next, current.rev), ...step.items]);
+      await transactWrite(deps.store, [failingWith(orderItem, () => new ChangeOrderChanged()), ...step.items], { otherwise: changed, onConflict: () => new ChangeOrderChanged() });
     } catch (error) {
       if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, large.pending.map(keyOfPut), at);
-      if (!(error instanceof TransactionCancelledError)) throw error;
-      if (error.failedConditions.includes(0) && attempt < 5) continue;
-      const lockIndex = error.failedConditions.find((index) => index > 0 && index <= current.components.length);
-      if (lockIndex !== undefined) throw await lockFailure(deps.store, scope, current, step.items[lockIndex - 1]);
-      if (large && error.failedConditions.length) throw new ConcurrentWriteError(`Change order ${current.number}`);
+      if (error instanceof ChangeOrderChanged) {
+        if (attempt < 5) continue;
+        throw changed();
+      }
+      if (error instanceof ComponentOfChangeOrderLost) throw await lockFailure(deps.store, scope, current, error.componentId);
       throw error;
     }
     // Committed: what is left (write ids off the history, search entries) is repeatable, and cleanup of
@@ -340,10 +342,20 @@ async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, actio
   }
 }
 
+/** The change order changed since it was read (another vote): read it again. */
+class ChangeOrderChanged extends Error {}
+
+/** The lock, unlock or release of one of the change order's components failed. */
+class ComponentOfChangeOrderLost extends Error {
+  constructor(readonly componentId: string) {
+    super(`Component ${componentId} of the change order changed`);
+  }
+}
+
+const ofComponent = (componentId: string, item: WriteItem) => failingWith(item, () => new ComponentOfChangeOrderLost(componentId));
+
 /** Which component made a lock (or release) fail: held by another change order, or changed meanwhile. */
-async function lockFailure(store: Store, scope: LibraryScope, record: ChangeOrderRecord, item: Record<string, unknown> | undefined) {
-  const key = ((item?.Update ?? item?.Put) as { Key?: { SK: string }; Item?: { SK: string } } | undefined);
-  const componentId = (key?.Key?.SK ?? key?.Item?.SK ?? '').replace(/^C#/, '');
+async function lockFailure(store: Store, scope: LibraryScope, record: ChangeOrderRecord, componentId: string) {
   const component = componentId ? (await getComponents(store, scope.organizationId, scope.libraryId, [componentId], true)).get(componentId) : undefined;
   if (!component) return new NotFoundError('Component', componentId || 'of this change order');
   if (component.lockedBy && component.lockedBy !== record.id) return new ComponentLockedError(component.id, component.lockedBy);
@@ -354,8 +366,10 @@ const history = (record: ChangeOrderRecord, action: string, by: string, at: stri
   record.history.push({ action, by, at, comment, status: record.status });
 };
 
-const lockItems = (record: ChangeOrderRecord) => record.components.map((c) => componentLockUpdate(componentKey(record.organizationId, record.libraryId, c.componentId), record.id));
-const unlockItems = (record: ChangeOrderRecord) => record.components.map((c) => componentUnlockUpdate(componentKey(record.organizationId, record.libraryId, c.componentId), record.id));
+const lockItems = (record: ChangeOrderRecord) =>
+  record.components.map((c) => ofComponent(c.componentId, componentLockUpdate(componentKey(record.organizationId, record.libraryId, c.componentId), record.id)));
+const unlockItems = (record: ChangeOrderRecord) =>
+  record.components.map((c) => ofComponent(c.componentId, componentUnlockUpdate(componentKey(record.organizationId, record.libraryId, c.componentId), record.id)));
 
 export function submitChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id: string) {
   return act(deps, scope, id, 'submit', async (record, at) => {
@@ -436,7 +450,7 @@ async function release(store: Store, scope: LibraryScope, record: ChangeOrderRec
     getComponents(store, scope.organizationId, scope.libraryId, record.components.map((c) => c.componentId), true),
   ]);
   const writeId = record.components.length > singleTransactionRelease ? randomUUID() : undefined;
-  const componentPuts: { Put: { ExpressionAttributeValues: Record<string, unknown> } & Record<string, unknown> }[] = [];
+  const componentPuts: { Put: { Item: ReturnType<typeof componentItem>; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } }[] = [];
   const historyPuts: Record<string, unknown>[] = [];
   const searchPuts: Record<string, unknown>[] = [];
   for (const entry of record.components) {
@@ -472,10 +486,11 @@ async function release(store: Store, scope: LibraryScope, record: ChangeOrderRec
   // The fault makes the last component write of the transaction fail, after all the others in it.
   if (fail && componentPuts.length) componentPuts.at(-1)!.Put.ExpressionAttributeValues[':version'] = -1;
   resolve(record, 'APPROVED', at, scope.userId);
-  if (!writeId) return { record, items: [...componentPuts, ...historyPuts, ...searchPuts] };
+  const componentItems = componentPuts.map((put) => ofComponent(put.Put.Item.id, put));
+  if (!writeId) return { record, items: [...componentItems, ...historyPuts, ...searchPuts] };
   return {
     record,
-    items: [...componentPuts, commitPendingWriteUpdate(store.tableName, scope.organizationId, scope.libraryId, writeId)],
+    items: [...componentItems, commitPendingWriteUpdate(store.tableName, scope.organizationId, scope.libraryId, writeId)],
     large: { writeId, pending: historyPuts, componentIds: record.components.map((c) => c.componentId) },
   };
 }

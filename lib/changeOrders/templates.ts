@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { AlreadyExistsError, InvalidInputError, TemplateInvalidError } from '../errors.js';
 import type { LibraryScope } from '../model/scope.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { getMemberships } from '../store/membership.js';
 import { findUserIdByEmail, normalizeEmail } from '../store/user.js';
 import { listTemplates, templatePuts, type TemplateRecord } from '../store/changeOrderTemplate.js';
@@ -106,12 +106,8 @@ export async function createTemplate(store: Store, scope: LibraryScope, rawInput
     createdAt: nowIso(),
     createdBy: scope.userId,
   };
-  try {
-    await transactWrite(store, templatePuts(record));
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new AlreadyExistsError(`A template named "${name}" already exists in this library`, { field: 'input.name' });
-    throw error;
-  }
+  const nameTaken = () => new AlreadyExistsError(`A template named "${name}" already exists in this library`, { field: 'input.name' });
+  await transactWrite(store, templatePuts(record), { otherwise: nameTaken, onConflict: nameTaken });
   return { id: record.id, name, isDefault: false, document: resolved.document, createdAt: record.createdAt, createdBy: record.createdBy };
 }
 

@@ -1,9 +1,11 @@
 import { findCategory, findStatus, loadLibraryConfiguration, writeLibraryConfig, type LibraryConfiguration } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
-import { componentItem, listComponents, lockCondition, type ComponentRecord } from '../store/component.js';
-import { TransactionCancelledError, transactWrite } from '../store/items.js';
+import { componentResyncPut, listComponents, type ComponentRecord } from '../store/component.js';
+import { transactWrite } from '../store/items.js';
 import { searchEntryPut } from '../search/entries.js';
 import { updateConfigSync, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';
+
+class ComponentChangedSinceReadError extends Error {}
 
 /** What a component should carry of the current statuses and categories, or null when it already does. */
 function resynced(record: ComponentRecord, config: LibraryConfiguration): ComponentRecord | null {
@@ -36,20 +38,11 @@ export async function syncComponentsWithConfig(store: Store, orgId: string, libr
     });
     for (const component of stale) {
       try {
-        await transactWrite(store, [
-          {
-            Put: {
-              Item: componentItem(component),
-              ConditionExpression: `version = :version AND ${lockCondition(component.lockedBy).expression}`,
-              ExpressionAttributeValues: { ':version': component.version, ...lockCondition(component.lockedBy).values },
-            },
-          },
-          searchEntryPut(store.tableName, component),
-        ]);
+        await transactWrite(store, [componentResyncPut(component, () => new ComponentChangedSinceReadError()), searchEntryPut(store.tableName, component)]);
         updated += 1;
       } catch (error) {
         // A component changed since it was read was written with the new configuration already.
-        if (!(error instanceof TransactionCancelledError) || error.failedConditions.length === 0) throw error;
+        if (!(error instanceof ComponentChangedSinceReadError)) throw error;
       }
     }
   } catch (error) {

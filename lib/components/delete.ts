@@ -1,9 +1,9 @@
 import { ComponentLockedError } from '../errors.js';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import type { Store } from '../store/client.js';
-import { componentKey, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
-import { deleteItems, TransactionCancelledError, transactWrite } from '../store/items.js';
-import { bomKey, documentLinksKey, getBoms, listBomSnapshotKeys } from '../store/bom.js';
+import { componentDeleteItems, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
+import { deleteItems, explainedBy, failingWith, transactWrite } from '../store/items.js';
+import { bomDelete, documentLinksDelete, getBoms, listBomSnapshotKeys } from '../store/bom.js';
 import { listPendingWrites } from '../store/pendingWrite.js';
 import { getUsages, removeUsage, usageDeletedItem, type UsageRecord } from '../store/usage.js';
 import { searchEntryTombstone } from '../search/entries.js';
@@ -11,8 +11,6 @@ import { ComponentInUseError, ConcurrentWriteError, TooManyInputsError, VersionC
 import type { WriteContext } from './rules.js';
 
 /** component, CPN claim, search entry, BOM, document links, where-used mark: 16 deletions fill one transaction. */
-const itemsPerDelete = 6;
-const usageOffset = 5;
 export const maxDeletesPerCall = 16;
 
 export interface DeleteResult {
@@ -61,40 +59,20 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
     store,
     found.flatMap((id) => {
       const record = current.get(id)!;
-      return [
-        {
-          Delete: {
-            TableName: store.tableName,
-            Key: componentKey(org, lib, id),
-            // A change order that locked the component meanwhile keeps it.
-            ConditionExpression: 'version = :version AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
-            ExpressionAttributeValues: { ':version': record.version, ':unlocked': null },
-          },
-        },
-        {
-          Update: {
-            TableName: store.tableName,
-            Key: cpnKey(org, lib, normalizeCpn(ctx.config.cpnScheme, record.cpn)),
-            UpdateExpression: 'SET deleted = :true, deletedAt = :at',
-            // The claim was written with the component; never create a stray one.
-            ConditionExpression: 'componentId = :id',
-            ExpressionAttributeValues: { ':true': true, ':at': ctx.at, ':id': id },
-          },
-        },
-        searchEntryTombstone(store.tableName, org, lib, id, ctx.at),
-        // Its BOM and document links go with it, so where-used never names a deleted assembly.
-        { Delete: { TableName: store.tableName, Key: bomKey(org, lib, id) } },
-        { Delete: { TableName: store.tableName, Key: documentLinksKey(org, lib, id) } },
-        usageDeletedItem(store.tableName, org, lib, id, usages.get(id)?.rev),
-      ];
+      const changed = () => new VersionConflictError(id, record.version, undefined, ids.indexOf(id));
+      return explainedBy(
+        [
+          ...componentDeleteItems(record, cpnKey(org, lib, normalizeCpn(ctx.config.cpnScheme, record.cpn)), ctx.at),
+          searchEntryTombstone(store.tableName, org, lib, id, ctx.at),
+          // Its BOM and document links go with it, so where-used never names a deleted assembly.
+          bomDelete(org, lib, id),
+          documentLinksDelete(org, lib, id),
+          failingWith(usageDeletedItem(store.tableName, org, lib, id, usages.get(id)?.rev), () => new UsageChangedError()),
+        ],
+        changed,
+      );
     }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof TransactionCancelledError) || error.failedConditions.length === 0) throw error;
-    const failed = error.failedConditions[0]!;
-    if (failed % itemsPerDelete === usageOffset) throw new UsageChangedError();
-    const id = found[Math.floor(failed / itemsPerDelete)]!;
-    throw new VersionConflictError(id, current.get(id)!.version, undefined, ids.indexOf(id));
-  });
+  );
   // The deleted assemblies no longer use their children.
   const childrenOfDeleted = new Map<string, string[]>();
   for (const [assemblyId, bom] of ownBoms) for (const childId of bom.childIds) childrenOfDeleted.set(childId, [...(childrenOfDeleted.get(childId) ?? []), assemblyId]);

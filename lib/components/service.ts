@@ -7,9 +7,9 @@ import { findCategory } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
 
-import { TransactionCancelledError, transactWrite } from '../store/items.js';
+import { explainedBy, transactWrite } from '../store/items.js';
 
-import { bomKey } from '../store/bom.js';
+import { bomEmptyCheck } from '../store/bom.js';
 
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import { allocateCpn, assertChosenCpnsFree, planCpn } from './cpn.js';
@@ -18,15 +18,29 @@ import { BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteE
 
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
 
-import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
+import { newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
 
 
 /** Inputs per component.create / component.update call: each is 3 or 4 items of one transaction. */
 export const maxComponentsPerCall = 25;
-/** component, history record, search entry, CPN claim (in this order). */
-const itemsPerCreate = 4;
-/** component, history record, search entry. */
-const itemsPerUpdate = 3;
+
+/** The CPN claim of a new component was taken (a CPN chosen by hand earlier, or by a concurrent call). */
+class CpnClaimLostError extends Error {
+  constructor(readonly inputIndex: number) {
+    super(`The CPN of inputs[${inputIndex}] was taken`);
+  }
+}
+
+/** A component changed since it was read (or a concurrent transaction wrote it): read again, or report. */
+class ComponentChangedError extends Error {
+  constructor(
+    readonly component: ComponentRecord,
+    readonly inputIndex: number,
+    readonly conflict: boolean,
+  ) {
+    super(`Component ${component.id} changed meanwhile`);
+  }
+}
 
 /**
  * Files the records refer to that their previous versions did not must be completed uploads of the
@@ -80,18 +94,16 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
   for (let attempt = 0; ; attempt += 1) {
     const records = planned.map(({ draft }, index) => ({ ...draft, cpn: cpns[index]! }));
     try {
-      await transactWrite(store, records.flatMap((record) => newComponentItems(store.tableName, ctx, scheme, record)));
+      const items = records.flatMap((record, index) => newComponentItems(store.tableName, ctx, scheme, record, [], undefined, () => new CpnClaimLostError(index)));
+      await transactWrite(store, items, { onConflict: () => new ConcurrentWriteError('A CPN of this call') });
       return records;
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
-      if (error.conflict) {
-        if (attempt >= 5) throw new ConcurrentWriteError('A CPN of this call');
+      if (error instanceof ConcurrentWriteError) {
+        if (attempt >= 5) throw error;
         continue;
       }
-      const failed = error.failedConditions;
-      if (!failed.length) throw error;
-      const index = Math.floor(failed[0]! / itemsPerCreate);
-      if (failed[0]! % itemsPerCreate !== cpnClaimOffset) throw error;
+      if (!(error instanceof CpnClaimLostError)) throw error;
+      const index = error.inputIndex;
       const plan = planned[index]!.plan;
       // Generated CPNs step past values chosen by hand earlier, one counter value per attempt.
       if (plan.kind === 'chosen' || attempt >= 50) {
@@ -132,38 +144,29 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     if (writes.length === 0) return results.map((r) => r.after);
     await checkFilesOfInputs(ctx, results.map((r) => (r.changed ? r.after : null)), results.map((r) => r.before));
     // An assembly that stops being one must have no BOM lines left (item.update can clear them with it).
-    const itemLists = writes.map(({ before, after }) => {
-      const items: Record<string, unknown>[] = updatedComponentItems(store.tableName, ctx, before, after);
+    const inputIndexOf = (id: string) => inputs.findIndex((input) => input.id === id);
+    const items = writes.flatMap(({ before, after }) => {
+      const index = inputIndexOf(before.id);
+      const writeItems = updatedComponentItems(store.tableName, ctx, before, after);
       if (before.category.type === 'ASSEMBLY' && after.category.type !== 'ASSEMBLY') {
-        items.push({
-          ConditionCheck: {
-            TableName: store.tableName,
-            Key: bomKey(ctx.organizationId, ctx.libraryId, before.id),
-            ConditionExpression: 'attribute_not_exists(PK) OR size(childIds) = :none',
-            ExpressionAttributeValues: { ':none': 0 },
-          },
-        });
+        writeItems.push(
+          bomEmptyCheck(ctx.organizationId, ctx.libraryId, before.id, () =>
+            new BomError('NOT_AN_ASSEMBLY', `inputs[${index}]: ${before.name} has BOM lines; clear them (item.update with children: []) before it stops being an assembly`, { inputIndex: index }),
+          ),
+        );
       }
-      return items;
+      return explainedBy(writeItems, () => new ComponentChangedError(before, index, false));
     });
     try {
-      await transactWrite(store, itemLists.flat());
+      const first = writes[0]!.before;
+      await transactWrite(store, items, { onConflict: () => new ComponentChangedError(first, inputIndexOf(first.id), true) });
       return results.map((r) => r.after);
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
-      const { failedConditions: failed, conflict } = error;
-      if (!failed.length && !conflict) throw error;
-      let writeIndex = 0;
-      let offset = failed[0] ?? 0;
-      while (failed.length && offset >= itemLists[writeIndex]!.length) offset -= itemLists[writeIndex++]!.length;
-      const lost = writes[writeIndex]!;
-      const index = inputs.findIndex((input) => input.id === lost.before.id);
-      if (failed.length && offset === itemsPerUpdate) {
-        throw new BomError('NOT_AN_ASSEMBLY', `inputs[${index}]: ${lost.before.name} has BOM lines; clear them (item.update with children: []) before it stops being an assembly`, { inputIndex: index });
-      }
+      if (!(error instanceof ComponentChangedError)) throw error;
+      const { component: lost, inputIndex: index, conflict } = error;
       const pinned = inputs[index]!.expectedVersion;
       if ((pinned !== undefined && pinned !== null) || attempt >= 4) {
-        throw conflict ? new ConcurrentWriteError(`Component ${lost.before.id}`, index) : new VersionConflictError(lost.before.id, pinned ?? lost.before.version, undefined, index);
+        throw conflict ? new ConcurrentWriteError(`Component ${lost.id}`, index) : new VersionConflictError(lost.id, pinned ?? lost.version, undefined, index);
       }
     }
   }

@@ -1,6 +1,7 @@
 import { normalizeCpn, type CpnScheme } from '../config/cpnScheme.js';
 import { searchEntryPut } from '../search/entries.js';
 import { componentItem, cpnKey, historyItem, lockCondition, type ComponentHistoryRecord, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import type { ConditionFailure, WriteItem } from '../store/items.js';
 import { diffComponents, type WriteContext } from './rules.js';
 
 /** The transaction items of component writes, shared by component.* and item.* writes. */
@@ -21,7 +22,15 @@ export function historyRecord(ctx: WriteContext, before: ComponentRecord | null,
 const pending = (writeId: string | undefined) => (writeId ? { writeId } : {});
 
 /** A new component: the component, its first history record, its search entry and its CPN claim (in this order). */
-export function newComponentItems(tableName: string, ctx: WriteContext, scheme: CpnScheme, record: ComponentRecord, relationChanges: HistoryChange[] = [], writeId?: string) {
+export function newComponentItems(
+  tableName: string,
+  ctx: WriteContext,
+  scheme: CpnScheme,
+  record: ComponentRecord,
+  relationChanges: HistoryChange[] = [],
+  writeId?: string,
+  cpnTaken?: ConditionFailure,
+): WriteItem[] {
   return [
     { Put: { TableName: tableName, Item: { ...componentItem(record), ...pending(writeId) }, ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { TableName: tableName, Item: { ...historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, null, record, relationChanges)), ...pending(writeId) } } },
@@ -40,6 +49,7 @@ export function newComponentItems(tableName: string, ctx: WriteContext, scheme: 
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
+      ...(cpnTaken ? { onConditionFailed: cpnTaken } : {}),
     },
   ];
 }
@@ -48,7 +58,7 @@ export function newComponentItems(tableName: string, ctx: WriteContext, scheme: 
 export const cpnClaimOffset = 3;
 
 /** A new version of a component: the component (conditional on the version read), its history record, its search entry. */
-export function updatedComponentItems(tableName: string, ctx: WriteContext, before: ComponentRecord, after: ComponentRecord, relationChanges: HistoryChange[] = []) {
+export function updatedComponentItems(tableName: string, ctx: WriteContext, before: ComponentRecord, after: ComponentRecord, relationChanges: HistoryChange[] = []): WriteItem[] {
   return [
     {
       Put: {

@@ -4,7 +4,7 @@ import { ConcurrentWriteError, IntegrationAccessError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';
 import { getIntegration, integrationPuts, integrationUpdateItems, listIntegrations, type IntegrationRecord } from '../store/integration.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { nativePrincipalId } from '../model/attributeAccess.js';
 
 /** A principal as the API shows it: the native principal of the service, or an integration of the organization. */
@@ -42,12 +42,7 @@ export async function createIntegration(store: Store, organizationId: string, us
   const { name } = parseInput(createInput, input, 'input');
   const at = nowIso();
   const record: IntegrationRecord = { id: randomUUID(), organizationId, name, disabled: false, createdAt: at, updatedAt: at, createdBy: userId };
-  try {
-    await transactWrite(store, integrationPuts(record));
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) throw nameTaken(name);
-    throw error;
-  }
+  await transactWrite(store, integrationPuts(record));
   return asPrincipal(record);
 }
 
@@ -59,15 +54,7 @@ export async function updateIntegration(store: Store, organizationId: string, in
   if (!before) throw new IntegrationAccessError('INTEGRATION_NOT_FOUND', `No integration ${id} in this organization`, { id });
   const after: IntegrationRecord = { ...before, name: name ?? before.name, disabled: disabled ?? before.disabled, updatedAt: nowIso() };
   if (after.name === before.name && after.disabled === before.disabled) return asPrincipal(before);
-  try {
-    await transactWrite(store, integrationUpdateItems(before, after));
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError)) throw error;
-    if (error.failedConditions.includes(0) || error.conflict) throw new ConcurrentWriteError(`Integration ${before.name}`);
-    if (error.failedConditions.length) throw nameTaken(after.name);
-    throw error;
-  }
+  await transactWrite(store, integrationUpdateItems(before, after), { onConflict: () => new ConcurrentWriteError(`Integration ${before.name}`) });
   return asPrincipal(after);
 }
 
-const nameTaken = (name: string) => new IntegrationAccessError('INTEGRATION_NAME_TAKEN', `An integration named "${name}" exists in this organization`, { name });

@@ -10,7 +10,7 @@ import { parseInput } from '../input.js';
 import { putAccessPolicy } from '../store/accessPolicy.js';
 import type { Store } from '../store/client.js';
 import { getComponent, type ComponentRecord } from '../store/component.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { applyChanges, canRead, designationOf, managersOf, readAccesses, suggestedDesignation, writeDecision, writeDesignations, type AccessPolicy, type WriteDesignation } from '../model/attributeAccess.js';
 import { findPrincipal, listPrincipals } from './principals.js';
 
@@ -119,11 +119,13 @@ export async function setComponentLink(store: Store, ctx: WriteContext, componen
     if (before.links.includes(principal.id) === link) return before;
     const links = link ? [...before.links, principal.id] : before.links.filter((id) => id !== principal.id);
     const after: ComponentRecord = { ...before, links, version: before.version + 1, updatedAt: ctx.at, updatedBy: ctx.userId };
+    // A component changed meanwhile is read again (up to five times).
+    const changed = () => new ConcurrentWriteError(`Component ${before.id}`);
     try {
-      await transactWrite(store, updatedComponentItems(store.tableName, ctx, before, after, [{ field: 'links', from: before.links, to: links }]));
+      await transactWrite(store, updatedComponentItems(store.tableName, ctx, before, after, [{ field: 'links', from: before.links, to: links }]), { otherwise: changed, onConflict: changed });
       return after;
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError) || attempt >= 4) throw error instanceof TransactionCancelledError ? new ConcurrentWriteError(`Component ${before.id}`) : error;
+      if (!(error instanceof ConcurrentWriteError) || attempt >= 4) throw error;
     }
   }
 }

@@ -30,7 +30,7 @@ import {
 
 import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
 
-import { batchGetItems, keyString, parseItem, TransactionCancelledError, transactWrite, type Key } from '../store/items.js';
+import { batchGetItems, explainedBy, keyString, parseItem, transactWrite, type Key, type WriteItem } from '../store/items.js';
 
 import { abortPendingWrite, commitPendingWriteUpdate, deletePendingItems, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
 import { putSearchEntryIfNewer } from '../search/table/reindex.js';
@@ -175,7 +175,7 @@ function relationChanges(write: Pick<ParentWrite, 'bom' | 'links'>): HistoryChan
 function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
   const { organizationId: org, libraryId: lib } = ctx;
   const changes = relationChanges(write);
-  const items: Record<string, unknown>[] = write.before
+  const items: WriteItem[] = write.before
     ? updatedComponentItems(store.tableName, ctx, write.before, write.after, changes)
     : newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, write.after, changes);
   if (write.bom && changes.some((c) => c.field === 'children')) {
@@ -194,7 +194,7 @@ function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
   if (write.links) {
     items.push({ Put: { TableName: store.tableName, Item: documentLinksItem(org, lib, { componentId: write.after.id, links: write.links.after, updatedAt: ctx.at, writeId: null }) } });
   }
-  return items;
+  return explainedBy(items, () => writeFailure(write));
 }
 
 /**
@@ -281,19 +281,17 @@ export async function writeItems(
   }
 
   const changedWrites = writes.filter((w) => w.before === null || w.after !== w.before);
-  const documentItems = newDocuments.map((d) =>
-    newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...d.draft, cpn: d.cpn! }),
-  );
+  const documentItems = newDocuments.map((d) => documentWriteItems(store, ctx, d));
   const parentItemLists = changedWrites.map((w) => parentItems(store, ctx, w));
   const usage = usageChanges(changedWrites);
-  const usageItemLists = [...usage.added].map(([childId, { assemblyIds }]) => [usageAddItem(store.tableName, ctx.organizationId, ctx.libraryId, childId, assemblyIds)]);
-  const childGone = (list: number) => {
-    const [childId, { inputIndex }] = [...usage.added][list]!;
-    return new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: component ${childId} was deleted while this call ran`, { inputIndex, childId });
-  };
+  const usageItemLists = [...usage.added].map(([childId, { assemblyIds, inputIndex }]) =>
+    explainedBy([usageAddItem(store.tableName, ctx.organizationId, ctx.libraryId, childId, assemblyIds)], () =>
+      new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: component ${childId} was deleted while this call ran`, { inputIndex, childId }),
+    ),
+  );
   const total = documentItems.flat().length + parentItemLists.flat().length + usageItemLists.flat().length;
   if (total === 0) return writes.map((w) => w.after);
-  const bomChecks = (room: number) =>
+  const bomChecks = (room: number): WriteItem[] =>
     [...traversed.entries()]
       .filter(([id]) => !changedBoms.has(id))
       .slice(0, Math.max(0, room))
@@ -305,30 +303,17 @@ export async function writeItems(
             ? { ConditionExpression: 'attribute_not_exists(PK)' }
             : { ConditionExpression: 'bomVersion = :v', ExpressionAttributeValues: { ':v': version } }),
         },
+        onConditionFailed: () => new ConcurrentWriteError('A BOM this call builds on'),
       }));
   if (total <= maxTransactionItems) {
     const written = [...parentItemLists.flat(), ...documentItems.flat()];
     const usageItems = usageItemLists.flat();
-    await transact(store, [...written, ...usageItems, ...bomChecks(maxTransactionItems - written.length - usageItems.length)], (index) => {
-      if (index < written.length) return describeFailure(index, parentItemLists, changedWrites, newDocuments);
-      if (index < written.length + usageItems.length) return childGone(listOf(usageItemLists, index - written.length));
-      return new ConcurrentWriteError('A BOM this call builds on');
-    });
+    await transactWrite(store, [...written, ...usageItems, ...bomChecks(maxTransactionItems - written.length - usageItems.length)]);
   } else {
-    await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, changedWrites, options, bomChecks, usageItemLists, childGone);
+    await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, options, bomChecks, usageItemLists);
   }
   await Promise.all([...usage.removed].map(([childId, assemblyIds]) => removeUsage(store, ctx.organizationId, ctx.libraryId, childId, assemblyIds)));
   return writes.map((w) => w.after);
-}
-
-/** Which of several item lists, laid end to end, holds the item at `index`. */
-function listOf(lists: unknown[][], index: number): number {
-  let offset = 0;
-  for (const [list, items] of lists.entries()) {
-    if (index < offset + items.length) return list;
-    offset += items.length;
-  }
-  return lists.length - 1;
 }
 
 /** The where-used entries a write adds (child -> assemblies that start using it) and removes. */
@@ -360,34 +345,21 @@ function checkChosenCpnsUnique(ctx: WriteContext, writes: ParentWrite[], documen
   }
 }
 
-/** Which write a failed condition belongs to, as the error the caller should see. */
-function describeFailure(index: number, parentItemLists: Record<string, unknown>[][], writes: ParentWrite[], documents: NewDocument[]): Error {
-  let offset = 0;
-  for (const [i, items] of parentItemLists.entries()) {
-    if (index < offset + items.length) {
-      const write = writes[i]!;
-      if (write.before) return new VersionConflictError(write.before.id, write.before.version, undefined, write.inputIndex);
-      return new CpnError('CPN_TAKEN', `CPN "${write.after.cpn}" is already used in this library (CPNs are never reused)`, write.inputIndex, { cpn: write.after.cpn });
-    }
-    offset += items.length;
-  }
-  const document = documents[Math.floor((index - offset) / (cpnClaimOffset + 1))];
-  return new CpnError('CPN_TAKEN', `CPN "${document?.cpn}" is already used in this library (CPNs are never reused)`, document?.inputIndex, { cpn: document?.cpn });
+/** What a failed condition of a parent write means: its component changed, or its new CPN was taken. */
+function writeFailure(write: ParentWrite): Error {
+  if (write.before) return new VersionConflictError(write.before.id, write.before.version, undefined, write.inputIndex);
+  return new CpnError('CPN_TAKEN', `CPN "${write.after.cpn}" is already used in this library (CPNs are never reused)`, write.inputIndex, { cpn: write.after.cpn });
 }
 
-async function transact(store: Store, items: Record<string, unknown>[], onConditionFailure: (index: number) => Error): Promise<void> {
-  try {
-    await transactWrite(store, items);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError)) throw error;
-    if (error.failedConditions.length) throw onConditionFailure(error.failedConditions[0]!);
-    if (error.conflict) throw new ConcurrentWriteError('Data this call writes');
-    throw error;
-  }
+/** A new document's items; any failed condition among them means its CPN was taken. */
+function documentWriteItems(store: Store, ctx: WriteContext, document: NewDocument): WriteItem[] {
+  return explainedBy(newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...document.draft, cpn: document.cpn! }), () =>
+    new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn }),
+  );
 }
 
 /** Adds the write id to every item of a new document, so that it stays invisible until the commit. */
-function markPending(items: Record<string, unknown>[], writeId: string): Record<string, unknown>[] {
+function markPending(items: WriteItem[], writeId: string): WriteItem[] {
   return items.map((item) => {
     const put = (item as { Put: { Item: Record<string, unknown> } }).Put;
     return { ...item, Put: { ...put, Item: { ...put.Item, writeId } } };
@@ -398,16 +370,14 @@ async function writeInTwoPhases(
   store: Store,
   ctx: WriteContext,
   documents: NewDocument[],
-  parentItemLists: Record<string, unknown>[][],
-  writes: ParentWrite[],
+  parentItemLists: WriteItem[][],
   options: ItemWriteOptions,
-  bomChecks: (room: number) => Record<string, unknown>[],
-  usageItemLists: Record<string, unknown>[][],
-  childGone: (list: number) => Error,
+  bomChecks: (room: number) => WriteItem[],
+  usageItemLists: WriteItem[][],
 ): Promise<void> {
   const { organizationId: org, libraryId: lib } = ctx;
   const writeId = randomUUID();
-  const documentItems = documents.map((d) => markPending(newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...d.draft, cpn: d.cpn! }), writeId));
+  const documentItems = documents.map((d) => markPending(documentWriteItems(store, ctx, d), writeId));
   const keys = documentItems.flat().map((item) => {
     const put = (item as { Put: { Item: Key } }).Put.Item;
     return { PK: put.PK, SK: put.SK };
@@ -417,10 +387,7 @@ async function writeInTwoPhases(
   try {
     for (let start = 0; start < documentItems.length; start += perChunk) {
       const chunk = documentItems.slice(start, start + perChunk);
-      await transact(store, chunk.flat(), (index) => {
-        const document = documents[start + Math.floor(index / (cpnClaimOffset + 1))]!;
-        return new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn });
-      });
+      await transactWrite(store, chunk.flat());
       if (options.crashAfterFirstPendingWrite) throw new SimulatedCrashError('simulated crash after the first pending write');
     }
     // Where-used entries go before the commit, each on condition that the child was not deleted: a delete
@@ -430,15 +397,11 @@ async function writeInTwoPhases(
       let end = start;
       let size = 0;
       while (end < usageItemLists.length && size + usageItemLists[end]!.length <= maxTransactionItems) size += usageItemLists[end++]!.length;
-      const chunk = usageItemLists.slice(start, end);
-      const first = start;
-      await transact(store, chunk.flat(), (index) => childGone(first + listOf(chunk, index)));
+      await transactWrite(store, usageItemLists.slice(start, end).flat());
       start = end;
     }
-    const commit = [...parentItemLists.flat(), commitPendingWriteUpdate(store.tableName, org, lib, writeId)];
-    await transact(store, [...commit, ...bomChecks(maxTransactionItems - commit.length)], (index) =>
-      index < commit.length - 1 ? describeFailure(index, parentItemLists, writes, documents) : new ConcurrentWriteError('A BOM this call builds on'),
-    );
+    const commit = [...parentItemLists.flat(), ...explainedBy([commitPendingWriteUpdate(store.tableName, org, lib, writeId)], () => new ConcurrentWriteError('A BOM this call builds on'))];
+    await transactWrite(store, [...commit, ...bomChecks(maxTransactionItems - commit.length)]);
   } catch (error) {
     // A simulated crash leaves everything as a dead process would: cleanup of abandoned writes handles it.
     if (!(error instanceof SimulatedCrashError)) await settleAbortedWrite(store, org, lib, writeId, keys, ctx.at);

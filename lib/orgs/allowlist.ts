@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
-import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import { allowlistDelete, allowlistPut, listAllowlistForEntry, listAllowlistOfOrganization, type AllowlistRecord } from '../store/allowlist.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { getMembership, membershipRecord } from '../store/membership.js';
 import { getOrganization, type OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
@@ -29,12 +29,7 @@ export async function addAllowlistEntry(store: Store, organization: Organization
   const role = await resolveRole(store, organization.id, input.roleId ?? 'VIEWER', 'ORG', 'input.roleId');
   assertHoldsAll(actor.organizationPermissions(), role.permissions);
   const record: AllowlistRecord = { organizationId: organization.id, entry, roleId: role.id, createdAt: nowIso(), createdBy: userId };
-  try {
-    await transactWrite(store, [allowlistPut(record), ...roleHolderUpdates(organization.id, [], [role.id], isCustomRoleId)]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) throw new AlreadyExistsError(`${entry} is on the allowlist already`, { field: 'input.entry' });
-    throw error;
-  }
+  await transactWrite(store, [allowlistPut(record), ...roleHolderUpdates(organization.id, [], [role.id], isCustomRoleId)]);
   return record;
 }
 
@@ -42,12 +37,8 @@ export async function removeAllowlistEntry(store: Store, organization: Organizat
   const entry = normalizeAllowlistEntry(rawEntry);
   const record = (await listAllowlistForEntry(store, entry)).find((candidate) => candidate.organizationId === organization.id);
   if (!record) throw new NotFoundError('Allowlist entry', entry);
-  try {
-    await transactWrite(store, [allowlistDelete(record), ...roleHolderUpdates(organization.id, [record.roleId], [], isCustomRoleId)]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new NotFoundError('Allowlist entry', entry);
-    throw error;
-  }
+  const gone = () => new NotFoundError('Allowlist entry', entry);
+  await transactWrite(store, [allowlistDelete(record), ...roleHolderUpdates(organization.id, [record.roleId], [], isCustomRoleId)], { otherwise: gone, onConflict: gone });
   return true;
 }
 

@@ -4,11 +4,11 @@ import { newUserRecord } from '../people/users.js';
 import { newApiKey } from '../apikeys/apiKeys.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { apiKeyPuts } from '../store/apiKey.js';
 import { membershipPut } from '../store/membership.js';
 import { organizationPuts, type OrganizationRecord } from '../store/organization.js';
-import { findUserIdByEmail, getUser, userEmailKey, userPuts } from '../store/user.js';
+import { findUserIdByEmail, getUser, userEmailHeldBy, userPuts } from '../store/user.js';
 import { newLibraryItems, newLibraryRecord } from './libraries.js';
 import { assertPlanName, defaultPlan } from './plans.js';
 import { assertValidSlug } from '../model/slugs.js';
@@ -66,25 +66,15 @@ export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): P
   const library = newLibraryRecord(organization.id, { name: input.libraryName, slug: input.librarySlug }, user.id, at);
   const { apiKey, secret } = newApiKey({ organizationId: organization.id, libraryId: library.id, userId: user.id }, { name: 'bootstrap' }, at);
 
-  const userItems = existingUser
-    ? [{ ConditionCheck: { Key: userEmailKey(user.primaryEmail), ConditionExpression: 'userId = :id', ExpressionAttributeValues: { ':id': user.id } } }]
-    : userPuts(user);
+  const userItems = existingUser ? [userEmailHeldBy(user.primaryEmail, user.id)] : userPuts(user);
   const items = [
-    ...organizationPuts(organization),
+    ...organizationPuts(organization, () => new AlreadyExistsError(`An organization with slug "${organization.slug}" already exists`, { field: 'orgSlug' })),
     ...newLibraryItems(library),
     ...userItems,
     membershipPut({ organizationId: organization.id, userId: user.id, role: 'SITE_ADMIN', libraryRoles: {}, createdAt: at }),
     ...apiKeyPuts(apiKey),
   ];
-  try {
-    await transactWrite(store, items);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError)) throw error;
-    const failed = error.failedConditions;
-    if (failed.includes(1)) throw new AlreadyExistsError(`An organization with slug "${organization.slug}" already exists`, { field: 'orgSlug' });
-    if (failed.length) throw new AlreadyExistsError('A user with this email was created or changed concurrently; run bootstrap again', { field: 'email' });
-    throw error;
-  }
+  await transactWrite(store, items, { otherwise: () => new AlreadyExistsError('A user with this email was created or changed concurrently; run bootstrap again', { field: 'email' }) });
   return {
     organization: { id: organization.id, slug: organization.slug },
     library: { id: library.id, slug: library.slug, path: `@${organization.slug}/${library.slug}` },

@@ -4,7 +4,7 @@ import type { EffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { failingWith, nowIso, transactWrite } from '../store/items.js';
 import {
   getInvitation,
   invitationPut,
@@ -103,12 +103,11 @@ export async function bulkInvite(
         respondedAt: null,
         acceptedByUserId: null,
       };
-      try {
-        await transactWrite(store, [invitationPut(invitation), ...roleHolderUpdates(organization.id, [], invitationRoleIds(invitation), isCustomRoleId)]);
-      } catch (error) {
-        if (error instanceof TransactionCancelledError) throw new InvalidInputError('A role named in this invitation was deleted meanwhile', { field: roleField });
-        throw error;
-      }
+      const roleDeleted = () => new InvalidInputError('A role named in this invitation was deleted meanwhile', { field: roleField });
+      await transactWrite(store, [invitationPut(invitation), ...roleHolderUpdates(organization.id, [], invitationRoleIds(invitation), isCustomRoleId)], {
+        otherwise: roleDeleted,
+        onConflict: roleDeleted,
+      });
     }
     await mailer.send(invitationMail(invitation, organization, inviter.name, role.name, appUrl));
     result.successful.push({ email, invitation });
@@ -192,14 +191,7 @@ async function consume(store: Store, user: UserRecord, invitation: InvitationRec
     ? { ...before, libraryRoles: { ...invitation.libraryRoles, ...before.libraryRoles } }
     : membershipRecord.parse({ organizationId: organization.id, userId: user.id, role: invitation.roleId, libraryRoles: invitation.libraryRoles, createdAt: at });
   const { items } = membershipChangeItems(before, after, invitationRoleIds(invitation));
-  try {
-    await transactWrite(store, [invitationSettle(invitation, 'ACCEPTED', at, user.id), ...items]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) {
-      throw new AccessAdminError('INVITATION_NOT_PENDING', 'This invitation was settled meanwhile', { id: invitation.id });
-    }
-    throw error;
-  }
+  await transactWrite(store, [invitationSettle(invitation, 'ACCEPTED', at, user.id), ...items]);
   return { ...after, rev: (before?.rev ?? -1) + 1 };
 }
 
@@ -240,14 +232,11 @@ export async function declineInvitation(
   }
   if (!invitation) throw new NotFoundError('Invitation', id);
   if (invitation.status !== 'PENDING') throw new AccessAdminError('INVITATION_NOT_PENDING', `This invitation was already ${invitation.status.toLowerCase()}`, { id });
-  try {
-    await transactWrite(store, [
-      invitationSettle(invitation, 'DECLINED', nowIso(), null),
-      ...roleHolderUpdates(invitation.organizationId, invitationRoleIds(invitation), [], isCustomRoleId),
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new AccessAdminError('INVITATION_NOT_PENDING', 'This invitation was settled meanwhile', { id });
-    throw error;
-  }
+  const settled = () => new AccessAdminError('INVITATION_NOT_PENDING', 'This invitation was settled meanwhile', { id });
+  await transactWrite(
+    store,
+    [failingWith(invitationSettle(invitation, 'DECLINED', nowIso(), null), settled), ...roleHolderUpdates(invitation.organizationId, invitationRoleIds(invitation), [], isCustomRoleId)],
+    { otherwise: settled, onConflict: settled },
+  );
   return true;
 }

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { seedLibraryConfigPuts } from '../config/libraryConfig.js';
 import { AlreadyExistsError, InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { getLibrary, getLibraryStats, libraryPuts, listLibraries, type LibraryRecord, type LibraryStatsRecord } from '../store/library.js';
 import { assertValidSlug } from '../model/slugs.js';
 
@@ -37,14 +37,7 @@ export function newLibraryItems(library: LibraryRecord) {
 /** Creates a library with its default configuration; its slug is unique in the organization. One transaction. */
 export async function createLibrary(store: Store, organizationId: string, input: CreateLibraryInput, createdBy: string): Promise<LibraryRecord> {
   const library = newLibraryRecord(organizationId, input, createdBy);
-  try {
-    await transactWrite(store, newLibraryItems(library));
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.length) {
-      throw new AlreadyExistsError(`A library with slug "${library.slug}" already exists in this organization`, { field: 'slug' });
-    }
-    throw error;
-  }
+  await transactWrite(store, newLibraryItems(library), { otherwise: () => new AlreadyExistsError(`A library with slug "${library.slug}" already exists in this organization`, { field: 'slug' }) });
   return library;
 }
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
 import type { PermissionName } from '../access/permissions.js';
-import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js';
+import { AccessAdminError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite, updateIf } from '../store/items.js';
+import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { getLibrary } from '../store/library.js';
 import {
   getMembership,
@@ -15,7 +15,7 @@ import {
   membershipReplace,
   type MembershipRecord,
 } from '../store/membership.js';
-import { getOrganization, organizationKey, siteAdminCountUpdate, type OrganizationRecord } from '../store/organization.js';
+import { getOrganization, initSiteAdminCount, siteAdminCountUpdate, type OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
 import { isUuid } from '../model/slugs.js';
@@ -36,27 +36,40 @@ const isSiteAdmin = (membership: MembershipRecord | null | undefined) => members
 /**
  * The transaction items that move a membership from `before` to `after` (undefined: absent; an empty
  * membership is deleted), with the holder counts of the custom roles it names and the organization's
- * site-admin count kept true. `siteAdminIndex` is the position of the count's update, when there is one:
- * its condition failing means the change would remove the last Site Admin.
+ * site-admin count kept true: its update failing means the change would remove the last Site Admin
+ * (`meanings.lastSiteAdmin` words it). `meanings.membershipChanged` is what a membership changed since it
+ * was read means to the caller; without it (and for the role counts) the caller's transaction speaks.
  */
-export function membershipChangeItems(before: MembershipRecord | undefined, after: MembershipRecord | undefined, releasedRoleIds: readonly string[] = []) {
+export function membershipChangeItems(
+  before: MembershipRecord | undefined,
+  after: MembershipRecord | undefined,
+  releasedRoleIds: readonly string[] = [],
+  meanings: { membershipChanged?: () => Error; lastSiteAdmin?: () => Error } = {},
+) {
   const orgId = (after ?? before)!.organizationId;
-  const items: Record<string, unknown>[] = [];
+  const items: WriteItem[] = [];
   const next = after && isEmptyMembership(after) ? undefined : after;
-  if (!before && next) items.push(membershipPut(next));
-  else if (before && next) items.push(membershipReplace({ ...next, rev: before.rev + 1 }, before.rev));
-  else if (before && !next) items.push(membershipDelete(before));
+  let membershipItem: WriteItem | undefined;
+  if (!before && next) membershipItem = membershipPut(next);
+  else if (before && next) membershipItem = membershipReplace({ ...next, rev: before.rev + 1 }, before.rev);
+  else if (before && !next) membershipItem = membershipDelete(before);
+  if (membershipItem) items.push(meanings.membershipChanged ? failingWith(membershipItem, meanings.membershipChanged) : membershipItem);
   // releasedRoleIds: roles another item of the same transaction stops holding (an invitation being accepted).
   items.push(...roleHolderUpdates(orgId, [...releasedRoleIds, ...directRoleIds(before)], directRoleIds(next), isCustomRoleId));
   const adminChange = Number(isSiteAdmin(next)) - Number(isSiteAdmin(before));
-  let siteAdminIndex: number | undefined;
-  if (adminChange !== 0) {
-    siteAdminIndex = items.length;
-    items.push(siteAdminCountUpdate(orgId, adminChange));
-  }
+  if (adminChange !== 0) items.push(failingWith(siteAdminCountUpdate(orgId, adminChange), meanings.lastSiteAdmin ?? lastSiteAdmin));
   // Their user references in the organization's data (createdBy, history) keep resolving.
   if (before && !next) items.push(formerMemberPut(orgId, before.userId, nowIso()));
-  return { items, siteAdminIndex };
+  return { items };
+}
+
+const lastSiteAdmin = () => new AccessAdminError('LAST_SITE_ADMIN', 'This is the last Site Admin of the organization: make someone else Site Admin first');
+
+/** A membership changed by someone else since it was read: read again and retry. */
+class MembershipChangedError extends ConflictError {
+  constructor(userId: string) {
+    super('Membership of', userId);
+  }
 }
 
 /**
@@ -66,12 +79,7 @@ export function membershipChangeItems(before: MembershipRecord | undefined, afte
 export async function ensureSiteAdminCount(store: Store, organization: OrganizationRecord): Promise<void> {
   if (organization.siteAdminCount !== undefined) return;
   const members = await listMembers(store, organization.id);
-  await updateIf(store, {
-    Key: organizationKey(organization.id),
-    UpdateExpression: 'SET siteAdminCount = :count',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(siteAdminCount)',
-    ExpressionAttributeValues: { ':count': members.filter((m) => m.role === 'SITE_ADMIN').length },
-  });
+  await initSiteAdminCount(store, organization.id, members.filter((m) => m.role === 'SITE_ADMIN').length);
 }
 
 /**
@@ -88,20 +96,13 @@ export async function changeMembership(
   for (let attempt = 0; ; attempt += 1) {
     const before = await getMembership(store, organization.id, userId, true);
     const after = change(before);
-    const { items, siteAdminIndex } = membershipChangeItems(before, after);
+    const { items } = membershipChangeItems(before, after, [], { membershipChanged: () => new MembershipChangedError(userId) });
     if (items.length === 0) return before;
     try {
-      await transactWrite(store, items);
+      await transactWrite(store, items, { otherwise: () => new InvalidInputError('A role named in this change was deleted meanwhile', { field: 'roleId' }) });
       return after && !isEmptyMembership(after) ? { ...after, rev: (before?.rev ?? -1) + 1 } : undefined;
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
-      if (siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex)) {
-        throw new AccessAdminError('LAST_SITE_ADMIN', 'This is the last Site Admin of the organization: make someone else Site Admin first');
-      }
-      if (error.failedConditions.includes(0) && attempt < 4) continue;
-      if (error.failedConditions.some((index) => index > 0 && index !== siteAdminIndex)) {
-        throw new InvalidInputError('A role named in this change was deleted meanwhile', { field: 'roleId' });
-      }
+      if (error instanceof MembershipChangedError && attempt < 4) continue;
       throw error;
     }
   }

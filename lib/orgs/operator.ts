@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { newUserRecord } from '../people/users.js';
 import { createApiKey } from '../apikeys/apiKeys.js';
-import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { creationGrantPut, type CreationGrantRecord } from '../store/grant.js';
 import { verifiedDomainPut } from '../store/domain.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { findLibraryIdBySlug } from '../store/library.js';
-import { findOrganizationIdBySlug, getOrganization, listSandboxes, organizationKey, scanOrganizations, type OrganizationRecord } from '../store/organization.js';
+import { findOrganizationIdBySlug, getOrganization, listSandboxes, organizationDomainAdd, organizationPlanSet, scanOrganizations, type OrganizationRecord } from '../store/organization.js';
 import { findUserIdByEmail, getUser, userPuts, type UserRecord } from '../store/user.js';
 import { admitByAllowlist } from './allowlist.js';
 import { admitByInvitations } from './invitations.js';
@@ -37,17 +37,21 @@ export async function ensureUser(store: Store, address: string, name?: string): 
     if (existing) return { user: existing, created: false };
     const user = newUserRecord({ email: address, emailVerified: true, ...(name ? { name } : {}) });
     try {
-      await transactWrite(store, userPuts(user));
-      // A new person with a verified address joins every organization that invited or allowlisted it.
-      await admitByInvitations(store, user.id);
-      await admitByAllowlist(store, user.id);
-      return { user, created: true };
+      await transactWrite(store, userPuts(user), { otherwise: () => new UserCreatedMeanwhileError(), onConflict: () => new UserCreatedMeanwhileError() });
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (error instanceof UserCreatedMeanwhileError) continue;
+      throw error;
     }
+    // A new person with a verified address joins every organization that invited or allowlisted it.
+    await admitByInvitations(store, user.id);
+    await admitByAllowlist(store, user.id);
+    return { user, created: true };
   }
   throw new Error(`Could not create or find the user ${address}`);
 }
+
+/** The address was claimed by another account between the lookup and the write: look again. */
+class UserCreatedMeanwhileError extends Error {}
 
 export interface MemberAddInput {
   orgSlug: string;
@@ -83,10 +87,7 @@ export async function setPlan(store: Store, orgSlug: string, plan: string) {
   const organization = await organizationBySlug(store, orgSlug);
   if (organization.type === 'SANDBOX') throw new InvalidInputError('A sandbox follows its parent organization\'s plan: set the parent\'s', { field: 'orgSlug' });
   const sandboxes = await listSandboxes(store, organization.id);
-  const set = (id: string) => ({
-    Update: { Key: organizationKey(id), UpdateExpression: 'SET #plan = :plan', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } },
-  });
-  await transactWrite(store, [set(organization.id), ...sandboxes.map((sandbox) => set(sandbox.id))]);
+  await transactWrite(store, [organizationPlanSet(organization.id, plan), ...sandboxes.map((sandbox) => organizationPlanSet(sandbox.id, plan))]);
   return { organization: { id: organization.id, slug: organization.slug }, plan, sandboxes: sandboxes.map((sandbox) => sandbox.slug) };
 }
 
@@ -115,27 +116,10 @@ export async function verifyDomain(store: Store, orgSlug: string, rawDomain: str
   const domain = rawDomain.trim().toLowerCase();
   if (!isDomainName(domain)) throw new InvalidInputError(`"${rawDomain}" is not a domain name`, { field: 'domain' });
   const organization = await organizationBySlug(store, orgSlug);
-  try {
-    await transactWrite(store, [
-      verifiedDomainPut({ domain, organizationId: organization.id, verifiedAt: nowIso(), verifiedBy }),
-      ...(organization.domains.includes(domain)
-        ? []
-        : [
-            {
-              Update: {
-                Key: organizationKey(organization.id),
-                UpdateExpression: 'SET domains = list_append(if_not_exists(domains, :empty), :domain)',
-                ExpressionAttributeValues: { ':empty': [], ':domain': [domain] },
-              },
-            },
-          ]),
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) {
-      throw new AccessAdminError('DOMAIN_TAKEN', `${domain} is verified for another organization`, { domain });
-    }
-    throw error;
-  }
+  await transactWrite(store, [
+    verifiedDomainPut({ domain, organizationId: organization.id, verifiedAt: nowIso(), verifiedBy }),
+    ...(organization.domains.includes(domain) ? [] : [organizationDomainAdd(organization.id, domain)]),
+  ]);
   return { organization: { id: organization.id, slug: organization.slug }, domain };
 }
 

@@ -3,11 +3,11 @@ import * as z from 'zod';
 import { loadEffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, AlreadyExistsError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { creationGrantSpend, listCreationGrants, type CreationGrantRecord } from '../store/grant.js';
 import { getVerifiedDomain } from '../store/domain.js';
 import { getMembership, listMembershipsOfUser, membershipPut } from '../store/membership.js';
-import { getOrganization, getOrganizations, listSandboxes, organizationKey, organizationPuts, type OrganizationRecord } from '../store/organization.js';
+import { getOrganization, getOrganizations, listSandboxes, organizationPuts, sandboxArchiveItems, sandboxSlotTake, type OrganizationRecord } from '../store/organization.js';
 import { getUser, type UserRecord } from '../store/user.js';
 import { newLibraryItems, newLibraryRecord } from './libraries.js';
 import { creationGatingEnforced, entitlementsOf } from './plans.js';
@@ -18,12 +18,12 @@ import { assertValidSlug, isUuid } from '../model/slugs.js';
  * The items of a new organization: the organization and its slug, its first library with the default
  * configuration, and the creator as its Site Admin (the site-admin count starts at 1).
  */
-export function newOrganizationItems(organization: OrganizationRecord, creatorUserId: string, library: { name: string; slug: string }, at: string) {
+export function newOrganizationItems(organization: OrganizationRecord, creatorUserId: string, library: { name: string; slug: string }, at: string, slugTaken?: () => Error) {
   const firstLibrary = newLibraryRecord(organization.id, library, creatorUserId, at);
   return {
     library: firstLibrary,
     items: [
-      ...organizationPuts({ ...organization, siteAdminCount: 1 }),
+      ...organizationPuts({ ...organization, siteAdminCount: 1 }, slugTaken),
       ...newLibraryItems(firstLibrary),
       membershipPut({ organizationId: organization.id, userId: creatorUserId, role: 'SITE_ADMIN', libraryRoles: {}, createdAt: at }),
     ],
@@ -47,6 +47,13 @@ export function newOrganizationRecord(fields: { name: string; slug: string; plan
     scimEnabled: false,
     scimActiveTokenId: null,
   };
+}
+
+/** The slug of a new organization is taken (a generated one is tried again with a suffix). */
+class SlugTakenError extends AlreadyExistsError {
+  constructor(slug: string) {
+    super(`An organization with slug "${slug}" already exists`, { field: 'input.slug' });
+  }
 }
 
 const isActiveProduction = (org: OrganizationRecord | undefined): org is OrganizationRecord => !!org && org.type === 'PRODUCTION' && !org.archived;
@@ -150,7 +157,7 @@ export async function createOrganization(store: Store, userId: string, rawInput:
   const at = nowIso();
   const parentId = input.parentOrganizationId?.trim();
   let parent: OrganizationRecord | undefined;
-  const extra: Record<string, unknown>[] = [];
+  const extra: WriteItem[] = [];
   let grant: CreationGrantRecord | undefined;
   let plan = 'free';
   if (parentId) {
@@ -160,16 +167,14 @@ export async function createOrganization(store: Store, userId: string, rawInput:
     if (parent.type !== 'PRODUCTION' || parent.archived) throw forbidden('it is not an active production organization (sandboxes cannot be nested)');
     const limit = entitlementsOf(parent).sandboxOrgs;
     if (parent.sandboxCount >= limit) throw forbidden(`its plan allows ${limit} sandbox(es) and ${parent.sandboxCount} exist`);
-    extra.push({
-      Update: {
-        Key: organizationKey(parent.id),
-        UpdateExpression: 'SET sandboxCount = if_not_exists(sandboxCount, :zero) + :one',
-        ConditionExpression:
-          'attribute_exists(PK) AND #type = :production AND (attribute_not_exists(archived) OR archived = :false) AND (attribute_not_exists(sandboxCount) OR sandboxCount < :limit)',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':production': 'PRODUCTION', ':false': false, ':limit': limit },
-      },
-    });
+    const parentOrganizationId = parent.id;
+    extra.push(
+      sandboxSlotTake(
+        parentOrganizationId,
+        limit,
+        () => new AccessAdminError('SANDBOX_PARENT_FORBIDDEN', 'A sandbox cannot be created under this organization: its sandbox quota was used up meanwhile', { parentOrganizationId }),
+      ),
+    );
   } else {
     const standing = await creationStanding(store, userId, env);
     if (!standing.canCreateOrg) {
@@ -183,21 +188,13 @@ export async function createOrganization(store: Store, userId: string, rawInput:
     const slug = input.slug ?? (attempt === 0 ? slugFromName(input.name) : `${slugFromName(input.name).slice(0, 40)}-${randomUUID().slice(0, 6)}`);
     const organization = newOrganizationRecord({ name: input.name, slug, plan, ...(parent ? { parent } : {}) }, at);
     if (!parent && grant) extra.splice(0, extra.length, creationGrantSpend(grant, organization.id, at));
-    const { items } = newOrganizationItems(organization, userId, { name: 'Main', slug: 'main' }, at);
+    const { items } = newOrganizationItems(organization, userId, { name: 'Main', slug: 'main' }, at, () => new SlugTakenError(slug));
     try {
-      await transactWrite(store, [...extra, ...items]);
+      // A taken slug speaks before a spent quota or grant: the slug items come first.
+      await transactWrite(store, [...items, ...extra]);
       return { ...organization, siteAdminCount: 1 };
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
-      const slugIndex = extra.length + 1;
-      if (error.failedConditions.includes(slugIndex) && !input.slug && attempt < 3) continue;
-      if (error.failedConditions.includes(slugIndex)) throw new AlreadyExistsError(`An organization with slug "${slug}" already exists`, { field: 'input.slug' });
-      if (parent && error.failedConditions.includes(0)) {
-        throw new AccessAdminError('SANDBOX_PARENT_FORBIDDEN', 'A sandbox cannot be created under this organization: its sandbox quota was used up meanwhile', {
-          parentOrganizationId: parent.id,
-        });
-      }
-      if (grant && error.failedConditions.includes(0)) throw new AccessAdminError('ORG_CREATION_NOT_ALLOWED', 'Your organization-creation grant was spent meanwhile');
+      if (error instanceof SlugTakenError && !input.slug && attempt < 3) continue;
       throw error;
     }
   }
@@ -227,30 +224,7 @@ export async function archiveSandbox(store: Store, userId: string, id: string): 
   if (!administers || sandbox.type !== 'SANDBOX') throw forbidden('it is not a sandbox you administer');
   if (sandbox.archived) throw forbidden('it is already archived');
   const at = nowIso();
-  try {
-    await transactWrite(store, [
-      {
-        Update: {
-          Key: organizationKey(sandbox.id),
-          UpdateExpression: 'SET archived = :true, archivedAt = :at',
-          ConditionExpression: '#type = :sandbox AND (attribute_not_exists(archived) OR archived = :false)',
-          ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at, ':sandbox': 'SANDBOX' },
-        },
-      },
-      {
-        Update: {
-          Key: organizationKey(sandbox.parentOrganizationId!),
-          UpdateExpression: 'ADD sandboxCount :minusOne',
-          ConditionExpression: 'attribute_exists(PK) AND sandboxCount > :zero',
-          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-        },
-      },
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) throw forbidden('it is already archived');
-    throw error;
-  }
+  await transactWrite(store, sandboxArchiveItems(sandbox, at, () => forbidden('it is already archived')));
   return { ...sandbox, archived: true, archivedAt: at };
 }
 

@@ -12,9 +12,9 @@ import {
   type Role,
   type RoleType,
 } from '../access/roles.js';
-import { AccessAdminError, AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
+import { AccessAdminError, AlreadyExistsError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite } from '../store/items.js';
 import { findRoleIdByName, getRole, listRoles, roleDeleteItems, rolePuts, roleUpdateItems, type RoleRecord } from '../store/role.js';
 import { parseInput } from '../input.js';
 import { isUuid } from '../model/slugs.js';
@@ -110,14 +110,7 @@ export async function createRole(store: Store, orgId: string, held: ReadonlySet<
     createdAt: at,
     updatedAt: at,
   };
-  try {
-    await transactWrite(store, rolePuts(record));
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) {
-      throw new AlreadyExistsError(`A role named "${input.name}" already exists in this organization`, { field: 'input.name' });
-    }
-    throw error;
-  }
+  await transactWrite(store, rolePuts(record));
   return customRole(record);
 }
 
@@ -143,13 +136,7 @@ export async function updateRole(store: Store, orgId: string, held: ReadonlySet<
     updatedAt: nowIso(),
   };
   if (after.updatedAt === before.updatedAt) after.updatedAt = new Date(Date.parse(before.updatedAt) + 1).toISOString();
-  try {
-    await transactWrite(store, roleUpdateItems(before, after));
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError)) throw error;
-    if (error.failedConditions.includes(0)) throw new ConflictError('Role', before.id);
-    throw new AlreadyExistsError(`A role named "${after.name}" already exists in this organization`, { field: 'input.name' });
-  }
+  await transactWrite(store, roleUpdateItems(before, after));
   return customRole(after);
 }
 
@@ -157,18 +144,6 @@ export async function updateRole(store: Store, orgId: string, held: ReadonlySet<
 export async function deleteRole(store: Store, orgId: string, held: ReadonlySet<PermissionName>, id: string): Promise<boolean> {
   const record = await customRoleForChange(store, orgId, id);
   assertHoldsAll(held, record.permissions as PermissionName[]);
-  try {
-    await transactWrite(store, roleDeleteItems(record));
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) {
-      const current = await getRole(store, orgId, record.id);
-      if (!current) throw new NotFoundError('Role', id);
-      throw new AccessAdminError('ROLE_IN_USE', `Role "${record.name}" is held by ${current.holders} grant(s): reassign its holders (people, teams, pending invitations) first`, {
-        id: record.id,
-        holders: current.holders,
-      });
-    }
-    throw error;
-  }
+  await transactWrite(store, roleDeleteItems(record, id));
   return true;
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { EffectiveAccess } from '../access/effective.js';
-import { AccessAdminError, AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import { AccessAdminError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { getLibrary } from '../store/library.js';
 import { getMemberships, type MembershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
@@ -13,6 +13,7 @@ import {
   getTeams,
   listTeamMemberIds,
   listTeams,
+  teamExists,
   teamMemberDelete,
   teamMemberPut,
   teamNameDelete,
@@ -102,17 +103,13 @@ async function requireMembers(store: Store, organization: OrganizationRecord, us
   return memberships;
 }
 
-function nameTaken(name: string): AlreadyExistsError {
-  return new AlreadyExistsError(`A team named "${name}" already exists in this organization`, { field: 'input.name' });
-}
-
 export async function createTeam(store: Store, organization: OrganizationRecord, actor: EffectiveAccess, rawInput: unknown): Promise<TeamRecord> {
   const input = parseInput(createTeamInput, rawInput, 'input');
   const roles = await resolveTeamRoles(store, organization, actor, input.orgRoleId, input.libraryRoles);
   const memberships = await requireMembers(store, organization, input.memberIds ?? [], 'input.memberIds');
   const at = nowIso();
   const team: TeamRecord = { id: randomUUID(), organizationId: organization.id, name: input.name, ...roles, archived: false, managedBy: null, externalId: null, rev: 0, createdAt: at, updatedAt: at };
-  const items: Record<string, unknown>[] = [
+  const items: WriteItem[] = [
     teamPut(team, 'new'),
     teamNamePut(organization.id, team.name, team.id),
     ...roleHolderUpdates(organization.id, [], teamRoleIds(team), isCustomRoleId),
@@ -121,27 +118,15 @@ export async function createTeam(store: Store, organization: OrganizationRecord,
     items.push(...membershipChangeItems(membership, { ...membership, teamIds: [...membership.teamIds, team.id] }).items);
     items.push(teamMemberPut(organization.id, team.id, membership.userId, at));
   }
-  try {
-    await transactWrite(store, items);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) throw nameTaken(team.name);
-    if (error instanceof TransactionCancelledError) throw new ConflictError('Team membership of', 'the members named');
-    throw error;
-  }
+  const membersChanged = () => new ConflictError('Team membership of', 'the members named');
+  await transactWrite(store, items, { otherwise: membersChanged, onConflict: membersChanged });
   return team;
 }
 
 /** Rewrites the team item (checked against the revision read), plus any items that go with the change. */
-async function saveTeam(store: Store, before: TeamRecord, after: TeamRecord, extra: Record<string, unknown>[] = []): Promise<TeamRecord> {
+async function saveTeam(store: Store, before: TeamRecord, after: TeamRecord, extra: WriteItem[] = []): Promise<TeamRecord> {
   const next = { ...after, rev: before.rev + 1, updatedAt: nowIso() };
-  try {
-    await transactWrite(store, [teamPut(next, 'unchanged'), ...extra]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(0)) throw new ConflictError('Team', before.id);
-    if (error instanceof TransactionCancelledError && before.name !== after.name && error.failedConditions.length) throw nameTaken(after.name);
-    if (error instanceof TransactionCancelledError) throw new InvalidInputError('A role named in this change was deleted meanwhile', { field: 'input' });
-    throw error;
-  }
+  await transactWrite(store, [teamPut(next, 'unchanged'), ...extra], { otherwise: () => new InvalidInputError('A role named in this change was deleted meanwhile', { field: 'input' }) });
   return next;
 }
 
@@ -175,7 +160,7 @@ export async function addTeamMembers(store: Store, organization: OrganizationRec
   if (team.archived) throw new AccessAdminError('TEAM_ARCHIVED', `Team "${team.name}" is archived: restore it first`, { id: team.id });
   const memberships = await requireMembers(store, organization, ids, 'userIds');
   const at = nowIso();
-  const items: Record<string, unknown>[] = [teamGuard(team)];
+  const items: WriteItem[] = [teamGuard(team)];
   for (const membership of memberships.values()) {
     if (membership.teamIds.includes(team.id)) continue;
     items.push(...membershipChangeItems(membership, { ...membership, teamIds: [...membership.teamIds, team.id] }).items);
@@ -193,7 +178,7 @@ export async function removeTeamMembers(store: Store, organization: Organization
   const ids = parseInput(memberIdsInput, userIds, 'userIds');
   const team = await requireUnmanagedTeam(store, organization, id, 'change the members of');
   const memberships = await getMemberships(store, organization.id, [...new Set(ids.map((x) => x.toLowerCase()))].filter(isUuid), true);
-  const items: Record<string, unknown>[] = [teamGuard(team)];
+  const items: WriteItem[] = [teamGuard(team)];
   for (const membership of memberships.values()) {
     if (!membership.teamIds.includes(team.id)) continue;
     items.push(...membershipChangeItems(membership, { ...membership, teamIds: membership.teamIds.filter((t) => t !== team.id) }).items);
@@ -204,18 +189,15 @@ export async function removeTeamMembers(store: Store, organization: Organization
 }
 
 /** The team must still exist when its members change (its roles may change meanwhile: they are read per request). */
-function teamGuard(team: TeamRecord) {
-  return { ConditionCheck: { Key: { PK: `ORG#${team.organizationId}`, SK: `TEAM#${team.id}` }, ConditionExpression: 'attribute_exists(PK)' } };
+function teamGuard(team: TeamRecord): WriteItem {
+  return teamExists(team.organizationId, team.id, () => memberChangeFailed(team));
 }
 
-async function writeMemberChange(store: Store, team: TeamRecord, items: Record<string, unknown>[]): Promise<void> {
+const memberChangeFailed = (team: TeamRecord) => new ConflictError('Team', `${team.id} or one of the memberships named`);
+
+async function writeMemberChange(store: Store, team: TeamRecord, items: WriteItem[]): Promise<void> {
   if (items.length === 1) return;
-  try {
-    await transactWrite(store, items);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new ConflictError('Team', `${team.id} or one of the memberships named`);
-    throw error;
-  }
+  await transactWrite(store, items, { otherwise: () => memberChangeFailed(team), onConflict: () => memberChangeFailed(team) });
 }
 
 export function teamsOfOrganization(store: Store, organization: OrganizationRecord): Promise<TeamRecord[]> {

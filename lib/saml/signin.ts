@@ -6,7 +6,7 @@ import { listAllowlistForEntry } from '../store/allowlist.js';
 import type { Store } from '../store/client.js';
 import { getVerifiedDomain } from '../store/domain.js';
 import { listInvitationsForEmail } from '../store/invitation.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { failingWith, nowIso, transactWrite } from '../store/items.js';
 import { federatedIdentityPut } from '../store/account.js';
 import { getMembership } from '../store/membership.js';
 import { enabledSamlConfiguration, findOrganizationIdBySlug, getOrganization, type OrganizationRecord } from '../store/organization.js';
@@ -135,13 +135,13 @@ export async function completeSamlSignin(deps: SamlSigninDeps, query: Record<str
   const userId = await admit(deps, organization!, address);
   const session = newSession(userId, nowIso(), organization!.id);
   // The pool's federated user (its sub) is this account from now on: its Bearer tokens authenticate as it.
-  try {
-    await transactWrite(deps.store, [sessionPutItem(session), federatedIdentityPut(claims.sub, userId, { providerName: record.providerName, organizationId: organization!.id, domain })]);
-  } catch (error) {
+  await transactWrite(deps.store, [
+    sessionPutItem(session),
     // The sub is a password identity or another provider's: the pool issued it to someone else, so no session.
-    if (error instanceof TransactionCancelledError && !error.conflict && error.failedConditions.includes(1)) throw assertionRejected('The ID token names a user of the pool that is not a federated user of this identity provider');
-    throw error;
-  }
+    failingWith(federatedIdentityPut(claims.sub, userId, { providerName: record.providerName, organizationId: organization!.id, domain }), () =>
+      assertionRejected('The ID token names a user of the pool that is not a federated user of this identity provider'),
+    ),
+  ]);
   return session;
 }
 
@@ -192,14 +192,16 @@ async function takeOverUnverified(deps: SamlSigninDeps, user: UserRecord): Promi
   return user.id;
 }
 
+class AccountMadeMeanwhileError extends Error {}
+
 async function createVerifiedUser(store: Store, address: string): Promise<string> {
   const user = newUserRecord({ email: address, emailVerified: true });
   try {
-    await transactWrite(store, userPuts(user));
+    await transactWrite(store, userPuts(user), { otherwise: () => new AccountMadeMeanwhileError(), onConflict: () => new AccountMadeMeanwhileError() });
     return user.id;
   } catch (error) {
     // A concurrent sign-in or signup made the account first: use it.
-    const winner = error instanceof TransactionCancelledError ? await findUserIdByEmail(store, address) : undefined;
+    const winner = error instanceof AccountMadeMeanwhileError ? await findUserIdByEmail(store, address) : undefined;
     if (!winner) throw error;
     return winner;
   }

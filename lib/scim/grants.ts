@@ -1,10 +1,10 @@
 import { deleteSessions, identityTokensRevoke, listFederatedSubsOf, listSessionHashesOfUser, listSessionHashesOpenedBy } from '../store/account.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { listMembershipsOfUser, membershipRecord, type MembershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import type { SuspendedGrants } from '../store/scim.js';
-import { getTeams, teamMemberHold, teamMemberKey, teamMemberRelease } from '../store/team.js';
+import { getTeams, teamMemberHold, teamMemberKey, teamMemberRelease, teamMemberRemove } from '../store/team.js';
 import { membershipChangeItems } from '../orgs/members.js';
 
 /**
@@ -28,14 +28,18 @@ export function mergeGrants(earlier: SuspendedGrants, later: SuspendedGrants): S
  * what they were. Their member items of the teams in `holdTeamIds` stay, marked held (they are still in
  * the identity provider's groups); those of other teams go.
  */
-export function suspendItems(membership: MembershipRecord | undefined, holdTeamIds: ReadonlySet<string>): { items: Record<string, unknown>[]; suspended: SuspendedGrants; siteAdminIndex?: number } {
+export function suspendItems(
+  membership: MembershipRecord | undefined,
+  holdTeamIds: ReadonlySet<string>,
+  lastSiteAdmin?: () => Error,
+): { items: WriteItem[]; suspended: SuspendedGrants } {
   if (!membership) return { items: [], suspended: noGrants };
-  const { items, siteAdminIndex } = membershipChangeItems(membership, undefined);
+  const { items } = membershipChangeItems(membership, undefined, [], lastSiteAdmin ? { lastSiteAdmin } : {});
   const at = nowIso();
   for (const teamId of membership.teamIds) {
-    items.push(holdTeamIds.has(teamId) ? teamMemberHold(membership.organizationId, teamId, membership.userId, at) : { Delete: { Key: teamMemberKey(membership.organizationId, teamId, membership.userId) } });
+    items.push(holdTeamIds.has(teamId) ? teamMemberHold(membership.organizationId, teamId, membership.userId, at) : teamMemberRemove(membership.organizationId, teamId, membership.userId));
   }
-  return { items, suspended: { role: membership.role, libraryRoles: membership.libraryRoles, teamIds: membership.teamIds }, ...(siteAdminIndex !== undefined ? { siteAdminIndex } : {}) };
+  return { items, suspended: { role: membership.role, libraryRoles: membership.libraryRoles, teamIds: membership.teamIds } };
 }
 
 /** Items that give back what a deactivation took, merged with anything granted since; teams deleted meanwhile are skipped. */
@@ -72,11 +76,13 @@ export async function endOrganizationSessions(store: Store, organizationId: stri
   const at = Math.floor(Date.now() / 1000);
   for (const sub of await listFederatedSubsOf(store, userId, organizationId)) {
     try {
-      await transactWrite(store, [identityTokensRevoke(sub, userId, at)]);
+      await transactWrite(store, [identityTokensRevoke(sub, userId, at)], { otherwise: () => new IdentityMovedError() });
     } catch (error) {
       // The identity moved to another account meanwhile (a later SSO sign-in): not this person's any more.
-      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (!(error instanceof IdentityMovedError)) throw error;
     }
   }
 }
 
+/** A federated identity that names another account now. */
+class IdentityMovedError extends Error {}

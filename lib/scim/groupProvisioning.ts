@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { ScimGroupInput, ScimMember } from './groups.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { getMemberships, membershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
-import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamKey, teamMemberHold, teamMemberKey, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
+import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamActive, teamKey, teamMemberHold, teamMemberKey, teamMemberPut, teamMemberRemove, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
 import { membershipChangeItems } from '../orgs/members.js';
 import { endOrganizationSessions, noGrants, restoreItems, suspendItems } from './grants.js';
 import { isUuid } from '../model/slugs.js';
@@ -59,10 +59,17 @@ async function requireScimUsers(store: Store, organization: OrganizationRecord, 
   return users;
 }
 
-/** The team must exist and not be archived when its members change. */
-function teamGuard(team: TeamRecord) {
-  return { ConditionCheck: { Key: teamKey(team.organizationId, team.id), ConditionExpression: 'attribute_exists(PK) AND archived = :false', ExpressionAttributeValues: { ':false': false } } };
+const groupChanged = (id: string) => () => new ConflictError('Group', id);
+
+/** A lost race on someone's membership (another group adding them at the same moment): read again. */
+class MemberRaceLostError extends ConflictError {
+  constructor(team: TeamRecord) {
+    super('Group', `${team.id} or one of its members`);
+  }
 }
+
+/** A new group's name is held by another team (perhaps a SCIM team a DELETE archived). */
+class GroupNameHeldError extends Error {}
 
 /**
  * Items adding (or removing) people to a team, and the people whose access this ends. An active user
@@ -73,11 +80,12 @@ function teamGuard(team: TeamRecord) {
  * Site Admin, who only leaves the team.
  */
 async function memberChangeItems(store: Store, organization: OrganizationRecord, team: TeamRecord, users: ScimUserRecord[], change: 'add' | 'remove', displays: Map<string, string | undefined>) {
+  const raceLost = () => new MemberRaceLostError(team);
   const at = nowIso();
   const memberships = await getMemberships(store, organization.id, users.filter((user) => user.active).map((user) => user.userId), true);
   const otherTeamIds = change === 'remove' ? [...new Set([...memberships.values()].flatMap((membership) => membership.teamIds))].filter((id) => id !== team.id) : [];
   const otherTeams = await getTeams(store, organization.id, otherTeamIds);
-  const items: Record<string, unknown>[] = [];
+  const items: WriteItem[] = [];
   const deprovisioned: string[] = [];
   for (const user of users) {
     const before = memberships.get(user.userId);
@@ -91,7 +99,7 @@ async function memberChangeItems(store: Store, organization: OrganizationRecord,
       const teamIds = change === 'add' ? [...new Set([...held.teamIds, team.id])] : held.teamIds.filter((id) => id !== team.id);
       if (teamIds.length === held.teamIds.length) continue;
       items.push(scimUserPut({ ...user, suspended: { ...held, teamIds }, updatedAt: at, version: user.version + 1 }));
-      items.push(change === 'add' ? teamMemberHold(organization.id, team.id, user.userId, at, displays.get(user.userId)) : { Delete: { Key: teamMemberKey(organization.id, team.id, user.userId) } });
+      items.push(change === 'add' ? teamMemberHold(organization.id, team.id, user.userId, at, displays.get(user.userId)) : teamMemberRemove(organization.id, team.id, user.userId));
       continue;
     }
     const has = before?.teamIds.includes(team.id) ?? false;
@@ -101,13 +109,13 @@ async function memberChangeItems(store: Store, organization: OrganizationRecord,
     const lastGroup = change === 'remove' && !teamIds.some((id) => otherTeams.has(id) && isScimTeam(otherTeams.get(id)!));
     const lastSiteAdmin = base.role === 'SITE_ADMIN' && (organization.siteAdminCount ?? 0) <= 1;
     if (lastGroup && !lastSiteAdmin) {
-      const suspension = suspendItems(base, new Set(teamIds));
+      const suspension = suspendItems(base, new Set(teamIds), raceLost);
       items.push(...suspension.items, scimUserPut({ ...user, suspended: { ...suspension.suspended, teamIds }, updatedAt: at, version: user.version + 1 }));
       deprovisioned.push(user.userId);
       continue;
     }
     items.push(...membershipChangeItems(before, { ...base, teamIds }).items);
-    items.push(change === 'add' ? teamMemberPut(organization.id, team.id, user.userId, at, displays.get(user.userId)) : { Delete: { Key: teamMemberKey(organization.id, team.id, user.userId) } });
+    items.push(change === 'add' ? teamMemberPut(organization.id, team.id, user.userId, at, displays.get(user.userId)) : teamMemberRemove(organization.id, team.id, user.userId));
   }
   return { items, deprovisioned };
 }
@@ -124,12 +132,12 @@ async function changeMembers(store: Store, organization: OrganizationRecord, tea
       const { items, deprovisioned } = await memberChangeItems(store, organization, team, fresh, change, displays);
       if (items.length === 0) break;
       try {
-        await transactWrite(store, [teamGuard(team), ...items]);
+        const raceLost = () => new MemberRaceLostError(team);
+        await transactWrite(store, [teamActive(organization.id, team.id, groupChanged(`${team.id} or one of its members`)), ...items], { otherwise: raceLost, onConflict: raceLost });
         await Promise.all(deprovisioned.map((userId) => endOrganizationSessions(store, organization.id, userId)));
         break;
       } catch (error) {
-        if (!(error instanceof TransactionCancelledError)) throw error;
-        if (attempt >= 4 || error.failedConditions.includes(0)) throw new ConflictError('Group', `${team.id} or one of its members`, { cause: error });
+        if (!(error instanceof MemberRaceLostError) || attempt >= 4) throw error;
         await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
       }
     }
@@ -141,9 +149,9 @@ export async function createScimGroup(store: Store, organization: OrganizationRe
   const at = nowIso();
   const team: TeamRecord = { id: randomUUID(), organizationId: organization.id, name: input.displayName, orgRoleId: null, libraryRoles: {}, archived: false, managedBy: 'SCIM', externalId: input.externalId, rev: 0, createdAt: at, updatedAt: at };
   try {
-    await transactWrite(store, [teamPut(team, 'new'), teamNamePut(organization.id, team.name, team.id)]);
+    await transactWrite(store, [teamPut(team, 'new'), failingWith(teamNamePut(organization.id, team.name, team.id), () => new GroupNameHeldError())]);
   } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failedConditions.includes(1)) return reviveScimGroup(store, organization, input);
+    if (error instanceof GroupNameHeldError) return reviveScimGroup(store, organization, input);
     throw error;
   }
   await changeMembers(store, organization, team, input.members, 'add');
@@ -160,12 +168,7 @@ async function reviveScimGroup(store: Store, organization: OrganizationRecord, i
   const archived = id ? await getTeam(store, organization.id, id) : undefined;
   if (!archived || archived.managedBy !== 'SCIM' || !archived.archived) throw nameTaken(input.displayName);
   const revived = { ...archived, archived: false, name: input.displayName, externalId: input.externalId, rev: archived.rev + 1, updatedAt: nowIso() };
-  try {
-    await transactWrite(store, [teamPut(revived, 'unchanged')]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new ConflictError('Group', archived.id, { cause: error });
-    throw error;
-  }
+  await transactWrite(store, [failingWith(teamPut(revived, 'unchanged'), groupChanged(archived.id))], { onConflict: groupChanged(archived.id) });
   return replaceScimGroup(store, organization, revived, input);
 }
 
@@ -179,14 +182,11 @@ export async function replaceScimGroup(store: Store, organization: OrganizationR
   if (team.name !== input.displayName || team.externalId !== input.externalId) {
     const next = { ...team, name: input.displayName, externalId: input.externalId, rev: team.rev + 1, updatedAt: nowIso() };
     const renamed = team.name.toLowerCase() !== input.displayName.toLowerCase();
-    const items = [teamPut(next, 'unchanged'), ...(renamed ? [teamNameDelete(organization.id, team.name), teamNamePut(organization.id, next.name, team.id)] : [])];
-    try {
-      await transactWrite(store, items);
-    } catch (error) {
-      if (error instanceof TransactionCancelledError && renamed && error.failedConditions.includes(2)) throw nameTaken(next.name);
-      if (error instanceof TransactionCancelledError) throw new ConflictError('Group', team.id, { cause: error });
-      throw error;
-    }
+    const items = [
+      failingWith(teamPut(next, 'unchanged'), groupChanged(team.id)),
+      ...(renamed ? [teamNameDelete(organization.id, team.name), failingWith(teamNamePut(organization.id, next.name, team.id), () => nameTaken(next.name))] : []),
+    ];
+    await transactWrite(store, items, { onConflict: groupChanged(team.id) });
     current = next;
   }
   const present = await scimTeamMembers(store, current);
@@ -200,10 +200,5 @@ export async function replaceScimGroup(store: Store, organization: OrganizationR
 
 /** DELETE /Groups/{id}: the team is archived (its grants stop at once); its members and roles are kept. */
 export async function archiveScimGroup(store: Store, team: TeamRecord): Promise<void> {
-  try {
-    await transactWrite(store, [teamPut({ ...team, archived: true, rev: team.rev + 1, updatedAt: nowIso() }, 'unchanged')]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new ConflictError('Group', team.id, { cause: error });
-    throw error;
-  }
+  await transactWrite(store, [failingWith(teamPut({ ...team, archived: true, rev: team.rev + 1, updatedAt: nowIso() }, 'unchanged'), groupChanged(team.id))], { onConflict: groupChanged(team.id) });
 }

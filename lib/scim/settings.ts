@@ -3,8 +3,8 @@ import type { EffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, ConflictError, FeatureNotInPlanError, NotFoundError, SiteAdminRequiredError } from '../errors.js';
 import { generateScimSecret } from './tokens.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite, updateIf } from '../store/items.js';
-import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
+import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
+import { getOrganization, scimActiveTokenClear, scimActiveTokenSet, setScimEnabled, type OrganizationRecord } from '../store/organization.js';
 import { getScimToken, listScimTokens, scimTokenPuts, scimTokenRetireItems, scimTokenRevokeItems, type ScimTokenRecord } from '../store/scim.js';
 import { entitlementsOf } from '../orgs/plans.js';
 import { isUuid } from '../model/slugs.js';
@@ -50,15 +50,10 @@ export async function configureScim(store: Store, organization: OrganizationReco
     // The spec: an organization admin (Site Admin) with the authentication-settings permission.
     if (!actor.isSiteAdmin) throw new SiteAdminRequiredError('Enabling SCIM', 'integrations.configure');
     if (!entitlementsOf(organization).scim) throw new FeatureNotInPlanError('SCIM');
-    const applied = await updateIf(store, {
-      Key: organizationKey(organization.id),
-      UpdateExpression: 'SET scimEnabled = :on',
-      ConditionExpression: 'attribute_exists(PK) AND saml.enabled = :on',
-      ExpressionAttributeValues: { ':on': true },
-    });
+    const applied = await setScimEnabled(store, organization.id, true);
     if (!applied) throw new AccessAdminError('SAML_NOT_ENABLED', 'Enable SAML single sign-on (saml.configure) before SCIM');
   } else {
-    await updateIf(store, { Key: organizationKey(organization.id), UpdateExpression: 'SET scimEnabled = :off', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':off': false } });
+    await setScimEnabled(store, organization.id, false);
   }
   return scimSettings(store, organization);
 }
@@ -82,25 +77,14 @@ export async function createScimToken(store: Store, organization: OrganizationRe
   const token: ScimTokenRecord = { id: randomUUID(), organizationId: fresh.id, displayPrefix, createdAt: at, createdBy, status: 'ACTIVE', retiresAt: null, revokedAt: null, hash };
   const previous = tokens.find((candidate) => candidate.id === fresh.scimActiveTokenId && candidate.status === 'ACTIVE');
   const retiring = tokens.filter((candidate) => candidate.status === 'RETIRING');
-  const items: Record<string, unknown>[] = [
-    {
-      Update: {
-        Key: organizationKey(fresh.id),
-        UpdateExpression: 'SET scimActiveTokenId = :new',
-        ConditionExpression: fresh.scimActiveTokenId ? 'scimActiveTokenId = :old' : 'attribute_not_exists(scimActiveTokenId) OR scimActiveTokenId = :null',
-        ExpressionAttributeValues: fresh.scimActiveTokenId ? { ':new': token.id, ':old': fresh.scimActiveTokenId } : { ':new': token.id, ':null': null },
-      },
-    },
+  const items: WriteItem[] = [
+    scimActiveTokenSet(fresh.id, fresh.scimActiveTokenId, token.id),
     ...scimTokenPuts(token),
     ...(previous ? scimTokenRetireItems(previous, new Date(now.getTime() + scimTokenGracePeriodMs).toISOString()) : []),
     ...retiring.flatMap((old) => scimTokenRevokeItems(old, at)),
   ];
-  try {
-    await transactWrite(store, items);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new ConflictError('The SCIM token of organization', fresh.id, { cause: error });
-    throw error;
-  }
+  const changedMeanwhile = () => new ConflictError('The SCIM token of organization', fresh.id);
+  await transactWrite(store, items, { otherwise: changedMeanwhile, onConflict: changedMeanwhile });
   return { token, secret };
 }
 
@@ -109,22 +93,9 @@ export async function revokeScimToken(store: Store, organization: OrganizationRe
   const token = isUuid(tokenId) ? await getScimToken(store, organization.id, tokenId.toLowerCase()) : undefined;
   if (!token) throw new NotFoundError('SCIM token', tokenId);
   if (token.status === 'REVOKED') return true;
-  const items: Record<string, unknown>[] = scimTokenRevokeItems(token, now.toISOString());
-  if (token.status === 'ACTIVE') {
-    items.push({
-      Update: {
-        Key: organizationKey(organization.id),
-        UpdateExpression: 'SET scimActiveTokenId = :null',
-        ConditionExpression: 'scimActiveTokenId = :id',
-        ExpressionAttributeValues: { ':null': null, ':id': token.id },
-      },
-    });
-  }
-  try {
-    await transactWrite(store, items);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) throw new ConflictError('SCIM token', token.id, { cause: error });
-    throw error;
-  }
+  const items: WriteItem[] = scimTokenRevokeItems(token, now.toISOString());
+  if (token.status === 'ACTIVE') items.push(scimActiveTokenClear(organization.id, token.id));
+  const changedMeanwhile = () => new ConflictError('SCIM token', token.id);
+  await transactWrite(store, items, { otherwise: changedMeanwhile, onConflict: changedMeanwhile });
   return true;
 }

@@ -2,10 +2,10 @@ import { newUserRecord } from '../people/users.js';
 import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
 import { linkingEmail, type GroupReference, type ScimUserInput } from './users.js';
 import type { Store } from '../store/client.js';
-import { nowIso, TransactionCancelledError, transactWrite } from '../store/items.js';
+import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { getVerifiedDomain } from '../store/domain.js';
 import { getMembership, listMembers } from '../store/membership.js';
-import { getTeams, teamMemberKey } from '../store/team.js';
+import { getTeams, teamMemberRemove } from '../store/team.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import {
   getScimUser,
@@ -35,6 +35,13 @@ import { isUuid } from '../model/slugs.js';
 
 function lastSiteAdmin() {
   return new AccessAdminError('LAST_SITE_ADMIN', 'This user is the last Site Admin of the organization: make someone else Site Admin before deprovisioning them');
+}
+
+/** The account a SCIM user was to claim or provision changed meanwhile (tried again without claiming). */
+class AccountChangedError extends ConflictError {
+  constructor(userName: string) {
+    super('User', userName);
+  }
 }
 
 function userNameTaken(userName: string) {
@@ -125,14 +132,16 @@ export async function createScimUser(store: Store, organization: OrganizationRec
       updatedAt: at,
       version: 1,
     };
+    // The address was claimed meanwhile, or the account was provisioned meanwhile: decide again.
+    const accountChanged = () => new AccountChangedError(user.userName);
     try {
-      await transactWrite(store, [scimUserNamePut(organization.id, user.userName, user.userId), scimUserPut(user), ...account.items]);
+      await transactWrite(store, [failingWith(scimUserNamePut(organization.id, user.userName, user.userId), () => userNameTaken(user.userName)), scimUserPut(user), ...account.items], {
+        otherwise: accountChanged,
+        onConflict: accountChanged,
+      });
       return user;
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
-      if (error.failedConditions.includes(0)) throw userNameTaken(user.userName);
-      // The address was claimed meanwhile, or the account was provisioned meanwhile: decide again.
-      if (!claim) throw new ConflictError('User', user.userName, { cause: error });
+      if (!(error instanceof AccountChangedError) || !claim) throw error;
     }
   }
   throw new Error('unreachable');
@@ -156,13 +165,10 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
     updatedAt: nowIso(),
     version: before.version + 1,
   };
-  const items: Record<string, unknown>[] = [];
-  let siteAdminIndex: number | undefined;
+  const items: WriteItem[] = [];
   if (before.active && !active) {
-    const suspension = suspendItems(membership, new Set(membership?.teamIds ?? []));
+    const suspension = suspendItems(membership, new Set(membership?.teamIds ?? []), lastSiteAdmin);
     after.suspended = before.suspended ? mergeGrants(before.suspended, suspension.suspended) : suspension.suspended;
-    // Position in the transaction below, after the SCIM user's own item.
-    if (suspension.siteAdminIndex !== undefined) siteAdminIndex = suspension.siteAdminIndex + 1;
     items.push(...suspension.items);
   } else if (!before.active && active) {
     after.suspended = null;
@@ -173,15 +179,10 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
   const accountName = before.accountProvisioned ? accountNameOf(after) : undefined;
   if (accountName && JSON.stringify(accountName) !== JSON.stringify(accountNameOf(before))) items.push(userNameUpdate(after.userId, accountName));
   const renamed = before.userName.toLowerCase() !== after.userName.toLowerCase();
-  if (renamed) items.push(scimUserNameDelete(organization.id, before.userName), scimUserNamePut(organization.id, after.userName, after.userId));
-  try {
-    await transactWrite(store, items);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError)) throw error;
-    if (renamed && error.failedConditions.includes(items.length - 1)) throw userNameTaken(after.userName);
-    if (siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex)) throw lastSiteAdmin();
-    throw new ConflictError('User', before.userId, { cause: error });
-  }
+  // A taken userName speaks first: its items lead the transaction.
+  if (renamed) items.unshift(scimUserNameDelete(organization.id, before.userName), failingWith(scimUserNamePut(organization.id, after.userName, after.userId), () => userNameTaken(after.userName)));
+  const changedMeanwhile = () => new ConflictError('User', before.userId);
+  await transactWrite(store, items, { otherwise: changedMeanwhile, onConflict: changedMeanwhile });
   if (before.active && !after.active) await endOrganizationSessions(store, organization.id, after.userId);
   return after;
 }
@@ -190,17 +191,12 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
 export async function deleteScimUser(store: Store, organization: OrganizationRecord, user: ScimUserRecord): Promise<void> {
   await ensureSiteAdminCount(store, organization);
   const membership = await getMembership(store, organization.id, user.userId, true);
-  const { items, siteAdminIndex } = suspendItems(membership, new Set());
+  const { items } = suspendItems(membership, new Set(), lastSiteAdmin);
   // The team member items a deprovisioning held go too.
   const held = (user.suspended?.teamIds ?? []).filter((teamId) => !membership?.teamIds.includes(teamId));
-  for (const teamId of held) items.push({ Delete: { Key: teamMemberKey(organization.id, teamId, user.userId) } });
-  try {
-    await transactWrite(store, [scimUserDelete(user), scimUserNameDelete(organization.id, user.userName), ...items]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && siteAdminIndex !== undefined && error.failedConditions.includes(siteAdminIndex + 2)) throw lastSiteAdmin();
-    if (error instanceof TransactionCancelledError) throw new ConflictError('User', user.userId, { cause: error });
-    throw error;
-  }
+  for (const teamId of held) items.push(teamMemberRemove(organization.id, teamId, user.userId));
+  const changedMeanwhile = () => new ConflictError('User', user.userId);
+  await transactWrite(store, [scimUserDelete(user), scimUserNameDelete(organization.id, user.userName), ...items], { otherwise: changedMeanwhile, onConflict: changedMeanwhile });
   await endOrganizationSessions(store, organization.id, user.userId);
 }
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { AlreadyExistsError, NotFoundError } from '../errors.js';
 import type { Store } from './client.js';
-import { queryAll } from './items.js';
+import { queryAll, type WriteItem } from './items.js';
 
 /**
  * Organization allowlist entries: an address ("ada@acme.test") or a domain ("@acme.test") that joins the
@@ -19,17 +20,21 @@ export const allowlistRecord = z.object({
 });
 export type AllowlistRecord = z.infer<typeof allowlistRecord>;
 
-export function allowlistPut(record: AllowlistRecord) {
+export function allowlistPut(record: AllowlistRecord): WriteItem {
   return {
     Put: {
       Item: { ...allowlistKey(record.entry, record.organizationId), ...byOrganization(record.organizationId, record.entry), entity: 'AllowlistEntry', ...record },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
+    onConditionFailed: () => new AlreadyExistsError(`${record.entry} is on the allowlist already`, { field: 'input.entry' }),
   };
 }
 
-export function allowlistDelete(record: AllowlistRecord) {
-  return { Delete: { Key: allowlistKey(record.entry, record.organizationId), ConditionExpression: 'attribute_exists(PK)' } };
+export function allowlistDelete(record: AllowlistRecord): WriteItem {
+  return {
+    Delete: { Key: allowlistKey(record.entry, record.organizationId), ConditionExpression: 'attribute_exists(PK)' },
+    onConditionFailed: () => new NotFoundError('Allowlist entry', record.entry),
+  };
 }
 
 export function listAllowlistOfOrganization(store: Store, orgId: string): Promise<AllowlistRecord[]> {

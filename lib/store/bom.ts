@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, listKeysWithPrefix, queryNewestFirst } from './items.js';
+import { batchGetRecords, listKeysWithPrefix, queryNewestFirst, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** The current BOM of an assembly: one item, rewritten with each BOM change (lines are not items of their own). */
@@ -12,6 +12,24 @@ export const bomSnapshotKey = (orgId: string, libraryId: string, assemblyId: str
 });
 /** The documents linked to a component: one item per component. */
 export const documentLinksKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `DOCS#${componentId}` });
+
+/** Deletes an assembly's current BOM (its component is deleted). */
+export function bomDelete(orgId: string, libraryId: string, assemblyId: string): WriteItem {
+  return { Delete: { Key: bomKey(orgId, libraryId, assemblyId) } };
+}
+
+/** Deletes a component's document links (the component is deleted). */
+export function documentLinksDelete(orgId: string, libraryId: string, componentId: string): WriteItem {
+  return { Delete: { Key: documentLinksKey(orgId, libraryId, componentId) } };
+}
+
+/** The assembly has no BOM lines (none, or an emptied BOM): a component may stop being an assembly. */
+export function bomEmptyCheck(orgId: string, libraryId: string, assemblyId: string, onConditionFailed: () => Error): WriteItem {
+  return {
+    ConditionCheck: { Key: bomKey(orgId, libraryId, assemblyId), ConditionExpression: 'attribute_not_exists(PK) OR size(childIds) = :none', ExpressionAttributeValues: { ':none': 0 } },
+    onConditionFailed,
+  };
+}
 
 export const bomLine = z.object({
   lineId: z.string(),

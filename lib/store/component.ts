@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst } from './items.js';
+import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type Key, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 import { committedWriteIds } from './pendingWrite.js';
 
@@ -94,6 +94,41 @@ export function lockCondition(lockedBy: string | null): { expression: string; va
 
 export function componentItem(record: ComponentRecord) {
   return { ...componentKey(record.organizationId, record.libraryId, record.id), entity: 'Component', ...record };
+}
+
+/** Rewrites a component in place (same version), unless it changed or was locked since it was read. */
+export function componentResyncPut(component: ComponentRecord, onConditionFailed: () => Error): WriteItem {
+  return {
+    Put: {
+      Item: componentItem(component),
+      ConditionExpression: `version = :version AND ${lockCondition(component.lockedBy).expression}`,
+      ExpressionAttributeValues: { ':version': component.version, ...lockCondition(component.lockedBy).values },
+    },
+    onConditionFailed,
+  };
+}
+
+/** Deletes a component at the version read, unless a change order locked it meanwhile; its CPN claim is marked deleted. */
+export function componentDeleteItems(component: ComponentRecord, cpnKeyOfIt: Key, at: string): WriteItem[] {
+  return [
+    {
+      Delete: {
+        Key: componentKey(component.organizationId, component.libraryId, component.id),
+        // A change order that locked the component meanwhile keeps it.
+        ConditionExpression: 'version = :version AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
+        ExpressionAttributeValues: { ':version': component.version, ':unlocked': null },
+      },
+    },
+    {
+      Update: {
+        Key: cpnKeyOfIt,
+        UpdateExpression: 'SET deleted = :true, deletedAt = :at',
+        // The claim was written with the component; never create a stray one.
+        ConditionExpression: 'componentId = :id',
+        ExpressionAttributeValues: { ':true': true, ':at': at, ':id': component.id },
+      },
+    },
+  ];
 }
 
 export function historyItem(orgId: string, libraryId: string, record: ComponentHistoryRecord) {

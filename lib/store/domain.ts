@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem } from './items.js';
+import { AccessAdminError } from '../errors.js';
+import { getItem, type WriteItem } from './items.js';
 
 /** A verified email domain: global, so that one domain belongs to at most one organization. */
 export const verifiedDomainKey = (domain: string) => ({ PK: `DOMAIN#${domain.toLowerCase()}`, SK: 'DOMAIN' });
@@ -13,7 +14,7 @@ export const verifiedDomainRecord = z.object({
 });
 export type VerifiedDomainRecord = z.infer<typeof verifiedDomainRecord>;
 
-export function verifiedDomainPut(record: VerifiedDomainRecord) {
+export function verifiedDomainPut(record: VerifiedDomainRecord): WriteItem {
   return {
     Put: {
       Item: { ...verifiedDomainKey(record.domain), entity: 'VerifiedDomain', ...record },
@@ -21,6 +22,7 @@ export function verifiedDomainPut(record: VerifiedDomainRecord) {
       ConditionExpression: 'attribute_not_exists(PK) OR organizationId = :org',
       ExpressionAttributeValues: { ':org': record.organizationId },
     },
+    onConditionFailed: () => new AccessAdminError('DOMAIN_TAKEN', `${record.domain} is verified for another organization`, { domain: record.domain }),
   };
 }
 

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { normalizeEmail } from './user.js';
 import type { Store } from './client.js';
-import { queryAll } from './items.js';
+import { AccessAdminError } from '../errors.js';
+import { type WriteItem, queryPrefix } from './items.js';
 
 /** Organization-creation grants of an address: one partition per (lower-cased) email. */
 const grantPartition = (email: string) => `GRANT#${normalizeEmail(email)}`;
@@ -22,7 +23,7 @@ export function creationGrantPut(grant: CreationGrantRecord) {
 }
 
 /** Spends a grant in the transaction that creates the organization: fails if it was spent meanwhile. */
-export function creationGrantSpend(grant: CreationGrantRecord, organizationId: string, at: string) {
+export function creationGrantSpend(grant: CreationGrantRecord, organizationId: string, at: string): WriteItem {
   return {
     Update: {
       Key: creationGrantKey(grant.email, grant.id),
@@ -30,14 +31,10 @@ export function creationGrantSpend(grant: CreationGrantRecord, organizationId: s
       ConditionExpression: 'attribute_exists(PK) AND usedAt = :null',
       ExpressionAttributeValues: { ':at': at, ':org': organizationId, ':null': null },
     },
+    onConditionFailed: () => new AccessAdminError('ORG_CREATION_NOT_ALLOWED', 'Your organization-creation grant was spent meanwhile'),
   };
 }
 
 export function listCreationGrants(store: Store, email: string): Promise<CreationGrantRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': grantPartition(email), ':prefix': 'GRANT#' } },
-    creationGrantRecord,
-    'creation grant',
-  );
+  return queryPrefix(store, grantPartition(email), 'GRANT#', creationGrantRecord, 'creation grant');
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { LibraryImportError, type ImportProblem } from '../errors.js';
 import type { Store } from './client.js';
-import { getItem, queryAll, TransactionCancelledError, transactWrite, updateIf, type Key } from './items.js';
+import { getItem, queryAll, transactWrite, updateIf, type Key } from './items.js';
 import { libraryKey, libraryPartition } from './library.js';
 
 /**
@@ -69,8 +69,11 @@ export const libraryImportJobRef = z.object({ jobId: z.string(), createdAt: z.st
  * did not release it). LIBRARY_IMPORT_IN_PROGRESS otherwise.
  */
 export async function createImportJob(store: Store, job: ImportJobRecord, replacing: string | null): Promise<void> {
-  try {
-    await transactWrite(store, [
+  const inProgress = () =>
+    new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is queued or running; wait for its job to finish (transfer.importJobs)');
+  await transactWrite(
+    store,
+    [
       { Put: { Item: { ...ref(job), entity: importJobEntity, ...job }, ConditionExpression: 'attribute_not_exists(PK)' } },
       {
         Update: {
@@ -81,13 +84,9 @@ export async function createImportJob(store: Store, job: ImportJobRecord, replac
           ExpressionAttributeValues: { ':job': { jobId: job.id, createdAt: job.createdAt }, ...(replacing ? { ':replacing': replacing } : {}) },
         },
       },
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) {
-      throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is queued or running; wait for its job to finish (transfer.importJobs)');
-    }
-    throw error;
-  }
+    ],
+    { otherwise: inProgress, onConflict: inProgress },
+  );
 }
 
 export function getImportJob(store: Store, orgId: string, libraryId: string, jobId: string): Promise<ImportJobRecord | undefined> {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { ConcurrentWriteError, IntegrationAccessError } from '../errors.js';
 import type { Store } from './client.js';
-import { getItem, queryAll } from './items.js';
+import { getItem, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 /** An integration principal of an organization (the native principal lives in code, not in the table). */
@@ -20,27 +21,36 @@ export const integrationRecord = z.object({
 });
 export type IntegrationRecord = z.infer<typeof integrationRecord>;
 
-export function integrationPuts(record: IntegrationRecord) {
+/** Claims an integration's name in its organization; taken: INTEGRATION_NAME_TAKEN. */
+function integrationNamePut(record: IntegrationRecord): WriteItem {
+  return {
+    Put: { Item: { ...integrationNameKey(record.organizationId, record.name), entity: 'IntegrationName', integrationId: record.id }, ConditionExpression: 'attribute_not_exists(PK)' },
+    onConditionFailed: () => new IntegrationAccessError('INTEGRATION_NAME_TAKEN', `An integration named "${record.name}" exists in this organization`, { name: record.name }),
+  };
+}
+
+export function integrationPuts(record: IntegrationRecord): WriteItem[] {
   return [
     { Put: { Item: { ...integrationKey(record.organizationId, record.id), entity: 'Integration', ...record }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { Item: { ...integrationNameKey(record.organizationId, record.name), entity: 'IntegrationName', integrationId: record.id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    integrationNamePut(record),
   ];
 }
 
 /** Renames or disables; conditioned on the version read (updatedAt); the name item moves with the name. */
-export function integrationUpdateItems(before: IntegrationRecord, after: IntegrationRecord) {
-  const items: Record<string, unknown>[] = [
+export function integrationUpdateItems(before: IntegrationRecord, after: IntegrationRecord): WriteItem[] {
+  const items: WriteItem[] = [
     {
       Put: {
         Item: { ...integrationKey(after.organizationId, after.id), entity: 'Integration', ...after },
         ConditionExpression: 'updatedAt = :before',
         ExpressionAttributeValues: { ':before': before.updatedAt },
       },
+      onConditionFailed: () => new ConcurrentWriteError(`Integration ${before.name}`),
     },
   ];
   if (before.name.trim().toLowerCase() !== after.name.trim().toLowerCase()) {
     items.push({ Delete: { Key: integrationNameKey(before.organizationId, before.name) } });
-    items.push({ Put: { Item: { ...integrationNameKey(after.organizationId, after.name), entity: 'IntegrationName', integrationId: after.id }, ConditionExpression: 'attribute_not_exists(PK)' } });
+    items.push(integrationNamePut(after));
   }
   return items;
 }
@@ -50,10 +60,5 @@ export function getIntegration(store: Store, orgId: string, integrationId: strin
 }
 
 export function listIntegrations(store: Store, orgId: string): Promise<IntegrationRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'INTEGRATION#' } },
-    integrationRecord,
-    'integration',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'INTEGRATION#', integrationRecord, 'integration');
 }

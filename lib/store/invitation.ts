@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { normalizeEmail } from './user.js';
 import type { Store } from './client.js';
-import { getItem, queryAll } from './items.js';
+import { AccessAdminError } from '../errors.js';
+import { getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const invitationKey = (orgId: string, invitationId: string) => ({ PK: orgPartition(orgId), SK: `INVITE#${invitationId}` });
@@ -43,8 +44,10 @@ export function invitationPut(invitation: InvitationRecord) {
 }
 
 /** Settles a pending invitation (accepted or declined); fails if it was settled meanwhile. */
-export function invitationSettle(invitation: InvitationRecord, status: 'ACCEPTED' | 'DECLINED', at: string, userId: string | null) {
+/** Settles a pending invitation; one settled meanwhile is INVITATION_NOT_PENDING. */
+export function invitationSettle(invitation: InvitationRecord, status: 'ACCEPTED' | 'DECLINED', at: string, userId: string | null): WriteItem {
   return {
+    onConditionFailed: () => new AccessAdminError('INVITATION_NOT_PENDING', 'This invitation was settled meanwhile', { id: invitation.id }),
     Update: {
       Key: invitationKey(invitation.organizationId, invitation.id),
       UpdateExpression: 'SET #status = :status, respondedAt = :at, acceptedByUserId = :user',
@@ -60,12 +63,7 @@ export function getInvitation(store: Store, orgId: string, invitationId: string)
 }
 
 export function listInvitationsOfOrganization(store: Store, orgId: string): Promise<InvitationRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'INVITE#' } },
-    invitationRecord,
-    'invitation',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'INVITE#', invitationRecord, 'invitation');
 }
 
 /** Every invitation addressed to an email, in any organization (through the ByUser index). */

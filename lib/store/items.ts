@@ -1,6 +1,8 @@
-import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, type DeleteCommandInput, GetCommand, PutCommand, type PutCommandInput, TransactWriteCommand, UpdateCommand, type UpdateCommandInput, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { ConcurrentWriteError } from '../errors.js';
 import type { Store } from './client.js';
 
 export interface Key {
@@ -48,12 +50,27 @@ export async function queryAll<S extends z.ZodType>(
   return items;
 }
 
+/** The key condition of every prefix query: one partition, sort keys that start with a prefix. */
+const prefixCondition = 'PK = :pk AND begins_with(SK, :prefix)';
+
+/** Every item of one partition whose sort key starts with `prefix`, parsed (small collections). */
+export function queryPrefix<S extends z.ZodType>(
+  store: Store,
+  pk: string,
+  prefix: string,
+  schema: S,
+  what: string,
+  options: Pick<QueryCommandInput, 'ConsistentRead' | 'ProjectionExpression' | 'ScanIndexForward'> = {},
+): Promise<z.infer<S>[]> {
+  return queryAll(store, { ...options, KeyConditionExpression: prefixCondition, ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix } }, schema, what);
+}
+
 /** The newest items under a key prefix of one partition (sort keys end in a zero-padded version). */
 export async function queryNewestFirst<S extends z.ZodType>(store: Store, pk: string, prefix: string, limit: number, schema: S, what: string): Promise<z.infer<S>[]> {
   const page = await store.ddb.send(
     new QueryCommand({
       TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      KeyConditionExpression: prefixCondition,
       ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
       ScanIndexForward: false,
       Limit: limit,
@@ -66,12 +83,7 @@ const keyRow = z.object({ PK: z.string(), SK: z.string() });
 
 /** Keys of every item under a key prefix of one partition, for deleting them. */
 export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Promise<Key[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix }, ProjectionExpression: 'PK, SK' },
-    keyRow,
-    'key',
-  );
+  return queryPrefix(store, pk, prefix, keyRow, 'key', { ProjectionExpression: 'PK, SK' });
 }
 
 /** An UpdateItem with a condition: true when it applied, false when the condition did not hold. */
@@ -113,17 +125,12 @@ export function isConditionalCheckFailure(error: unknown): boolean {
 
 /**
  * Indexes of the transaction items whose condition failed, or undefined if the error is not a cancelled
- * transaction. Lets adapters say which uniqueness rule (slug, email) a write broke.
+ * transaction. For adapters of this folder that send their own transaction (the search table).
  */
 export function failedConditionIndexes(error: unknown): number[] | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   const reasons = error.CancellationReasons ?? [];
   return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
-}
-
-/** A transaction cancelled because another transaction was writing the same items at that moment. */
-export function isTransactionConflict(error: unknown): boolean {
-  return error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
 }
 
 export function nowIso(): string {
@@ -132,43 +139,83 @@ export function nowIso(): string {
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** A transaction item as entity files build it: without the table name, which they do not know. */
-export type TransactItemWithoutTable = { [K in keyof TransactItem]?: Omit<NonNullable<TransactItem[K]>, 'TableName'> };
+export type TransactItemWithoutTable = { [K in keyof TransactItem]?: Omit<NonNullable<TransactItem[K]>, 'TableName'> & { TableName?: string } };
 
-export function withTable(store: Store, item: TransactItemWithoutTable): TransactItem {
-  const [operation, body] = Object.entries(item)[0]!;
+/**
+ * What a failed condition of one transaction item means, as a domain error. It receives the item as it
+ * was when the write asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`), undefined otherwise.
+ */
+export type ConditionFailure = (oldItem: Record<string, unknown> | undefined) => Error;
+
+/**
+ * A transaction item built by an entity file of this folder, carrying the meaning of its failed
+ * condition beside the DynamoDB item. Callers compose these and never see positions.
+ */
+export type WriteItem = TransactItemWithoutTable & { readonly onConditionFailed?: ConditionFailure };
+
+/** Items that declare no meaning for their failed condition take this one (what they are part of). */
+export function explainedBy(items: readonly WriteItem[], onConditionFailed: ConditionFailure): WriteItem[] {
+  return items.map((item) => (item.onConditionFailed ? item : { ...item, onConditionFailed }));
+}
+
+/** The same item with another meaning for its failed condition (a caller that knows better words). */
+export function failingWith<T extends WriteItem>(item: T, onConditionFailed: ConditionFailure): T {
+  return { ...item, onConditionFailed };
+}
+
+export function withTable(store: Store, item: WriteItem): TransactItem {
+  const { onConditionFailed: _meaning, ...write } = item;
+  const [operation, body] = Object.entries(write)[0]!;
   return { [operation]: { TableName: store.tableName, ...body } } as TransactItem;
 }
 
-/**
- * A transaction DynamoDB cancelled, in the domain's terms: the positions of the items whose condition
- * failed, and whether another transaction was writing the same items at that moment (worth a retry).
- */
-export class TransactionCancelledError extends Error {
-  constructor(
-    readonly failedConditions: number[],
-    readonly conflict: boolean,
-    options?: { cause?: unknown },
-  ) {
-    super(conflict ? 'The transaction met a concurrent transaction' : `The condition of transaction item ${failedConditions.join(', ')} failed`, options);
-    this.name = 'TransactionCancelledError';
+/** A failed condition no item gave a meaning to: a programming slip, reported as a plain error. */
+export class UnexplainedConditionFailureError extends Error {
+  constructor(operation: string, options?: { cause?: unknown }) {
+    super(`The condition of a ${operation} without a declared meaning failed`, options);
+    this.name = 'UnexplainedConditionFailureError';
   }
 }
 
+export interface TransactWriteOptions {
+  /** The meaning of a failed condition for the items that declare none (the caller's words for its write). */
+  otherwise?: ConditionFailure;
+  /** The error for a transaction that met a concurrent one (default: ConcurrentWriteError). */
+  onConflict?: () => Error;
+}
+
 /**
- * One TransactWriteItems (items without a table name get the store's). A cancelled transaction becomes
- * a TransactionCancelledError; the caller maps the failed positions to its own errors. Nothing to write
- * (a call with no inputs) is no request at all: DynamoDB refuses an empty transaction.
+ * One TransactWriteItems. A cancelled transaction throws the domain error its items declare: the first
+ * item (in the order given) whose condition failed says what happened (`otherwise` speaks for items
+ * that declare nothing); a transaction that met a
+ * concurrent one (or was throttled) throws one ConcurrentWriteError, or what `onConflict` says. Nothing
+ * to write (a call with no inputs) is no request at all: DynamoDB refuses an empty transaction.
  */
-export async function transactWrite(store: Store, items: (TransactItem | TransactItemWithoutTable | Record<string, unknown>)[]): Promise<void> {
+export async function transactWrite(store: Store, items: readonly WriteItem[], options: TransactWriteOptions = {}): Promise<void> {
   if (items.length === 0) return;
-  const withTables = items.map((item) => withTable(store, item as TransactItemWithoutTable));
   try {
-    await store.ddb.send(new TransactWriteCommand({ TransactItems: withTables }));
+    await store.ddb.send(new TransactWriteCommand({ TransactItems: items.map((item) => withTable(store, item)) }));
   } catch (error) {
-    const failed = failedConditionIndexes(error);
-    if (failed === undefined) throw error;
-    throw new TransactionCancelledError(failed, isTransactionConflict(error), { cause: error });
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    if (failed >= 0) {
+      const item = items[failed]!;
+      const meaning = item.onConditionFailed ?? options.otherwise;
+      if (!meaning) throw new UnexplainedConditionFailureError(Object.keys(item)[0]!, { cause: error });
+      const old = reasons[failed]!.Item;
+      throw withCause(meaning(old ? unmarshall(old as Record<string, AttributeValue>) : undefined), error);
+    }
+    if (reasons.some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError')) {
+      throw withCause(options.onConflict?.() ?? new ConcurrentWriteError('Data this call writes'), error);
+    }
+    throw error;
   }
+}
+
+function withCause(domainError: Error, cause: unknown): Error {
+  if (domainError.cause === undefined) Object.defineProperty(domainError, 'cause', { value: cause, enumerable: false, writable: true, configurable: true });
+  return domainError;
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem, queryAll } from './items.js';
+import { AlreadyExistsError } from '../errors.js';
+import { getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const libraryKey = (orgId: string, libraryId: string) => ({ PK: orgPartition(orgId), SK: `LIB#${libraryId}` });
@@ -34,7 +35,8 @@ export interface LibraryStatsRecord {
 
 const slugRecord = z.object({ libraryId: z.string().uuid() });
 
-export function libraryPuts(library: LibraryRecord) {
+/** A new library and its slug; a taken slug (in its organization) is AlreadyExistsError. */
+export function libraryPuts(library: LibraryRecord): WriteItem[] {
   return [
     { Put: { Item: { ...libraryKey(library.organizationId, library.id), entity: 'Library', ...library }, ConditionExpression: 'attribute_not_exists(PK)' } },
     {
@@ -42,6 +44,7 @@ export function libraryPuts(library: LibraryRecord) {
         Item: { ...librarySlugKey(library.organizationId, library.slug), entity: 'LibrarySlug', libraryId: library.id },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
+      onConditionFailed: () => new AlreadyExistsError(`A library with slug "${library.slug}" already exists in this organization`, { field: 'slug' }),
     },
   ];
 }
@@ -55,12 +58,7 @@ export async function findLibraryIdBySlug(store: Store, orgId: string, slug: str
 }
 
 export function listLibraries(store: Store, orgId: string): Promise<LibraryRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'LIB#' } },
-    libraryRecord,
-    'library',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'LIB#', libraryRecord, 'library');
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, getItem, keyString, queryAll } from './items.js';
+import { batchGetItems, batchGetRecords, getItem, keyString, queryAll, queryPrefix } from './items.js';
 
 export const membershipKey = (orgId: string, userId: string) => ({ PK: `ORG#${orgId}`, SK: `MEMBER#${userId}` });
 /** ByUser index keys: the organizations a user belongs to. */
@@ -92,12 +92,7 @@ export function getMemberships(store: Store, orgId: string, userIds: readonly st
 
 /** Every member of an organization. */
 export function listMembers(store: Store, orgId: string): Promise<MembershipRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': 'MEMBER#' } },
-    membershipRecord,
-    'membership',
-  );
+  return queryPrefix(store, `ORG#${orgId}`, 'MEMBER#', membershipRecord, 'membership');
 }
 
 /** Every organization membership of a user, through the ByUser index. */

@@ -1,7 +1,8 @@
 import * as z from 'zod';
+import { AlreadyExistsError, NotFoundError } from '../errors.js';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, parseItem, queryAll } from './items.js';
+import { batchGetRecords, getItem, parseItem, queryAll, updateIf, type WriteItem } from './items.js';
 
 export const organizationKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' });
 /** Global uniqueness of organization slugs; the item maps a slug to its organization id. */
@@ -55,12 +56,105 @@ export const enabledSamlConfiguration = (organization: OrganizationRecord | unde
 
 const slugRecord = z.object({ organizationId: z.string().uuid() });
 
-export function organizationPuts(org: OrganizationRecord) {
+/** A new organization and its slug; a taken slug is `slugTaken` (default: AlreadyExistsError on input.slug). */
+export function organizationPuts(org: OrganizationRecord, slugTaken?: () => Error): WriteItem[] {
   const sandboxKeys = org.parentOrganizationId ? sandboxOf(org.parentOrganizationId, org.id) : {};
   return [
     { Put: { Item: { ...organizationKey(org.id), ...sandboxKeys, entity: 'Organization', ...org }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { Item: { ...organizationSlugKey(org.slug), entity: 'OrganizationSlug', organizationId: org.id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    {
+      Put: { Item: { ...organizationSlugKey(org.slug), entity: 'OrganizationSlug', organizationId: org.id }, ConditionExpression: 'attribute_not_exists(PK)' },
+      onConditionFailed: slugTaken ?? (() => new AlreadyExistsError(`An organization with slug "${org.slug}" already exists`, { field: 'input.slug' })),
+    },
   ];
+}
+
+/** Takes one of a production organization's sandbox slots, while it is active and has one left. */
+export function sandboxSlotTake(parentId: string, limit: number, onConditionFailed: () => Error): WriteItem {
+  return {
+    Update: {
+      Key: organizationKey(parentId),
+      UpdateExpression: 'SET sandboxCount = if_not_exists(sandboxCount, :zero) + :one',
+      ConditionExpression:
+        'attribute_exists(PK) AND #type = :production AND (attribute_not_exists(archived) OR archived = :false) AND (attribute_not_exists(sandboxCount) OR sandboxCount < :limit)',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':production': 'PRODUCTION', ':false': false, ':limit': limit },
+    },
+    onConditionFailed,
+  };
+}
+
+/** Archives a sandbox and frees its slot in its parent's quota (two items of one transaction). */
+export function sandboxArchiveItems(sandbox: OrganizationRecord, at: string, alreadyArchived: () => Error): WriteItem[] {
+  return [
+    {
+      Update: {
+        Key: organizationKey(sandbox.id),
+        UpdateExpression: 'SET archived = :true, archivedAt = :at',
+        ConditionExpression: '#type = :sandbox AND (attribute_not_exists(archived) OR archived = :false)',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at, ':sandbox': 'SANDBOX' },
+      },
+      onConditionFailed: alreadyArchived,
+    },
+    {
+      Update: {
+        Key: organizationKey(sandbox.parentOrganizationId!),
+        UpdateExpression: 'ADD sandboxCount :minusOne',
+        ConditionExpression: 'attribute_exists(PK) AND sandboxCount > :zero',
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      },
+    },
+  ];
+}
+
+/** Sets an organization's plan (an operator's `plan set`). */
+export function organizationPlanSet(orgId: string, plan: string): WriteItem {
+  return {
+    Update: { Key: organizationKey(orgId), UpdateExpression: 'SET #plan = :plan', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } },
+    onConditionFailed: () => new NotFoundError('Organization', orgId),
+  };
+}
+
+/** Turns SCIM on (only while SAML is enabled: false when it is not) or off. */
+export function setScimEnabled(store: Store, orgId: string, enabled: boolean): Promise<boolean> {
+  return enabled
+    ? updateIf(store, {
+        Key: organizationKey(orgId),
+        UpdateExpression: 'SET scimEnabled = :on',
+        ConditionExpression: 'attribute_exists(PK) AND saml.enabled = :on',
+        ExpressionAttributeValues: { ':on': true },
+      })
+    : updateIf(store, { Key: organizationKey(orgId), UpdateExpression: 'SET scimEnabled = :off', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':off': false } });
+}
+
+/** Moves the organization's active SCIM token from `previousId` (null: none) to `tokenId`, unless it moved meanwhile. */
+export function scimActiveTokenSet(orgId: string, previousId: string | null, tokenId: string): WriteItem {
+  return {
+    Update: {
+      Key: organizationKey(orgId),
+      UpdateExpression: 'SET scimActiveTokenId = :new',
+      ConditionExpression: previousId ? 'scimActiveTokenId = :old' : 'attribute_not_exists(scimActiveTokenId) OR scimActiveTokenId = :null',
+      ExpressionAttributeValues: previousId ? { ':new': tokenId, ':old': previousId } : { ':new': tokenId, ':null': null },
+    },
+  };
+}
+
+/** The organization has no active SCIM token any more, if `tokenId` still was it. */
+export function scimActiveTokenClear(orgId: string, tokenId: string): WriteItem {
+  return {
+    Update: { Key: organizationKey(orgId), UpdateExpression: 'SET scimActiveTokenId = :null', ConditionExpression: 'scimActiveTokenId = :id', ExpressionAttributeValues: { ':null': null, ':id': tokenId } },
+  };
+}
+
+/** Adds a verified domain to an organization's list. */
+export function organizationDomainAdd(orgId: string, domain: string): WriteItem {
+  return {
+    Update: {
+      Key: organizationKey(orgId),
+      UpdateExpression: 'SET domains = list_append(if_not_exists(domains, :empty), :domain)',
+      ExpressionAttributeValues: { ':empty': [], ':domain': [domain] },
+    },
+  };
 }
 
 export function getOrganization(store: Store, orgId: string): Promise<OrganizationRecord | undefined> {
@@ -90,7 +184,17 @@ export function listSandboxes(store: Store, parentId: string): Promise<Organizat
  * Moves the site-admin count of an organization by `change` in a transaction that changes someone's direct
  * organization role. A decrement is conditioned on leaving at least one: the last Site Admin stays.
  */
-export function siteAdminCountUpdate(orgId: string, change: number) {
+/** Sets the site-admin count of an organization that has none yet (counted from its members). */
+export async function initSiteAdminCount(store: Store, orgId: string, count: number): Promise<void> {
+  await updateIf(store, {
+    Key: organizationKey(orgId),
+    UpdateExpression: 'SET siteAdminCount = :count',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(siteAdminCount)',
+    ExpressionAttributeValues: { ':count': count },
+  });
+}
+
+export function siteAdminCountUpdate(orgId: string, change: number): WriteItem {
   return {
     Update: {
       Key: organizationKey(orgId),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { AccessAdminError, AlreadyExistsError, ConflictError, NotFoundError } from '../errors.js';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll } from './items.js';
+import { batchGetRecords, getItem, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 /** A custom role of an organization (system roles live in code, not in the table). */
@@ -26,17 +27,28 @@ export const roleRecord = z.object({
 });
 export type RoleRecord = z.infer<typeof roleRecord>;
 
-export function rolePuts(role: RoleRecord) {
+/** Claims a custom role's name in its organization; taken: AlreadyExistsError. */
+function roleNamePut(role: RoleRecord): WriteItem {
+  return {
+    Put: { Item: { ...roleNameKey(role.organizationId, role.name), entity: 'RoleName', roleId: role.id }, ConditionExpression: 'attribute_not_exists(PK)' },
+    onConditionFailed: () => new AlreadyExistsError(`A role named "${role.name}" already exists in this organization`, { field: 'input.name' }),
+  };
+}
+
+export function rolePuts(role: RoleRecord): WriteItem[] {
   const { holders: _holders, ...fields } = role;
   return [
-    { Put: { Item: { ...roleKey(role.organizationId, role.id), entity: 'Role', ...fields, holders: 0 }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { Item: { ...roleNameKey(role.organizationId, role.name), entity: 'RoleName', roleId: role.id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    {
+      Put: { Item: { ...roleKey(role.organizationId, role.id), entity: 'Role', ...fields, holders: 0 }, ConditionExpression: 'attribute_not_exists(PK)' },
+      onConditionFailed: () => new ConflictError('Role', role.id),
+    },
+    roleNamePut(role),
   ];
 }
 
 /** Updates name, description and permissions; the name item moves when the name changes (same transaction). */
-export function roleUpdateItems(before: RoleRecord, after: RoleRecord) {
-  const items: Record<string, unknown>[] = [
+export function roleUpdateItems(before: RoleRecord, after: RoleRecord): WriteItem[] {
+  const items: WriteItem[] = [
     {
       Update: {
         Key: roleKey(after.organizationId, after.id),
@@ -45,23 +57,33 @@ export function roleUpdateItems(before: RoleRecord, after: RoleRecord) {
         ExpressionAttributeNames: { '#name': 'name', '#permissions': 'permissions' },
         ExpressionAttributeValues: { ':name': after.name, ':description': after.description, ':permissions': after.permissions, ':at': after.updatedAt, ':before': before.updatedAt },
       },
+      onConditionFailed: () => new ConflictError('Role', before.id),
     },
   ];
   if (before.name.trim().toLowerCase() !== after.name.trim().toLowerCase()) {
     items.push({ Delete: { Key: roleNameKey(before.organizationId, before.name) } });
-    items.push({ Put: { Item: { ...roleNameKey(after.organizationId, after.name), entity: 'RoleName', roleId: after.id }, ConditionExpression: 'attribute_not_exists(PK)' } });
+    items.push(roleNamePut(after));
   }
   return items;
 }
 
-/** Deletes a custom role only while nobody holds it. */
-export function roleDeleteItems(role: RoleRecord) {
+/**
+ * Deletes a custom role only while nobody holds it: ROLE_IN_USE naming the holders found, NotFoundError
+ * (for `reference`, the id as asked) when it was deleted meanwhile.
+ */
+export function roleDeleteItems(role: RoleRecord, reference: string = role.id): WriteItem[] {
   return [
     {
       Delete: {
         Key: roleKey(role.organizationId, role.id),
         ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(holders) OR holders = :zero)',
         ExpressionAttributeValues: { ':zero': 0 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+      onConditionFailed: (old) => {
+        if (!old) return new NotFoundError('Role', reference);
+        const holders = roleRecord.shape.holders.parse(old.holders);
+        return new AccessAdminError('ROLE_IN_USE', `Role "${role.name}" is held by ${holders} grant(s): reassign its holders (people, teams, pending invitations) first`, { id: role.id, holders });
       },
     },
     { Delete: { Key: roleNameKey(role.organizationId, role.name) } },
@@ -101,10 +123,5 @@ export async function findRoleIdByName(store: Store, orgId: string, name: string
 }
 
 export function listRoles(store: Store, orgId: string): Promise<RoleRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'ROLE#' } },
-    roleRecord,
-    'role',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'ROLE#', roleRecord, 'role');
 }

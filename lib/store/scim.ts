@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, keyString, parseItem, queryAll } from './items.js';
+import { batchGetItems, getItem, keyString, parseItem, queryPrefix } from './items.js';
 import { organizationKey, organizationRecord, type OrganizationRecord } from './organization.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
@@ -82,12 +82,7 @@ export function scimTokenRevokeItems(token: ScimTokenRecord, at: string) {
 }
 
 export function listScimTokens(store: Store, orgId: string): Promise<ScimTokenRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'SCIMTOKEN#' } },
-    scimTokenRecord,
-    'SCIM token',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'SCIMTOKEN#', scimTokenRecord, 'SCIM token');
 }
 
 export function getScimToken(store: Store, orgId: string, tokenId: string): Promise<ScimTokenRecord | undefined> {
@@ -185,12 +180,7 @@ export async function getScimUsers(store: Store, orgId: string, userIds: readonl
 
 /** Every SCIM user of an organization (filters and pages are applied in memory: see lib/scim/query.ts). */
 export function listScimUsers(store: Store, orgId: string): Promise<ScimUserRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'SCIMUSER#' } },
-    scimUserRecord,
-    'SCIM user',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'SCIMUSER#', scimUserRecord, 'SCIM user');
 }
 
 /** The SCIM user with this userName (case-insensitively), through its uniqueness item. */

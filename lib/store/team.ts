@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { AlreadyExistsError, ConflictError } from '../errors.js';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll } from './items.js';
+import { batchGetRecords, getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const teamKey = (orgId: string, teamId: string) => ({ PK: orgPartition(orgId), SK: `TEAM#${teamId}` });
@@ -28,7 +29,8 @@ export const teamRecord = z.object({
 });
 export type TeamRecord = z.infer<typeof teamRecord>;
 
-export function teamPut(team: TeamRecord, condition: 'new' | 'unchanged') {
+/** A new team, or the team changed since the revision before `team.rev` (a failed condition: ConflictError). */
+export function teamPut(team: TeamRecord, condition: 'new' | 'unchanged'): WriteItem {
   return {
     Put: {
       Item: { ...teamKey(team.organizationId, team.id), entity: 'Team', ...team },
@@ -36,18 +38,36 @@ export function teamPut(team: TeamRecord, condition: 'new' | 'unchanged') {
         ? { ConditionExpression: 'attribute_not_exists(PK)' }
         : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': team.rev - 1 } }),
     },
+    onConditionFailed: () => new ConflictError('Team', team.id),
   };
 }
 
-export function teamNamePut(orgId: string, name: string, teamId: string) {
-  return { Put: { Item: { ...teamNameKey(orgId, name), entity: 'TeamName', teamId }, ConditionExpression: 'attribute_not_exists(PK)' } };
+/** Claims a team name in its organization; taken: AlreadyExistsError. */
+export function teamNamePut(orgId: string, name: string, teamId: string): WriteItem {
+  return {
+    Put: { Item: { ...teamNameKey(orgId, name), entity: 'TeamName', teamId }, ConditionExpression: 'attribute_not_exists(PK)' },
+    onConditionFailed: () => new AlreadyExistsError(`A team named "${name}" already exists in this organization`, { field: 'input.name' }),
+  };
+}
+
+/** The team exists and is not archived (a SCIM group's members change). */
+export function teamActive(orgId: string, teamId: string, onConditionFailed: () => Error): WriteItem {
+  return {
+    ConditionCheck: { Key: teamKey(orgId, teamId), ConditionExpression: 'attribute_exists(PK) AND archived = :false', ExpressionAttributeValues: { ':false': false } },
+    onConditionFailed,
+  };
+}
+
+/** The team still exists (its members change while its roles may change meanwhile). */
+export function teamExists(orgId: string, teamId: string, onConditionFailed: () => Error): WriteItem {
+  return { ConditionCheck: { Key: teamKey(orgId, teamId), ConditionExpression: 'attribute_exists(PK)' }, onConditionFailed };
 }
 
 export function teamNameDelete(orgId: string, name: string) {
   return { Delete: { Key: teamNameKey(orgId, name) } };
 }
 
-export function teamMemberPut(orgId: string, teamId: string, userId: string, at: string, display?: string) {
+export function teamMemberPut(orgId: string, teamId: string, userId: string, at: string, display?: string): WriteItem {
   return {
     Put: {
       Item: { ...teamMemberKey(orgId, teamId, userId), entity: 'TeamMember', teamId, userId, addedAt: at, ...(display ? { display } : {}) },
@@ -56,8 +76,13 @@ export function teamMemberPut(orgId: string, teamId: string, userId: string, at:
   };
 }
 
-export function teamMemberDelete(orgId: string, teamId: string, userId: string) {
+export function teamMemberDelete(orgId: string, teamId: string, userId: string): WriteItem {
   return { Delete: { Key: teamMemberKey(orgId, teamId, userId), ConditionExpression: 'attribute_exists(PK)' } };
+}
+
+/** Removes a member item whatever its state (SCIM: the identity provider's word is final). */
+export function teamMemberRemove(orgId: string, teamId: string, userId: string): WriteItem {
+  return { Delete: { Key: teamMemberKey(orgId, teamId, userId) } };
 }
 
 export function getTeam(store: Store, orgId: string, teamId: string): Promise<TeamRecord | undefined> {
@@ -73,12 +98,7 @@ export async function findTeamIdByName(store: Store, orgId: string, name: string
 }
 
 export function listTeams(store: Store, orgId: string): Promise<TeamRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': 'TEAM#' } },
-    teamRecord,
-    'team',
-  );
+  return queryPrefix(store, orgPartition(orgId), 'TEAM#', teamRecord, 'team');
 }
 
 /** A team's members who hold its grants (not those a SCIM deprovisioning holds aside). */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem } from './items.js';
+import { getItem, type WriteItem } from './items.js';
 
 export const userKey = (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' });
 /** Global uniqueness of an email address (lower-cased); maps it to the user id. */
@@ -32,6 +32,11 @@ export function userPuts(user: UserRecord) {
       Put: { Item: { ...userEmailKey(user.primaryEmail), entity: 'UserEmail', userId: user.id }, ConditionExpression: 'attribute_not_exists(PK)' },
     },
   ];
+}
+
+/** The address still belongs to this account (a transaction that counts on an account read before). */
+export function userEmailHeldBy(email: string, userId: string): WriteItem {
+  return { ConditionCheck: { Key: userEmailKey(email), ConditionExpression: 'userId = :id', ExpressionAttributeValues: { ':id': userId } } };
 }
 
 /** Marks an account's address verified (an emailed token spent, or the assertion of the organization owning its domain). */

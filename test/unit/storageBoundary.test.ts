@@ -35,4 +35,11 @@ describe('the storage boundary', () => {
       });
     expect(offenders).toEqual([]);
   });
+
+  it('no module outside them decodes a cancelled transaction: the store throws the domain error its items declare', () => {
+    const offenders = files
+      .filter((file) => !allowed.some((prefix) => file.startsWith(prefix)))
+      .filter((file) => /TransactionCancel|failedConditions|CancellationReasons|ConditionalCheckFailed/.test(readFileSync(join(root, file), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
 });
