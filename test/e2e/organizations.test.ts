@@ -91,6 +91,10 @@ describe('sandboxes', () => {
     const stranger = tenantHeaders(await newTenant());
     expect((await refusal(stranger, create, { input: { name: 'Foreign', parentOrganizationId: tenant.organization.id } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
     expect((await refusal(stranger, create, { input: { name: 'Ghost', parentOrganizationId: randomUUID() } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
+    // An empty parent id is not "no parent": it names no organization (it used to create a production one).
+    expect((await refusal(stranger, create, { input: { name: 'Empty parent', parentOrganizationId: '' } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
+    expect((await refusal(stranger, create, { input: { name: 'Blank parent', parentOrganizationId: ' ' } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
+    expect((await refusal(stranger, create, { input: { name: 'Empty slug', slug: '' } })).code).toBe('BAD_USER_INPUT');
     const editor = await memberWithRole(tenant, 'EDITOR');
     expect((await refusal(editor.headers, create, { input: { name: 'Editor box', parentOrganizationId: tenant.organization.id } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
     expect((await refusal(editor.headers, archive, { id: sandbox.id })).code).toBe('SANDBOX_ARCHIVE_FORBIDDEN');
