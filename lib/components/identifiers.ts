@@ -4,7 +4,7 @@ import type { Store } from '../store/client.js';
 import { getComponent, isCpnTaken, listCpns } from '../store/component.js';
 import type { CpnOverride } from './commands.js';
 import { ComponentNotFoundError, InvalidInputError } from '../errors.js';
-import { isUuid } from '../orgs/slugs.js';
+import { presentId } from '../input.js';
 
 export interface IdentifierScope {
   store: Store;
@@ -21,20 +21,14 @@ export interface ValidateOverrideResponse {
   errors: { element: string; message: string }[];
 }
 
-/** The component a preview concerns: absent (null or omitted), or a component id; "" is malformed, not absent. */
-function checkComponentId(componentId: string | null | undefined): componentId is string {
-  if (componentId === undefined || componentId === null) return false;
-  if (!isUuid(componentId)) throw new InvalidInputError(`componentId ${JSON.stringify(componentId)} is not a component id (a UUID)`, { field: 'componentId' });
-  return true;
-}
-
 async function uniqueIn(scope: IdentifierScope, cpn: string, componentId: string | null | undefined): Promise<boolean> {
   const claim = await isCpnTaken(scope.store, scope.organizationId, scope.libraryId, normalizeCpn(scope.config.cpnScheme, cpn));
   return !claim.taken || (!!componentId && claim.componentId === componentId);
 }
 
 async function categoryPrefixOf(scope: IdentifierScope, componentId: string | null | undefined): Promise<string | undefined> {
-  if (!checkComponentId(componentId)) return undefined;
+  // The component a preview concerns: absent (null or omitted), or a component id; "" is malformed, not absent.
+  if (!presentId(componentId, 'componentId')) return undefined;
   const component = await getComponent(scope.store, scope.organizationId, scope.libraryId, componentId);
   if (!component) throw new ComponentNotFoundError(componentId);
   return findCategory(scope.config, component.categoryId)?.prefix ?? component.category.prefix;
@@ -60,7 +54,7 @@ export function validateOverrides(scope: IdentifierScope, overrides: CpnOverride
 }
 
 export async function validateFreeformOverride(scope: IdentifierScope, value: string, componentId?: string | null) {
-  checkComponentId(componentId);
+  presentId(componentId, 'componentId');
   const problem = validateFreeformCpn(scope.config.cpnScheme, value);
   if (problem) return { success: false, message: problem, isUnique: false };
   const isUnique = await uniqueIn(scope, value.trim(), componentId);
