@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { InvalidInputError } from './errors.js';
+import { ComponentInputError, InvalidInputError } from './errors.js';
 
 /**
  * Parses a GraphQL input with its zod schema; the first problem becomes BAD_USER_INPUT naming its path
@@ -11,4 +11,30 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefi
   const issue = parsed.error.issues[0]!;
   const field = [prefix, ...issue.path.map(String)].join('.');
   throw new InvalidInputError(`${field}: ${issue.message}`, { field });
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * An optional id argument: absent (null or omitted) answers false; present, it must be a UUID, or the call is
+ * BAD_USER_INPUT naming the field (an empty id is malformed, never "absent").
+ */
+export function presentId(value: string | null | undefined, field: string): value is string {
+  if (value === undefined || value === null) return false;
+  if (!uuidPattern.test(value)) throw new InvalidInputError(`${field} ${JSON.stringify(value)} is not an id (a UUID)`, { field });
+  return true;
+}
+
+/**
+ * The ids of a multi-input update (component.update, item.update): each must be a component id (a UUID)
+ * and none may appear twice. An empty id is malformed, never "absent". The first problem is BAD_USER_INPUT
+ * with field `id` and the index of the input it concerns.
+ */
+export function checkInputIds(ids: readonly string[]): void {
+  const seen = new Set<string>();
+  ids.forEach((id, index) => {
+    if (!uuidPattern.test(id)) throw new ComponentInputError(`id ${JSON.stringify(id)} is not a component id (a UUID)`, 'id', index);
+    if (seen.has(id)) throw new ComponentInputError(`component ${id} appears twice in this call`, 'id', index);
+    seen.add(id);
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * Operator CLI; every command prints one JSON line. `npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME
+ * Operator CLI; every command prints one JSON line. `npm run -s admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME
  * --library-slug SLUG --email EMAIL [--plan PLAN]` creates a tenant and prints one JSON line.
  *
  * Target table: the local stack's DynamoDB Local (DYNAMODB_PORT, TABLE_NAME, same defaults as npm start),
@@ -37,20 +37,20 @@ import { resolve } from 'node:path';
 import { LocalBlobStorage, localFilesDirectory, S3BlobStorage, type BlobStorage } from '../../lib/files/blobStorage.js';
 
 const usage = `Usage:
-  npm run admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME --library-slug SLUG --email EMAIL [--plan PLAN]
-  npm run admin -- member add --org-slug SLUG --email EMAIL --role ROLE [--api-key-library SLUG] [--name NAME]
-  npm run admin -- plan set --org-slug SLUG --plan free|team|enterprise
-  npm run admin -- grant create --email EMAIL [--expires-days 30]
-  npm run admin -- domain verify --org-slug SLUG --domain DOMAIN
-  npm run admin -- cleanup-writes --org-slug SLUG --library-slug SLUG [--older-than-minutes 15]
-  npm run admin -- reindex-search --org-slug SLUG --library-slug SLUG
-  npm run admin -- tenants list
-  npm run admin -- backup --out FILE.jsonl
-  npm run admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)
-  npm run admin -- export --org-slug SLUG --library-slug SLUG --out DIR   (uploaded files: FILES_BUCKET or FILES_DIR)
-  npm run admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
-  npm run admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]
-  npm run admin -- saml-resync [--scan]   (deployed: COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID from the stack outputs)`;
+  npm run -s admin -- bootstrap --org-name NAME --org-slug SLUG --library-name NAME --library-slug SLUG --email EMAIL [--plan PLAN]
+  npm run -s admin -- member add --org-slug SLUG --email EMAIL --role ROLE [--api-key-library SLUG] [--name NAME]
+  npm run -s admin -- plan set --org-slug SLUG --plan free|team|enterprise
+  npm run -s admin -- grant create --email EMAIL [--expires-days 30]
+  npm run -s admin -- domain verify --org-slug SLUG --domain DOMAIN
+  npm run -s admin -- cleanup-writes --org-slug SLUG --library-slug SLUG [--older-than-minutes 15]
+  npm run -s admin -- reindex-search --org-slug SLUG --library-slug SLUG
+  npm run -s admin -- tenants list
+  npm run -s admin -- backup --out FILE.jsonl
+  npm run -s admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)
+  npm run -s admin -- export --org-slug SLUG --library-slug SLUG --out DIR   (uploaded files: FILES_BUCKET or FILES_DIR)
+  npm run -s admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
+  npm run -s admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]
+  npm run -s admin -- saml-resync [--scan]   (deployed: COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID from the stack outputs)`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
@@ -272,46 +272,82 @@ async function samlResync(args: string[]): Promise<void> {
   }
 }
 
-const [command, ...rest] = process.argv.slice(2);
-const subcommand = `${command} ${rest[0] ?? ''}`;
-if (subcommand === 'member add') {
-  await operatorTask('member add', rest.slice(1), { required: ['org-slug', 'email', 'role'], optional: ['api-key-library', 'name'] }, (store, v) =>
-    addMember(store, { orgSlug: v['org-slug']!, email: v.email!, role: v.role!, apiKeyLibrary: v['api-key-library'], name: v.name }),
+/** A connection that could not be made (nothing listening, unknown host), however the SDK wrapped it. */
+function connectionFailure(error: unknown, depth = 0): { code: string; address?: string } | undefined {
+  if (!error || typeof error !== 'object' || depth > 5) return undefined;
+  const { code, address, port } = error as { code?: unknown; address?: unknown; port?: unknown };
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(code)) {
+    return { code, address: typeof address === 'string' ? `${address}${typeof port === 'number' ? `:${port}` : ''}` : undefined };
+  }
+  const nested = [(error as { cause?: unknown }).cause, ...(error instanceof AggregateError ? error.errors : [])];
+  for (const inner of nested) {
+    const found = connectionFailure(inner, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The table endpoint could not be reached: one line naming it and what to set, exit status 2 (no stack trace). */
+function unreachable(failure: { code: string; address?: string }): never {
+  const env = targetEnv(process.env);
+  const endpoint = env.DYNAMODB_ENDPOINT ?? `DynamoDB in ${env.AWS_REGION || 'the default region'}`;
+  const at = failure.address ? ` (${failure.address}: ${failure.code})` : ` (${failure.code})`;
+  fail(
+    `Cannot reach ${endpoint}${at}. Start the local stack (npm start) or set DYNAMODB_PORT (or DYNAMODB_ENDPOINT) to where its DynamoDB Local listens; for a deployed table set TABLE_NAME and AWS credentials, without DYNAMODB_PORT/DYNAMODB_ENDPOINT.`,
+    2,
   );
-} else if (subcommand === 'plan set') {
-  await operatorTask('plan set', rest.slice(1), { required: ['org-slug', 'plan'] }, (store, v) => setPlan(store, v['org-slug']!, v.plan!));
-} else if (subcommand === 'grant create') {
-  await operatorTask('grant create', rest.slice(1), { required: ['email'], optional: ['expires-days'] }, (store, v) =>
-    createCreationGrant(store, v.email!, v['expires-days'] === undefined ? 30 : Number(v['expires-days'])),
-  );
-} else if (subcommand === 'domain verify') {
-  await operatorTask('domain verify', rest.slice(1), { required: ['org-slug', 'domain'] }, (store, v) => verifyDomain(store, v['org-slug']!, v.domain!));
-} else if (subcommand === 'tenants list') {
-  await operatorTask('tenants list', rest.slice(1), { required: [] }, (store) => listTenants(store));
-} else if (command === 'backup') {
-  await operatorTask('backup', rest, { required: ['out'] }, async (store, v) => {
-    const out = createWriteStream(v.out!);
-    let items = 0;
-    for await (const line of backupLines(store)) {
-      if (!out.write(`${line}\n`)) await once(out, 'drain');
-      items += 1;
-      if (items % 10_000 === 0) process.stderr.write(`backup: ${items} items\n`);
-    }
-    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    return { table: store.tableName, out: v.out, items };
-  });
-} else if (command === 'restore') {
-  await operatorTask('restore', rest, { required: ['in'], optional: ['table'] }, async (store, v) => {
-    const target = v.table ? { ...store, tableName: v.table } : store;
-    await prepareRestoreTarget(target);
-    const lines = createInterface({ input: createReadStream(v.in!), crlfDelay: Infinity });
-    return { table: target.tableName, in: v.in, items: await restoreLines(target, lines) };
-  });
-} else if (command === 'bootstrap') await bootstrap(rest);
-else if (command === 'cleanup-writes') await cleanupWrites(rest);
-else if (command === 'reindex-search') await reindexSearch(rest);
-else if (command === 'export') await exportCommand(rest);
-else if (command === 'import') await importCommand(rest);
-else if (command === 'import-abort') await importAbortCommand(rest);
-else if (command === 'saml-resync') await samlResync(rest);
-else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  const subcommand = `${command} ${rest[0] ?? ''}`;
+  if (subcommand === 'member add') {
+    await operatorTask('member add', rest.slice(1), { required: ['org-slug', 'email', 'role'], optional: ['api-key-library', 'name'] }, (store, v) =>
+      addMember(store, { orgSlug: v['org-slug']!, email: v.email!, role: v.role!, apiKeyLibrary: v['api-key-library'], name: v.name }),
+    );
+  } else if (subcommand === 'plan set') {
+    await operatorTask('plan set', rest.slice(1), { required: ['org-slug', 'plan'] }, (store, v) => setPlan(store, v['org-slug']!, v.plan!));
+  } else if (subcommand === 'grant create') {
+    await operatorTask('grant create', rest.slice(1), { required: ['email'], optional: ['expires-days'] }, (store, v) =>
+      createCreationGrant(store, v.email!, v['expires-days'] === undefined ? 30 : Number(v['expires-days'])),
+    );
+  } else if (subcommand === 'domain verify') {
+    await operatorTask('domain verify', rest.slice(1), { required: ['org-slug', 'domain'] }, (store, v) => verifyDomain(store, v['org-slug']!, v.domain!));
+  } else if (subcommand === 'tenants list') {
+    await operatorTask('tenants list', rest.slice(1), { required: [] }, (store) => listTenants(store));
+  } else if (command === 'backup') {
+    await operatorTask('backup', rest, { required: ['out'] }, async (store, v) => {
+      const out = createWriteStream(v.out!);
+      let items = 0;
+      for await (const line of backupLines(store)) {
+        if (!out.write(`${line}\n`)) await once(out, 'drain');
+        items += 1;
+        if (items % 10_000 === 0) process.stderr.write(`backup: ${items} items\n`);
+      }
+      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      return { table: store.tableName, out: v.out, items };
+    });
+  } else if (command === 'restore') {
+    await operatorTask('restore', rest, { required: ['in'], optional: ['table'] }, async (store, v) => {
+      const target = v.table ? { ...store, tableName: v.table } : store;
+      await prepareRestoreTarget(target);
+      const lines = createInterface({ input: createReadStream(v.in!), crlfDelay: Infinity });
+      return { table: target.tableName, in: v.in, items: await restoreLines(target, lines) };
+    });
+  } else if (command === 'bootstrap') await bootstrap(rest);
+  else if (command === 'cleanup-writes') await cleanupWrites(rest);
+  else if (command === 'reindex-search') await reindexSearch(rest);
+  else if (command === 'export') await exportCommand(rest);
+  else if (command === 'import') await importCommand(rest);
+  else if (command === 'import-abort') await importAbortCommand(rest);
+  else if (command === 'saml-resync') await samlResync(rest);
+  else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);
+}
+
+try {
+  await main();
+} catch (error) {
+  const failure = connectionFailure(error);
+  if (failure) unreachable(failure);
+  throw error;
+}

@@ -57,7 +57,7 @@ export function handlerEnv(config: LocalConfig): Record<string, string> {
     PLM_GRAPHIQL: 'true',
     WEBHOOK_SIGNING_KEY: config.webhookSigningKey,
     // Receivers on this machine (http://127.0.0.1:...) are what integrators develop against locally.
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_ALLOW_LOOPBACK_URLS: 'true',
     WEBHOOK_RETRY_BASE_MS: process.env.WEBHOOK_RETRY_BASE_MS || '5000',
     WEBHOOK_MAX_ATTEMPTS: process.env.WEBHOOK_MAX_ATTEMPTS || '5',
     WEBHOOK_TIMEOUT_MS: process.env.WEBHOOK_TIMEOUT_MS || '5000',

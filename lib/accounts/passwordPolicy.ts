@@ -73,6 +73,32 @@ function longRepeat(password: string): boolean {
   return false;
 }
 
+/** Leet substitutions undone inside a word ("P@ssw0rd" -> "password"). */
+const leet: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g', '@': 'a', $: 's', '!': 'i', '|': 'l', '+': 't' };
+
+/**
+ * The common password a password is built on, if any: its letters, case-folded and with leet substitutions
+ * between letters undone, are a common word with at most 2 letters added, everything else being digits,
+ * symbols and whitespace ("password1234!A", "P@ssw0rd!2024", "!!Dragon99xy"). Words of 4 letters or more
+ * are looked for inside; shorter ones only as the whole.
+ */
+function commonWordIn(lower: string): string | undefined {
+  const unleeted = lower.replace(/(?<=\p{L})[01345789@$!|+]+(?=\p{L})/gu, (run) => [...run].map((c) => leet[c] ?? c).join(''));
+  // Both readings: digits between letters may be substitutions ("p@ssw0rd") or padding ("Dragon99x").
+  for (const text of [lower, unleeted]) {
+    const letters = [...text.replace(/[^\p{L}]/gu, '')];
+    const whole = letters.join('');
+    if (commonPasswordWords.has(whole)) return whole;
+    for (let length = letters.length - 1; length >= Math.max(4, letters.length - 2); length -= 1) {
+      for (let start = 0; start + length <= letters.length; start += 1) {
+        const word = letters.slice(start, start + length).join('');
+        if (commonPasswordWords.has(word)) return word;
+      }
+    }
+  }
+  return undefined;
+}
+
 /**
  * Checks a password against the policy; the first rule broken, or undefined when it is accepted. Lengths
  * count characters (code points), not bytes. `email` lets the check refuse passwords built on the address.
@@ -98,6 +124,8 @@ export function checkPassword(policy: PasswordPolicy, password: string, email?: 
   const run = keyboardRun(lower);
   if (run) return { rule: 'keyboardRun', message: `The password contains the keyboard or alphabet run "${run}"` };
   if (longRepeat(password)) return { rule: 'repeatedCharacters', message: 'The password repeats a character or a short sequence' };
+  const word = commonWordIn(lower);
+  if (word) return { rule: 'commonPassword', message: `The password is built on the common password "${word}" (case, digits, symbols, letter substitutions and a letter or two added do not hide it)` };
   const local = email?.split('@')[0]?.toLowerCase();
   if (local && local.length >= 4 && lower.includes(local)) return { rule: 'containsEmail', message: 'The password contains your email address' };
   return undefined;

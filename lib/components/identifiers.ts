@@ -4,6 +4,7 @@ import type { Store } from '../store/client.js';
 import { getComponent, isCpnTaken, listCpns } from '../store/component.js';
 import type { CpnOverride } from './commands.js';
 import { ComponentNotFoundError, InvalidInputError } from '../errors.js';
+import { presentId } from '../input.js';
 
 export interface IdentifierScope {
   store: Store;
@@ -26,7 +27,8 @@ async function uniqueIn(scope: IdentifierScope, cpn: string, componentId: string
 }
 
 async function categoryPrefixOf(scope: IdentifierScope, componentId: string | null | undefined): Promise<string | undefined> {
-  if (!componentId) return undefined;
+  // The component a preview concerns: absent (null or omitted), or a component id; "" is malformed, not absent.
+  if (!presentId(componentId, 'componentId')) return undefined;
   const component = await getComponent(scope.store, scope.organizationId, scope.libraryId, componentId);
   if (!component) throw new ComponentNotFoundError(componentId);
   return findCategory(scope.config, component.categoryId)?.prefix ?? component.category.prefix;
@@ -52,6 +54,7 @@ export function validateOverrides(scope: IdentifierScope, overrides: CpnOverride
 }
 
 export async function validateFreeformOverride(scope: IdentifierScope, value: string, componentId?: string | null) {
+  presentId(componentId, 'componentId');
   const problem = validateFreeformCpn(scope.config.cpnScheme, value);
   if (problem) return { success: false, message: problem, isUnique: false };
   const isUnique = await uniqueIn(scope, value.trim(), componentId);

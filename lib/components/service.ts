@@ -15,6 +15,7 @@ import type { CreateComponentCommand, UpdateComponentCommand } from './commands.
 import { allocateCpn, assertChosenCpnsFree, planCpn } from './cpn.js';
 
 import { BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, TooManyInputsError, VersionConflictError } from '../errors.js';
+import { checkInputIds } from '../input.js';
 
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
 
@@ -125,8 +126,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
 export async function updateComponents(store: Store, ctx: WriteContext, inputs: UpdateComponentCommand[], known?: ReadonlyMap<string, ComponentRecord>): Promise<ComponentRecord[]> {
   checkCount('component.update', inputs.length);
   const ids = inputs.map((input) => input.id);
-  const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
-  if (duplicate) throw new ComponentInputError(`component ${duplicate} appears twice in this call`, 'id', ids.lastIndexOf(duplicate));
+  checkInputIds(ids);
   for (let attempt = 0; ; attempt += 1) {
     const current = attempt === 0 && known && ids.every((id) => known.has(id)) ? known : await getComponents(store, ctx.organizationId, ctx.libraryId, ids, true);
     const results = inputs.map((input, index) => {

@@ -48,7 +48,7 @@ export function desiredLines(
       throw new BomError('INVALID_BOM_LINE', `${where}: quantity ${quantityProblem}`, { inputIndex, lineIndex, field: 'quantity' });
     }
     let childHistoryId: string | null = null;
-    if (child.childHistoryId) {
+    if (child.childHistoryId !== undefined && child.childHistoryId !== null) {
       const pinned = parseChildHistoryId(child.childHistoryId);
       if (!pinned || pinned.childId !== component.id || pinned.version > component.version) {
         throw new BomError('INVALID_BOM_LINE', `${where}: childHistoryId ${child.childHistoryId} is not a version of ${component.name} (versions 1 to ${component.version})`, {

@@ -4,6 +4,7 @@ import type { CreateComponentCommand } from '../components/commands.js';
 import { allocateCpn, assertChosenCpnsFree, planCpn, type CpnPlan } from '../components/cpn.js';
 
 import { BomCycleError, BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, VersionConflictError } from '../errors.js';
+import { checkInputIds } from '../input.js';
 
 import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from '../components/rules.js';
 
@@ -216,8 +217,7 @@ export async function writeItems(
   checkItemWriteLimits(inputs);
   const updates = mode === 'update' ? (inputs as UpdateItemCommand[]) : [];
   const parentIds = updates.map((input) => input.id);
-  const duplicate = parentIds.find((id, index) => parentIds.indexOf(id) !== index);
-  if (duplicate) throw new ComponentInputError(`component ${duplicate} appears twice in this call`, 'id', parentIds.lastIndexOf(duplicate));
+  checkInputIds(parentIds);
   const referenced = inputs.flatMap((input) => [...(input.children ?? []).map((c) => c.childId), ...(input.documentComponentIds ?? [])]);
   const stored = await readStored(store, ctx, parentIds, referenced);
 

@@ -153,14 +153,15 @@ export function slugFromName(name: string): string {
  */
 export async function createOrganization(store: Store, userId: string, rawInput: unknown, env: NodeJS.ProcessEnv = process.env): Promise<OrganizationRecord> {
   const input = parseInput(createOrganizationInput, rawInput);
-  if (input.slug) assertValidSlug(input.slug, 'Organization');
+  // An empty slug or parent id is malformed, not absent (null or an omitted field is absent).
+  if (input.slug !== undefined && input.slug !== null) assertValidSlug(input.slug, 'Organization');
   const at = nowIso();
   const parentId = input.parentOrganizationId?.trim();
   let parent: OrganizationRecord | undefined;
   const extra: WriteItem[] = [];
   let grant: CreationGrantRecord | undefined;
   let plan = 'free';
-  if (parentId) {
+  if (parentId !== undefined) {
     parent = isUuid(parentId) ? await getOrganization(store, parentId.toLowerCase()) : undefined;
     const forbidden = (why: string) => new AccessAdminError('SANDBOX_PARENT_FORBIDDEN', `A sandbox cannot be created under this organization: ${why}`, { parentOrganizationId: parentId });
     if (!parent || !(await isSiteAdminOf(store, parent.id, userId))) throw forbidden('you are not its Site Admin');

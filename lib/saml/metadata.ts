@@ -24,10 +24,15 @@ interface KeyDescriptor {
   KeyInfo?: { X509Data?: { X509Certificate?: unknown } | { X509Certificate?: unknown }[] };
 }
 
+/** The base64 DER of a certificate as metadata carries it: whitespace removed, and PEM armour (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----) too, which some IdPs and hand-edited files include. */
+function certificateBase64(text: string): string {
+  return text.replace(/-----(BEGIN|END) [A-Z0-9 ]+-----/g, '').replace(/\s+/g, '');
+}
+
 /**
  * Parses and validates IdP metadata (an EntityDescriptor with an IDPSSODescriptor): its entityID, an
  * HTTPS SingleSignOnService (HTTP-Redirect or HTTP-POST binding) and a signing certificate that parses and
- * has not expired. Entities are not expanded (no XXE), and the document is capped at 256 KB.
+ * has not expired (base64 DER, with or without PEM armour). Entities are not expanded (no XXE), and the document is capped at 256 KB.
  */
 export function parseIdpMetadata(xml: string, now = new Date()): SamlIdentityProvider {
   if (Buffer.byteLength(xml) > maxMetadataBytes) throw invalid(`larger than ${maxMetadataBytes} bytes`);
@@ -55,7 +60,7 @@ export function parseIdpMetadata(xml: string, now = new Date()): SamlIdentityPro
   if (!encoded) throw invalid('no signing certificate (KeyDescriptor use="signing" with an X509Certificate)');
   let certificate: X509Certificate;
   try {
-    certificate = new X509Certificate(Buffer.from(encoded.replace(/\s+/g, ''), 'base64'));
+    certificate = new X509Certificate(Buffer.from(certificateBase64(encoded), 'base64'));
   } catch {
     throw invalid('the signing certificate is not a valid X.509 certificate');
   }

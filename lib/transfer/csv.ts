@@ -21,6 +21,12 @@ import type { ExportedComponent } from './format.js';
  *
  * bom.csv: one row per BOM line, in line order per assembly: parentCpn, childCpn (required), quantity,
  * refDes, itemNumber, notes.
+ *
+ * Formula injection (OWASP "CSV injection"): a spreadsheet runs a cell that starts with `=`, `+`, `-`, `@`,
+ * a tab or a carriage return as a formula. Such a data cell is written with a leading single quote, which
+ * spreadsheets show as text; so is a cell that really starts with a single quote, which makes the escaping
+ * unambiguous: reading a data cell removes exactly one leading single quote. A plain number (`-5`, `+1e3`)
+ * is not a formula and is written as is, so numeric attributes stay numbers in a spreadsheet.
  */
 
 export const componentColumns = [
@@ -41,6 +47,21 @@ export const componentColumns = [
 ] as const;
 export const bomColumns = ['parentCpn', 'childCpn', 'quantity', 'refDes', 'itemNumber', 'notes'] as const;
 const attributePrefix = 'attr:';
+
+const formulaStart = /^[=+\-@\t\r]/;
+const plainNumber = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/** A data cell as written: a quote before a cell a spreadsheet would run as a formula, or that starts with a quote. */
+export function escapeCell(cell: string): string {
+  return cell.startsWith("'") || (formulaStart.test(cell) && !plainNumber.test(cell)) ? `'${cell}` : cell;
+}
+
+/** A data cell as read: the inverse of escapeCell (one leading single quote removed). */
+export function unescapeCell(cell: string): string {
+  return cell.startsWith("'") ? cell.slice(1) : cell;
+}
+
+const escapedRows = (rows: string[][]) => rows.map((row) => row.map(escapeCell));
 
 function listCell(values: readonly string[] | null): string {
   if (!values || values.length === 0) return '';
@@ -79,7 +100,7 @@ export function componentsToCsv(components: ExportedComponent[], categories: Cat
     listCell((c.documentLinks?.links ?? []).map((l) => cpnOf.get(l.documentId) ?? l.documentId)),
     ...attributes.map((id) => valueCell(c.attributeValues[id])),
   ]);
-  return stringify([[...componentColumns, ...attributes.map((id) => `${attributePrefix}${id}`)], ...rows]);
+  return stringify([[...componentColumns, ...attributes.map((id) => `${attributePrefix}${id}`)], ...escapedRows(rows)]);
 }
 
 export function bomToCsv(components: ExportedComponent[]): string {
@@ -87,7 +108,7 @@ export function bomToCsv(components: ExportedComponent[]): string {
   const rows = components.flatMap((c) =>
     (c.bom?.lines ?? []).map((line) => [c.cpn, cpnOf.get(line.childId) ?? line.childId, line.quantity === null ? '' : String(line.quantity), line.refDes ?? '', line.itemNumber ?? '', line.notes ?? '']),
   );
-  return stringify([[...bomColumns], ...rows]);
+  return stringify([[...bomColumns], ...escapedRows(rows)]);
 }
 
 /** A component row as read, before it is checked against the configuration. */
@@ -154,7 +175,7 @@ function parseTable(text: string, file: string, known: (column: string) => boole
   }
   if (!ok) return [];
   // Row numbers are the spreadsheet's: the header is row 1.
-  return records.slice(1).map((cells, index) => ({ row: index + 2, cells: Object.fromEntries(header.map((column, c) => [column, cells[c] ?? ''])) }));
+  return records.slice(1).map((cells, index) => ({ row: index + 2, cells: Object.fromEntries(header.map((column, c) => [column, unescapeCell(cells[c] ?? '')])) }));
 }
 
 function parseList(cell: string, where: string, problems: ImportProblem[]): string[] {

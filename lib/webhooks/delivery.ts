@@ -6,12 +6,15 @@ import type { ChangedItem } from '../store/stream.js';
 import { eventNames, eventOf, type WebhookEvent } from './events.js';
 import type { WebhookSettings } from './settings.js';
 import { deriveWebhookSecret, signatureHeader } from './signing.js';
-import { checkReceiverUrl } from './urls.js';
+import { postToReceiver } from './transport.js';
+import { resolveReceiver, type HostLookup } from './urls.js';
 
 export interface DeliveryDeps {
   store: Store;
   settings: WebhookSettings;
   now?: () => Date;
+  /** The resolver of receiver hosts (the system's; tests pass their own). */
+  lookup?: HostLookup;
 }
 
 const deliveryIdOf = (webhookId: string, eventId: string) => createHash('sha256').update(`${webhookId}:${eventId}`).digest('hex').slice(0, 32);
@@ -93,14 +96,13 @@ async function attempt(deps: DeliveryDeps, webhook: WebhookRecord, delivery: Del
   let error: string | null = null;
   try {
     if (!settings.stackKey) throw new Error('WEBHOOK_SIGNING_KEY is not configured');
-    const url = await checkReceiverUrl(webhook.url, settings.urlPolicy);
+    // Resolved and checked once; the POST connects to the checked address (no second resolution to rebind).
+    const target = await resolveReceiver(webhook.url, settings.urlPolicy, deps.lookup);
     const secret = deriveWebhookSecret(settings.stackKey, webhook.id, webhook.secretVersion);
-    const response = await fetch(url, {
-      method: 'POST',
-      // Never follow a redirect: it could lead to an address the URL check would refuse.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(settings.timeoutMs),
-      headers: {
+    // Never follows a redirect: it could lead to an address the URL check would refuse.
+    statusCode = await postToReceiver(
+      target,
+      {
         'content-type': 'application/json',
         'user-agent': 'PLM-Webhooks/1',
         'x-plm-event-id': delivery.eventId,
@@ -108,10 +110,9 @@ async function attempt(deps: DeliveryDeps, webhook: WebhookRecord, delivery: Del
         'x-plm-delivery-id': delivery.id,
         'x-plm-signature': signatureHeader(secret, delivery.body, Math.floor(started.getTime() / 1000)),
       },
-      body: delivery.body,
-    });
-    statusCode = response.status;
-    await response.body?.cancel().catch(() => undefined);
+      delivery.body,
+      settings.timeoutMs,
+    );
     if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}`;
   } catch (caught) {
     error = caught instanceof DomainError ? caught.message : caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);

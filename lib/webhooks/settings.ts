@@ -18,14 +18,14 @@ const positive = (value: string | undefined, fallback: number) => {
 };
 
 /**
- * From the environment the handlers run in: WEBHOOK_SIGNING_KEY, WEBHOOK_ALLOW_PRIVATE_URLS (the local
- * stack only), WEBHOOK_MAX_ATTEMPTS (default 8), WEBHOOK_RETRY_BASE_MS (default 60,000: 1, 2, 4 ... 64
+ * From the environment the handlers run in: WEBHOOK_SIGNING_KEY, WEBHOOK_ALLOW_LOOPBACK_URLS (the local
+ * stack only: receivers on this machine's loopback addresses), WEBHOOK_MAX_ATTEMPTS (default 8), WEBHOOK_RETRY_BASE_MS (default 60,000: 1, 2, 4 ... 64
  * minutes), WEBHOOK_TIMEOUT_MS (default 10,000).
  */
 function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
   return {
     stackKey: env.WEBHOOK_SIGNING_KEY || undefined,
-    urlPolicy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },
+    urlPolicy: { allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK_URLS === 'true' },
     maxAttempts: Math.floor(positive(env.WEBHOOK_MAX_ATTEMPTS, 8)),
     retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS, 60_000),
     timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),

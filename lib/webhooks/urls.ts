@@ -3,26 +3,56 @@ import ipaddr from 'ipaddr.js';
 import { InvalidInputError } from '../errors.js';
 
 export interface UrlPolicy {
-  /** Deployed stacks: false (https only, public addresses only). The local stack allows http to loopback. */
-  allowPrivate: boolean;
+  /**
+   * Deployed stacks: false (https, public addresses only). The local stack: true, which adds loopback
+   * (127.0.0.0/8, ::1), over http or https, so integrators can develop against a receiver on this machine;
+   * every other non-public address (link-local and the metadata service, private, unique-local, ...) stays
+   * refused there too.
+   */
+  allowLoopback: boolean;
 }
 
 /** ipaddr.js ranges a webhook may not reach: anything that is not a public unicast address. */
 const forbiddenRanges = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved', 'uniqueLocal', 'ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo', 'benchmarking', 'amt', 'as112', 'deprecated', 'orchid2', 'droneRemoteIdProtocolEntityTags']);
 
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
+/** The range of an address, an IPv4-mapped IPv6 address (::ffff:a.b.c.d) taken as its IPv4 address. */
+function rangeOf(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return undefined;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return !forbiddenRanges.has(parsed.range());
+  return parsed.range();
+}
+
+export function isPublicAddress(address: string): boolean {
+  const range = rangeOf(address);
+  return range !== undefined && !forbiddenRanges.has(range);
+}
+
+function isLoopbackAddress(address: string): boolean {
+  return rangeOf(address) === 'loopback';
+}
+
+/** Resolves a host name to every address it has (the system resolver; tests pass their own). */
+export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
+/** A receiver URL with the address it was checked at: delivery connects to exactly this address. */
+export interface ReceiverTarget {
+  url: URL;
+  address: string;
+  family: 4 | 6;
 }
 
 /**
- * A receiver URL: absolute, https (http only where private addresses are allowed), no credentials, at most
- * 2,000 characters, and a host that resolves only to public addresses. Checked when a webhook is saved and
- * again before every attempt (a name may be pointed elsewhere later).
+ * A receiver URL: absolute, no credentials, at most 2,000 characters, https (http only to loopback where
+ * the policy allows loopback), and a host whose every address is public (or loopback, where allowed). The
+ * host is resolved once, here; the caller connects to the address returned, so a name that resolves
+ * differently a moment later (DNS rebinding) cannot move the request. IP literals in any form the URL parser
+ * accepts (decimal 2852039166, octal 0251.0376.0251.0376, IPv4-mapped [::ffff:a9fe:a9fe]) are normalised by
+ * it before the check. Checked when a webhook is saved and again before every attempt.
  */
-export async function checkReceiverUrl(raw: string, policy: UrlPolicy): Promise<URL> {
+export async function resolveReceiver(raw: string, policy: UrlPolicy, resolve: HostLookup = systemLookup): Promise<ReceiverTarget> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -30,13 +60,27 @@ export async function checkReceiverUrl(raw: string, policy: UrlPolicy): Promise<
     throw new InvalidInputError(`url is not an absolute URL: ${raw.slice(0, 200)}`, { field: 'url' });
   }
   if (raw.length > 2000) throw new InvalidInputError('url is at most 2,000 characters', { field: 'url' });
-  if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) throw new InvalidInputError('url must use https', { field: 'url' });
+  if (url.protocol !== 'https:' && !(policy.allowLoopback && url.protocol === 'http:')) throw new InvalidInputError('url must use https', { field: 'url' });
   if (url.username || url.password) throw new InvalidInputError('url must not carry credentials; verify the signature instead', { field: 'url' });
-  if (policy.allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = ipaddr.isValid(host) ? [host] : await lookup(host, { all: true }).then((found) => found.map((a) => a.address), () => []);
+  const addresses = ipaddr.isValid(host)
+    ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }]
+    : await resolve(host).then(
+        (found) => found,
+        () => [],
+      );
   if (addresses.length === 0) throw new InvalidInputError(`url: the host ${host} does not resolve`, { field: 'url' });
-  const blocked = addresses.find((address) => !isPublicAddress(address));
-  if (blocked) throw new InvalidInputError(`url: the host ${host} resolves to ${blocked}, a private, loopback or link-local address`, { field: 'url' });
-  return url;
+  const allowed = (address: string) => (url.protocol === 'https:' && isPublicAddress(address)) || (policy.allowLoopback && isLoopbackAddress(address));
+  const blocked = addresses.find(({ address }) => !allowed(address));
+  if (blocked) {
+    const what = isPublicAddress(blocked.address) ? 'a public address, which needs https' : policy.allowLoopback ? 'neither public nor loopback' : 'a private, loopback or link-local address';
+    throw new InvalidInputError(`url: the host ${host} resolves to ${blocked.address}, ${what}`, { field: 'url' });
+  }
+  const first = addresses[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/** resolveReceiver when only the URL matters (saving a webhook). */
+export async function checkReceiverUrl(raw: string, policy: UrlPolicy, resolve?: HostLookup): Promise<URL> {
+  return (await resolveReceiver(raw, policy, resolve)).url;
 }

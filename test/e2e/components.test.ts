@@ -394,6 +394,13 @@ describe('components', () => {
     it('an update of an unknown component is NOT_FOUND', async () => {
       await expectError(tenant, updateMutation, { inputs: [{ id: randomUUID(), name: 'ghost' }] }, 'NOT_FOUND');
     });
+
+    it('an empty or malformed id, alone or repeated, is BAD_USER_INPUT naming the input', async () => {
+      for (const inputs of [[{ id: '' }, { id: '' }], [{ id: '' }], [{ id: 'C#1' }]]) {
+        const response = await expectError(tenant, updateMutation, { inputs }, 'BAD_USER_INPUT');
+        expect(response.body.errors![0]!.extensions).toMatchObject({ field: 'id', inputIndex: 0 });
+      }
+    });
   });
 
   describe('optimistic concurrency and history', () => {

@@ -121,6 +121,11 @@ describe('CPNs with the default scheme', () => {
     expect(unknown.errors).toEqual([{ element: 'nope', message: expect.stringContaining('unknown CPN element') }]);
     const missing = await graphql(completeOverride, { overrides: [], componentId: randomUUID() }, tenantHeaders(tenant));
     expect(missing.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    // An empty componentId is malformed, not "no component" (it used to preview as a new component).
+    for (const query of [completeOverride, freeform]) {
+      const empty = await graphql(query, { overrides: [], value: 'X-1', componentId: '' }, tenantHeaders(tenant));
+      expect(empty.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'componentId' });
+    }
   });
 
   it('validateOverrides checks each element value on its own', async () => {

@@ -147,6 +147,22 @@ describe('items: BOMs, documents and relation fields', () => {
       await expectCode(tenant, itemUpdateMutation, { inputs: [{ id, expectedVersion: 1, name: 'stale' }] }, 'VERSION_CONFLICT');
       await expectCode(tenant, itemUpdateMutation, { inputs: [{ id: randomUUID(), name: 'ghost' }] }, 'NOT_FOUND');
     });
+
+    it('an empty or malformed id, alone or repeated, is BAD_USER_INPUT naming the input; nothing is written', async () => {
+      const before = await itemWrites(tenant);
+      const cases: [{ id: string }[], number][] = [
+        [[{ id: '' }, { id: '' }], 0],
+        [[{ id: '' }], 0],
+        [[{ id: parts[0]!.id }, { id: 'not-a-uuid' }], 1],
+        [[{ id: ' ' }, { id: ' ' }], 0],
+        [[{ id: parts[0]!.id }, { id: parts[0]!.id }], 1],
+      ];
+      for (const [inputs, inputIndex] of cases) {
+        const response = await expectCode(tenant, itemUpdateMutation, { inputs }, 'BAD_USER_INPUT');
+        expect(response.body.errors![0]!.extensions).toMatchObject({ field: 'id', inputIndex });
+      }
+      expect(await itemWrites(tenant)).toEqual(before);
+    });
   });
 
   describe('item.create and item.update with every relation field', () => {
@@ -444,10 +460,10 @@ describe('items: BOMs, documents and relation fields', () => {
       ]);
     });
 
-    it('a childHistoryId that is not a version of the child is refused and nothing is written', async () => {
+    it('a childHistoryId that is not a version of the child (an empty one included) is refused and nothing is written', async () => {
       const assembly = await createAssembly(tenant, 'Bad pins');
       const before = await itemWrites(tenant);
-      for (const childHistoryId of [`${parts[0]!.id}:99`, `${parts[1]!.id}:1`, 'nonsense', `${parts[0]!.id}:0`]) {
+      for (const childHistoryId of [`${parts[0]!.id}:99`, `${parts[1]!.id}:1`, 'nonsense', `${parts[0]!.id}:0`, '']) {
         await expectCode(tenant, itemUpdateMutation, { inputs: [{ id: assembly.id, children: [{ childId: parts[0]!.id, childHistoryId }] }] }, 'INVALID_BOM_LINE');
       }
       expect(await itemWrites(tenant)).toEqual(before);

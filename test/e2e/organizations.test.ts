@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +92,10 @@ describe('sandboxes', () => {
     const stranger = tenantHeaders(await newTenant());
     expect((await refusal(stranger, create, { input: { name: 'Foreign', parentOrganizationId: tenant.organization.id } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
     expect((await refusal(stranger, create, { input: { name: 'Ghost', parentOrganizationId: randomUUID() } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
+    // An empty parent id is not "no parent": it names no organization (it used to create a production one).
+    expect((await refusal(stranger, create, { input: { name: 'Empty parent', parentOrganizationId: '' } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
+    expect((await refusal(stranger, create, { input: { name: 'Blank parent', parentOrganizationId: ' ' } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
+    expect((await refusal(stranger, create, { input: { name: 'Empty slug', slug: '' } })).code).toBe('BAD_USER_INPUT');
     const editor = await memberWithRole(tenant, 'EDITOR');
     expect((await refusal(editor.headers, create, { input: { name: 'Editor box', parentOrganizationId: tenant.organization.id } })).code).toBe('SANDBOX_PARENT_FORBIDDEN');
     expect((await refusal(editor.headers, archive, { id: sandbox.id })).code).toBe('SANDBOX_ARCHIVE_FORBIDDEN');
@@ -155,5 +160,40 @@ describe('operator commands', () => {
     const grant = JSON.parse((await admin('grant', 'create', '--email', email)).stdout);
     expect(grant.grant).toMatchObject({ email });
     await expect(admin('plan', 'set', '--org-slug', tenant.organization.slug, '--plan', 'platinum')).rejects.toMatchObject({ code: 2 });
+  }, 60_000);
+
+  it("the README's command, npm run -s admin -- …, prints exactly the one JSON line on stdout", async () => {
+    const tenant = await newTenant();
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const { stdout } = await run(npm, ['run', '-s', 'admin', '--', 'plan', 'set', '--org-slug', tenant.organization.slug, '--plan', 'team'], {
+      env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+    });
+    const lines = stdout.trim().split('\n');
+    expect(lines, stdout).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ plan: 'team' });
+  }, 60_000);
+
+  it('with nothing listening at the table endpoint: one line naming it and what to set, exit status 2, no stack trace', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = server.address() as AddressInfo;
+        server.close(() => resolve(free));
+      });
+    });
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_PORT: String(port) };
+    delete env.DYNAMODB_ENDPOINT;
+    delete env.TABLE_NAME;
+    const failed = (await run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', 'tenants', 'list'], { env }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { code: number; stdout: string; stderr: string } | undefined;
+    expect(failed).toBeDefined();
+    expect(failed!.code).toBe(2);
+    expect(failed!.stdout).toBe('');
+    const lines = failed!.stderr.trim().split('\n');
+    expect(lines, failed!.stderr).toHaveLength(1);
+    expect(lines[0]).toContain(`http://127.0.0.1:${port}`);
+    expect(lines[0]).toContain('ECONNREFUSED');
+    expect(lines[0]).toContain('DYNAMODB_PORT');
   }, 60_000);
 });

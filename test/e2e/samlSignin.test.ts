@@ -1,9 +1,9 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addMember, verifyDomain } from '../../lib/orgs/operator.js';
 import { findUserIdByEmail } from '../../lib/store/user.js';
 import { graphql, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
-import { readAuthnRequest, samlResponse } from '../support/saml.js';
+import { idpCertificate, readAuthnRequest, samlResponse } from '../support/saml.js';
 import { ok, refusal } from './accessHelpers.js';
 import { freshClientIp, postAuth, send, sessionFrom, strongPassword, type AccountResponse } from './accountHelpers.js';
 import { configureSaml, idpMetadata, patchOp, scim, scimTenant, userSchema } from './scimHelpers.js';
@@ -74,12 +74,12 @@ interface SsoTenant {
 }
 
 /** An organization whose owner's address is in a domain it verified, with SAML enabled for that domain. */
-async function ssoTenant(): Promise<SsoTenant> {
+async function ssoTenant(metadata = idpMetadata()): Promise<SsoTenant> {
   const domain = `sso-${randomUUID().slice(0, 8)}.test`;
   const owner = `owner@${domain}`;
   const tenant = await newTenant({ email: owner });
   await verifyDomain(testStore(), tenant.organization.slug, domain);
-  await ok(tenantHeaders(tenant), configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [domain] } });
+  await ok(tenantHeaders(tenant), configureSaml, { input: { enabled: true, idpMetadataXml: metadata, domains: [domain] } });
   return { tenant, domain, owner };
 }
 
@@ -111,6 +111,14 @@ describe('SAML sign-in through the user pool', () => {
     expect((await ok(session, me)).user.me).toEqual({ permitted: true, user: { primaryEmail: acme.owner } });
     const libraries = await ok({ ...session, 'x-organization': `@${acme.tenant.organization.slug}` }, '{ libraries { name } }');
     expect(libraries.libraries).toEqual([{ name: 'Main' }]);
+  });
+
+  it('accepts the signing certificate with PEM armour and line breaks (as some IdPs export it) and signs in with it', async () => {
+    const pem = `\n-----BEGIN CERTIFICATE-----\n${idpCertificate.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+    const armoured = await ssoTenant(idpMetadata({ certificate: pem }));
+    const stored = (await ok(tenantHeaders(armoured.tenant), '{ saml { configuration { certificateSha256 } } }')).saml.configuration;
+    expect(stored.certificateSha256).toBe(createHash('sha256').update(Buffer.from(idpCertificate, 'base64')).digest('hex'));
+    expect((await ok(sessionOf(await signIn(armoured.owner)), me)).user.me.user.primaryEmail).toBe(armoured.owner);
   });
 
   it('signs in through ?organization=<slug> too', async () => {

@@ -135,6 +135,10 @@ describe('webhooks', () => {
   it('validates receivers and needs library.settings.update; update, rotation and delete', async () => {
     expect((await refusal(admin, createWebhook, { input: { url: 'ftp://example.com/x', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');
     expect((await refusal(admin, createWebhook, { input: { url: 'not a url', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');
+    // The local stack allows loopback only (README): never the metadata service or another internal address.
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/', 'http://10.0.0.1/x', 'http://[fd00::1]/x', 'http://0.0.0.0:9/x']) {
+      expect((await refusal(admin, createWebhook, { input: { url, events: ['BOM_CHANGED'] } })).code, url).toBe('BAD_USER_INPUT');
+    }
     expect((await refusal(admin, createWebhook, { input: { url: 'https://example.com/x', events: [] } })).code).toBe('BAD_USER_INPUT');
     const denied = await refusal(alice.headers, createWebhook, { input: { url: 'https://example.com/x', events: ['BOM_CHANGED'] } });
     expect(denied.error!.extensions).toMatchObject({ code: 'FORBIDDEN', requiredPermission: 'library.settings.update' });

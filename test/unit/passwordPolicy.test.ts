@@ -42,4 +42,15 @@ describe('password policy', () => {
     expect(rule(nist, 'abcabcabcabcabcabc'.replace('abc', 'abc'))).toBe('repeatedCharacters');
     expect(rule(standard, 'Ada.Lovelace-1815x', 'ada.lovelace@example.com')).toBe('containsEmail');
   });
+
+  it('refuses a common password hidden by case, digits, symbols, letter substitutions or a letter or two added', () => {
+    for (const password of ['password1234!A', 'A!password1234', 'P@ssw0rd!2024x', 'Ilov3y0u!2024Z', '!!Dragon99xZ', '9876-Monkey-!Q', 'Sunsh1ne!!2024ab', 'passwordpassword'.slice(0, 8) + '#2024Zz']) {
+      expect(rule(standard, password), password).toBe('commonPassword');
+    }
+    expect(rule(nist, 'password 1234 !! a b')).toBe('commonPassword');
+    // Passwords that merely contain a common word among enough other letters are not refused for it.
+    for (const password of ['Tr4ns-Mission;Gear', 'Gear-3f20e1-Tr4in!', 'Gear-9a8c7b-Tr4in!', 'Dragon-Fly;Orbit7', 'Monkey+Wrench=Fix9']) {
+      expect(rule(standard, password), password).toBeUndefined();
+    }
+  });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultCategories } from '../../lib/config/categories.js';
 import { defaultCpnScheme } from '../../lib/config/cpnScheme.js';
 import type { ImportProblem } from '../../lib/errors.js';
-import { componentsToCsv, parseBomCsv, parseComponentsCsv } from '../../lib/transfer/csv.js';
+import { parse } from 'csv-parse/sync';
+import { bomToCsv, componentsToCsv, parseBomCsv, parseComponentsCsv } from '../../lib/transfer/csv.js';
 import { countersOfCpn, mergeCounters } from '../../lib/transfer/counters.js';
 import type { ExportedComponent } from '../../lib/transfer/format.js';
 
@@ -62,6 +63,49 @@ describe('the CSV view of a library', () => {
       ['components.csv row 2, labels', 'CSV_INVALID_CELL'],
       ['bom.csv header', 'CSV_MISSING_COLUMN'],
     ]);
+  });
+});
+
+describe('formula injection in the CSV view (OWASP CSV injection)', () => {
+  const hostile = ['=HYPERLINK("http://evil.test","x")', '+SUM(1;2)', '-2+3+cmd|\' /C calc\'!A0', '@SUM(1)', '\tTAB', '\rCR', "'quoted", "''twice", "'=1+1", '=', "'"];
+  const formula = /^[=+\-@\t\r]/;
+
+  it('writes no data cell a spreadsheet would run as a formula, and reads every value back exactly', () => {
+    const child = component({ id: 'b', cpn: '100-00002', name: 'child' });
+    for (const value of hostile) {
+      const parent = component({
+        name: value,
+        description: value,
+        eid: value,
+        labels: [value, 'plain'],
+        attributeValues: { resistance: value },
+        bom: { version: 1, lines: [{ lineId: 'l', childId: 'b', quantity: null, refDes: value, itemNumber: value, notes: value, childHistoryId: null, createdByIntegrationId: null, createdAt: '2025-01-01T00:00:00.000Z' }] } as never,
+      });
+      const componentsCsv = componentsToCsv([parent, child], defaultCategories);
+      const bomCsv = bomToCsv([parent, child]);
+      for (const csv of [componentsCsv, bomCsv]) {
+        const cells = (parse(csv) as string[][]).slice(1).flat();
+        expect(cells.filter((cell) => formula.test(cell)), csv).toEqual([]);
+      }
+      const problems: ImportProblem[] = [];
+      const [row] = parseComponentsCsv(componentsCsv, problems);
+      const [line] = parseBomCsv(bomCsv, problems);
+      expect(problems).toEqual([]);
+      expect(row).toMatchObject({ name: value, description: value, eid: value });
+      expect(row!.attributes.get('resistance')).toBe(value.trim());
+      expect(row!.labels).toEqual([value, 'plain']);
+      expect(line).toMatchObject({ refDes: value, itemNumber: value, notes: value });
+    }
+  });
+
+  it('leaves plain numbers as numbers, and strips one leading quote from a hand-written cell', () => {
+    const csv = componentsToCsv([component({ attributeValues: { resistance: -4.7, tolerance: '+1e3' } })], defaultCategories);
+    expect(csv).toContain(',-4.7');
+    expect(csv).toContain(',+1e3');
+    const problems: ImportProblem[] = [];
+    const [row] = parseComponentsCsv("cpn,name,category,description\n'100-1,'=x,resistor,''y\n", problems);
+    expect(problems).toEqual([]);
+    expect(row).toMatchObject({ cpn: '100-1', name: '=x', description: "'y" });
   });
 });
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ChangedItem } from '../../lib/store/stream.js';
 import { eventOf } from '../../lib/webhooks/events.js';
 import { deriveWebhookSecret, signatureHeader, verifySignature } from '../../lib/webhooks/signing.js';
-import { checkReceiverUrl, isPublicAddress } from '../../lib/webhooks/urls.js';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { postToReceiver } from '../../lib/webhooks/transport.js';
+import { checkReceiverUrl, isPublicAddress, resolveReceiver, type HostLookup } from '../../lib/webhooks/urls.js';
 
 const org = '11111111-1111-4111-8111-111111111111';
 const lib = '22222222-2222-4222-8222-222222222222';
@@ -50,7 +53,7 @@ describe('webhook signatures', () => {
 });
 
 describe('webhook receiver URLs (deployed policy)', () => {
-  const deployed = { allowPrivate: false };
+  const deployed = { allowLoopback: false };
   it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '0.0.0.0', '::ffff:127.0.0.1', '100.64.0.1'])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -64,7 +67,76 @@ describe('webhook receiver URLs (deployed policy)', () => {
     await expect(checkReceiverUrl('https://user:pw@93.184.216.34/x', deployed)).rejects.toThrow(/credentials/);
     await expect(checkReceiverUrl('https://localhost/x', deployed)).rejects.toThrow(/private|resolve/);
     expect((await checkReceiverUrl('https://93.184.216.34/hooks', deployed)).href).toBe('https://93.184.216.34/hooks');
-    expect((await checkReceiverUrl('http://127.0.0.1:8080/hooks', { allowPrivate: true })).href).toBe('http://127.0.0.1:8080/hooks');
+    expect((await checkReceiverUrl('http://127.0.0.1:8080/hooks', { allowLoopback: true })).href).toBe('http://127.0.0.1:8080/hooks');
+  });
+});
+
+describe('webhook receiver URLs (local stack policy: loopback only, as the README says)', () => {
+  const local = { allowLoopback: true };
+  const deployed = { allowLoopback: false };
+  const resolvesTo = (...addresses: string[]): HostLookup => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+  it.each([
+    'http://169.254.169.254/latest/meta-data',
+    'https://169.254.169.254/latest/meta-data',
+    'http://2852039166/',
+    'http://0251.0376.0251.0376/',
+    'http://0xa9.0xfe.0xa9.0xfe/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[fe80::1]/',
+    'http://10.0.0.1/',
+    'http://172.16.0.1/',
+    'http://192.168.1.1/',
+    'http://100.64.0.1/',
+    'http://[fd00::1]/',
+    'http://0.0.0.0:8080/',
+    'http://[::]:8080/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://93.184.216.34/',
+  ])('refuses %s locally and when deployed', async (url) => {
+    await expect(checkReceiverUrl(url, local)).rejects.toThrow(/url/);
+    await expect(checkReceiverUrl(url, deployed)).rejects.toThrow(/url/);
+  });
+
+  it('accepts loopback over http or https, by address or by a name that resolves only to loopback, and public hosts over https', async () => {
+    for (const url of ['http://127.0.0.1:8080/hooks', 'http://127.1.2.3/hooks', 'http://[::1]:8080/hooks', 'https://127.0.0.1/hooks', 'http://[::ffff:127.0.0.1]/hooks']) {
+      expect((await checkReceiverUrl(url, local)).protocol).toMatch(/^https?:$/);
+    }
+    expect((await checkReceiverUrl('http://localhost:8080/hooks', local, resolvesTo('127.0.0.1', '::1'))).href).toBe('http://localhost:8080/hooks');
+    expect((await checkReceiverUrl('https://93.184.216.34/hooks', local)).href).toBe('https://93.184.216.34/hooks');
+  });
+
+  it('refuses a name when any of its addresses is refused (checked all, not the first)', async () => {
+    await expect(checkReceiverUrl('http://mixed.test/hooks', local, resolvesTo('127.0.0.1', '169.254.169.254'))).rejects.toThrow(/169\.254\.169\.254/);
+    await expect(checkReceiverUrl('https://mixed.test/hooks', deployed, resolvesTo('93.184.216.34', '10.0.0.1'))).rejects.toThrow(/10\.0\.0\.1/);
+    await expect(checkReceiverUrl('https://mapped.test/hooks', deployed, resolvesTo('93.184.216.34', '::ffff:169.254.169.254'))).rejects.toThrow(/private/);
+  });
+
+  it('resolves the host once and connects to the checked address (no second resolution to rebind)', async () => {
+    const received: IncomingHttpHeaders[] = [];
+    const server = createServer((request, response) => {
+      received.push(request.headers);
+      response.statusCode = 204;
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      // The first answer is checked; a rebinding resolver then answers the metadata address.
+      const answers = ['127.0.0.1', '169.254.169.254'];
+      let calls = 0;
+      const rebinding: HostLookup = async () => [{ address: answers[Math.min(calls++, 1)]!, family: 4 }];
+      const target = await resolveReceiver(`http://rebind.test:${port}/hooks`, local, rebinding);
+      expect(target).toMatchObject({ address: '127.0.0.1', family: 4 });
+      // rebind.test resolves nowhere else: only a connection to the checked address reaches the receiver.
+      expect(await postToReceiver(target, { 'content-type': 'application/json' }, '{}', 5000)).toBe(204);
+      expect(calls).toBe(1);
+      expect(received).toHaveLength(1);
+      expect(received[0]!.host).toBe(`rebind.test:${port}`);
+    } finally {
+      server.close();
+    }
   });
 });
 
