@@ -1,4 +1,5 @@
-import { AccountError } from '../errors.js';
+import { AccountError, RateLimitedError } from '../errors.js';
+import { currentMeter, newMeter, withMeter } from '../store/meter.js';
 import { countRequest } from '../store/account.js';
 import type { Store } from '../store/client.js';
 
@@ -65,7 +66,7 @@ export function retryAfterSeconds(counts: { current: number; previous: number },
 export async function applyRateLimit(store: Store, route: RateLimitedRoute, ip: string, now = Date.now()): Promise<void> {
   const windowIndex = Math.floor(now / rateWindowMs);
   const elapsedFraction = (now - windowIndex * rateWindowMs) / rateWindowMs;
-  const counts = await countRequest(store, route, ip, windowIndex, rateWindowMs);
+  const counts = await countRequest(store, route, ip, windowIndex, rateWindowMs, now);
   const budget = routeBudgets[route];
   const decision = rateDecision(slidingCount(counts, elapsedFraction), budget);
   if (decision === 'refuse') {
@@ -73,4 +74,64 @@ export async function applyRateLimit(store: Store, route: RateLimitedRoute, ip: 
     throw new AccountError('AUTH_RATE_LIMITED', 429, 'Too many requests from this address: try again later', { retryAfterSeconds: retryAfter });
   }
   if (decision.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+}
+
+// ---- per-caller limits of the GraphQL API and SCIM ------------------------------------------------------
+
+/**
+ * Requests per caller (an API key, a signed-in user, a SCIM token), across all Lambda instances: a
+ * sustained rate over a sliding minute and a burst over a sliding 10 seconds. Past either, 429
+ * RATE_LIMITED with Retry-After. Far above what an integration does in normal use (README, "Limits");
+ * PLM_RATE_LIMIT_PER_MINUTE and PLM_RATE_LIMIT_BURST change them (tests lower them).
+ */
+export interface CallerRateLimits {
+  perMinute: number;
+  /** Requests per burstWindowMs. */
+  burst: number;
+}
+
+export const defaultCallerRateLimits: CallerRateLimits = { perMinute: 1_200, burst: 300 };
+export const callerMinuteMs = 60_000;
+export const callerBurstWindowMs = 10_000;
+
+export function callerRateLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): CallerRateLimits {
+  const positive = (value: string | undefined, fallback: number) => (value && Number.isInteger(Number(value)) && Number(value) > 0 ? Number(value) : fallback);
+  return {
+    perMinute: positive(env.PLM_RATE_LIMIT_PER_MINUTE, defaultCallerRateLimits.perMinute),
+    burst: positive(env.PLM_RATE_LIMIT_BURST, defaultCallerRateLimits.burst),
+  };
+}
+
+/** The counter key of a caller: `apikey:<id>`, `user:<id>` or `scim:<token hash prefix>`. */
+export type CallerRateKey = `${'apikey' | 'user' | 'scim'}:${string}`;
+
+/**
+ * Counts the request against the caller's two sliding windows (the account routes' counters: one
+ * UpdateItem each, in parallel, items with TTL) and refuses it with RateLimitedError past either limit.
+ * The counters' cost is metered apart from the request's (CapacityMeter.rateLimit). Refused requests
+ * count too, as on the account routes.
+ */
+export async function applyCallerRateLimit(store: Store, key: CallerRateKey, limits: CallerRateLimits, now = Date.now()): Promise<void> {
+  const windows = [
+    { bucket: 'api-minute', limit: limits.perMinute, windowMs: callerMinuteMs },
+    { bucket: 'api-burst', limit: limits.burst, windowMs: callerBurstWindowMs },
+  ];
+  const own = newMeter();
+  const outer = currentMeter();
+  const counted = await withMeter(own, () =>
+    Promise.all(
+      windows.map(async (window) => {
+        const windowIndex = Math.floor(now / window.windowMs);
+        const elapsedFraction = (now - windowIndex * window.windowMs) / window.windowMs;
+        const counts = await countRequest(store, window.bucket, key, windowIndex, window.windowMs, now);
+        return { ...window, counts, elapsedFraction, count: slidingCount(counts, elapsedFraction) };
+      }),
+    ),
+  );
+  if (outer) outer.rateLimit = own;
+  const over = counted.filter((window) => window.count > window.limit);
+  if (over.length === 0) return;
+  const waits = over.map((window) => ({ window, wait: retryAfterSeconds(window.counts, window.elapsedFraction, window.limit, window.windowMs) }));
+  const longest = waits.reduce((a, b) => (b.wait > a.wait ? b : a));
+  throw new RateLimitedError(longest.wait, { limit: longest.window.limit, windowSeconds: longest.window.windowMs / 1000 });
 }

@@ -8,6 +8,9 @@ import type { User } from '../../../lib/accounts/model.js';
 import type { Component } from '../../../lib/components/model.js';
 import type { GraphQLContext } from '../context.js';
 import { withheldAttributes } from '../../../lib/integrations/policy.js';
+import type { RelationReads } from '../../../lib/items/reads.js';
+import { getBoms, getDocumentLinks } from '../../../lib/store/bom.js';
+import { getUsages } from '../../../lib/store/usage.js';
 
 import type { LibraryScope } from '../../../lib/access/scope.js';
 export type { LibraryScope };
@@ -60,4 +63,20 @@ export function loadComponent(context: GraphQLContext, id: string): Promise<Comp
       return componentsByIds(context.store, scope, ids);
     }),
   );
+}
+
+/**
+ * The relation reads of one request (BOMs, where-used entries, document links), batched like
+ * loadComponent: every key asked for in the same tick goes into one BatchGetItem (per 100 keys), each key
+ * read once per request. `children`, `whereUsed` and `documents` of a page of 400 components cost a
+ * handful of requests instead of one or more per component.
+ */
+export function relationReads(context: GraphQLContext): RelationReads {
+  const load = <V>(name: string, id: string, loadMany: (scope: LibraryScope, ids: string[]) => Promise<Map<string, V>>) =>
+    context.once(`${name}:${id}`, () => context.batched(name, id, async (ids) => loadMany(await libraryScope(context), ids)));
+  return {
+    bom: (id) => load('bom', id, (scope, ids) => getBoms(context.store, scope.organizationId, scope.libraryId, ids)),
+    usage: (id) => load('usage', id, (scope, ids) => getUsages(context.store, scope.organizationId, scope.libraryId, ids)),
+    documentLinks: (id) => load('documentLinks', id, (scope, ids) => getDocumentLinks(context.store, scope.organizationId, scope.libraryId, ids)),
+  };
 }
