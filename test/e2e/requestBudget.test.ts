@@ -47,6 +47,8 @@ beforeAll(async () => {
 
 describe('the per-request DynamoDB budget', () => {
   it('answers a page of 400 components with children and where-used in a bounded number of batched reads', async () => {
+    // The first listing after the writes brings the search index up to date (writes of its own); not measured.
+    await gqlOk(tenant, '{ component { findAll(pagination: { first: 1 }) { totalCount } } }');
     const response = await graphql<any>(fanOutQuery, undefined, tenantHeaders(tenant));
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
@@ -55,9 +57,10 @@ describe('the per-request DynamoDB budget', () => {
     expect(nodes.reduce((sum, n) => sum + n.children.length, 0)).toBe(assemblies * linesPerAssembly);
     expect(nodes.reduce((sum, n) => sum + n.whereUsed.length, 0)).toBe(assemblies * linesPerAssembly);
     // Unbatched this was over 1,000 requests (one per component and relation); batched it is one
-    // BatchGetItem per 100 keys and relation: credential, findAll, BOMs, where-used, child components.
+    // BatchGetItem per 100 keys and relation: credential, the page (4), BOMs (4), where-used entries (4),
+    // the BOMs of the using assemblies and the child components (4 each): 22 measured.
     const cost = capacity(response);
-    expect(cost.requests).toBeLessThanOrEqual(30);
+    expect(cost.requests).toBeLessThanOrEqual(25);
     expect(cost.rateLimit?.requests).toBe(2);
   });
 
@@ -151,15 +154,16 @@ describe('per-caller rate limits', () => {
   it('answers 429 RATE_LIMITED with Retry-After past the limit of an API key; another key and another organization go on', async () => {
     const owner = await newTenant();
     const other = await newTenant();
-    const second = (await gqlOk<any>(owner, 'mutation { apiKey { create(input: { name: "second" }) { secret } } }')).apiKey.create.secret as string;
-    const { passed, refused } = await exhaust(() => limitedGraphql(tenantHeaders(owner)));
+    // A second key of the same owner (made with the first, which has counted that one request).
+    const second = { ...tenantHeaders(owner), 'x-api-key': (await gqlOk<any>(owner, 'mutation { apiKey { create(input: { name: "second" }) { secret } } }')).apiKey.create.secret as string };
+    const { passed, refused } = await exhaust(() => limitedGraphql(second));
     expect(passed.map((r) => r.status)).toEqual(Array(perMinute).fill(200));
     expect(refused.status).toBe(429);
     expect(refused.retryAfter).toMatch(/^[1-9]\d*$/);
     expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', limit: perMinute, windowSeconds: 60, retryAfterSeconds: Number(refused.retryAfter) });
     // Still refused on the next try: refusals count too.
-    expect((await limitedGraphql(tenantHeaders(owner))).status).toBe(429);
-    expect((await limitedGraphql({ ...tenantHeaders(owner), 'x-api-key': second })).status).toBe(200);
+    expect((await limitedGraphql(second)).status).toBe(429);
+    expect((await limitedGraphql(tenantHeaders(owner))).status).toBe(200);
     expect((await limitedGraphql(tenantHeaders(other))).status).toBe(200);
   });
 
