@@ -3,13 +3,13 @@ import { bearerVerifierFromEnv } from '../../lib/access/bearer.js';
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
-import { callerRateLimitsFromEnv } from '../../lib/accounts/rateLimit.js';
+import { CallerConcurrency, callerRateLimitsFromEnv } from '../../lib/accounts/rateLimit.js';
 import { createStore } from '../../lib/store/client.js';
 import { currentMeter, meterSignal } from '../../lib/store/meter.js';
 import { allowedOriginsFromEnv, jsonResult, requestFromEvent, resultFromResponse } from '../shared/apigw.js';
 import { withRequestLog } from '../shared/requestLog.js';
 import { queryBudgetFromEnv, requestLimits } from './limits.js';
-import { createGraphQLServer, requestOperations } from './yoga.js';
+import { createGraphQLServer, finishRequest, requestOperations } from './yoga.js';
 
 let blobs: BlobStorage | undefined;
 let mailer: Mailer | undefined;
@@ -24,6 +24,7 @@ const yoga = createGraphQLServer({
   bearer: bearerVerifierFromEnv(),
   rateLimits: callerRateLimitsFromEnv(),
   queryBudget: queryBudgetFromEnv(),
+  concurrency: CallerConcurrency.fromEnv(),
 });
 
 export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
@@ -34,8 +35,12 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
     }
     // Where the runtime tells when the client goes away (the local server), the request carries it.
     const request = requestFromEvent(event, meterSignal(currentMeter()));
-    const response = await yoga.fetch(request);
-    summary.operation = requestOperations.get(request);
-    return resultFromResponse(response);
+    try {
+      const response = await yoga.fetch(request);
+      summary.operation = requestOperations.get(request);
+      return await resultFromResponse(response);
+    } finally {
+      finishRequest(request);
+    }
   });
 }

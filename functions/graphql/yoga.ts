@@ -2,7 +2,7 @@ import { getNamedType, getOperationAST, GraphQLError, Kind, type DocumentNode, t
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import type { BearerVerifier } from '../../lib/access/bearer.js';
 import { resolveRequestContext, type RequestContext } from '../../lib/access/requestContext.js';
-import { applyCallerRateLimit, type CallerRateKey, type CallerRateLimits } from '../../lib/accounts/rateLimit.js';
+import { applyCallerRateLimit, CallerConcurrency, type CallerRateKey, type CallerRateLimits } from '../../lib/accounts/rateLimit.js';
 import { readCookie, sessionCookieName } from '../../lib/accounts/sessions.js';
 import type { Caller } from '../../lib/access/caller.js';
 import { DomainError, RateLimitedError, UnauthenticatedError, type DynamoDbUse } from '../../lib/errors.js';
@@ -104,6 +104,16 @@ export interface YogaOptions {
   rateLimits?: CallerRateLimits | undefined;
   /** DynamoDB requests and read units one query may use; without it no budget. */
   queryBudget?: DynamoDbUse | undefined;
+  /** Requests of one caller this process runs at once (the others wait); without it no limit. */
+  concurrency?: CallerConcurrency | undefined;
+}
+
+/** The end of each request's turn (CallerConcurrency), called when its response is made. */
+const turns = new WeakMap<Request, () => void>();
+
+/** Ends the request's turn; the handler calls it once the response is read (yoga's onResponse does too). */
+export function finishRequest(request: Request): void {
+  turns.get(request)?.();
 }
 
 /** The JSON media types of the GraphQL-over-HTTP spec; anything else (forms, multipart) is never run. */
@@ -132,8 +142,10 @@ function useCredentialFirst(
   contexts: WeakMap<Request, RequestContext>,
   verifyBearer: BearerVerifier | undefined,
   rateLimits: CallerRateLimits | undefined,
+  concurrency: CallerConcurrency | undefined,
 ): Plugin {
   return {
+    onResponse: ({ request }) => finishRequest(request),
     async onRequest({ request, endResponse }) {
       const method = request.method;
       if (method === 'OPTIONS') return;
@@ -166,7 +178,9 @@ function useCredentialFirst(
           ),
         );
         // Counted once the caller is known (an unknown credential never creates a counter), before the body is read.
-        if (rateLimits) await applyCallerRateLimit(store, callerRateKey(contexts.get(request)!.caller), rateLimits);
+        const key = callerRateKey(contexts.get(request)!.caller);
+        if (rateLimits) await applyCallerRateLimit(store, key, rateLimits);
+        if (concurrency) turns.set(request, await concurrency.acquire(key, request.signal));
       } catch (error) {
         if (!(error instanceof DomainError) || !error.httpStatus) throw error;
         contexts.delete(request);
@@ -199,7 +213,7 @@ function useQueryBudget(budget: DynamoDbUse): Plugin {
   };
 }
 
-export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail, bearer, rateLimits, queryBudget }: YogaOptions) {
+export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail, bearer, rateLimits, queryBudget, concurrency }: YogaOptions) {
   const contexts = new WeakMap<Request, RequestContext>();
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -219,7 +233,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
       };
     },
     plugins: [
-      useCredentialFirst(store, graphiql, contexts, bearer, rateLimits),
+      useCredentialFirst(store, graphiql, contexts, bearer, rateLimits, concurrency),
       useRequestLimits({ introspection }),
       ...(queryBudget ? [useQueryBudget(queryBudget)] : []),
       useErrorCodes,

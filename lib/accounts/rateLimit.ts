@@ -1,4 +1,4 @@
-import { AccountError, RateLimitedError } from '../errors.js';
+import { AccountError, RateLimitedError, RequestAbortedError } from '../errors.js';
 import { currentMeter, newMeter, withMeter } from '../store/meter.js';
 import { countRequest } from '../store/account.js';
 import type { Store } from '../store/client.js';
@@ -134,4 +134,57 @@ export async function applyCallerRateLimit(store: Store, key: CallerRateKey, lim
   const waits = over.map((window) => ({ window, wait: retryAfterSeconds(window.counts, window.elapsedFraction, window.limit, window.windowMs) }));
   const longest = waits.reduce((a, b) => (b.wait > a.wait ? b : a));
   throw new RateLimitedError(longest.wait, { limit: longest.window.limit, windowSeconds: longest.window.windowMs / 1000 });
+}
+
+/**
+ * Requests of one caller that a process runs at once; the others wait their turn in order (they are not
+ * refused: the rate limit does that), and a waiting request whose client goes away leaves the queue. A
+ * Lambda instance runs one request at a time, so there it never waits; in a process that serves many
+ * requests (the local stack) it keeps one caller's burst of heavy queries from taking every turn of the
+ * event loop and of DynamoDB from the others. PLM_CALLER_CONCURRENCY changes it (default 4).
+ */
+export class CallerConcurrency {
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, (() => void)[]>();
+
+  constructor(readonly perCaller: number) {}
+
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): CallerConcurrency {
+    const value = Number(env.PLM_CALLER_CONCURRENCY);
+    return new CallerConcurrency(Number.isInteger(value) && value > 0 ? value : 4);
+  }
+
+  /** Waits for a turn of `key`; the returned function ends it (calling it again does nothing). */
+  async acquire(key: string, signal?: AbortSignal): Promise<() => void> {
+    if ((this.running.get(key) ?? 0) >= this.perCaller) {
+      await new Promise<void>((resolve, reject) => {
+        const queue = this.waiting.get(key) ?? [];
+        this.waiting.set(key, queue);
+        const turn = () => {
+          signal?.removeEventListener('abort', leave);
+          resolve();
+        };
+        const leave = () => {
+          queue.splice(queue.indexOf(turn), 1);
+          if (queue.length === 0) this.waiting.delete(key);
+          reject(new RequestAbortedError());
+        };
+        queue.push(turn);
+        signal?.addEventListener('abort', leave, { once: true });
+      });
+    } else {
+      this.running.set(key, (this.running.get(key) ?? 0) + 1);
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.waiting.get(key)?.shift();
+      if (this.waiting.get(key)?.length === 0) this.waiting.delete(key);
+      // The turn passes on to the next waiting request of the caller, or is given back.
+      if (next) next();
+      else if ((this.running.get(key) ?? 1) <= 1) this.running.delete(key);
+      else this.running.set(key, this.running.get(key)! - 1);
+    };
+  }
 }

@@ -14,7 +14,8 @@
  *
  * Environment: BENCH_ITERATIONS (default 200), BENCH_WARMUP (calls per operation before measuring,
  * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr), BENCH_TRANSFER_COMPONENTS
- * (library export/import throughput at this many components, default 10000; 0 skips it).
+ * (library export/import throughput at this many components, default 10000; 0 skips it),
+ * BENCH_NOISY_NEIGHBOUR (false skips the noisy-neighbour measurement, only runs it alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -35,9 +36,12 @@ import { organizationKey } from '../../lib/store/organization.js';
 import { freePort } from '../support/ports.js';
 import { measureTransfer, renderTransfer } from './transfer.js';
 import { measureColdStart, renderColdStart } from './coldStart.js';
+import { measureNoisyNeighbour, renderNoisyNeighbour, type NoisyNeighbourResult } from './noisyNeighbour.js';
 
 /** Components of the library export/import throughput measurement (0 skips it). */
 const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_000);
+/** The noisy-neighbour measurement (noisyNeighbour.ts); BENCH_NOISY_NEIGHBOUR=false skips it, =only runs nothing else. */
+const noisyNeighbour = process.env.BENCH_NOISY_NEIGHBOUR ?? 'true';
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
@@ -158,6 +162,9 @@ async function startStack(): Promise<Stack> {
       AWS_REGION: region,
       NODE_NO_WARNINGS: '1',
       PLM_DATA_DIR: '',
+      // Every operation is called hundreds of times in a row with one key: above the per-key rate limits.
+      PLM_RATE_LIMIT_PER_MINUTE: '1000000',
+      PLM_RATE_LIMIT_BURST: '1000000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -673,16 +680,22 @@ async function main(): Promise<number> {
 
   const results: Result[] = [];
   const callCounter = { next: 0 };
-  for (const operation of operations(tenant, seeded)) {
+  const only = noisyNeighbour === 'only';
+  for (const operation of only ? [] : operations(tenant, seeded)) {
     log(`  ${operation.name}`);
     results.push(await measureOperation(started.baseUrl, operation, callCounter));
   }
-  log('  storage floor');
-  results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
-  log('  handler bundles (cold start)');
-  const bundles = await measureColdStart();
-  log(`  library export and import at ${transferComponents} components`);
-  const transfer = transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
+  if (!only) log('  storage floor');
+  if (!only) results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
+  if (!only) log('  handler bundles (cold start)');
+  const bundles = only ? [] : await measureColdStart();
+  if (!only) log(`  library export and import at ${transferComponents} components`);
+  const transfer = transferComponents > 0 && !only ? await measureTransfer(store, transferComponents) : [];
+  let noisy: NoisyNeighbourResult | undefined;
+  if (noisyNeighbour !== 'false') {
+    log('  noisy neighbour: 200 concurrent fan-out queries against another organization\'s trivial query');
+    noisy = await measureNoisyNeighbour(store, started.baseUrl);
+  }
 
   const over = results.filter((result) => result.withinBudget === false);
   console.log('');
@@ -707,6 +720,11 @@ async function main(): Promise<number> {
     console.log(renderTransfer(transfer));
     console.log('');
   }
+  if (noisy) {
+    console.log('[noisy neighbour: latency of another organization during 200 concurrent fan-out queries, p50 ratio budgeted]');
+    console.log(renderNoisyNeighbour(noisy));
+    console.log('');
+  }
   const transactFloor = results.find((result) => result.name.startsWith('raw TransactWriteItems'));
   if (transactFloor && transactFloor.perCall.writeCapacityUnits < 4) {
     console.log(
@@ -715,6 +733,7 @@ async function main(): Promise<number> {
         '      their budgets are set at the AWS price. See awslabs/amazon-dynamodb-local-samples#31.',
     );
   }
+  if (noisy && !noisy.withinBudget) console.log(`NOISY NEIGHBOUR OVER BUDGET: the victim's p50 latency rose ${noisy.ratioP50}x under attack (budget 5x).`);
   if (over.length) {
     console.log(`BUDGET EXCEEDED (${over.length} operation${over.length === 1 ? '' : 's'}):`);
     for (const result of over) console.log(`  ${result.name}: ${result.violations.join('; ')}`);
@@ -733,14 +752,15 @@ async function main(): Promise<number> {
           results,
           bundles,
           transfer,
-          withinBudget: over.length === 0,
+          noisyNeighbour: noisy ?? null,
+          withinBudget: over.length === 0 && (noisy?.withinBudget ?? true),
         },
         null,
         2,
       ),
     );
   }
-  return over.length ? 1 : 0;
+  return over.length || noisy?.withinBudget === false ? 1 : 0;
 }
 
 let exitCode = 1;
