@@ -141,7 +141,7 @@ export async function applyCallerRateLimit(store: Store, key: CallerRateKey, lim
  * refused: the rate limit does that), and a waiting request whose client goes away leaves the queue. A
  * Lambda instance runs one request at a time, so there it never waits; in a process that serves many
  * requests (the local stack) it keeps one caller's burst of heavy queries from taking every turn of the
- * event loop and of DynamoDB from the others. PLM_CALLER_CONCURRENCY changes it (default 4).
+ * event loop and of DynamoDB from the others. PLM_CALLER_CONCURRENCY changes it (default 1).
  */
 export class CallerConcurrency {
   private readonly running = new Map<string, number>();
@@ -151,7 +151,7 @@ export class CallerConcurrency {
 
   static fromEnv(env: NodeJS.ProcessEnv = process.env): CallerConcurrency {
     const value = Number(env.PLM_CALLER_CONCURRENCY);
-    return new CallerConcurrency(Number.isInteger(value) && value > 0 ? value : 4);
+    return new CallerConcurrency(Number.isInteger(value) && value > 0 ? value : 1);
   }
 
   /** Waits for a turn of `key`; the returned function ends it (calling it again does nothing). */
