@@ -239,6 +239,46 @@ export class IndentedBomTooLargeError extends DomainError {
   }
 }
 
+// ---- request cost and rate ---------------------------------------------------------------------------------
+
+/** DynamoDB use of one request: the budget or what was used of it. */
+export interface DynamoDbUse {
+  requests: number;
+  readCapacityUnits: number;
+}
+
+/**
+ * A query that would read more than its per-request DynamoDB budget: stopped before the call that would
+ * go over it, answered 400 with the budget and what was used (extensions.budget, extensions.used).
+ */
+export class QueryBudgetExceededError extends DomainError {
+  constructor(readonly budget: DynamoDbUse, readonly used: DynamoDbUse) {
+    super(
+      'QUERY_BUDGET_EXCEEDED',
+      `The query needs more than its budget of ${budget.requests} DynamoDB requests and ${budget.readCapacityUnits} read capacity units: select fewer relations per component or a smaller page`,
+      400,
+      { budget, used },
+    );
+  }
+}
+
+/** The client went away: the request's work stops before its next DynamoDB call. Nobody reads the answer. */
+export class RequestAbortedError extends DomainError {
+  constructor() {
+    super('REQUEST_ABORTED', 'The client closed the connection; the request was stopped', 499);
+  }
+}
+
+/** Too many requests from one caller (API key, user, SCIM token): 429 with Retry-After. */
+export class RateLimitedError extends DomainError {
+  constructor(readonly retryAfterSeconds: number, limit: { limit: number; windowSeconds: number }) {
+    super('RATE_LIMITED', `Too many requests from this credential: at most ${limit.limit} per ${limit.windowSeconds} s; retry after ${retryAfterSeconds} s`, 429, {
+      retryAfterSeconds,
+      ...limit,
+    });
+  }
+}
+
 type FileErrorCode = 'FILE_NOT_FOUND' | 'FILE_NOT_READY' | 'FILE_UPLOAD_MISMATCH';
 
 export class FileError extends DomainError {

@@ -3,11 +3,13 @@ import { bearerVerifierFromEnv } from '../../lib/access/bearer.js';
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
+import { CallerConcurrency, callerRateLimitsFromEnv } from '../../lib/accounts/rateLimit.js';
 import { createStore } from '../../lib/store/client.js';
+import { currentMeter, meterSignal } from '../../lib/store/meter.js';
 import { allowedOriginsFromEnv, jsonResult, requestFromEvent, resultFromResponse } from '../shared/apigw.js';
 import { withRequestLog } from '../shared/requestLog.js';
-import { requestLimits } from './limits.js';
-import { createGraphQLServer, requestOperations } from './yoga.js';
+import { queryBudgetFromEnv, requestLimits } from './limits.js';
+import { createGraphQLServer, finishRequest, requestOperations } from './yoga.js';
 
 let blobs: BlobStorage | undefined;
 let mailer: Mailer | undefined;
@@ -20,6 +22,9 @@ const yoga = createGraphQLServer({
   allowedOrigins: allowedOriginsFromEnv(),
   mail: { mailer: () => (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' },
   bearer: bearerVerifierFromEnv(),
+  rateLimits: callerRateLimitsFromEnv(),
+  queryBudget: queryBudgetFromEnv(),
+  concurrency: CallerConcurrency.fromEnv(),
 });
 
 export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
@@ -28,9 +33,14 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
     if ((event.body?.length ?? 0) > requestLimits.maxBodyBytes * (event.isBase64Encoded ? 4 / 3 : 1)) {
       return jsonResult(400, { errors: [{ message: `The request is larger than ${requestLimits.maxBodyBytes} bytes`, extensions: { code: 'REQUEST_TOO_LARGE', limit: requestLimits.maxBodyBytes } }] });
     }
-    const request = requestFromEvent(event);
-    const response = await yoga.fetch(request);
-    summary.operation = requestOperations.get(request);
-    return resultFromResponse(response);
+    // Where the runtime tells when the client goes away (the local server), the request carries it.
+    const request = requestFromEvent(event, meterSignal(currentMeter()));
+    try {
+      const response = await yoga.fetch(request);
+      summary.operation = requestOperations.get(request);
+      return await resultFromResponse(response);
+    } finally {
+      finishRequest(request);
+    }
   });
 }

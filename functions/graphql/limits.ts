@@ -16,6 +16,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { DynamoDbUse } from '../../lib/errors.js';
 
 /**
  * The request limits of /graphql: every one a documented number (README, "Limits"), refused with its own
@@ -37,6 +38,23 @@ export const requestLimits = {
   /** Objects the response may hold at most, estimating every list field at its fan-out (below). */
   maxObjects: 10_000,
 } as const;
+
+/**
+ * The DynamoDB budget of one query (the credential's read included): what the store's meter lets its
+ * resolvers use before the next call is refused with 400 QUERY_BUDGET_EXCEEDED (yoga.ts). Relation
+ * fields are read in batches (resolvers/shared.ts), so a page of 400 components with their children,
+ * child components and where-used costs about 20 requests; the read units bound what one query may read
+ * (2,000 RCU: about 4,000 small items, or 8 MB). PLM_QUERY_BUDGET_REQUESTS and PLM_QUERY_BUDGET_RCU change it.
+ */
+export const defaultQueryBudget: DynamoDbUse = { requests: 100, readCapacityUnits: 2_000 };
+
+export function queryBudgetFromEnv(env: NodeJS.ProcessEnv = process.env): DynamoDbUse {
+  const positive = (value: string | undefined, fallback: number) => (value && Number(value) > 0 ? Number(value) : fallback);
+  return {
+    requests: positive(env.PLM_QUERY_BUDGET_REQUESTS, defaultQueryBudget.requests),
+    readCapacityUnits: positive(env.PLM_QUERY_BUDGET_RCU, defaultQueryBudget.readCapacityUnits),
+  };
+}
 
 /**
  * How many objects a relation field (one that reads other records) may return per parent, for the object

@@ -1,11 +1,14 @@
-import { getNamedType, GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getNamedType, getOperationAST, GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import type { BearerVerifier } from '../../lib/access/bearer.js';
 import { resolveRequestContext, type RequestContext } from '../../lib/access/requestContext.js';
+import { applyCallerRateLimit, CallerConcurrency, type CallerRateKey, type CallerRateLimits } from '../../lib/accounts/rateLimit.js';
 import { readCookie, sessionCookieName } from '../../lib/people/sessions.js';
-import { DomainError, UnauthenticatedError } from '../../lib/errors.js';
+import type { Caller } from '../../lib/access/caller.js';
+import { DomainError, RateLimitedError, UnauthenticatedError, type DynamoDbUse } from '../../lib/errors.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
+import { budgetExceeded, currentMeter, limitMeter } from '../../lib/store/meter.js';
 import { requestBatches, requestMemo, type GraphQLContext } from './context.js';
 import { requestLimits, useRequestLimits } from './limits.js';
 import { buildSchema } from './schema.js';
@@ -97,16 +100,35 @@ export interface YogaOptions {
   mail: GraphQLContext['mail'];
   /** Verifies Bearer access tokens of the user pool; without it Bearer tokens get 401. */
   bearer?: BearerVerifier | undefined;
+  /** Requests per caller (API key or user) across instances; without it no rate limit (lib/accounts/rateLimit.ts). */
+  rateLimits?: CallerRateLimits | undefined;
+  /** DynamoDB requests and read units one query may use; without it no budget. */
+  queryBudget?: DynamoDbUse | undefined;
+  /** Requests of one caller this process runs at once (the others wait); without it no limit. */
+  concurrency?: CallerConcurrency | undefined;
+}
+
+/** The end of each request's turn (CallerConcurrency), called when its response is made. */
+const turns = new WeakMap<Request, () => void>();
+
+/** Ends the request's turn; the handler calls it once the response is read (yoga's onResponse does too). */
+export function finishRequest(request: Request): void {
+  turns.get(request)?.();
 }
 
 /** The JSON media types of the GraphQL-over-HTTP spec; anything else (forms, multipart) is never run. */
 const jsonMediaTypes = ['application/json', 'application/graphql-response+json'];
 
-function errorResponse(status: number, code: string, message: string, details: Record<string, unknown> = {}): Response {
+function errorResponse(status: number, code: string, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ errors: [{ message, extensions: { code, ...details } }] }), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
+}
+
+/** Whose rate counter a request counts against: the API key, else the signed-in user (session or Bearer). */
+function callerRateKey(caller: Caller): CallerRateKey {
+  return caller.kind === 'apiKey' ? `apikey:${caller.apiKeyId}` : `user:${caller.userId}`;
 }
 
 /**
@@ -114,8 +136,16 @@ function errorResponse(status: number, code: string, message: string, details: R
  * and prepares the caller's context, so that an unauthenticated request costs at most one key lookup and
  * its document is never parsed. The context is kept per request for the context factory below.
  */
-function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<Request, RequestContext>, verifyBearer: BearerVerifier | undefined): Plugin {
+function useCredentialFirst(
+  store: Store,
+  graphiql: boolean,
+  contexts: WeakMap<Request, RequestContext>,
+  verifyBearer: BearerVerifier | undefined,
+  rateLimits: CallerRateLimits | undefined,
+  concurrency: CallerConcurrency | undefined,
+): Plugin {
   return {
+    onResponse: ({ request }) => finishRequest(request),
     async onRequest({ request, endResponse }) {
       const method = request.method;
       if (method === 'OPTIONS') return;
@@ -147,15 +177,43 @@ function useCredentialFirst(store: Store, graphiql: boolean, contexts: WeakMap<R
             verifyBearer,
           ),
         );
+        // Counted once the caller is known (an unknown credential never creates a counter), before the body is read.
+        const key = callerRateKey(contexts.get(request)!.caller);
+        if (rateLimits) await applyCallerRateLimit(store, key, rateLimits);
+        if (concurrency) turns.set(request, await concurrency.acquire(key, request.signal));
       } catch (error) {
         if (!(error instanceof DomainError) || !error.httpStatus) throw error;
-        endResponse(errorResponse(error.httpStatus, error.code, error.message, error.details));
+        contexts.delete(request);
+        const headers: Record<string, string> = error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+        endResponse(errorResponse(error.httpStatus, error.code, error.message, error.details, headers));
       }
     },
   };
 }
 
-export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail, bearer }: YogaOptions) {
+/**
+ * The DynamoDB budget of a query: set on the request's meter when a query starts executing, so that every
+ * resolver's reads draw from it (lib/store/meter.ts refuses the call that would go over). A query that ran
+ * into it is answered with that one error, 400 QUERY_BUDGET_EXCEEDED with the budget and what was used,
+ * not with its partial data. Mutations are bounded by the item write limits instead: a budget stopping
+ * one after its write would answer an error for a write that landed.
+ */
+function useQueryBudget(budget: DynamoDbUse): Plugin {
+  return {
+    onExecute: ({ args }) => {
+      const meter = currentMeter();
+      if (meter && getOperationAST(args.document, args.operationName)?.operation === 'query') limitMeter(meter, budget);
+    },
+    onResultProcess: ({ result, setResultProcessor }) => {
+      const exceeded = budgetExceeded(currentMeter());
+      if (!exceeded || Array.isArray(result)) return;
+      const body = JSON.stringify({ data: null, errors: [{ message: exceeded.message, extensions: { code: exceeded.code, ...exceeded.details } }] });
+      setResultProcessor((_result, fetchAPI) => new fetchAPI.Response(body, { status: 400, headers: { 'content-type': 'application/json; charset=utf-8' } }), 'application/json');
+    },
+  };
+}
+
+export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail, bearer, rateLimits, queryBudget, concurrency }: YogaOptions) {
   const contexts = new WeakMap<Request, RequestContext>();
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -174,7 +232,13 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
         maxAge: 600,
       };
     },
-    plugins: [useCredentialFirst(store, graphiql, contexts, bearer), useRequestLimits({ introspection }), useErrorCodes, useOperationNames as Plugin],
+    plugins: [
+      useCredentialFirst(store, graphiql, contexts, bearer, rateLimits, concurrency),
+      useRequestLimits({ introspection }),
+      ...(queryBudget ? [useQueryBudget(queryBudget)] : []),
+      useErrorCodes,
+      useOperationNames as Plugin,
+    ],
     context: ({ request }) => {
       const resolved = contexts.get(request);
       // Only GraphiQL's own page skips the credential check, and it executes nothing.

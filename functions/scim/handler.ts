@@ -1,4 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { applyCallerRateLimit, callerRateLimitsFromEnv } from '../../lib/accounts/rateLimit.js';
+import { hashSecret } from '../../lib/access/apiKeySecrets.js';
+import { RateLimitedError } from '../../lib/errors.js';
 import { ScimError } from '../../lib/scim/errors.js';
 import { errorSchema } from '../../lib/scim/schemas.js';
 import { handleScimRequest } from '../../lib/scim/service.js';
@@ -10,6 +13,7 @@ import { withRequestLog } from '../shared/requestLog.js';
 const scimMediaType = 'application/scim+json';
 const maxBodyBytes = 1024 * 1024;
 let store: Store | undefined;
+const rateLimits = callerRateLimitsFromEnv();
 
 function result(status: number, body?: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
   return {
@@ -62,6 +66,13 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
     if (!organization) {
       const detail = /^Bearer\s+\S+/i.test(authorization ?? '') ? 'The SCIM token is unknown or revoked, or SCIM is disabled' : 'A SCIM bearer token is required';
       return errorResult(new ScimError(401, detail), { 'www-authenticate': 'Bearer realm="scim"' });
+    }
+    try {
+      // Per SCIM token (a prefix of its hash), after authentication, so an unknown token never makes a counter.
+      await applyCallerRateLimit(store, `scim:${hashSecret(authorization!.replace(/^Bearer\s+/i, '').trim()).slice(0, 32)}`, rateLimits);
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      return errorResult(new ScimError(429, error.message), { 'retry-after': String(error.retryAfterSeconds) });
     }
     try {
       const query = new URLSearchParams(event.rawQueryString ?? '');

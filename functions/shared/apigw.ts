@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /** An API Gateway HTTP API (payload 2.0) event as a Fetch Request. */
-export function requestFromEvent(event: APIGatewayProxyEventV2): Request {
+/** The event as a fetch Request; `signal` aborts it when the client goes away (where the runtime tells). */
+export function requestFromEvent(event: APIGatewayProxyEventV2, signal?: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
   if (event.cookies?.length) headers.set('cookie', event.cookies.join('; '));
@@ -11,7 +12,7 @@ export function requestFromEvent(event: APIGatewayProxyEventV2): Request {
   const method = event.requestContext.http.method;
   const hasBody = event.body !== undefined && event.body !== null && method !== 'GET' && method !== 'HEAD';
   const body = hasBody ? (event.isBase64Encoded ? Buffer.from(event.body!, 'base64') : event.body) : undefined;
-  return new Request(url, { method, headers, body });
+  return new Request(url, { method, headers, body, ...(signal ? { signal } : {}) });
 }
 
 /**

@@ -5,7 +5,7 @@ import type { LocalBlobStorage } from '../../lib/files/blobStorage.js';
 import { maxFileSize } from '../../lib/files/files.js';
 import type { CapturedMail } from '../../lib/mail/mailer.js';
 import type { FederationStandIn } from './federation.js';
-import { newMeter, withMeter } from '../../lib/store/meter.js';
+import { newMeter, stopMeterOn, withMeter } from '../../lib/store/meter.js';
 import { resetPasswordPage, verifyEmailPage } from './pages.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -125,7 +125,9 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 /**
  * One HTTP server for the whole local stack: it routes like the deployed HTTP API and calls the same
  * Lambda handlers in-process. Each response carries x-plm-consumed-capacity (local only) with the
- * DynamoDB requests and capacity units the call used, for the benchmark.
+ * DynamoDB requests and capacity units the call used, for the benchmark (the caller's rate counter apart,
+ * under `rateLimit`). When the client closes the connection first, the request's work stops at its next
+ * DynamoDB call.
  */
 export function createLocalServer(state: LocalServerState): Server {
   return createServer(async (request, response) => {
@@ -156,7 +158,14 @@ export function createLocalServer(state: LocalServerState): Server {
       if (!target) return send(response, 404, { code: 'NOT_FOUND', message: `No route ${method} ${url.pathname}` });
       const event = eventFromRequest(request, await readBody(request), target.routeKey);
       const meter = newMeter();
+      // A client that goes away stops the request's work: its next DynamoDB call throws (lib/store/meter.ts).
+      const disconnected = new AbortController();
+      response.once('close', () => {
+        if (!response.writableFinished) disconnected.abort();
+      });
+      stopMeterOn(meter, disconnected.signal);
       const result = await withMeter(meter, () => state.handlers![target.name](event));
+      if (disconnected.signal.aborted) return;
       const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
       if (result.cookies?.length) headers['set-cookie'] = result.cookies;
       headers['x-plm-consumed-capacity'] = JSON.stringify(meter);

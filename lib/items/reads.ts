@@ -3,9 +3,9 @@ import { findCategory, findStatus, type LibraryConfiguration } from '../config/l
 import { IndentedBomTooLargeError, InvalidInputError } from '../errors.js';
 
 import type { Store } from '../store/client.js';
-import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomSnapshotRecord, type DocumentLinkRecord } from '../store/bom.js';
+import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomRecord, type BomSnapshotRecord, type DocumentLinkRecord, type DocumentLinksRecord } from '../store/bom.js';
 
-import { getUsages } from '../store/usage.js';
+import { getUsages, type UsageRecord } from '../store/usage.js';
 
 import { listComponentHistorySince, type ComponentRecord } from '../store/component.js';
 
@@ -21,13 +21,39 @@ export interface AssemblyLinkView {
   line: BomLine;
 }
 
-export async function childrenOf(store: Store, ref: LibraryRef, assemblyId: string): Promise<AssemblyLinkView[]> {
-  const bom = (await getBoms(store, ref.organizationId, ref.libraryId, [assemblyId])).get(assemblyId);
+/**
+ * How the relation reads get their records: the GraphQL resolvers pass per-request loaders that gather
+ * the keys asked for in the same tick into one BatchGetItem (so `children` of 400 components is 4 reads,
+ * not 400); directRelationReads reads each on its own.
+ */
+export interface RelationReads {
+  bom(assemblyId: string): Promise<BomRecord | undefined>;
+  usage(componentId: string): Promise<UsageRecord | undefined>;
+  documentLinks(componentId: string): Promise<DocumentLinksRecord | undefined>;
+}
+
+/** The same records by many ids at once, for loaders that batch (one BatchGetItem per 100 keys). */
+export const relationBatchReads = {
+  bom: (store: Store, ref: LibraryRef, ids: string[]) => getBoms(store, ref.organizationId, ref.libraryId, ids),
+  usage: (store: Store, ref: LibraryRef, ids: string[]) => getUsages(store, ref.organizationId, ref.libraryId, ids),
+  documentLinks: (store: Store, ref: LibraryRef, ids: string[]) => getDocumentLinks(store, ref.organizationId, ref.libraryId, ids),
+};
+
+export function directRelationReads(store: Store, ref: LibraryRef): RelationReads {
+  return {
+    bom: async (id) => (await getBoms(store, ref.organizationId, ref.libraryId, [id])).get(id),
+    usage: async (id) => (await getUsages(store, ref.organizationId, ref.libraryId, [id])).get(id),
+    documentLinks: async (id) => (await getDocumentLinks(store, ref.organizationId, ref.libraryId, [id])).get(id),
+  };
+}
+
+export async function childrenOf(reads: RelationReads, assemblyId: string): Promise<AssemblyLinkView[]> {
+  const bom = await reads.bom(assemblyId);
   return (bom?.lines ?? []).map((line) => ({ assemblyId, line }));
 }
 
-export async function documentLinksOf(store: Store, ref: LibraryRef, componentId: string): Promise<DocumentLinkRecord[]> {
-  return (await getDocumentLinks(store, ref.organizationId, ref.libraryId, [componentId])).get(componentId)?.links ?? [];
+export async function documentLinksOf(reads: RelationReads, componentId: string): Promise<DocumentLinkRecord[]> {
+  return (await reads.documentLinks(componentId))?.links ?? [];
 }
 
 /**
@@ -35,12 +61,12 @@ export async function documentLinksOf(store: Store, ref: LibraryRef, componentId
  * names the assemblies, and their BOMs confirm each (an entry can outlive its line briefly), so the cost
  * follows the answer, not the library.
  */
-export async function whereUsed(store: Store, ref: LibraryRef, componentId: string): Promise<AssemblyLinkView[]> {
-  const usage = (await getUsages(store, ref.organizationId, ref.libraryId, [componentId])).get(componentId);
+export async function whereUsed(reads: RelationReads, componentId: string): Promise<AssemblyLinkView[]> {
+  const usage = await reads.usage(componentId);
   const assemblyIds = [...(usage?.assemblies ?? [])].sort();
   if (assemblyIds.length === 0) return [];
-  const boms = await getBoms(store, ref.organizationId, ref.libraryId, assemblyIds);
-  return assemblyIds.flatMap((assemblyId) => (boms.get(assemblyId)?.lines ?? []).filter((l) => l.childId === componentId).map((line) => ({ assemblyId, line })));
+  const boms = await Promise.all(assemblyIds.map((id) => reads.bom(id)));
+  return assemblyIds.flatMap((assemblyId, i) => (boms[i]?.lines ?? []).filter((l) => l.childId === componentId).map((line) => ({ assemblyId, line })));
 }
 
 export interface IndentedBomEntry {

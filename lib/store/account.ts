@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, deleteItems, getItem, queryAll } from './items.js';
+import { batchGetRecords, deleteItems, getItem, isConditionalCheckFailure, queryAll } from './items.js';
 
 const epochSeconds = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 
@@ -180,24 +180,37 @@ export async function findUserIdByIdentity(store: Store, sub: string): Promise<s
 }
 
 /**
- * Counts one request of a client IP to a route in the window `windowIndex` and returns the counts of that
- * window and of the one before it. One item per route and IP holds a count per window (`w<index>`); the
- * update adds to the current one, drops the one two windows back, and moves the TTL to the end of the next
- * window. One UpdateItem, so the counts hold across Lambda instances.
+ * Counts one request of a client (an IP, or a caller of the API) to a bucket in the window `windowIndex`
+ * and returns the counts of that window and of the one before it. One item per bucket and client holds a
+ * count per window (`w<index>`); the update adds to the current one, drops the one two windows back, and
+ * moves the TTL to the end of the next window. One UpdateItem, so the counts hold across Lambda instances.
+ * An item whose last request is two windows old or more (TTL deletion can lag by days) is replaced by a
+ * fresh one rather than updated, so that it never keeps windows that no update drops: it holds two at most.
  */
-export async function countRequest(store: Store, bucket: string, ip: string, windowIndex: number, windowMs: number): Promise<{ current: number; previous: number }> {
-  const result = await store.ddb.send(
-    new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
-      TableName: store.tableName,
-      Key: { PK: `RATE#${bucket}#${ip}`, SK: 'RATE' },
-      UpdateExpression: 'ADD #current :one SET expiresAt = :ttl, entity = :entity REMOVE #stale',
-      ExpressionAttributeNames: { '#current': `w${windowIndex}`, '#stale': `w${windowIndex - 2}` },
-      ExpressionAttributeValues: { ':one': 1, ':ttl': Math.ceil(((windowIndex + 2) * windowMs) / 1000) + 60, ':entity': 'RateCounter' },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  const count = (index: number) => Number(result.Attributes?.[`w${index}`] ?? 0);
-  return { current: Math.max(1, count(windowIndex)), previous: count(windowIndex - 1) };
+export async function countRequest(store: Store, bucket: string, ip: string, windowIndex: number, windowMs: number, now = Date.now()): Promise<{ current: number; previous: number }> {
+  const { UpdateCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const key = { PK: `RATE#${bucket}#${ip}`, SK: 'RATE' };
+  const ttl = Math.ceil(((windowIndex + 2) * windowMs) / 1000) + 60;
+  try {
+    const result = await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: key,
+        UpdateExpression: 'ADD #current :one SET expiresAt = :ttl, entity = :entity REMOVE #stale',
+        // Its TTL less the 60 s margin is the end of the window after its last request's.
+        ConditionExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :live',
+        ExpressionAttributeNames: { '#current': `w${windowIndex}`, '#stale': `w${windowIndex - 2}` },
+        ExpressionAttributeValues: { ':one': 1, ':ttl': ttl, ':entity': 'RateCounter', ':live': Math.floor(now / 1000) + 60 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const count = (index: number) => Number(result.Attributes?.[`w${index}`] ?? 0);
+    return { current: Math.max(1, count(windowIndex)), previous: count(windowIndex - 1) };
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    await store.ddb.send(new PutCommand({ TableName: store.tableName, Item: { ...key, [`w${windowIndex}`]: 1, expiresAt: ttl, entity: 'RateCounter' } }));
+    return { current: 1, previous: 0 };
+  }
 }
 
 

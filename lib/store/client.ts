@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { currentMeter } from './meter.js';
+import { currentMeter, endCall, startCall } from './meter.js';
 import { tableNameFromEnv } from './table.js';
 
 export interface Store {
@@ -18,15 +18,23 @@ interface ConsumedCapacityShape {
 
 /**
  * Every call asks DynamoDB for its consumed capacity and adds it to the meter of the current unit of
- * work, so the benchmark and the local server can report capacity units per operation.
+ * work, so the benchmark and the local server can report capacity units per operation; a call is refused
+ * before it is sent when the unit of work is over its budget or its client has gone.
  */
 function addCapacityMetering(client: DynamoDBClient): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity ??= 'TOTAL';
-      const result = await next(args);
       const meter = currentMeter();
+      // The request's budget and its client's disconnect are checked before every call (lib/store/meter.ts).
+      if (meter) startCall(meter);
+      let result;
+      try {
+        result = await next(args);
+      } finally {
+        if (meter) endCall(meter);
+      }
       if (meter) {
         const output = result.output as { ConsumedCapacity?: ConsumedCapacityShape | ConsumedCapacityShape[] };
         const consumed = [output.ConsumedCapacity ?? []].flat();

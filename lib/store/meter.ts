@@ -1,13 +1,29 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { QueryBudgetExceededError, RequestAbortedError, type DynamoDbUse } from '../errors.js';
 
 /** DynamoDB cost of one unit of work (one request through a handler, one benchmark call). */
 export interface CapacityMeter {
   requests: number;
   readCapacityUnits: number;
   writeCapacityUnits: number;
+  /**
+   * The caller's rate counter (lib/accounts/rateLimit.ts), metered apart: it is the limiter's cost, the
+   * same for every request, not the operation's, so the figures above stay comparable between operations.
+   */
+  rateLimit?: CapacityMeter;
+}
+
+/** What a unit of work may still do: its DynamoDB budget and the signal of its client going away. */
+interface Guard {
+  budget?: DynamoDbUse;
+  signal?: AbortSignal;
+  /** Calls started and not yet answered: counted against the request budget before they are metered. */
+  inFlight: number;
+  exceeded?: QueryBudgetExceededError;
 }
 
 const storage = new AsyncLocalStorage<CapacityMeter>();
+const guards = new WeakMap<CapacityMeter, Guard>();
 
 export function newMeter(): CapacityMeter {
   return { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 };
@@ -20,4 +36,54 @@ export function withMeter<T>(meter: CapacityMeter, fn: () => T): T {
 
 export function currentMeter(): CapacityMeter | undefined {
   return storage.getStore();
+}
+
+function guardOf(meter: CapacityMeter): Guard {
+  let guard = guards.get(meter);
+  if (!guard) guards.set(meter, (guard = { inFlight: 0 }));
+  return guard;
+}
+
+/**
+ * From now on the unit of work may use at most `budget` in total (what it used already included): the call
+ * that would start past it is refused with QueryBudgetExceededError instead, and so is every later one.
+ */
+export function limitMeter(meter: CapacityMeter, budget: DynamoDbUse): void {
+  guardOf(meter).budget = budget;
+}
+
+/** Once the signal aborts (the client went away), the next DynamoDB call of the unit of work throws RequestAbortedError. */
+export function stopMeterOn(meter: CapacityMeter, signal: AbortSignal): void {
+  guardOf(meter).signal = signal;
+}
+
+export function meterSignal(meter: CapacityMeter | undefined): AbortSignal | undefined {
+  return meter ? guards.get(meter)?.signal : undefined;
+}
+
+/** The budget refusal the unit of work ran into, if it did. */
+export function budgetExceeded(meter: CapacityMeter | undefined): QueryBudgetExceededError | undefined {
+  return meter ? guards.get(meter)?.exceeded : undefined;
+}
+
+/**
+ * Called by the store before every DynamoDB call: throws when the client has gone or the budget is used
+ * up; otherwise the call counts as started. Every resolver's reads go through here, whatever it reads.
+ */
+export function startCall(meter: CapacityMeter): void {
+  const guard = guards.get(meter);
+  if (!guard) return;
+  if (guard.signal?.aborted) throw new RequestAbortedError();
+  if (guard.exceeded) throw guard.exceeded;
+  const { budget } = guard;
+  if (budget && (meter.requests + guard.inFlight >= budget.requests || meter.readCapacityUnits >= budget.readCapacityUnits)) {
+    guard.exceeded = new QueryBudgetExceededError(budget, { requests: meter.requests + guard.inFlight, readCapacityUnits: meter.readCapacityUnits });
+    throw guard.exceeded;
+  }
+  guard.inFlight += 1;
+}
+
+export function endCall(meter: CapacityMeter): void {
+  const guard = guards.get(meter);
+  if (guard) guard.inFlight -= 1;
 }

@@ -17,7 +17,8 @@
  * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr), BENCH_TRANSFER_COMPONENTS
  * (library export/import throughput at this many components, default 10000; 0 skips it), BENCH_ONLY
  * (comma-separated parts of operation names: only those operations run, and the storage floor, cold
- * start and transfer measurements are skipped).
+ * start and transfer measurements are skipped), BENCH_NOISY_NEIGHBOUR (false skips the noisy-neighbour
+ * measurement, only runs it alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -39,9 +40,12 @@ import { organizationKey } from '../../lib/store/organization.js';
 import { freePort } from '../support/ports.js';
 import { measureTransfer, renderTransfer } from './transfer.js';
 import { measureColdStart, renderColdStart } from './coldStart.js';
+import { measureNoisyNeighbour, renderNoisyNeighbour, type NoisyNeighbourResult } from './noisyNeighbour.js';
 
 /** Components of the library export/import throughput measurement (0 skips it). */
 const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_000);
+/** The noisy-neighbour measurement (noisyNeighbour.ts); BENCH_NOISY_NEIGHBOUR=false skips it, =only runs nothing else. */
+const noisyNeighbour = process.env.BENCH_NOISY_NEIGHBOUR ?? 'true';
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
@@ -181,6 +185,9 @@ async function startStack(): Promise<Stack> {
       AWS_REGION: region,
       NODE_NO_WARNINGS: '1',
       PLM_DATA_DIR: '',
+      // Every operation is called hundreds of times in a row with one key: above the per-key rate limits.
+      PLM_RATE_LIMIT_PER_MINUTE: '1000000',
+      PLM_RATE_LIMIT_BURST: '1000000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -751,8 +758,9 @@ async function main(): Promise<number> {
 
   const results: Result[] = [];
   const callCounter = { next: 0 };
-  const selected = operations(tenant, seeded).filter((operation) => only.length === 0 || only.some((part) => operation.name.toLowerCase().includes(part)));
-  if (selected.length === 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
+  const noisyOnly = noisyNeighbour === 'only';
+  const selected = noisyOnly ? [] : operations(tenant, seeded).filter((operation) => only.length === 0 || only.some((part) => operation.name.toLowerCase().includes(part)));
+  if (selected.length === 0 && !noisyOnly) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
   for (let i = 0; i < selected.length; i++) {
     const operation = selected[i]!;
     if (operation.group) {
@@ -767,7 +775,7 @@ async function main(): Promise<number> {
     log(`  ${operation.name}`);
     results.push(await measureOperation(started.baseUrl, operation, callCounter));
   }
-  const everything = only.length === 0;
+  const everything = only.length === 0 && !noisyOnly;
   if (everything) {
     log('  storage floor');
     results.push(...(await storageFloor(started.dynamodbEndpoint, tenant)));
@@ -777,6 +785,11 @@ async function main(): Promise<number> {
   if (everything) log(`  library export and import at ${transferComponents} components`);
   const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
   const likeComparison = compareLikeWithContains(results);
+  let noisy: NoisyNeighbourResult | undefined;
+  if (noisyNeighbour !== 'false' && only.length === 0) {
+    log('  noisy neighbour: 200 concurrent fan-out queries against another organization\'s trivial query');
+    noisy = await measureNoisyNeighbour(store, started.baseUrl);
+  }
 
   const over = results.filter((result) => result.withinBudget === false);
   console.log('');
@@ -807,6 +820,11 @@ async function main(): Promise<number> {
     console.log(renderTransfer(transfer));
     console.log('');
   }
+  if (noisy) {
+    console.log('[noisy neighbour: latency of another organization during 200 concurrent fan-out queries, p50 ratio budgeted]');
+    console.log(renderNoisyNeighbour(noisy));
+    console.log('');
+  }
   const transactFloor = results.find((result) => result.name.startsWith('raw TransactWriteItems'));
   if (transactFloor && transactFloor.perCall.writeCapacityUnits < 4) {
     console.log(
@@ -818,6 +836,7 @@ async function main(): Promise<number> {
   if (likeComparison?.violations.length) {
     console.log(`LIKE BUDGET EXCEEDED (like <= ${LIKE_VS_CONTAINS_MAX_RATIO}x contains): ${likeComparison.violations.join('; ')}`);
   }
+  if (noisy && !noisy.withinBudget) console.log(`NOISY NEIGHBOUR OVER BUDGET: the victim's p50 latency rose ${noisy.ratioP50}x under attack (budget 5x).`);
   if (over.length) {
     console.log(`BUDGET EXCEEDED (${over.length} operation${over.length === 1 ? '' : 's'}):`);
     for (const result of over) console.log(`  ${result.name}: ${result.violations.join('; ')}`);
@@ -837,14 +856,15 @@ async function main(): Promise<number> {
           bundles,
           transfer,
           likeVsContains: likeComparison ? { maxRatio: LIKE_VS_CONTAINS_MAX_RATIO, ratios: likeComparison.ratios, violations: likeComparison.violations } : null,
-          withinBudget: over.length === 0 && !likeComparison?.violations.length,
+          noisyNeighbour: noisy ?? null,
+          withinBudget: over.length === 0 && !likeComparison?.violations.length && (noisy?.withinBudget ?? true),
         },
         null,
         2,
       ),
     );
   }
-  return over.length || likeComparison?.violations.length ? 1 : 0;
+  return over.length || likeComparison?.violations.length || noisy?.withinBudget === false ? 1 : 0;
 }
 
 /** The like filter beside the contains filter on the same description: p50 and DynamoDB cost, and their ratios against the budget. */

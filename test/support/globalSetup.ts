@@ -32,7 +32,10 @@ export default async function setup(project: TestProject) {
   const filesDir = await mkdtemp(join(tmpdir(), 'plm-files-'));
   const env = { FILES_DIR: filesDir, PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm', APP_URL: `http://127.0.0.1:${port}`,
     // Webhook retries in fractions of a second, so that a failing receiver's whole story fits a test.
-    WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_RETRY_SWEEP_MS: '150', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '3000' };
+    WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_RETRY_SWEEP_MS: '150', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '3000',
+    // Tests race one caller's requests against each other on purpose (versions, claims, quotas), as Lambda
+    // instances do; the local stack's one-at-a-time fairness rule is measured by the bench instead.
+    PLM_CALLER_CONCURRENCY: '64' };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@ import { updateBom, writeItemsForRequest } from '../../../lib/items/service.js';
 import type { BomLine } from '../../../lib/items/model.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById, writeContext } from './shared.js';
+import { attributeChanges, libraryConfig, libraryScope, loadComponent, relationReads, userById, writeContext } from './shared.js';
 
 const crashFault = 'crash-after-first-pending-write';
 
@@ -30,9 +30,9 @@ export const itemResolvers: Resolvers = {
     updateBOM: (_parent, { input }, context) => updateBom(context.store, () => writeContext(context), input),
   },
   Component: {
-    children: async (component, _args, context) => childrenOf(context.store, await libraryScope(context), component.id),
-    documents: async (component, _args, context) => documentLinksOf(context.store, await libraryScope(context), component.id),
-    whereUsed: async (component, _args, context) => whereUsed(context.store, await libraryScope(context), component.id),
+    children: (component, _args, context) => childrenOf(relationReads(context), component.id),
+    documents: (component, _args, context) => documentLinksOf(relationReads(context), component.id),
+    whereUsed: (component, _args, context) => whereUsed(relationReads(context), component.id),
     indentedBom: async (component, { depth }, context) => indentedBom(context.store, await libraryScope(context), component.id, depth ?? 10),
     bomHistory: async (component, { first }, context) => bomHistory(context.store, await libraryScope(context), component.id, first ?? 20),
   },

@@ -8,6 +8,7 @@ import type { User } from '../../../lib/accounts/model.js';
 import type { Component } from '../../../lib/components/model.js';
 import type { GraphQLContext } from '../context.js';
 import { withheldAttributes } from '../../../lib/model/attributeAccess.js';
+import { relationBatchReads, type RelationReads } from '../../../lib/items/reads.js';
 
 import type { LibraryScope } from '../../../lib/model/scope.js';
 export type { LibraryScope };
@@ -77,4 +78,20 @@ export function loadComponent(context: GraphQLContext, id: string): Promise<Comp
       return componentsByIds(context.store, scope, ids);
     }),
   );
+}
+
+/**
+ * The relation reads of one request (BOMs, where-used entries, document links), batched like
+ * loadComponent: every key asked for in the same tick goes into one BatchGetItem (per 100 keys), each key
+ * read once per request. `children`, `whereUsed` and `documents` of a page of 400 components cost a
+ * handful of requests instead of one or more per component.
+ */
+export function relationReads(context: GraphQLContext): RelationReads {
+  const load = <V>(name: string, id: string, loadMany: (scope: LibraryScope, ids: string[]) => Promise<Map<string, V>>) =>
+    context.once(`${name}:${id}`, () => context.batched(name, id, async (ids) => loadMany(await libraryScope(context), ids)));
+  return {
+    bom: (id) => load('bom', id, (scope, ids) => relationBatchReads.bom(context.store, scope, ids)),
+    usage: (id) => load('usage', id, (scope, ids) => relationBatchReads.usage(context.store, scope, ids)),
+    documentLinks: (id) => load('documentLinks', id, (scope, ids) => relationBatchReads.documentLinks(context.store, scope, ids)),
+  };
 }
