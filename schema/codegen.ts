@@ -70,6 +70,16 @@ const mappers = {
   ScimToken: '../../../lib/store/scim.js#ScimTokenRecord',
   ScimTokenCreated: '../../../lib/scim/settings.js#CreatedScimToken',
   ScimSettings: '../../../lib/scim/settings.js#ScimSettings',
+  Vendor: '../../../lib/sourcing/model.js#Vendor',
+  Part: '../../../lib/sourcing/model.js#PartView',
+  Quote: '../../../lib/sourcing/model.js#QuoteView',
+  ComponentSourcing: '../../../lib/sourcing/model.js#ComponentSourcingView',
+  CostRollup: '../../../lib/sourcing/rollup.js#CostRollupView',
+  CostRollupLine: '../../../lib/sourcing/rollup.js#CostLine',
+  CostRollupMissing: '../../../lib/sourcing/rollup.js#MissingLine',
+  SourcingRisk: '../../../lib/sourcing/risks.js#SourcingRiskView',
+  RiskAssembly: '../../../lib/sourcing/risks.js#RiskAssembly',
+  ExchangeRates: '../../../lib/sourcing/model.js#ExchangeRatesRecord',
 };
 
 export async function generate(): Promise<Record<string, string>> {

@@ -31,6 +31,9 @@ import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/org
 import type { SamlConfiguration as SamlConfigurationModel } from '../../../lib/saml/configuration.js';
 import type { ScimTokenRecord as ScimTokenRecordModel } from '../../../lib/store/scim.js';
 import type { CreatedScimToken as CreatedScimTokenModel, ScimSettings as ScimSettingsModel } from '../../../lib/scim/settings.js';
+import type { Vendor as VendorModel, PartView as PartViewModel, QuoteView as QuoteViewModel, ComponentSourcingView as ComponentSourcingViewModel, ExchangeRatesRecord as ExchangeRatesRecordModel } from '../../../lib/sourcing/model.js';
+import type { CostRollupView as CostRollupViewModel, CostLine as CostLineModel, MissingLine as MissingLineModel } from '../../../lib/sourcing/rollup.js';
+import type { SourcingRiskView as SourcingRiskViewModel, RiskAssembly as RiskAssemblyModel } from '../../../lib/sourcing/risks.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -449,6 +452,7 @@ export type Query = {
   organization: OrganizationQueryNamespace;
   saml: SamlQueryNamespace;
   scimToken: ScimTokenQueryNamespace;
+  vendorSourcing: VendorSourcingQueryNamespace;
   transfer: TransferQueryNamespace;
   webhooks: WebhookQueryNamespace;
 };
@@ -511,6 +515,7 @@ export type Mutation = {
    * 401 to every SCIM request from the next one on.
    */
   configureScim: ScimSettings;
+  vendorSourcing: VendorSourcingMutationNamespace;
   transfer: TransferMutationNamespace;
   webhooks: WebhookMutationNamespace;
 };
@@ -1085,6 +1090,8 @@ export type Component = {
   indentedBom: Array<IndentedBomLine>;
   /** BOM snapshots, newest first. */
   bomHistory: Array<AssemblyLinkHistory>;
+  /** Manufacturer parts with their quotes, and the primary source. */
+  vendorSourcing: ComponentSourcing;
 };
 
 
@@ -1404,6 +1411,12 @@ export type ComponentQueryNamespace = {
   /** A sentence over the library's vocabulary, interpreted by a deterministic parser (README, Search). */
   filterWithAI: FilterWithAiOutput;
   buildFilterWithAI: AiFilterResult;
+  /**
+   * Cost roll-up at a build quantity (1 to 1,000,000,000) in a currency (default: the library's base
+   * currency). Reads one BatchGetItem per BOM level and one per 100 purchased components. BOM_TOO_DEEP past
+   * 25 levels; UNKNOWN_CURRENCY.
+   */
+  costRollup: CostRollup;
 };
 
 
@@ -1470,6 +1483,13 @@ export type ComponentQueryNamespaceFilterWithAiArgs = {
 
 export type ComponentQueryNamespaceBuildFilterWithAiArgs = {
   input?: InputMaybe<BuildAiFilterInput>;
+};
+
+
+export type ComponentQueryNamespaceCostRollupArgs = {
+  id: Scalars['ID']['input'];
+  quantity: Scalars['Int']['input'];
+  currency?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type ComponentMutationNamespace = {
@@ -2797,6 +2817,432 @@ export type AiFilterResult = {
 };
 
 /**
+ * Sourcing: the organization's directory of manufacturers and distributors, the manufacturer parts of a
+ * component (its approved manufacturer list) with distributor quotes and the primary source, cost roll-ups
+ * and sourcing risks. Library-scoped; reading needs components.read, writing components.update (exchange
+ * rates: library.settings.update). Refusals write nothing: BAD_USER_INPUT (with extensions.field),
+ * INVALID_PRICE, UNKNOWN_CURRENCY, DUPLICATE_MPN, MANUFACTURER_NOT_FOUND, DISTRIBUTOR_NOT_FOUND,
+ * PART_NOT_FOUND, QUOTE_NOT_FOUND, PRIMARY_NOT_APPROVED, ALREADY_EXISTS, VENDOR_NOT_FOUND,
+ * TOO_MANY_SOURCING_ROWS, COMPONENT_IN_CHANGE_ORDER, VERSION_CONFLICT.
+ */
+export type VendorKind =
+  | 'MANUFACTURER'
+  | 'DISTRIBUTOR';
+
+/** A manufacturer or distributor of the organization's directory (shared by its libraries). */
+export type Vendor = {
+  __typename?: 'Vendor';
+  id: Scalars['ID']['output'];
+  kind: VendorKind;
+  /** Unique per kind in the organization, case-insensitively, among names and aliases. */
+  name: Scalars['String']['output'];
+  website?: Maybe<Scalars['String']['output']>;
+  /** Other names that resolve to this vendor wherever a part or quote names one (manufacturerName, distributorName). */
+  aliases: Array<Scalars['String']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type PartLifecycle =
+  | 'ACTIVE'
+  | 'NRND'
+  | 'LAST_TIME_BUY'
+  | 'OBSOLETE'
+  | 'UNKNOWN';
+
+export type PartApproval =
+  | 'APPROVED'
+  | 'PROTOTYPE_ONLY'
+  | 'NOT_APPROVED';
+
+/** A manufacturer part of a component: one row of its approved manufacturer list. */
+export type Part = {
+  __typename?: 'Part';
+  id: Scalars['ID']['output'];
+  componentId: Scalars['ID']['output'];
+  manufacturer: Vendor;
+  /** Unique per manufacturer within the component (case-insensitively). */
+  mpn: Scalars['String']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  datasheetUrl?: Maybe<Scalars['String']['output']>;
+  lifecycle: PartLifecycle;
+  approval: PartApproval;
+  /** Preference order (lower first); null sorts last. */
+  rank?: Maybe<Scalars['Int']['output']>;
+  /** A placeholder row created by a legacy cost migration. */
+  isLegacyImport: Scalars['Boolean']['output'];
+  isPrimary: Scalars['Boolean']['output'];
+  quotes: Array<Quote>;
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** One price break: from minQuantity units on, unitPrice each (null: the quote names no price there; never zero). */
+export type PriceBreak = {
+  __typename?: 'PriceBreak';
+  minQuantity: Scalars['Int']['output'];
+  unitPrice?: Maybe<Scalars['Float']['output']>;
+  /** The quote's currency (ISO 4217). */
+  currency: Scalars['String']['output'];
+};
+
+/** A distributor's quote for a manufacturer part. */
+export type Quote = {
+  __typename?: 'Quote';
+  id: Scalars['ID']['output'];
+  componentId: Scalars['ID']['output'];
+  partId: Scalars['ID']['output'];
+  distributor: Vendor;
+  distributorPartNumber?: Maybe<Scalars['String']['output']>;
+  /** The price of the first (smallest) break; null when the quote has no price there. */
+  unitPrice?: Maybe<Scalars['Float']['output']>;
+  /** ISO 4217. */
+  currency: Scalars['String']['output'];
+  /** By minQuantity. */
+  priceBreaks: Array<PriceBreak>;
+  /** Minimum order quantity. */
+  moq?: Maybe<Scalars['Int']['output']>;
+  /** Orders are a multiple of this. */
+  orderMultiple?: Maybe<Scalars['Int']['output']>;
+  leadTimeDays?: Maybe<Scalars['Int']['output']>;
+  stock?: Maybe<Scalars['Int']['output']>;
+  validUntil?: Maybe<Scalars['String']['output']>;
+  /** A placeholder row created by a legacy cost migration. */
+  isLegacyImport: Scalars['Boolean']['output'];
+  isPrimary: Scalars['Boolean']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** The primary source: an APPROVED part and, optionally, the one of its quotes a cost roll-up prices. */
+export type PrimarySource = {
+  __typename?: 'PrimarySource';
+  part: Part;
+  quote?: Maybe<Quote>;
+};
+
+/** A component's sourcing. */
+export type ComponentSourcing = {
+  __typename?: 'ComponentSourcing';
+  componentId: Scalars['ID']['output'];
+  /** By rank (unranked last), then creation. */
+  parts: Array<Part>;
+  primarySource?: Maybe<PrimarySource>;
+};
+
+export type CostMissingReason =
+  /** No primary source, or a primary part without a primary quote. */
+  | 'NO_SOURCE'
+  /** The price break the order quantity reaches has no price. */
+  | 'NO_PRICE'
+  /** No exchange rate between the quote's currency and the roll-up's. */
+  | 'NO_RATE';
+
+/** A purchased component priced by its primary quote. */
+export type CostRollupLine = {
+  __typename?: 'CostRollupLine';
+  componentId: Scalars['ID']['output'];
+  component?: Maybe<Component>;
+  /** The quantity needed: BOM quantities multiplied down the levels and summed over every use (unset = 1). */
+  extendedQuantity: Scalars['Float']['output'];
+  /** What is bought: at least the need (whole units), the MOQ and the smallest break, rounded up to the order multiple. */
+  orderQuantity: Scalars['Int']['output'];
+  partId: Scalars['ID']['output'];
+  quoteId: Scalars['ID']['output'];
+  /** The minQuantity of the price break the order quantity reaches. */
+  priceBreakMinQuantity: Scalars['Int']['output'];
+  quoteCurrency: Scalars['String']['output'];
+  quoteUnitPrice: Scalars['Float']['output'];
+  /** The unit price in the roll-up's currency (6 decimals). */
+  unitCost: Scalars['Float']['output'];
+  /** orderQuantity × unitCost (6 decimals). */
+  extendedCost: Scalars['Float']['output'];
+};
+
+/** A purchased component that could not be priced; never counted as zero. */
+export type CostRollupMissing = {
+  __typename?: 'CostRollupMissing';
+  componentId: Scalars['ID']['output'];
+  component?: Maybe<Component>;
+  extendedQuantity: Scalars['Float']['output'];
+  reason: CostMissingReason;
+  message: Scalars['String']['output'];
+  partId?: Maybe<Scalars['ID']['output']>;
+  quoteId?: Maybe<Scalars['ID']['output']>;
+};
+
+/**
+ * The cost of building a quantity of a component. Purchased components are those without BOM lines (the
+ * component itself when it has none). total sums the priced lines only; isComplete is false while any line is
+ * missing.
+ */
+export type CostRollup = {
+  __typename?: 'CostRollup';
+  componentId: Scalars['ID']['output'];
+  quantity: Scalars['Int']['output'];
+  /** ISO 4217: the argument, or the library's base currency. */
+  currency: Scalars['String']['output'];
+  total: Scalars['Float']['output'];
+  isComplete: Scalars['Boolean']['output'];
+  lines: Array<CostRollupLine>;
+  missing: Array<CostRollupMissing>;
+};
+
+export type SourcingRiskReason =
+  /** No APPROVED manufacturer part. */
+  | 'NO_APPROVED_PART'
+  /** Every APPROVED part is NRND, LAST_TIME_BUY or OBSOLETE. */
+  | 'END_OF_LIFE';
+
+/** An assembly that uses a risky component, at any level. */
+export type RiskAssembly = {
+  __typename?: 'RiskAssembly';
+  assemblyId: Scalars['ID']['output'];
+  assembly?: Maybe<Component>;
+  /** Used by no other assembly. */
+  isTop: Scalars['Boolean']['output'];
+  /** Levels between the assembly and the component (1: its BOM lists it). */
+  distance: Scalars['Int']['output'];
+};
+
+export type SourcingRisk = {
+  __typename?: 'SourcingRisk';
+  componentId: Scalars['ID']['output'];
+  component?: Maybe<Component>;
+  reason: SourcingRiskReason;
+  /** The approved parts concerned (END_OF_LIFE). */
+  partIds: Array<Scalars['ID']['output']>;
+  /** Top assemblies first, then farther before nearer. */
+  usedIn: Array<RiskAssembly>;
+};
+
+/** One rate: units of the base currency one unit of currency is worth. */
+export type ExchangeRate = {
+  __typename?: 'ExchangeRate';
+  currency: Scalars['String']['output'];
+  rate: Scalars['Float']['output'];
+};
+
+/** A library's exchange rates for cost roll-ups. */
+export type ExchangeRates = {
+  __typename?: 'ExchangeRates';
+  baseCurrency: Scalars['String']['output'];
+  rates: Array<ExchangeRate>;
+  /** 0 until first set. */
+  version: Scalars['Int']['output'];
+};
+
+export type VendorSourcingQueryNamespace = {
+  __typename?: 'VendorSourcingQueryNamespace';
+  /** The directory, by name; kind narrows it. */
+  vendors: Array<Vendor>;
+  /** The vendor a name or alias names (case-insensitive), or null. */
+  resolveVendor?: Maybe<Vendor>;
+  /** A component's sourcing (also Component.vendorSourcing). */
+  componentSourcing: ComponentSourcing;
+  exchangeRates: ExchangeRates;
+  /** PART components at risk, by CPN; reads the library's components and sourcing whole. */
+  risks: Array<SourcingRisk>;
+};
+
+
+export type VendorSourcingQueryNamespaceVendorsArgs = {
+  kind?: InputMaybe<VendorKind>;
+};
+
+
+export type VendorSourcingQueryNamespaceResolveVendorArgs = {
+  kind: VendorKind;
+  name: Scalars['String']['input'];
+};
+
+
+export type VendorSourcingQueryNamespaceComponentSourcingArgs = {
+  componentId: Scalars['ID']['input'];
+};
+
+export type CreateVendorInput = {
+  kind: VendorKind;
+  name: Scalars['String']['input'];
+  website?: InputMaybe<Scalars['String']['input']>;
+  aliases?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** Absent fields are unchanged; aliases replaces the list. */
+export type UpdateVendorInput = {
+  id: Scalars['ID']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  website?: InputMaybe<Scalars['String']['input']>;
+  aliases?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/**
+ * A manufacturer part. Give manufacturerId or manufacturerName (a name or alias of the directory). Defaults:
+ * lifecycle UNKNOWN, approval NOT_APPROVED. Adding one to a RELEASED component makes it MODIFIED.
+ */
+export type CreatePartInput = {
+  componentId: Scalars['ID']['input'];
+  manufacturerId?: InputMaybe<Scalars['ID']['input']>;
+  manufacturerName?: InputMaybe<Scalars['String']['input']>;
+  mpn: Scalars['String']['input'];
+  description?: InputMaybe<Scalars['String']['input']>;
+  datasheetUrl?: InputMaybe<Scalars['String']['input']>;
+  lifecycle?: InputMaybe<PartLifecycle>;
+  approval?: InputMaybe<PartApproval>;
+  rank?: InputMaybe<Scalars['Int']['input']>;
+  isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Absent fields are unchanged. A change of approval, manufacturer or MPN makes a RELEASED component MODIFIED. */
+export type UpdatePartInput = {
+  componentId: Scalars['ID']['input'];
+  id: Scalars['ID']['input'];
+  manufacturerId?: InputMaybe<Scalars['ID']['input']>;
+  manufacturerName?: InputMaybe<Scalars['String']['input']>;
+  mpn?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  datasheetUrl?: InputMaybe<Scalars['String']['input']>;
+  lifecycle?: InputMaybe<PartLifecycle>;
+  approval?: InputMaybe<PartApproval>;
+  rank?: InputMaybe<Scalars['Int']['input']>;
+  isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type PriceBreakInput = {
+  minQuantity: Scalars['Int']['input'];
+  /** Null: no price at this break. At least 0, finite. */
+  unitPrice?: InputMaybe<Scalars['Float']['input']>;
+};
+
+/**
+ * A quote of a manufacturer part. Give distributorId or distributorName. Prices: priceBreaks, or unitPrice as
+ * one break at the MOQ (or 1); neither is a quote without a price. Quotes never change the component's state.
+ */
+export type CreateQuoteInput = {
+  componentId: Scalars['ID']['input'];
+  partId: Scalars['ID']['input'];
+  distributorId?: InputMaybe<Scalars['ID']['input']>;
+  distributorName?: InputMaybe<Scalars['String']['input']>;
+  distributorPartNumber?: InputMaybe<Scalars['String']['input']>;
+  unitPrice?: InputMaybe<Scalars['Float']['input']>;
+  /** ISO 4217. */
+  currency: Scalars['String']['input'];
+  priceBreaks?: InputMaybe<Array<PriceBreakInput>>;
+  moq?: InputMaybe<Scalars['Int']['input']>;
+  orderMultiple?: InputMaybe<Scalars['Int']['input']>;
+  leadTimeDays?: InputMaybe<Scalars['Int']['input']>;
+  stock?: InputMaybe<Scalars['Int']['input']>;
+  /** An ISO date or date-time. */
+  validUntil?: InputMaybe<Scalars['String']['input']>;
+  isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Absent fields are unchanged; unitPrice or priceBreaks replaces the breaks. */
+export type UpdateQuoteInput = {
+  componentId: Scalars['ID']['input'];
+  id: Scalars['ID']['input'];
+  distributorId?: InputMaybe<Scalars['ID']['input']>;
+  distributorName?: InputMaybe<Scalars['String']['input']>;
+  distributorPartNumber?: InputMaybe<Scalars['String']['input']>;
+  unitPrice?: InputMaybe<Scalars['Float']['input']>;
+  currency?: InputMaybe<Scalars['String']['input']>;
+  priceBreaks?: InputMaybe<Array<PriceBreakInput>>;
+  moq?: InputMaybe<Scalars['Int']['input']>;
+  orderMultiple?: InputMaybe<Scalars['Int']['input']>;
+  leadTimeDays?: InputMaybe<Scalars['Int']['input']>;
+  stock?: InputMaybe<Scalars['Int']['input']>;
+  validUntil?: InputMaybe<Scalars['String']['input']>;
+  isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** partId null clears the primary source; quoteId must be a quote of the part. */
+export type SetPrimarySourceInput = {
+  componentId: Scalars['ID']['input'];
+  partId?: InputMaybe<Scalars['ID']['input']>;
+  quoteId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type ExchangeRateInput = {
+  currency: Scalars['String']['input'];
+  rate: Scalars['Float']['input'];
+};
+
+/** Replaces the library's rates. */
+export type SetExchangeRatesInput = {
+  baseCurrency: Scalars['String']['input'];
+  rates: Array<ExchangeRateInput>;
+};
+
+export type VendorSourcingMutationNamespace = {
+  __typename?: 'VendorSourcingMutationNamespace';
+  createVendor: Vendor;
+  updateVendor: Vendor;
+  createPart: Part;
+  updatePart: Part;
+  /** Removes the part with its quotes (and the primary source when it was primary); makes a RELEASED component MODIFIED. */
+  deletePart: ComponentSourcing;
+  createQuote: Quote;
+  updateQuote: Quote;
+  deleteQuote: ComponentSourcing;
+  /** Only an APPROVED part may be primary (PRIMARY_NOT_APPROVED). */
+  setPrimarySource: ComponentSourcing;
+  /** library.settings.update. */
+  setExchangeRates: ExchangeRates;
+};
+
+
+export type VendorSourcingMutationNamespaceCreateVendorArgs = {
+  input: CreateVendorInput;
+};
+
+
+export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
+  input: UpdateVendorInput;
+};
+
+
+export type VendorSourcingMutationNamespaceCreatePartArgs = {
+  input: CreatePartInput;
+};
+
+
+export type VendorSourcingMutationNamespaceUpdatePartArgs = {
+  input: UpdatePartInput;
+};
+
+
+export type VendorSourcingMutationNamespaceDeletePartArgs = {
+  componentId: Scalars['ID']['input'];
+  id: Scalars['ID']['input'];
+};
+
+
+export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
+  input: CreateQuoteInput;
+};
+
+
+export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
+  input: UpdateQuoteInput;
+};
+
+
+export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
+  componentId: Scalars['ID']['input'];
+  id: Scalars['ID']['input'];
+};
+
+
+export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
+  input: SetPrimarySourceInput;
+};
+
+
+export type VendorSourcingMutationNamespaceSetExchangeRatesArgs = {
+  input: SetExchangeRatesInput;
+};
+
+/**
  * Library export and import (lib/transfer). A whole library does not fit one GraphQL response, so both go
  * through the library's file store: exportLibrary writes files (READY; download them with File.downloadUrl),
  * importLibrary starts a job (LibraryImportJob) that reads a file uploaded with file.createUpload / file.complete
@@ -3447,6 +3893,36 @@ export type ResolversTypes = {
   BuildAiFilterInput: BuildAiFilterInput;
   FilterWithAiOutput: ResolverTypeWrapper<Omit<FilterWithAiOutput, 'components'> & { components: Array<ResolversTypes['Component']> }>;
   AiFilterResult: ResolverTypeWrapper<Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversTypes['AdvancedComponentFilterOutput']> }>;
+  VendorKind: VendorKind;
+  Vendor: ResolverTypeWrapper<VendorModel>;
+  PartLifecycle: PartLifecycle;
+  PartApproval: PartApproval;
+  Part: ResolverTypeWrapper<PartViewModel>;
+  PriceBreak: ResolverTypeWrapper<PriceBreak>;
+  Quote: ResolverTypeWrapper<QuoteViewModel>;
+  PrimarySource: ResolverTypeWrapper<Omit<PrimarySource, 'part' | 'quote'> & { part: ResolversTypes['Part'], quote?: Maybe<ResolversTypes['Quote']> }>;
+  ComponentSourcing: ResolverTypeWrapper<ComponentSourcingViewModel>;
+  CostMissingReason: CostMissingReason;
+  CostRollupLine: ResolverTypeWrapper<CostLineModel>;
+  CostRollupMissing: ResolverTypeWrapper<MissingLineModel>;
+  CostRollup: ResolverTypeWrapper<CostRollupViewModel>;
+  SourcingRiskReason: SourcingRiskReason;
+  RiskAssembly: ResolverTypeWrapper<RiskAssemblyModel>;
+  SourcingRisk: ResolverTypeWrapper<SourcingRiskViewModel>;
+  ExchangeRate: ResolverTypeWrapper<ExchangeRate>;
+  ExchangeRates: ResolverTypeWrapper<ExchangeRatesRecordModel>;
+  VendorSourcingQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  CreateVendorInput: CreateVendorInput;
+  UpdateVendorInput: UpdateVendorInput;
+  CreatePartInput: CreatePartInput;
+  UpdatePartInput: UpdatePartInput;
+  PriceBreakInput: PriceBreakInput;
+  CreateQuoteInput: CreateQuoteInput;
+  UpdateQuoteInput: UpdateQuoteInput;
+  SetPrimarySourceInput: SetPrimarySourceInput;
+  ExchangeRateInput: ExchangeRateInput;
+  SetExchangeRatesInput: SetExchangeRatesInput;
+  VendorSourcingMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   LibraryExportFormat: LibraryExportFormat;
   ExportLibraryInput: ExportLibraryInput;
   LibraryTransferCounts: ResolverTypeWrapper<LibraryTransferCounts>;
@@ -3673,6 +4149,31 @@ export type ResolversParentTypes = {
   BuildAiFilterInput: BuildAiFilterInput;
   FilterWithAiOutput: Omit<FilterWithAiOutput, 'components'> & { components: Array<ResolversParentTypes['Component']> };
   AiFilterResult: Omit<AiFilterResult, 'filterInput'> & { filterInput?: Maybe<ResolversParentTypes['AdvancedComponentFilterOutput']> };
+  Vendor: VendorModel;
+  Part: PartViewModel;
+  PriceBreak: PriceBreak;
+  Quote: QuoteViewModel;
+  PrimarySource: Omit<PrimarySource, 'part' | 'quote'> & { part: ResolversParentTypes['Part'], quote?: Maybe<ResolversParentTypes['Quote']> };
+  ComponentSourcing: ComponentSourcingViewModel;
+  CostRollupLine: CostLineModel;
+  CostRollupMissing: MissingLineModel;
+  CostRollup: CostRollupViewModel;
+  RiskAssembly: RiskAssemblyModel;
+  SourcingRisk: SourcingRiskViewModel;
+  ExchangeRate: ExchangeRate;
+  ExchangeRates: ExchangeRatesRecordModel;
+  VendorSourcingQueryNamespace: Record<PropertyKey, never>;
+  CreateVendorInput: CreateVendorInput;
+  UpdateVendorInput: UpdateVendorInput;
+  CreatePartInput: CreatePartInput;
+  UpdatePartInput: UpdatePartInput;
+  PriceBreakInput: PriceBreakInput;
+  CreateQuoteInput: CreateQuoteInput;
+  UpdateQuoteInput: UpdateQuoteInput;
+  SetPrimarySourceInput: SetPrimarySourceInput;
+  ExchangeRateInput: ExchangeRateInput;
+  SetExchangeRatesInput: SetExchangeRatesInput;
+  VendorSourcingMutationNamespace: Record<PropertyKey, never>;
   ExportLibraryInput: ExportLibraryInput;
   LibraryTransferCounts: LibraryTransferCounts;
   LibraryExportResult: Omit<LibraryExportResult, 'files'> & { files: Array<ResolversParentTypes['File']> };
@@ -3828,6 +4329,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   organization?: Resolver<ResolversTypes['OrganizationQueryNamespace'], ParentType, ContextType>;
   saml?: Resolver<ResolversTypes['SamlQueryNamespace'], ParentType, ContextType>;
   scimToken?: Resolver<ResolversTypes['ScimTokenQueryNamespace'], ParentType, ContextType>;
+  vendorSourcing?: Resolver<ResolversTypes['VendorSourcingQueryNamespace'], ParentType, ContextType>;
   transfer?: Resolver<ResolversTypes['TransferQueryNamespace'], ParentType, ContextType>;
   webhooks?: Resolver<ResolversTypes['WebhookQueryNamespace'], ParentType, ContextType>;
 };
@@ -3851,6 +4353,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   saml?: Resolver<ResolversTypes['SamlMutationNamespace'], ParentType, ContextType>;
   scimToken?: Resolver<ResolversTypes['ScimTokenMutationNamespace'], ParentType, ContextType>;
   configureScim?: Resolver<ResolversTypes['ScimSettings'], ParentType, ContextType, RequireFields<MutationConfigureScimArgs, 'enabled'>>;
+  vendorSourcing?: Resolver<ResolversTypes['VendorSourcingMutationNamespace'], ParentType, ContextType>;
   transfer?: Resolver<ResolversTypes['TransferMutationNamespace'], ParentType, ContextType>;
   webhooks?: Resolver<ResolversTypes['WebhookMutationNamespace'], ParentType, ContextType>;
 };
@@ -4036,6 +4539,7 @@ export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends 
   whereUsed?: Resolver<Array<ResolversTypes['AssemblyLink']>, ParentType, ContextType>;
   indentedBom?: Resolver<Array<ResolversTypes['IndentedBomLine']>, ParentType, ContextType, RequireFields<ComponentIndentedBomArgs, 'depth'>>;
   bomHistory?: Resolver<Array<ResolversTypes['AssemblyLinkHistory']>, ParentType, ContextType, RequireFields<ComponentBomHistoryArgs, 'first'>>;
+  vendorSourcing?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType>;
 };
 
 export type RevisionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Revision'] = ResolversParentTypes['Revision']> = {
@@ -4165,6 +4669,7 @@ export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, Paren
   buildFilterFromQuery?: Resolver<ResolversTypes['QueryFilterResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceBuildFilterFromQueryArgs, 'query'>>;
   filterWithAI?: Resolver<ResolversTypes['FilterWithAiOutput'], ParentType, ContextType, Partial<ComponentQueryNamespaceFilterWithAiArgs>>;
   buildFilterWithAI?: Resolver<ResolversTypes['AiFilterResult'], ParentType, ContextType, Partial<ComponentQueryNamespaceBuildFilterWithAiArgs>>;
+  costRollup?: Resolver<ResolversTypes['CostRollup'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceCostRollupArgs, 'id' | 'quantity'>>;
 };
 
 export type ComponentMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentMutationNamespace'] = ResolversParentTypes['ComponentMutationNamespace']> = {
@@ -4688,6 +5193,151 @@ export type AiFilterResultResolvers<ContextType = GraphQLContext, ParentType ext
   interpretation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type VendorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Vendor'] = ResolversParentTypes['Vendor']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['VendorKind'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  website?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  aliases?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PartResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Part'] = ResolversParentTypes['Part']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  manufacturer?: Resolver<ResolversTypes['Vendor'], ParentType, ContextType>;
+  mpn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  datasheetUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lifecycle?: Resolver<ResolversTypes['PartLifecycle'], ParentType, ContextType>;
+  approval?: Resolver<ResolversTypes['PartApproval'], ParentType, ContextType>;
+  rank?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  isLegacyImport?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isPrimary?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  quotes?: Resolver<Array<ResolversTypes['Quote']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PriceBreakResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PriceBreak'] = ResolversParentTypes['PriceBreak']> = {
+  minQuantity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  unitPrice?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Quote'] = ResolversParentTypes['Quote']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  partId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  distributor?: Resolver<ResolversTypes['Vendor'], ParentType, ContextType>;
+  distributorPartNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  unitPrice?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  priceBreaks?: Resolver<Array<ResolversTypes['PriceBreak']>, ParentType, ContextType>;
+  moq?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  orderMultiple?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  leadTimeDays?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  stock?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  validUntil?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  isLegacyImport?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isPrimary?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PrimarySourceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PrimarySource'] = ResolversParentTypes['PrimarySource']> = {
+  part?: Resolver<ResolversTypes['Part'], ParentType, ContextType>;
+  quote?: Resolver<Maybe<ResolversTypes['Quote']>, ParentType, ContextType>;
+};
+
+export type ComponentSourcingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentSourcing'] = ResolversParentTypes['ComponentSourcing']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  parts?: Resolver<Array<ResolversTypes['Part']>, ParentType, ContextType>;
+  primarySource?: Resolver<Maybe<ResolversTypes['PrimarySource']>, ParentType, ContextType>;
+};
+
+export type CostRollupLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CostRollupLine'] = ResolversParentTypes['CostRollupLine']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  extendedQuantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  orderQuantity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  partId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  quoteId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  priceBreakMinQuantity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  quoteCurrency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quoteUnitPrice?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  unitCost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  extendedCost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type CostRollupMissingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CostRollupMissing'] = ResolversParentTypes['CostRollupMissing']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  extendedQuantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['CostMissingReason'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  partId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  quoteId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type CostRollupResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CostRollup'] = ResolversParentTypes['CostRollup']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  quantity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  isComplete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  lines?: Resolver<Array<ResolversTypes['CostRollupLine']>, ParentType, ContextType>;
+  missing?: Resolver<Array<ResolversTypes['CostRollupMissing']>, ParentType, ContextType>;
+};
+
+export type RiskAssemblyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RiskAssembly'] = ResolversParentTypes['RiskAssembly']> = {
+  assemblyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  assembly?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  isTop?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  distance?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type SourcingRiskResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SourcingRisk'] = ResolversParentTypes['SourcingRisk']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['SourcingRiskReason'], ParentType, ContextType>;
+  partIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  usedIn?: Resolver<Array<ResolversTypes['RiskAssembly']>, ParentType, ContextType>;
+};
+
+export type ExchangeRateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExchangeRate'] = ResolversParentTypes['ExchangeRate']> = {
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ExchangeRatesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExchangeRates'] = ResolversParentTypes['ExchangeRates']> = {
+  baseCurrency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rates?: Resolver<Array<ResolversTypes['ExchangeRate']>, ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type VendorSourcingQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VendorSourcingQueryNamespace'] = ResolversParentTypes['VendorSourcingQueryNamespace']> = {
+  vendors?: Resolver<Array<ResolversTypes['Vendor']>, ParentType, ContextType, Partial<VendorSourcingQueryNamespaceVendorsArgs>>;
+  resolveVendor?: Resolver<Maybe<ResolversTypes['Vendor']>, ParentType, ContextType, RequireFields<VendorSourcingQueryNamespaceResolveVendorArgs, 'kind' | 'name'>>;
+  componentSourcing?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType, RequireFields<VendorSourcingQueryNamespaceComponentSourcingArgs, 'componentId'>>;
+  exchangeRates?: Resolver<ResolversTypes['ExchangeRates'], ParentType, ContextType>;
+  risks?: Resolver<Array<ResolversTypes['SourcingRisk']>, ParentType, ContextType>;
+};
+
+export type VendorSourcingMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VendorSourcingMutationNamespace'] = ResolversParentTypes['VendorSourcingMutationNamespace']> = {
+  createVendor?: Resolver<ResolversTypes['Vendor'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceCreateVendorArgs, 'input'>>;
+  updateVendor?: Resolver<ResolversTypes['Vendor'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceUpdateVendorArgs, 'input'>>;
+  createPart?: Resolver<ResolversTypes['Part'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceCreatePartArgs, 'input'>>;
+  updatePart?: Resolver<ResolversTypes['Part'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceUpdatePartArgs, 'input'>>;
+  deletePart?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceDeletePartArgs, 'componentId' | 'id'>>;
+  createQuote?: Resolver<ResolversTypes['Quote'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceCreateQuoteArgs, 'input'>>;
+  updateQuote?: Resolver<ResolversTypes['Quote'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceUpdateQuoteArgs, 'input'>>;
+  deleteQuote?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceDeleteQuoteArgs, 'componentId' | 'id'>>;
+  setPrimarySource?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceSetPrimarySourceArgs, 'input'>>;
+  setExchangeRates?: Resolver<ResolversTypes['ExchangeRates'], ParentType, ContextType, RequireFields<VendorSourcingMutationNamespaceSetExchangeRatesArgs, 'input'>>;
+};
+
 export type LibraryTransferCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryTransferCounts'] = ResolversParentTypes['LibraryTransferCounts']> = {
   components?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   bomLines?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -4949,6 +5599,21 @@ export type Resolvers<ContextType = GraphQLContext> = {
   QueryFilterResult?: QueryFilterResultResolvers<ContextType>;
   FilterWithAiOutput?: FilterWithAiOutputResolvers<ContextType>;
   AiFilterResult?: AiFilterResultResolvers<ContextType>;
+  Vendor?: VendorResolvers<ContextType>;
+  Part?: PartResolvers<ContextType>;
+  PriceBreak?: PriceBreakResolvers<ContextType>;
+  Quote?: QuoteResolvers<ContextType>;
+  PrimarySource?: PrimarySourceResolvers<ContextType>;
+  ComponentSourcing?: ComponentSourcingResolvers<ContextType>;
+  CostRollupLine?: CostRollupLineResolvers<ContextType>;
+  CostRollupMissing?: CostRollupMissingResolvers<ContextType>;
+  CostRollup?: CostRollupResolvers<ContextType>;
+  RiskAssembly?: RiskAssemblyResolvers<ContextType>;
+  SourcingRisk?: SourcingRiskResolvers<ContextType>;
+  ExchangeRate?: ExchangeRateResolvers<ContextType>;
+  ExchangeRates?: ExchangeRatesResolvers<ContextType>;
+  VendorSourcingQueryNamespace?: VendorSourcingQueryNamespaceResolvers<ContextType>;
+  VendorSourcingMutationNamespace?: VendorSourcingMutationNamespaceResolvers<ContextType>;
   LibraryTransferCounts?: LibraryTransferCountsResolvers<ContextType>;
   LibraryExportResult?: LibraryExportResultResolvers<ContextType>;
   LibraryImportProblem?: LibraryImportProblemResolvers<ContextType>;

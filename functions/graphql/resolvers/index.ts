@@ -15,6 +15,7 @@ import { libraryResolvers } from './library.js';
 import { organizationResolvers } from './organization.js';
 import { scimResolvers } from './scim.js';
 import { searchResolvers } from './search.js';
+import { sourcingResolvers } from './sourcing.js';
 import { transferResolvers } from './transfer.js';
 import { userResolvers } from './user.js';
 
@@ -36,4 +37,5 @@ export const resolvers: Resolvers = mergeResolvers([
   webhookResolvers,
   scimResolvers,
   transferResolvers,
+  sourcingResolvers,
 ]);

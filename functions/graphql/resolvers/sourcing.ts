@@ -1,0 +1,78 @@
+import { resolveVendor, vendorsByIds, vendorsOf, createVendor, updateVendor } from '../../../lib/sourcing/directory.js';
+import { sourcingOf, type Vendor } from '../../../lib/sourcing/model.js';
+import { createPart, createQuote, deletePart, deleteQuote, setPrimarySource, updatePart, updateQuote } from '../../../lib/sourcing/parts.js';
+import { exchangeRatesOf, setExchangeRates } from '../../../lib/sourcing/rates.js';
+import { sourcingRisks } from '../../../lib/sourcing/risks.js';
+import { costRollup } from '../../../lib/sourcing/rollup.js';
+import type { SourcingActor } from '../../../lib/sourcing/writes.js';
+import { SourcingError } from '../../../lib/sourcing/errors.js';
+import type { GraphQLContext } from '../context.js';
+import type { Resolvers } from '../generated/resolvers-types.js';
+import { libraryScope, loadComponent } from './shared.js';
+
+async function actor(context: GraphQLContext): Promise<SourcingActor> {
+  return { ...(await libraryScope(context)), actingIntegrationId: context.access.actingIntegrationId };
+}
+
+/** Vendors by id: those asked for in the same tick are read in one BatchGetItem. */
+async function loadVendor(context: GraphQLContext, id: string): Promise<Vendor> {
+  const { organizationId } = await libraryScope(context);
+  const vendor = await context.once(`vendor:${id}`, () => context.batched('vendors', id, (ids) => vendorsByIds(context.store, organizationId, ids)));
+  if (!vendor) throw new SourcingError('VENDOR_NOT_FOUND', `Vendor ${id} is no longer in the directory`, { id });
+  return vendor;
+}
+
+const component = (id: string) => async (_parent: unknown, _args: unknown, context: GraphQLContext) => (await loadComponent(context, id)) ?? null;
+
+export const sourcingResolvers: Resolvers = {
+  VendorSourcingQueryNamespace: {
+    vendors: async (_parent, { kind }, context) => vendorsOf(context.store, (await libraryScope(context)).organizationId, kind ?? undefined),
+    resolveVendor: async (_parent, { kind, name }, context) =>
+      resolveVendor(context.store, (await libraryScope(context)).organizationId, kind, null, name).catch((error: unknown) => {
+        if (error instanceof SourcingError && error.code.endsWith('_NOT_FOUND')) return null;
+        throw error;
+      }),
+    componentSourcing: async (_parent, { componentId }, context) => sourcingOf(context.store, await libraryScope(context), componentId),
+    exchangeRates: async (_parent, _args, context) => exchangeRatesOf(context.store, await libraryScope(context)),
+    risks: async (_parent, _args, context) => sourcingRisks(context.store, await libraryScope(context)),
+  },
+  VendorSourcingMutationNamespace: {
+    createVendor: async (_parent, { input }, context) => createVendor(context.store, (await libraryScope(context)).organizationId, input),
+    updateVendor: async (_parent, { input }, context) => updateVendor(context.store, (await libraryScope(context)).organizationId, input),
+    createPart: async (_parent, { input }, context) => createPart(context.store, await actor(context), input),
+    updatePart: async (_parent, { input }, context) => updatePart(context.store, await actor(context), input),
+    deletePart: async (_parent, { componentId, id }, context) => deletePart(context.store, await actor(context), componentId, id),
+    createQuote: async (_parent, { input }, context) => createQuote(context.store, await actor(context), input),
+    updateQuote: async (_parent, { input }, context) => updateQuote(context.store, await actor(context), input),
+    deleteQuote: async (_parent, { componentId, id }, context) => deleteQuote(context.store, await actor(context), componentId, id),
+    setPrimarySource: async (_parent, { input }, context) => setPrimarySource(context.store, await actor(context), input),
+    setExchangeRates: async (_parent, { input }, context) => setExchangeRates(context.store, await libraryScope(context), input),
+  },
+  ComponentQueryNamespace: {
+    costRollup: async (_parent, { id, quantity, currency }, context) => costRollup(context.store, await libraryScope(context), id, quantity, currency),
+  },
+  Component: {
+    vendorSourcing: async (parent, _args, context) => sourcingOf(context.store, await libraryScope(context), parent.id),
+  },
+  ComponentSourcing: {
+    primarySource: (sourcing) => {
+      const part = sourcing.parts.find((p) => p.id === sourcing.primaryPartId);
+      return part ? { part, quote: part.quotes.find((q) => q.id === sourcing.primaryQuoteId) ?? null } : null;
+    },
+  },
+  Part: {
+    manufacturer: (part, _args, context) => loadVendor(context, part.manufacturerId),
+  },
+  Quote: {
+    distributor: (quote, _args, context) => loadVendor(context, quote.distributorId),
+    unitPrice: (quote) => quote.priceBreaks[0]?.unitPrice ?? null,
+    priceBreaks: (quote) => quote.priceBreaks.map((b) => ({ ...b, currency: quote.currency })),
+  },
+  CostRollupLine: { component: (line, args, context) => component(line.componentId)(line, args, context) },
+  CostRollupMissing: { component: (line, args, context) => component(line.componentId)(line, args, context) },
+  SourcingRisk: { component: (risk, args, context) => component(risk.componentId)(risk, args, context) },
+  RiskAssembly: { assembly: (entry, args, context) => component(entry.assemblyId)(entry, args, context) },
+  ExchangeRates: {
+    rates: (rates) => Object.entries(rates.rates).sort(([a], [b]) => a.localeCompare(b)).map(([currency, rate]) => ({ currency, rate })),
+  },
+};

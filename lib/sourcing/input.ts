@@ -1,0 +1,116 @@
+import * as z from 'zod';
+import { storableNumberProblem } from '../numbers.js';
+import { approvals, lifecycles, vendorKinds } from '../store/sourcing.js';
+import { SourcingError } from './errors.js';
+import { isCurrency } from './pricing.js';
+
+/**
+ * The edge of sourcing writes: GraphQL inputs parsed with zod into commands. A refusal names the field and
+ * carries the code of its rule (INVALID_PRICE, UNKNOWN_CURRENCY, else BAD_USER_INPUT); nothing is written.
+ */
+
+export const limits = { partsPerComponent: 20, quotesPerPart: 10, priceBreaksPerQuote: 20, aliases: 20, text: 255, description: 2_000, url: 2_000 };
+
+const text = (max = limits.text) => z.string().trim().min(1).max(max);
+const optionalText = (max = limits.text) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v === undefined ? undefined : v === null || v === '' ? null : v));
+const url = z
+  .string()
+  .trim()
+  .max(limits.url)
+  .url()
+  .refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL')
+  .nullish();
+const count = (min: number) => z.number().int().min(min).max(1_000_000_000);
+const price = z
+  .number({ error: 'INVALID_PRICE: must be a number' })
+  .refine((v) => storableNumberProblem(v) === null && v >= 0 && v <= 1e9, 'INVALID_PRICE: a unit price is a finite number from 0 to 1,000,000,000');
+const currency = z
+  .string()
+  .trim()
+  .transform((v) => v.toUpperCase())
+  .refine(isCurrency, 'UNKNOWN_CURRENCY: not an ISO 4217 currency code');
+
+export const vendorInput = z.object({
+  kind: z.enum(vendorKinds),
+  name: text(),
+  website: url,
+  aliases: z.array(text()).max(limits.aliases).nullish(),
+});
+export const vendorUpdate = z.object({ id: z.string(), name: text().nullish(), website: url, aliases: z.array(text()).max(limits.aliases).nullish() });
+
+const partFields = {
+  manufacturerId: z.string().nullish(),
+  manufacturerName: text().nullish(),
+  mpn: text(),
+  description: optionalText(limits.description),
+  datasheetUrl: url,
+  lifecycle: z.enum(lifecycles).nullish(),
+  approval: z.enum(approvals).nullish(),
+  rank: count(0).nullish(),
+  isLegacyImport: z.boolean().nullish(),
+};
+export const partInput = z.object({ componentId: z.string(), ...partFields });
+export const partUpdate = z.object({
+  componentId: z.string(),
+  id: z.string(),
+  ...partFields,
+  mpn: text().nullish(),
+});
+
+const priceBreak = z.object({ minQuantity: count(1), unitPrice: price.nullable() });
+const quoteFields = {
+  distributorId: z.string().nullish(),
+  distributorName: text().nullish(),
+  distributorPartNumber: optionalText(),
+  currency,
+  unitPrice: price.nullish(),
+  priceBreaks: z.array(priceBreak).max(limits.priceBreaksPerQuote).nullish(),
+  moq: count(1).nullish(),
+  orderMultiple: count(1).nullish(),
+  leadTimeDays: count(0).nullish(),
+  stock: count(0).nullish(),
+  validUntil: z.iso.date().or(z.iso.datetime()).nullish(),
+  isLegacyImport: z.boolean().nullish(),
+};
+export const quoteInput = z.object({ componentId: z.string(), partId: z.string(), ...quoteFields });
+export const quoteUpdate = z.object({ componentId: z.string(), id: z.string(), ...quoteFields, currency: currency.nullish() });
+
+export const ratesInput = z.object({
+  baseCurrency: currency,
+  rates: z
+    .array(z.object({ currency, rate: z.number().refine((v) => Number.isFinite(v) && v > 0 && v <= 1e9, 'a rate is a positive finite number') }))
+    .max(200),
+});
+
+/** Parses an input; the first problem becomes the refusal. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join('.');
+  const coded = /^(INVALID_PRICE|UNKNOWN_CURRENCY): (.*)$/.exec(issue.message);
+  if (coded) throw new SourcingError(coded[1]!, `${field}: ${coded[2]}`, { field });
+  throw new SourcingError('BAD_USER_INPUT', `${field || 'input'}: ${issue.message}`, { field });
+}
+
+/** The price breaks of a quote input: the list, or unitPrice as one break at the MOQ (or 1); sorted, distinct. */
+export function breaksOf(input: { unitPrice?: number | null | undefined; priceBreaks?: { minQuantity: number; unitPrice: number | null }[] | null | undefined; moq?: number | null | undefined }) {
+  if (input.priceBreaks && input.unitPrice !== undefined && input.unitPrice !== null) {
+    throw new SourcingError('BAD_USER_INPUT', 'give unitPrice or priceBreaks, not both', { field: 'unitPrice' });
+  }
+  const breaks = input.priceBreaks ?? (input.unitPrice === undefined ? [] : [{ minQuantity: input.moq ?? 1, unitPrice: input.unitPrice }]);
+  const sorted = [...breaks].sort((a, b) => a.minQuantity - b.minQuantity);
+  sorted.forEach((b, i) => {
+    if (i > 0 && sorted[i - 1]!.minQuantity === b.minQuantity) throw new SourcingError('BAD_USER_INPUT', `priceBreaks: minQuantity ${b.minQuantity} appears twice`, { field: 'priceBreaks' });
+  });
+  return sorted;
+}
+
+/** Case-insensitive, whitespace-collapsed form of a vendor name (the key of its name claim). */
+export const normalizeName = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
