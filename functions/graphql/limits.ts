@@ -40,7 +40,8 @@ export const requestLimits = {
 } as const;
 
 /**
- * The DynamoDB budget of one query (the credential's read included): what the store's meter lets its
+ * The DynamoDB read budget of one query (the credential's read included; writes, such as the search index
+ * catching up, are not counted): what the store's meter lets its
  * resolvers use before the next call is refused with 400 QUERY_BUDGET_EXCEEDED (yoga.ts). Relation
  * fields are read in batches (resolvers/shared.ts), so a page of 400 components with their children,
  * child components and where-used costs about 20 requests; the read units bound what one query may read

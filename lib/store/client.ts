@@ -27,20 +27,21 @@ function addCapacityMetering(client: DynamoDBClient): void {
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity ??= 'TOTAL';
       const meter = currentMeter();
-      // The request's budget and its client's disconnect are checked before every call (lib/store/meter.ts).
-      if (meter) startCall(meter);
+      const isRead = readCommands.has(context.commandName ?? '');
+      // The request's budget of reads and its client's disconnect are checked before every call (lib/store/meter.ts).
+      if (meter) startCall(meter, isRead);
       let result;
       try {
         result = await next(args);
       } finally {
-        if (meter) endCall(meter);
+        if (meter) endCall(meter, isRead);
       }
       if (meter) {
         const output = result.output as { ConsumedCapacity?: ConsumedCapacityShape | ConsumedCapacityShape[] };
         const consumed = [output.ConsumedCapacity ?? []].flat();
         const units = consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
         meter.requests += 1;
-        if (readCommands.has(context.commandName ?? '')) meter.readCapacityUnits += units;
+        if (isRead) meter.readCapacityUnits += units;
         else meter.writeCapacityUnits += units;
       }
       return result;

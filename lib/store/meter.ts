@@ -17,7 +17,9 @@ export interface CapacityMeter {
 interface Guard {
   budget?: DynamoDbUse;
   signal?: AbortSignal;
-  /** Calls started and not yet answered: counted against the request budget before they are metered. */
+  /** Reads answered so far: the budget counts reads (writes a query makes are upkeep, such as the search index catching up). */
+  reads: number;
+  /** Reads started and not yet answered: counted against the request budget before they are answered. */
   inFlight: number;
   exceeded?: QueryBudgetExceededError;
 }
@@ -40,7 +42,7 @@ export function currentMeter(): CapacityMeter | undefined {
 
 function guardOf(meter: CapacityMeter): Guard {
   let guard = guards.get(meter);
-  if (!guard) guards.set(meter, (guard = { inFlight: 0 }));
+  if (!guard) guards.set(meter, (guard = { reads: 0, inFlight: 0 }));
   return guard;
 }
 
@@ -67,23 +69,28 @@ export function budgetExceeded(meter: CapacityMeter | undefined): QueryBudgetExc
 }
 
 /**
- * Called by the store before every DynamoDB call: throws when the client has gone or the budget is used
- * up; otherwise the call counts as started. Every resolver's reads go through here, whatever it reads.
+ * Called by the store before every DynamoDB call: throws when the client has gone, or, for a read, when
+ * the budget of reads is used up; otherwise the read counts as started. Every resolver's reads go through
+ * here, whatever it reads. Writes are not budgeted: a query's writes are upkeep it does not choose (the
+ * search index catching up with the library's last writes), bounded by their own design.
  */
-export function startCall(meter: CapacityMeter): void {
+export function startCall(meter: CapacityMeter, isRead: boolean): void {
   const guard = guards.get(meter);
   if (!guard) return;
   if (guard.signal?.aborted) throw new RequestAbortedError();
+  if (!isRead) return;
   if (guard.exceeded) throw guard.exceeded;
   const { budget } = guard;
-  if (budget && (meter.requests + guard.inFlight >= budget.requests || meter.readCapacityUnits >= budget.readCapacityUnits)) {
-    guard.exceeded = new QueryBudgetExceededError(budget, { requests: meter.requests + guard.inFlight, readCapacityUnits: meter.readCapacityUnits });
+  if (budget && (guard.reads + guard.inFlight >= budget.requests || meter.readCapacityUnits >= budget.readCapacityUnits)) {
+    guard.exceeded = new QueryBudgetExceededError(budget, { requests: guard.reads + guard.inFlight, readCapacityUnits: meter.readCapacityUnits });
     throw guard.exceeded;
   }
   guard.inFlight += 1;
 }
 
-export function endCall(meter: CapacityMeter): void {
+export function endCall(meter: CapacityMeter, isRead: boolean): void {
   const guard = guards.get(meter);
-  if (guard) guard.inFlight -= 1;
+  if (!guard || !isRead) return;
+  guard.inFlight -= 1;
+  guard.reads += 1;
 }
