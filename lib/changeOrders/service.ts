@@ -18,8 +18,8 @@ import {
   type ChangeOrderRecord,
 } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
-import { componentItem, componentKey, getComponents, historyItem, type ComponentRecord } from '../store/component.js';
-import { batchGetItems, failingWith, nowIso, transactWrite, type Key, type WriteItem } from '../store/items.js';
+import { componentHistoryPut, componentKey, componentVersionPut, getComponents, type ComponentRecord } from '../store/component.js';
+import { batchGetItems, failingWith, nowIso, putKeys, transactWrite, type Key, type WriteItem } from '../store/items.js';
 import { commitPendingWriteUpdate, getPendingWrites, putPendingWrite } from '../store/pendingWrite.js';
 import { settleAbortedWrite, settleCommittedWrite } from '../items/writer.js';
 import { getMemberships } from '../store/membership.js';
@@ -241,14 +241,9 @@ interface Step {
 interface LargeRelease {
   writeId: string;
   /** History puts, each conditioned on its key being free. */
-  pending: Record<string, unknown>[];
+  pending: WriteItem[];
   componentIds: string[];
 }
-
-const keyOfPut = (item: Record<string, unknown>): Key => {
-  const { PK, SK } = (item as { Put: { Item: Key } }).Put.Item;
-  return { PK, SK };
-};
 
 /** Waits a little longer each attempt, so a racing writer can finish what it began. */
 const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 20 * 2 ** attempt + Math.random() * 20));
@@ -261,7 +256,7 @@ const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 20 * 2 ** 
  */
 async function writePendingRelease(store: Store, scope: LibraryScope, large: LargeRelease, at: string): Promise<void> {
   const { organizationId: org, libraryId: lib } = scope;
-  const keys = large.pending.map(keyOfPut);
+  const keys = putKeys(large.pending);
   await putPendingWrite(store, org, lib, { writeId: large.writeId, status: 'PENDING', keys, createdAt: at, refreshSearchOf: large.componentIds, settledAt: null });
   try {
     await transactWrite(store, large.pending, { otherwise: () => new ReadAgain(), onConflict: () => new ReadAgain() });
@@ -326,7 +321,7 @@ async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, actio
     try {
       await transactWrite(deps.store, [failingWith(orderItem, () => new ChangeOrderChanged()), ...step.items], { otherwise: changed, onConflict: () => new ChangeOrderChanged() });
     } catch (error) {
-      if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, large.pending.map(keyOfPut), at);
+      if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at);
       if (error instanceof ChangeOrderChanged) {
         if (attempt < 5) continue;
         throw changed();
@@ -336,7 +331,7 @@ async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, actio
     }
     // Committed: what is left (write ids off the history, search entries) is repeatable, and cleanup of
     // abandoned writes redoes it if this fails, so a failure here does not fail the approval that landed.
-    if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, large.pending.map(keyOfPut), at, large.componentIds).catch(() => undefined);
+    if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds).catch(() => undefined);
     for (const mail of step.mails) await sendAll(deps, [...new Set([...mail.to, ...(await emailsOf(deps.store, mail.userIds))])], mail.subject, mail.lines, next);
     return next;
   }
@@ -450,10 +445,10 @@ async function release(store: Store, scope: LibraryScope, record: ChangeOrderRec
     getComponents(store, scope.organizationId, scope.libraryId, record.components.map((c) => c.componentId), true),
   ]);
   const writeId = record.components.length > singleTransactionRelease ? randomUUID() : undefined;
-  const componentPuts: { Put: { Item: ReturnType<typeof componentItem>; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } }[] = [];
-  const historyPuts: Record<string, unknown>[] = [];
-  const searchPuts: Record<string, unknown>[] = [];
-  for (const entry of record.components) {
+  const componentPuts: WriteItem[] = [];
+  const historyPuts: WriteItem[] = [];
+  const searchPuts: WriteItem[] = [];
+  for (const [index, entry] of record.components.entries()) {
     const before = components.get(entry.componentId);
     if (!before) throw new NotFoundError('Component', entry.componentId);
     // Read while another approval of this change order was committing: the next read sees it resolved.
@@ -470,27 +465,26 @@ async function release(store: Store, scope: LibraryScope, record: ChangeOrderRec
       updatedBy: scope.userId,
     };
     entry.toRevision = revisionValue;
-    componentPuts.push({ Put: { Item: componentItem(after), ConditionExpression: 'version = :version AND lockedBy = :co', ExpressionAttributeValues: { ':version': before.version, ':co': record.id } } });
-    const history = historyItem(scope.organizationId, scope.libraryId, {
+    // The fault makes the last component write of the transaction fail, after all the others in it.
+    const expectedVersion = fail && index === record.components.length - 1 ? -1 : before.version;
+    componentPuts.push(ofComponent(after.id, componentVersionPut(after, { version: expectedVersion, lockedBy: record.id })));
+    const history = {
       componentId: after.id,
       version: after.version,
-      action: 'RELEASE',
+      action: 'RELEASE' as const,
       at,
       by: scope.userId,
       actingIntegrationId: null,
       changes: [...diffComponents(before, after), { field: 'changeOrder', from: null, to: record.number }],
-    });
-    historyPuts.push({ Put: { TableName: store.tableName, Item: writeId ? { ...history, writeId } : history, ConditionExpression: 'attribute_not_exists(PK)' } });
-    searchPuts.push(searchEntryPut(store.tableName, after));
+    };
+    historyPuts.push(componentHistoryPut(scope.organizationId, scope.libraryId, history, { once: true, writeId }));
+    searchPuts.push(searchEntryPut(after));
   }
-  // The fault makes the last component write of the transaction fail, after all the others in it.
-  if (fail && componentPuts.length) componentPuts.at(-1)!.Put.ExpressionAttributeValues[':version'] = -1;
   resolve(record, 'APPROVED', at, scope.userId);
-  const componentItems = componentPuts.map((put) => ofComponent(put.Put.Item.id, put));
-  if (!writeId) return { record, items: [...componentItems, ...historyPuts, ...searchPuts] };
+  if (!writeId) return { record, items: [...componentPuts, ...historyPuts, ...searchPuts] };
   return {
     record,
-    items: [...componentItems, commitPendingWriteUpdate(store.tableName, scope.organizationId, scope.libraryId, writeId)],
+    items: [...componentPuts, commitPendingWriteUpdate(scope.organizationId, scope.libraryId, writeId)],
     large: { writeId, pending: historyPuts, componentIds: record.components.map((c) => c.componentId) },
   };
 }

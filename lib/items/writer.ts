@@ -16,12 +16,13 @@ import { normalizeCpn } from '../config/cpnScheme.js';
 
 import type { Store } from '../store/client.js';
 import {
-  bomItem,
   bomKey,
+  bomPut,
   bomRecord,
-  bomSnapshotItem,
-  documentLinksItem,
+  bomSnapshotPut,
+  bomVersionCheck,
   documentLinksKey,
+  documentLinksPut,
   documentLinksRecord,
   type BomLine,
   type BomRecord,
@@ -31,7 +32,7 @@ import {
 
 import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
 
-import { batchGetItems, explainedBy, keyString, parseItem, transactWrite, type Key, type WriteItem } from '../store/items.js';
+import { batchGetItems, explainedBy, keyString, parseItem, putKeys, transactWrite, type Key, type WriteItem } from '../store/items.js';
 
 import { abortPendingWrite, commitPendingWriteUpdate, deletePendingItems, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
 import { putSearchEntryIfNewer } from '../search/table/reindex.js';
@@ -173,12 +174,12 @@ function relationChanges(write: Pick<ParentWrite, 'bom' | 'links'>): HistoryChan
   return changes;
 }
 
-function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
+function parentItems(ctx: WriteContext, write: ParentWrite) {
   const { organizationId: org, libraryId: lib } = ctx;
   const changes = relationChanges(write);
   const items: WriteItem[] = write.before
-    ? updatedComponentItems(store.tableName, ctx, write.before, write.after, changes)
-    : newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, write.after, changes);
+    ? updatedComponentItems(ctx, write.before, write.after, changes)
+    : newComponentItems(ctx, ctx.config.cpnScheme, write.after, changes);
   if (write.bom && changes.some((c) => c.field === 'children')) {
     const record: BomRecord = {
       assemblyId: write.after.id,
@@ -189,11 +190,11 @@ function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
       updatedBy: ctx.userId,
       writeId: null,
     };
-    items.push({ Put: { TableName: store.tableName, Item: bomItem(org, lib, record) } });
-    items.push({ Put: { TableName: store.tableName, Item: bomSnapshotItem(org, lib, { ...record, actingIntegrationId: ctx.actingIntegrationId }), ConditionExpression: 'attribute_not_exists(PK)' } });
+    items.push(bomPut(org, lib, record));
+    items.push(bomSnapshotPut(org, lib, { ...record, actingIntegrationId: ctx.actingIntegrationId }));
   }
   if (write.links) {
-    items.push({ Put: { TableName: store.tableName, Item: documentLinksItem(org, lib, { componentId: write.after.id, links: write.links.after, updatedAt: ctx.at, writeId: null }) } });
+    items.push(documentLinksPut(org, lib, { componentId: write.after.id, links: write.links.after, updatedAt: ctx.at, writeId: null }));
   }
   return explainedBy(items, () => writeFailure(write));
 }
@@ -281,11 +282,11 @@ export async function writeItems(
   }
 
   const changedWrites = writes.filter((w) => w.before === null || w.after !== w.before);
-  const documentItems = newDocuments.map((d) => documentWriteItems(store, ctx, d));
-  const parentItemLists = changedWrites.map((w) => parentItems(store, ctx, w));
+  const documentItems = newDocuments.map((d) => documentWriteItems(ctx, d));
+  const parentItemLists = changedWrites.map((w) => parentItems(ctx, w));
   const usage = usageChanges(changedWrites);
   const usageItemLists = [...usage.added].map(([childId, { assemblyIds, inputIndex }]) =>
-    explainedBy([usageAddItem(store.tableName, ctx.organizationId, ctx.libraryId, childId, assemblyIds)], () =>
+    explainedBy([usageAddItem(ctx.organizationId, ctx.libraryId, childId, assemblyIds)], () =>
       new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: component ${childId} was deleted while this call ran`, { inputIndex, childId }),
     ),
   );
@@ -295,16 +296,7 @@ export async function writeItems(
     [...traversed.entries()]
       .filter(([id]) => !changedBoms.has(id))
       .slice(0, Math.max(0, room))
-      .map(([id, version]) => ({
-        ConditionCheck: {
-          TableName: store.tableName,
-          Key: bomKey(ctx.organizationId, ctx.libraryId, id),
-          ...(version === null
-            ? { ConditionExpression: 'attribute_not_exists(PK)' }
-            : { ConditionExpression: 'bomVersion = :v', ExpressionAttributeValues: { ':v': version } }),
-        },
-        onConditionFailed: () => new ConcurrentWriteError('A BOM this call builds on'),
-      }));
+      .map(([id, version]) => bomVersionCheck(ctx.organizationId, ctx.libraryId, id, version, () => new ConcurrentWriteError('A BOM this call builds on')));
   if (total <= maxTransactionItems) {
     const written = [...parentItemLists.flat(), ...documentItems.flat()];
     const usageItems = usageItemLists.flat();
@@ -351,19 +343,14 @@ function writeFailure(write: ParentWrite): Error {
   return new CpnError('CPN_TAKEN', `CPN "${write.after.cpn}" is already used in this library (CPNs are never reused)`, write.inputIndex, { cpn: write.after.cpn });
 }
 
-/** A new document's items; any failed condition among them means its CPN was taken. */
-function documentWriteItems(store: Store, ctx: WriteContext, document: NewDocument): WriteItem[] {
-  return explainedBy(newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...document.draft, cpn: document.cpn! }), () =>
+/**
+ * A new document's items; any failed condition among them means its CPN was taken. `writeId`: the
+ * document of a large write, invisible until that write commits.
+ */
+function documentWriteItems(ctx: WriteContext, document: NewDocument, writeId?: string): WriteItem[] {
+  return explainedBy(newComponentItems(ctx, ctx.config.cpnScheme, { ...document.draft, cpn: document.cpn! }, [], writeId), () =>
     new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn }),
   );
-}
-
-/** Adds the write id to every item of a new document, so that it stays invisible until the commit. */
-function markPending(items: WriteItem[], writeId: string): WriteItem[] {
-  return items.map((item) => {
-    const put = (item as { Put: { Item: Record<string, unknown> } }).Put;
-    return { ...item, Put: { ...put, Item: { ...put.Item, writeId } } };
-  });
 }
 
 async function writeInTwoPhases(
@@ -377,11 +364,8 @@ async function writeInTwoPhases(
 ): Promise<void> {
   const { organizationId: org, libraryId: lib } = ctx;
   const writeId = randomUUID();
-  const documentItems = documents.map((d) => markPending(documentWriteItems(store, ctx, d), writeId));
-  const keys = documentItems.flat().map((item) => {
-    const put = (item as { Put: { Item: Key } }).Put.Item;
-    return { PK: put.PK, SK: put.SK };
-  });
+  const documentItems = documents.map((d) => documentWriteItems(ctx, d, writeId));
+  const keys = putKeys(documentItems.flat());
   await putPendingWrite(store, org, lib, { writeId, status: 'PENDING', keys, createdAt: ctx.at, refreshSearchOf: [], settledAt: null });
   const perChunk = Math.floor(maxTransactionItems / (cpnClaimOffset + 1));
   try {
@@ -400,7 +384,7 @@ async function writeInTwoPhases(
       await transactWrite(store, usageItemLists.slice(start, end).flat());
       start = end;
     }
-    const commit = [...parentItemLists.flat(), ...explainedBy([commitPendingWriteUpdate(store.tableName, org, lib, writeId)], () => new ConcurrentWriteError('A BOM this call builds on'))];
+    const commit = [...parentItemLists.flat(), ...explainedBy([commitPendingWriteUpdate(org, lib, writeId)], () => new ConcurrentWriteError('A BOM this call builds on'))];
     await transactWrite(store, [...commit, ...bomChecks(maxTransactionItems - commit.length)]);
   } catch (error) {
     // A simulated crash leaves everything as a dead process would: cleanup of abandoned writes handles it.

@@ -85,6 +85,32 @@ export function documentLinksItem(orgId: string, libraryId: string, record: Docu
   return { ...documentLinksKey(orgId, libraryId, record.componentId), entity: 'DocumentLinks', ...record };
 }
 
+/** Puts an assembly's current BOM. */
+export function bomPut(orgId: string, libraryId: string, record: BomRecord): WriteItem {
+  return { Put: { Item: bomItem(orgId, libraryId, record) } };
+}
+
+/** Puts the snapshot of a BOM version: fails if that version has one (a concurrent writer of the same version). */
+export function bomSnapshotPut(orgId: string, libraryId: string, record: BomSnapshotRecord): WriteItem {
+  return { Put: { Item: bomSnapshotItem(orgId, libraryId, record), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** Puts a component's document links. */
+export function documentLinksPut(orgId: string, libraryId: string, record: DocumentLinksRecord): WriteItem {
+  return { Put: { Item: documentLinksItem(orgId, libraryId, record) } };
+}
+
+/** The assembly's BOM is still at the version read (null: it still has none). */
+export function bomVersionCheck(orgId: string, libraryId: string, assemblyId: string, bomVersion: number | null, onConditionFailed: () => Error): WriteItem {
+  return {
+    ConditionCheck: {
+      Key: bomKey(orgId, libraryId, assemblyId),
+      ...(bomVersion === null ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'bomVersion = :v', ExpressionAttributeValues: { ':v': bomVersion } }),
+    },
+    onConditionFailed,
+  };
+}
+
 /** Current BOMs of several assemblies (absent: no BOM yet). */
 export function getBoms(store: Store, orgId: string, libraryId: string, assemblyIds: string[], consistent = false): Promise<Map<string, BomRecord>> {
   return batchGetRecords(store, assemblyIds, (id) => bomKey(orgId, libraryId, id), bomRecord, 'BOM', consistent);

@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type Key, type WriteItem } from './items.js';
+import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type ConditionFailure, type Key, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 import { committedWriteIds } from './pendingWrite.js';
 
@@ -53,7 +53,7 @@ export const componentRecord = z.object({
   updatedBy: z.string(),
   /**
    * The change order that holds the component (from submission until it resolves): nobody edits or deletes
-   * it outside that change order. Every write of the component is conditioned on it (lockCondition).
+   * it outside that change order. Every write of the component is conditioned on it (componentVersionPut).
    */
   lockedBy: z.string().nullable().default(null),
   /**
@@ -84,9 +84,9 @@ export type ComponentHistoryRecord = z.infer<typeof componentHistoryRecord>;
 
 /**
  * The condition that keeps a component's lock as it was read: a write of a component read unlocked fails if
- * a change order locked it meanwhile (and the other way round). Combine with the version condition.
+ * a change order locked it meanwhile (and the other way round). Combined with the version condition.
  */
-export function lockCondition(lockedBy: string | null): { expression: string; values: Record<string, unknown> } {
+function lockCondition(lockedBy: string | null): { expression: string; values: Record<string, unknown> } {
   return lockedBy === null
     ? { expression: '(attribute_not_exists(lockedBy) OR lockedBy = :unlocked)', values: { ':unlocked': null } }
     : { expression: 'lockedBy = :lockedBy', values: { ':lockedBy': lockedBy } };
@@ -96,15 +96,58 @@ export function componentItem(record: ComponentRecord) {
   return { ...componentKey(record.organizationId, record.libraryId, record.id), entity: 'Component', ...record };
 }
 
+/** `writeId` marks the items of a large write (pendingWrite.ts): invisible until that write commits. */
+const pendingMark = (writeId: string | undefined) => (writeId ? { writeId } : {});
+
+/** Puts a new component (its id is new: fails if the key exists). */
+export function componentCreatePut(record: ComponentRecord, writeId?: string): WriteItem {
+  return { Put: { Item: { ...componentItem(record), ...pendingMark(writeId) }, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/**
+ * Puts a new version of a component, on condition that it is still at the version read and its lock is
+ * still the one read (`lockedBy`: null for a component read unlocked, the change order that holds it).
+ */
+export function componentVersionPut(record: ComponentRecord, expected: { version: number; lockedBy: string | null }, onConditionFailed?: ConditionFailure): WriteItem {
+  const lock = lockCondition(expected.lockedBy);
+  return {
+    Put: { Item: componentItem(record), ConditionExpression: `version = :version AND ${lock.expression}`, ExpressionAttributeValues: { ':version': expected.version, ...lock.values } },
+    ...(onConditionFailed ? { onConditionFailed } : {}),
+  };
+}
+
 /** Rewrites a component in place (same version), unless it changed or was locked since it was read. */
 export function componentResyncPut(component: ComponentRecord, onConditionFailed: () => Error): WriteItem {
+  return componentVersionPut(component, { version: component.version, lockedBy: component.lockedBy }, onConditionFailed);
+}
+
+/**
+ * Puts a history record. `once`: fails if the record exists (a concurrent writer of the same version);
+ * the first record of a new component is put without condition.
+ */
+export function componentHistoryPut(orgId: string, libraryId: string, record: ComponentHistoryRecord, options: { once: boolean; writeId?: string }): WriteItem {
   return {
     Put: {
-      Item: componentItem(component),
-      ConditionExpression: `version = :version AND ${lockCondition(component.lockedBy).expression}`,
-      ExpressionAttributeValues: { ':version': component.version, ...lockCondition(component.lockedBy).values },
+      Item: { ...historyItem(orgId, libraryId, record), ...pendingMark(options.writeId) },
+      ...(options.once ? { ConditionExpression: 'attribute_not_exists(PK)' } : {}),
     },
-    onConditionFailed,
+  };
+}
+
+/** Claims a CPN (normalized) for a new component: fails if any component, deleted ones included, ever had it. */
+export function cpnClaimPut(
+  orgId: string,
+  libraryId: string,
+  normalizedCpn: string,
+  claim: { cpn: string; componentId: string; at: string },
+  options: { writeId?: string; onConditionFailed?: ConditionFailure } = {},
+): WriteItem {
+  return {
+    Put: {
+      Item: { ...cpnKey(orgId, libraryId, normalizedCpn), entity: 'Cpn', cpn: claim.cpn, componentId: claim.componentId, deleted: false, createdAt: claim.at, ...pendingMark(options.writeId) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+    ...(options.onConditionFailed ? { onConditionFailed: options.onConditionFailed } : {}),
   };
 }
 
@@ -115,8 +158,8 @@ export function componentDeleteItems(component: ComponentRecord, cpnKeyOfIt: Key
       Delete: {
         Key: componentKey(component.organizationId, component.libraryId, component.id),
         // A change order that locked the component meanwhile keeps it.
-        ConditionExpression: 'version = :version AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
-        ExpressionAttributeValues: { ':version': component.version, ':unlocked': null },
+        ConditionExpression: `version = :version AND ${lockCondition(null).expression}`,
+        ExpressionAttributeValues: { ':version': component.version, ...lockCondition(null).values },
       },
     },
     {

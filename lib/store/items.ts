@@ -153,6 +153,11 @@ export type ConditionFailure = (oldItem: Record<string, unknown> | undefined) =>
  */
 export type WriteItem = TransactItemWithoutTable & { readonly onConditionFailed?: ConditionFailure };
 
+/** The keys the Puts among these items write (to find or remove them later, e.g. a large write's items). */
+export function putKeys(items: readonly WriteItem[]): Key[] {
+  return items.flatMap((item) => (item.Put ? [{ PK: item.Put.Item!.PK as string, SK: item.Put.Item!.SK as string }] : []));
+}
+
 /** Items that declare no meaning for their failed condition take this one (what they are part of). */
 export function explainedBy(items: readonly WriteItem[], onConditionFailed: ConditionFailure): WriteItem[] {
   return items.map((item) => (item.onConditionFailed ? item : { ...item, onConditionFailed }));

@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
+import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, queryAll, updateIf, type Key, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -40,10 +40,9 @@ export async function putPendingWrite(store: Store, orgId: string, libraryId: st
 }
 
 /** The commit: flips PENDING to COMMITTED, as one item of the transaction that writes everything else. */
-export function commitPendingWriteUpdate(tableName: string, orgId: string, libraryId: string, writeId: string) {
+export function commitPendingWriteUpdate(orgId: string, libraryId: string, writeId: string): WriteItem {
   return {
     Update: {
-      TableName: tableName,
       Key: pendingWriteKey(orgId, libraryId, writeId),
       UpdateExpression: 'SET #status = :committed',
       ConditionExpression: '#status = :pending',
