@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem, queryAll } from './items.js';
+import { getItem, queryAll, queryPrefix } from './items.js';
 import { counterKey } from './component.js';
 import { libraryPartition } from './library.js';
 
@@ -73,12 +73,7 @@ export function getChangeOrder(store: Store, orgId: string, libraryId: string, i
 }
 
 export function listChangeOrders(store: Store, orgId: string, libraryId: string): Promise<ChangeOrderRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CO#' } },
-    changeOrderRecord,
-    'change order',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'CO#', changeOrderRecord, 'change order');
 }
 
 /** The library's next change order number (CO-000001, CO-000002...): one atomic counter. */

@@ -1,8 +1,8 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type ConditionFailure, type Key, type WriteItem } from './items.js';
+import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type ConditionFailure, type Key, type WriteItem, queryPrefix, queryPrefixPage } from './items.js';
 import { libraryPartition } from './library.js';
 import { committedWriteIds } from './pendingWrite.js';
 
@@ -216,12 +216,7 @@ export async function getComponents(store: Store, orgId: string, libraryId: stri
 
 /** Every component of a library. The search work replaces this scan with a compact projection. */
 export async function listComponents(store: Store, orgId: string, libraryId: string): Promise<ComponentRecord[]> {
-  const records = await queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'C#' } },
-    componentRecord,
-    'component',
-  );
+  const records = await queryPrefix(store, libraryPartition(orgId, libraryId), 'C#', componentRecord, 'component');
   return visibleComponents(store, records);
 }
 
@@ -281,36 +276,15 @@ export async function isCpnTaken(store: Store, orgId: string, libraryId: string,
 
 /** The CPNs of a library (for reusableGroupInstances). */
 export function listCpns(store: Store, orgId: string, libraryId: string): Promise<{ cpn: string; componentId: string }[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CPN#' } },
-    z.object({ cpn: z.string(), componentId: z.string() }),
-    'CPN',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'CPN#', z.object({ cpn: z.string(), componentId: z.string() }), 'CPN');
 }
 
 export function listPinnedIds(store: Store, orgId: string, libraryId: string, kind: 'PIN' | 'BOOKMARK', userId: string): Promise<{ componentId: string; at: string }[]> {
-  return queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `${kind}#${userId}#` },
-    },
-    z.object({ componentId: z.string(), at: z.string() }),
-    'pin',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), `${kind}#${userId}#`, z.object({ componentId: z.string(), at: z.string() }), 'pin');
 }
 
 /** Whether the library has claimed any CPN yet (one Query of at most one key). */
 export async function libraryHasCpns(store: Store, orgId: string, libraryId: string): Promise<boolean> {
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CPN#' },
-      ProjectionExpression: 'PK',
-      Limit: 1,
-    }),
-  );
-  return (page.Items?.length ?? 0) > 0;
+  const page = await queryPrefixPage(store, libraryPartition(orgId, libraryId), 'CPN#', 1, z.object({ PK: z.string() }), 'CPN key', { ProjectionExpression: 'PK' });
+  return page.length > 0;
 }

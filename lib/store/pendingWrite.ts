@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, queryAll, updateIf, type Key, type WriteItem } from './items.js';
+import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -89,17 +89,11 @@ export async function committedWriteIds(store: Store, orgId: string, libraryId: 
 }
 
 export function listPendingWrites(store: Store, orgId: string, libraryId: string): Promise<PendingWriteRecord[]> {
-  return queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      FilterExpression: 'attribute_not_exists(settledAt) OR settledAt = :null',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'WRITE#', ':null': null },
-      ConsistentRead: true,
-    },
-    pendingWriteRecord,
-    'pending write',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'WRITE#', pendingWriteRecord, 'pending write', {
+    FilterExpression: 'attribute_not_exists(settledAt) OR settledAt = :null',
+    ExpressionAttributeValues: { ':null': null },
+    ConsistentRead: true,
+  });
 }
 
 /** Items of a committed write lose its write id (they are visible either way); items changed since keep theirs. */
