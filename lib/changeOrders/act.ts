@@ -1,6 +1,6 @@
 import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, ComponentLockedError, ConcurrentWriteError, NotFoundError } from '../errors.js';
-import { settleAbortedWrite, settleCommittedWrite } from '../items/writer.js';
+import { settleAbortedWrite, settleCommittedWrite } from '../items/settle.js';
 import { changeOrderDelete, changeOrderPut, type ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';

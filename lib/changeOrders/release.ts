@@ -4,7 +4,7 @@ import { diffComponents } from '../components/rules.js';
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
 import { nextRevision } from '../config/revisionScheme.js';
 import { NotFoundError } from '../errors.js';
-import { settleAbortedWrite } from '../items/writer.js';
+import { settleAbortedWrite } from '../items/settle.js';
 import { searchEntryPut } from '../search/entries.js';
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';

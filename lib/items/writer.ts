@@ -34,8 +34,8 @@ import { componentKey, componentRecord, getComponents, type ComponentRecord, typ
 
 import { batchGetItems, explainedBy, keyString, parseItem, putKeys, transactWrite, type Key, type WriteItem } from '../store/items.js';
 
-import { abortPendingWrite, commitPendingWriteUpdate, deletePendingItems, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
-import { putSearchEntryIfNewer } from '../search/table/reindex.js';
+import { commitPendingWriteUpdate, putPendingWrite } from '../store/pendingWrite.js';
+import { settleAbortedWrite, settleCommittedWrite } from './settle.js';
 
 import { bomChange, desiredLines, findBomCycle } from './bomRules.js';
 import { removeUsage, usageAddItem } from '../store/usage.js';
@@ -392,23 +392,4 @@ async function writeInTwoPhases(
     throw error;
   }
   await settleCommittedWrite(store, org, lib, writeId, keys, ctx.at);
-}
-
-/** Removes the items of a write that will never commit, then marks it settled. */
-export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
-  if (!(await abortPendingWrite(store, org, lib, writeId))) return;
-  await deletePendingItems(store, keys, writeId);
-  await markPendingWriteSettled(store, org, lib, writeId, at);
-}
-
-/**
- * After the commit: the items lose their write id (they are visible either way), the components whose
- * search entries come after the commit get them, then the record is settled. Repeatable: cleanup runs it
- * again for a write whose process died after the commit.
- */
-export async function settleCommittedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string, refreshSearchOf: string[] = []): Promise<void> {
-  await stripWriteId(store, keys, writeId);
-  const components = [...(await getComponents(store, org, lib, refreshSearchOf, true)).values()];
-  for (let start = 0; start < components.length; start += 25) await Promise.all(components.slice(start, start + 25).map((c) => putSearchEntryIfNewer(store, c)));
-  await markPendingWriteSettled(store, org, lib, writeId, at);
 }
