@@ -1,6 +1,5 @@
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
-import { componentLockUpdate, componentUnlockUpdate } from '../store/changeOrder.js';
-import { componentKey } from '../store/component.js';
+import { componentLock, componentUnlock } from '../store/component.js';
 import { failingWith, type WriteItem } from '../store/items.js';
 import { closesItself, type allowedFrom, type ChangeOrderResolution } from './lifecycle.js';
 import type { StepMail } from './notifications.js';
@@ -51,9 +50,9 @@ export const history = (record: ChangeOrderRecord, action: string, by: string, a
 };
 
 export const lockItems = (record: ChangeOrderRecord) =>
-  record.components.map((c) => ofComponent(c.componentId, componentLockUpdate(componentKey(record.organizationId, record.libraryId, c.componentId), record.id)));
+  record.components.map((c) => ofComponent(c.componentId, componentLock(record.organizationId, record.libraryId, c.componentId, record.id)));
 export const unlockItems = (record: ChangeOrderRecord) =>
-  record.components.map((c) => ofComponent(c.componentId, componentUnlockUpdate(componentKey(record.organizationId, record.libraryId, c.componentId), record.id)));
+  record.components.map((c) => ofComponent(c.componentId, componentUnlock(record.organizationId, record.libraryId, c.componentId, record.id)));
 
 export function resolve(record: ChangeOrderRecord, resolution: ChangeOrderResolution, at: string, by: string): void {
   record.resolution = resolution;

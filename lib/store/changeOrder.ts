@@ -92,32 +92,6 @@ export async function nextChangeOrderNumber(store: Store, orgId: string, library
   return `CO-${String(result.Attributes?.value ?? 1).padStart(6, '0')}`;
 }
 
-/** Locks a component for a change order (no version change: every write of a component is conditioned on its lock). */
-export function componentLockUpdate(key: { PK: string; SK: string }, changeOrderId: string) {
-  return {
-    Update: {
-      Key: key,
-      UpdateExpression: 'SET lockedBy = :co',
-      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
-      ExpressionAttributeValues: { ':co': changeOrderId, ':unlocked': null },
-    },
-  };
-}
-
-/** Releases a component's lock held by this change order. */
-export function componentUnlockUpdate(key: { PK: string; SK: string }, changeOrderId: string) {
-  return {
-    Update: {
-      Key: key,
-      UpdateExpression: 'SET lockedBy = :unlocked',
-      ConditionExpression: 'lockedBy = :co',
-      ExpressionAttributeValues: { ':co': changeOrderId, ':unlocked': null },
-    },
-  };
-}
-
-
-
 export type ChangeOrderStageRecord = ChangeOrderRecord['stages'][number];
 export type ChangeOrderReviewerRecord = ChangeOrderStageRecord['reviewers'][number];
 export type ChangeOrderDecisionRecord = ChangeOrderStageRecord['decisions'][number];

@@ -116,6 +116,32 @@ export function componentVersionPut(record: ComponentRecord, expected: { version
   };
 }
 
+/** Locks a component for a change order (no version change: every write of a component is conditioned on its lock). */
+export function componentLock(orgId: string, libraryId: string, componentId: string, changeOrderId: string): WriteItem {
+  const unlocked = lockCondition(null);
+  return {
+    Update: {
+      Key: componentKey(orgId, libraryId, componentId),
+      UpdateExpression: 'SET lockedBy = :co',
+      ConditionExpression: `attribute_exists(PK) AND ${unlocked.expression}`,
+      ExpressionAttributeValues: { ':co': changeOrderId, ...unlocked.values },
+    },
+  };
+}
+
+/** Releases a component's lock held by this change order. */
+export function componentUnlock(orgId: string, libraryId: string, componentId: string, changeOrderId: string): WriteItem {
+  const held = lockCondition(changeOrderId);
+  return {
+    Update: {
+      Key: componentKey(orgId, libraryId, componentId),
+      UpdateExpression: 'SET lockedBy = :unlocked',
+      ConditionExpression: held.expression,
+      ExpressionAttributeValues: { ':unlocked': null, ...held.values },
+    },
+  };
+}
+
 /** Rewrites a component in place (same version), unless it changed or was locked since it was read. */
 export function componentResyncPut(component: ComponentRecord, onConditionFailed: () => Error): WriteItem {
   return componentVersionPut(component, { version: component.version, lockedBy: component.lockedBy }, onConditionFailed);

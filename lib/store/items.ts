@@ -87,31 +87,24 @@ export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Pr
 }
 
 /** An UpdateItem with a condition: true when it applied, false when the condition did not hold. */
-export async function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
-  try {
-    await store.ddb.send(new UpdateCommand({ ...input, TableName: store.tableName }));
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new UpdateCommand({ ...input, TableName: store.tableName })));
 }
 
 /** A PutItem with a condition: true when it applied, false when the condition did not hold. */
-export async function putIf(store: Store, input: Omit<PutCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
-  try {
-    await store.ddb.send(new PutCommand({ ...input, TableName: store.tableName }));
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function putIf(store: Store, input: Omit<PutCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new PutCommand({ ...input, TableName: store.tableName })));
 }
 
 /** A DeleteItem with a condition: true when it applied, false when the condition did not hold. */
-export async function deleteIf(store: Store, input: Omit<DeleteCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+export function deleteIf(store: Store, input: Omit<DeleteCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new DeleteCommand({ ...input, TableName: store.tableName })));
+}
+
+/** True once a conditional write applied, false when its condition did not hold; other failures throw. */
+async function appliedUnlessConditionFailed(write: Promise<unknown>): Promise<boolean> {
   try {
-    await store.ddb.send(new DeleteCommand({ ...input, TableName: store.tableName }));
+    await write;
     return true;
   } catch (error) {
     if (isConditionalCheckFailure(error)) return false;

@@ -1,11 +1,10 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { LibraryImportError } from '../errors.js';
 import type { Store } from './client.js';
 import { accessPolicyKey } from './accessPolicy.js';
 import { bomRecord, bomSnapshotRecord, documentLinksRecord } from './bom.js';
 import { componentHistoryRecord, componentRecord, counterKey } from './component.js';
-import { batchWrite, isConditionalCheckFailure, queryAll, transactWrite, type Key, queryPrefix, queryPrefixPage, listKeysWithPrefix } from './items.js';
+import { batchWrite, listKeysWithPrefix, queryAll, queryPrefix, queryPrefixPage, transactWrite, updateIf, type Key } from './items.js';
 import { libraryKey, libraryPartition } from './library.js';
 import { libraryConfigKey, type ConfigType, type LibraryConfigRecord } from './libraryConfig.js';
 
@@ -105,37 +104,19 @@ export async function listComponentIds(store: Store, orgId: string, libraryId: s
 
 /** Marks the library as importing; LIBRARY_IMPORT_IN_PROGRESS when another import holds it. */
 export async function markLibraryImporting(store: Store, orgId: string, libraryId: string, mark: ImportMark): Promise<void> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: libraryKey(orgId, libraryId),
-        UpdateExpression: 'SET importing = :mark',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(importing)',
-        ExpressionAttributeValues: { ':mark': mark },
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is in progress (or was abandoned: npm run admin -- import-abort)');
-    throw error;
-  }
+  const marked = await updateIf(store, {
+    Key: libraryKey(orgId, libraryId),
+    UpdateExpression: 'SET importing = :mark',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(importing)',
+    ExpressionAttributeValues: { ':mark': mark },
+  });
+  if (!marked) throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is in progress (or was abandoned: npm run admin -- import-abort)');
 }
 
 /** Removes the mark of this import (a failed import, after its items are deleted). */
 export async function clearImportMark(store: Store, orgId: string, libraryId: string, importId: string): Promise<void> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: libraryKey(orgId, libraryId),
-        UpdateExpression: 'REMOVE importing',
-        ConditionExpression: 'importing.importId = :id',
-        ExpressionAttributeValues: { ':id': importId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-  }
+  // Another import's mark (or none) stays.
+  await updateIf(store, { Key: libraryKey(orgId, libraryId), UpdateExpression: 'REMOVE importing', ConditionExpression: 'importing.importId = :id', ExpressionAttributeValues: { ':id': importId } });
 }
 
 /**
