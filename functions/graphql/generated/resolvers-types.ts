@@ -874,7 +874,7 @@ export type ChangeOrderQueryNamespace = {
   __typename?: 'ChangeOrderQueryNamespace';
   /** The library's templates: the two defaults, then its own by name. */
   getTemplates: Array<ChangeOrderTemplate>;
-  /** Change orders of the library, newest first. */
+  /** Change orders of the library, newest first. endCursor is an opaque position in that order: the next page starts after it. */
   get: ChangeOrderConnection;
 };
 
