@@ -9,8 +9,8 @@ import { searchEntryPut } from '../search/entries.js';
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { componentHistoryPut, componentVersionPut, getComponents, type ComponentRecord } from '../store/component.js';
-import { batchGetItems, nowIso, putKeys, transactWrite, type Key, type WriteItem } from '../store/items.js';
-import { commitPendingWriteUpdate, getPendingWrites, putPendingWrite } from '../store/pendingWrite.js';
+import { nowIso, putKeys, transactWrite, type Key, type WriteItem } from '../store/items.js';
+import { commitPendingWriteUpdate, getPendingWrites, putPendingWrite, writeIdsHolding } from '../store/pendingWrite.js';
 import { ofComponent, ReadAgain, resolve, type LargeRelease, type Step } from './step.js';
 
 /** The release of an approved change order, and the protocol of a release too large for one transaction. */
@@ -110,8 +110,7 @@ const abandonedReleaseMs = 60_000;
 
 async function clearAbandonedReleases(store: Store, scope: LibraryScope, keys: Key[]): Promise<void> {
   const { organizationId: org, libraryId: lib } = scope;
-  const taken = await batchGetItems(store, keys, true);
-  const writeIds = [...new Set([...taken.values()].map((item) => item.writeId).filter((id): id is string => typeof id === 'string'))];
+  const writeIds = await writeIdsHolding(store, keys);
   for (const write of (await getPendingWrites(store, org, lib, writeIds)).values()) {
     const abandoned = write.status === 'ABORTED' || (write.status === 'PENDING' && Date.now() - Date.parse(write.createdAt) > abandonedReleaseMs);
     if (abandoned) await settleAbortedWrite(store, org, lib, write.writeId, write.keys, nowIso());

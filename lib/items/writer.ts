@@ -16,23 +16,21 @@ import { normalizeCpn } from '../config/cpnScheme.js';
 
 import type { Store } from '../store/client.js';
 import {
-  bomKey,
   bomPut,
-  bomRecord,
   bomSnapshotPut,
   bomVersionCheck,
-  documentLinksKey,
   documentLinksPut,
-  documentLinksRecord,
+  getBoms,
+  getComponentsWithRelations,
   type BomLine,
   type BomRecord,
   type DocumentLinkRecord,
   type DocumentLinksRecord,
 } from '../store/bom.js';
 
-import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
 
-import { batchGetItems, explainedBy, keyString, parseItem, putKeys, transactWrite, type Key, type WriteItem } from '../store/items.js';
+import { explainedBy, putKeys, transactWrite, type WriteItem } from '../store/items.js';
 
 import { commitPendingWriteUpdate, putPendingWrite } from '../store/pendingWrite.js';
 import { settleAbortedWrite, settleCommittedWrite } from './settle.js';
@@ -81,27 +79,11 @@ export class SimulatedCrashError extends Error {}
 async function readStored(store: Store, ctx: WriteContext, parentIds: string[], referencedIds: string[]): Promise<Stored> {
   const { organizationId: org, libraryId: lib } = ctx;
   const componentIds = [...new Set([...parentIds, ...referencedIds])];
-  const keys: Key[] = [
-    ...componentIds.map((id) => componentKey(org, lib, id)),
-    ...parentIds.flatMap((id) => [bomKey(org, lib, id), documentLinksKey(org, lib, id)]),
-  ];
-  const items = await batchGetItems(store, keys, true);
+  const { components: found, boms, links } = await getComponentsWithRelations(store, org, lib, componentIds, parentIds);
   const components = new Map<string, ComponentRecord>();
-  const found = componentIds.flatMap((id) => {
-    const item = items.get(keyString(componentKey(org, lib, id)));
-    return item ? [parseItem(componentRecord, item, 'component')] : [];
-  });
   // Re-read through the store's visibility rules: uncommitted components of other writes do not exist.
   const visible = found.some((r) => r.writeId) ? [...(await getComponents(store, org, lib, found.map((r) => r.id), true)).values()] : found;
   for (const record of visible) components.set(record.id, record);
-  const boms = new Map<string, BomRecord>();
-  const links = new Map<string, DocumentLinksRecord>();
-  for (const id of parentIds) {
-    const bom = items.get(keyString(bomKey(org, lib, id)));
-    if (bom) boms.set(id, parseItem(bomRecord, bom, 'BOM'));
-    const link = items.get(keyString(documentLinksKey(org, lib, id)));
-    if (link) links.set(id, parseItem(documentLinksRecord, link, 'document links'));
-  }
   return { components, boms, links };
 }
 
@@ -247,10 +229,10 @@ export async function writeItems(
   // calls that each add one half of a cycle cannot both land.
   const traversed = new Map<string, number | null>();
   const cycle = await findBomCycle(changedBoms, async (ids) => {
-    const boms = await batchGetItems(store, ids.map((id) => bomKey(ctx.organizationId, ctx.libraryId, id)), true);
+    const boms = await getBoms(store, ctx.organizationId, ctx.libraryId, ids, true);
     for (const id of ids) traversed.set(id, null);
-    for (const item of boms.values()) traversed.set(item.assemblyId as string, item.bomVersion as number);
-    return new Map([...boms.values()].map((item) => [item.assemblyId as string, (item.childIds as string[]) ?? []]));
+    for (const bom of boms.values()) traversed.set(bom.assemblyId, bom.bomVersion);
+    return new Map([...boms.values()].map((bom) => [bom.assemblyId, bom.childIds]));
   });
   if (cycle) throw new BomCycleError(cycle.map((id) => stored.components.get(id)?.name ?? writes.find((w) => w.after.id === id)?.after.name ?? id));
 

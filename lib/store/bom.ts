@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, listKeysWithPrefix, queryNewestFirst, type WriteItem } from './items.js';
+import { componentKey, componentRecord, type ComponentRecord } from './component.js';
+import { batchGetItems, batchGetRecords, keyString, listKeysWithPrefix, parseItem, queryNewestFirst, type Key, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** The current BOM of an assembly: one item, rewritten with each BOM change (lines are not items of their own). */
@@ -118,6 +119,38 @@ export function getBoms(store: Store, orgId: string, libraryId: string, assembly
 
 export function getDocumentLinks(store: Store, orgId: string, libraryId: string, componentIds: string[], consistent = false): Promise<Map<string, DocumentLinksRecord>> {
   return batchGetRecords(store, componentIds, (id) => documentLinksKey(orgId, libraryId, id), documentLinksRecord, 'document links', consistent);
+}
+
+/**
+ * Components with the BOMs and document links of some of them (`parentIds`), strongly consistent, in one
+ * BatchGetItem per 100 keys. Components are as stored: those of a large write that has not committed are
+ * included (their `writeId` says so; `getComponents` leaves them out).
+ */
+export async function getComponentsWithRelations(
+  store: Store,
+  orgId: string,
+  libraryId: string,
+  componentIds: string[],
+  parentIds: string[],
+): Promise<{ components: ComponentRecord[]; boms: Map<string, BomRecord>; links: Map<string, DocumentLinksRecord> }> {
+  const keys: Key[] = [
+    ...componentIds.map((id) => componentKey(orgId, libraryId, id)),
+    ...parentIds.flatMap((id) => [bomKey(orgId, libraryId, id), documentLinksKey(orgId, libraryId, id)]),
+  ];
+  const items = await batchGetItems(store, keys, true);
+  const components = componentIds.flatMap((id) => {
+    const item = items.get(keyString(componentKey(orgId, libraryId, id)));
+    return item ? [parseItem(componentRecord, item, 'component')] : [];
+  });
+  const boms = new Map<string, BomRecord>();
+  const links = new Map<string, DocumentLinksRecord>();
+  for (const id of parentIds) {
+    const bom = items.get(keyString(bomKey(orgId, libraryId, id)));
+    if (bom) boms.set(id, parseItem(bomRecord, bom, 'BOM'));
+    const link = items.get(keyString(documentLinksKey(orgId, libraryId, id)));
+    if (link) links.set(id, parseItem(documentLinksRecord, link, 'document links'));
+  }
+  return { components, boms, links };
 }
 
 /** BOM snapshots of an assembly, newest first. */

@@ -113,6 +113,12 @@ export async function deletePendingItems(store: Store, keys: Key[], writeId: str
   for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(remove));
 }
 
+/** The write ids the items at these keys carry (strongly consistent): the large writes that hold them. */
+export async function writeIdsHolding(store: Store, keys: Key[]): Promise<string[]> {
+  const items = await batchGetItems(store, keys, true);
+  return [...new Set([...items.values()].map((item) => item.writeId).filter((id): id is string => typeof id === 'string'))];
+}
+
 /** The commit records of these writes (strongly consistent); ids without one are absent. */
 export function getPendingWrites(store: Store, orgId: string, libraryId: string, writeIds: string[]): Promise<Map<string, PendingWriteRecord>> {
   return batchGetRecords(store, writeIds, (id) => pendingWriteKey(orgId, libraryId, id), pendingWriteRecord, 'pending write', true);
