@@ -63,7 +63,7 @@ const mappers = {
   ChangeOrderDecisionEntry: '../../../lib/store/changeOrder.js#ChangeOrderDecisionRecord',
   ChangeOrderComponent: '../../../lib/store/changeOrder.js#ChangeOrderComponentRecord',
   ChangeOrderHistoryEntry: '../../../lib/store/changeOrder.js#ChangeOrderHistoryRecord',
-  ChangeOrderConnection: '../../../lib/changeOrders/service.js#ChangeOrderPage',
+  ChangeOrderConnection: '../../../lib/changeOrders/queries.js#ChangeOrderPage',
   ChangeOrderTemplate: '../../../lib/changeOrders/templates.js#ChangeOrderTemplate',
   BulkInviteResult: '../../../lib/orgs/invitations.js#BulkInviteResult',
   SamlConfiguration: '../../../lib/saml/configuration.js#SamlConfiguration',

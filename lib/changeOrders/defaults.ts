@@ -1,4 +1,4 @@
-import type { TemplateDocument } from './template.js';
+import type { TemplateDocument } from './templateRules.js';
 
 const details: TemplateDocument['details'] = {
   info: {

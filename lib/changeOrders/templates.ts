@@ -8,8 +8,8 @@ import { getMemberships } from '../store/membership.js';
 import { findUserIdByEmail, normalizeEmail } from '../store/user.js';
 import { listTemplates, templatePuts, type TemplateRecord } from '../store/changeOrderTemplate.js';
 import { defaultTemplates } from './defaults.js';
-// The template schemas and the YAML parser load on the first template write (./template.js), not with every request.
-import type { TemplateDocument, TemplateProblem } from './template.js';
+// The template schemas and the YAML parser load on the first template write (./templateRules.js), not with every request.
+import type { TemplateDocument, TemplateProblem } from './templateRules.js';
 
 /** A stored document stays well inside DynamoDB's 400 KB item. */
 export const maxTemplateBytes = 200_000;
@@ -31,7 +31,7 @@ type Participant = TemplateDocument['stages']['open'][number] extends { reviewer
  * path of each participant that is not a member (rule notInOrganization).
  */
 export async function resolveParticipants(store: Store, organizationId: string, document: TemplateDocument): Promise<{ document: TemplateDocument; problems: TemplateProblem[] }> {
-  const { jsonPath } = await import('./template.js');
+  const { jsonPath } = await import('./templateRules.js');
   const lists: { path: (string | number)[]; users: Participant[] }[] = [];
   document.stages.open.forEach((stage, index) => {
     if (stage.reviewers) lists.push({ path: ['stages', 'open', index, 'reviewers', 'users'], users: stage.reviewers.users });
@@ -87,7 +87,7 @@ export async function createTemplate(store: Store, scope: LibraryScope, rawInput
   if (defaultTemplates.some((template) => template.name.toLowerCase() === name.toLowerCase())) {
     throw new AlreadyExistsError(`"${name}" is the name of a default template`, { field: 'input.name' });
   }
-  const { readTemplateInput, validateTemplateDocument } = await import('./template.js');
+  const { readTemplateInput, validateTemplateDocument } = await import('./templateRules.js');
   const read = readTemplateInput(parsed.data.template);
   if (read.problems.length) throw new TemplateInvalidError(read.problems);
   const checked = validateTemplateDocument(read.document);

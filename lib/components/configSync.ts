@@ -38,7 +38,7 @@ export async function syncComponentsWithConfig(store: Store, orgId: string, libr
     });
     for (const component of stale) {
       try {
-        await transactWrite(store, [componentResyncPut(component, () => new ComponentChangedSinceReadError()), searchEntryPut(store.tableName, component)]);
+        await transactWrite(store, [componentResyncPut(component, () => new ComponentChangedSinceReadError()), searchEntryPut(component)]);
         updated += 1;
       } catch (error) {
         // A component changed since it was read was written with the new configuration already.

@@ -63,11 +63,11 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
       return explainedBy(
         [
           ...componentDeleteItems(record, cpnKey(org, lib, normalizeCpn(ctx.config.cpnScheme, record.cpn)), ctx.at),
-          searchEntryTombstone(store.tableName, org, lib, id, ctx.at),
+          searchEntryTombstone(org, lib, id, ctx.at),
           // Its BOM and document links go with it, so where-used never names a deleted assembly.
           bomDelete(org, lib, id),
           documentLinksDelete(org, lib, id),
-          failingWith(usageDeletedItem(store.tableName, org, lib, id, usages.get(id)?.rev), () => new UsageChangedError()),
+          failingWith(usageDeletedItem(org, lib, id, usages.get(id)?.rev), () => new UsageChangedError()),
         ],
         changed,
       );

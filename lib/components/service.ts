@@ -95,7 +95,7 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
   for (let attempt = 0; ; attempt += 1) {
     const records = planned.map(({ draft }, index) => ({ ...draft, cpn: cpns[index]! }));
     try {
-      const items = records.flatMap((record, index) => newComponentItems(store.tableName, ctx, scheme, record, [], undefined, () => new CpnClaimLostError(index)));
+      const items = records.flatMap((record, index) => newComponentItems(ctx, scheme, record, [], undefined, () => new CpnClaimLostError(index)));
       await transactWrite(store, items, { onConflict: () => new ConcurrentWriteError('A CPN of this call') });
       return records;
     } catch (error) {
@@ -147,7 +147,7 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     const inputIndexOf = (id: string) => inputs.findIndex((input) => input.id === id);
     const items = writes.flatMap(({ before, after }) => {
       const index = inputIndexOf(before.id);
-      const writeItems = updatedComponentItems(store.tableName, ctx, before, after);
+      const writeItems = updatedComponentItems(ctx, before, after);
       if (before.category.type === 'ASSEMBLY' && after.category.type !== 'ASSEMBLY') {
         writeItems.push(
           bomEmptyCheck(ctx.organizationId, ctx.libraryId, before.id, () =>

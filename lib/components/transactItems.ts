@@ -1,6 +1,6 @@
 import { normalizeCpn, type CpnScheme } from '../config/cpnScheme.js';
 import { searchEntryPut } from '../search/entries.js';
-import { componentItem, cpnKey, historyItem, lockCondition, type ComponentHistoryRecord, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { componentCreatePut, componentHistoryPut, componentVersionPut, cpnClaimPut, type ComponentHistoryRecord, type ComponentRecord, type HistoryChange } from '../store/component.js';
 import type { ConditionFailure, WriteItem } from '../store/items.js';
 import { diffComponents, type WriteContext } from './rules.js';
 
@@ -18,12 +18,11 @@ export function historyRecord(ctx: WriteContext, before: ComponentRecord | null,
   };
 }
 
-/** `writeId` marks items of a large item write that are invisible until that write commits. */
-const pending = (writeId: string | undefined) => (writeId ? { writeId } : {});
-
-/** A new component: the component, its first history record, its search entry and its CPN claim (in this order). */
+/**
+ * A new component: the component, its first history record, its search entry and its CPN claim (in this
+ * order). `writeId` marks items of a large item write that are invisible until that write commits.
+ */
 export function newComponentItems(
-  tableName: string,
   ctx: WriteContext,
   scheme: CpnScheme,
   record: ComponentRecord,
@@ -31,56 +30,25 @@ export function newComponentItems(
   writeId?: string,
   cpnTaken?: ConditionFailure,
 ): WriteItem[] {
+  const { organizationId: org, libraryId: lib } = ctx;
   return [
-    { Put: { TableName: tableName, Item: { ...componentItem(record), ...pending(writeId) }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { TableName: tableName, Item: { ...historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, null, record, relationChanges)), ...pending(writeId) } } },
-    withPending(searchEntryPut(tableName, record), writeId),
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...cpnKey(ctx.organizationId, ctx.libraryId, normalizeCpn(scheme, record.cpn)),
-          entity: 'Cpn',
-          cpn: record.cpn,
-          componentId: record.id,
-          deleted: false,
-          createdAt: ctx.at,
-          ...pending(writeId),
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-      ...(cpnTaken ? { onConditionFailed: cpnTaken } : {}),
-    },
+    componentCreatePut(record, writeId),
+    componentHistoryPut(org, lib, historyRecord(ctx, null, record, relationChanges), { once: false, writeId }),
+    searchEntryPut(record, writeId),
+    cpnClaimPut(org, lib, normalizeCpn(scheme, record.cpn), { cpn: record.cpn, componentId: record.id, at: ctx.at }, { writeId, onConditionFailed: cpnTaken }),
   ];
 }
 
 /** Index of the CPN claim within newComponentItems. */
 export const cpnClaimOffset = 3;
 
-/** A new version of a component: the component (conditional on the version read), its history record, its search entry. */
-export function updatedComponentItems(tableName: string, ctx: WriteContext, before: ComponentRecord, after: ComponentRecord, relationChanges: HistoryChange[] = []): WriteItem[] {
+/** A new version of a component (conditional on the version and lock read), its history record, its search entry. */
+export function updatedComponentItems(ctx: WriteContext, before: ComponentRecord, after: ComponentRecord, relationChanges: HistoryChange[] = []): WriteItem[] {
   return [
-    {
-      Put: {
-        TableName: tableName,
-        Item: componentItem(after),
-        ConditionExpression: `version = :version AND ${lockCondition(before.lockedBy).expression}`,
-        ExpressionAttributeValues: { ':version': before.version, ...lockCondition(before.lockedBy).values },
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: historyItem(ctx.organizationId, ctx.libraryId, historyRecord(ctx, before, after, relationChanges)),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    searchEntryPut(tableName, after),
+    componentVersionPut(after, { version: before.version, lockedBy: before.lockedBy }),
+    componentHistoryPut(ctx.organizationId, ctx.libraryId, historyRecord(ctx, before, after, relationChanges), { once: true }),
+    searchEntryPut(after),
   ];
-}
-
-function withPending<T extends { Put: { Item: Record<string, unknown> } }>(item: T, writeId: string | undefined): T {
-  return writeId ? { ...item, Put: { ...item.Put, Item: { ...item.Put.Item, writeId } } } : item;
 }
 
 /** The next version of a component after a change (RELEASED becomes MODIFIED). */

@@ -122,7 +122,7 @@ export async function setComponentLink(store: Store, ctx: WriteContext, componen
     // A component changed meanwhile is read again (up to five times).
     const changed = () => new ConcurrentWriteError(`Component ${before.id}`);
     try {
-      await transactWrite(store, updatedComponentItems(store.tableName, ctx, before, after, [{ field: 'links', from: before.links, to: links }]), { otherwise: changed, onConflict: changed });
+      await transactWrite(store, updatedComponentItems(ctx, before, after, [{ field: 'links', from: before.links, to: links }]), { otherwise: changed, onConflict: changed });
       return after;
     } catch (error) {
       if (!(error instanceof ConcurrentWriteError) || attempt >= 4) throw error;

@@ -1,6 +1,6 @@
 import type { Store } from '../store/client.js';
 import { listPendingWrites } from '../store/pendingWrite.js';
-import { settleAbortedWrite, settleCommittedWrite } from './writer.js';
+import { settleAbortedWrite, settleCommittedWrite } from './settle.js';
 
 /** A large item write normally commits within seconds; one pending longer than this was abandoned. */
 export const abandonedAfterMs = 15 * 60 * 1000;

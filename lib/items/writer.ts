@@ -16,25 +16,24 @@ import { normalizeCpn } from '../config/cpnScheme.js';
 
 import type { Store } from '../store/client.js';
 import {
-  bomItem,
-  bomKey,
-  bomRecord,
-  bomSnapshotItem,
-  documentLinksItem,
-  documentLinksKey,
-  documentLinksRecord,
+  bomPut,
+  bomSnapshotPut,
+  bomVersionCheck,
+  documentLinksPut,
+  getBoms,
+  getComponentsWithRelations,
   type BomLine,
   type BomRecord,
   type DocumentLinkRecord,
   type DocumentLinksRecord,
 } from '../store/bom.js';
 
-import { componentKey, componentRecord, getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
 
-import { batchGetItems, explainedBy, keyString, parseItem, transactWrite, type Key, type WriteItem } from '../store/items.js';
+import { explainedBy, putKeys, transactWrite, type WriteItem } from '../store/items.js';
 
-import { abortPendingWrite, commitPendingWriteUpdate, deletePendingItems, markPendingWriteSettled, putPendingWrite, stripWriteId } from '../store/pendingWrite.js';
-import { putSearchEntryIfNewer } from '../search/table/reindex.js';
+import { commitPendingWriteUpdate, putPendingWrite } from '../store/pendingWrite.js';
+import { settleAbortedWrite, settleCommittedWrite } from './settle.js';
 
 import { bomChange, desiredLines, findBomCycle } from './bomRules.js';
 import { removeUsage, usageAddItem } from '../store/usage.js';
@@ -80,27 +79,11 @@ export class SimulatedCrashError extends Error {}
 async function readStored(store: Store, ctx: WriteContext, parentIds: string[], referencedIds: string[]): Promise<Stored> {
   const { organizationId: org, libraryId: lib } = ctx;
   const componentIds = [...new Set([...parentIds, ...referencedIds])];
-  const keys: Key[] = [
-    ...componentIds.map((id) => componentKey(org, lib, id)),
-    ...parentIds.flatMap((id) => [bomKey(org, lib, id), documentLinksKey(org, lib, id)]),
-  ];
-  const items = await batchGetItems(store, keys, true);
+  const { components: found, boms, links } = await getComponentsWithRelations(store, org, lib, componentIds, parentIds);
   const components = new Map<string, ComponentRecord>();
-  const found = componentIds.flatMap((id) => {
-    const item = items.get(keyString(componentKey(org, lib, id)));
-    return item ? [parseItem(componentRecord, item, 'component')] : [];
-  });
   // Re-read through the store's visibility rules: uncommitted components of other writes do not exist.
   const visible = found.some((r) => r.writeId) ? [...(await getComponents(store, org, lib, found.map((r) => r.id), true)).values()] : found;
   for (const record of visible) components.set(record.id, record);
-  const boms = new Map<string, BomRecord>();
-  const links = new Map<string, DocumentLinksRecord>();
-  for (const id of parentIds) {
-    const bom = items.get(keyString(bomKey(org, lib, id)));
-    if (bom) boms.set(id, parseItem(bomRecord, bom, 'BOM'));
-    const link = items.get(keyString(documentLinksKey(org, lib, id)));
-    if (link) links.set(id, parseItem(documentLinksRecord, link, 'document links'));
-  }
   return { components, boms, links };
 }
 
@@ -173,12 +156,12 @@ function relationChanges(write: Pick<ParentWrite, 'bom' | 'links'>): HistoryChan
   return changes;
 }
 
-function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
+function parentItems(ctx: WriteContext, write: ParentWrite) {
   const { organizationId: org, libraryId: lib } = ctx;
   const changes = relationChanges(write);
   const items: WriteItem[] = write.before
-    ? updatedComponentItems(store.tableName, ctx, write.before, write.after, changes)
-    : newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, write.after, changes);
+    ? updatedComponentItems(ctx, write.before, write.after, changes)
+    : newComponentItems(ctx, ctx.config.cpnScheme, write.after, changes);
   if (write.bom && changes.some((c) => c.field === 'children')) {
     const record: BomRecord = {
       assemblyId: write.after.id,
@@ -189,11 +172,11 @@ function parentItems(store: Store, ctx: WriteContext, write: ParentWrite) {
       updatedBy: ctx.userId,
       writeId: null,
     };
-    items.push({ Put: { TableName: store.tableName, Item: bomItem(org, lib, record) } });
-    items.push({ Put: { TableName: store.tableName, Item: bomSnapshotItem(org, lib, { ...record, actingIntegrationId: ctx.actingIntegrationId }), ConditionExpression: 'attribute_not_exists(PK)' } });
+    items.push(bomPut(org, lib, record));
+    items.push(bomSnapshotPut(org, lib, { ...record, actingIntegrationId: ctx.actingIntegrationId }));
   }
   if (write.links) {
-    items.push({ Put: { TableName: store.tableName, Item: documentLinksItem(org, lib, { componentId: write.after.id, links: write.links.after, updatedAt: ctx.at, writeId: null }) } });
+    items.push(documentLinksPut(org, lib, { componentId: write.after.id, links: write.links.after, updatedAt: ctx.at, writeId: null }));
   }
   return explainedBy(items, () => writeFailure(write));
 }
@@ -246,10 +229,10 @@ export async function writeItems(
   // calls that each add one half of a cycle cannot both land.
   const traversed = new Map<string, number | null>();
   const cycle = await findBomCycle(changedBoms, async (ids) => {
-    const boms = await batchGetItems(store, ids.map((id) => bomKey(ctx.organizationId, ctx.libraryId, id)), true);
+    const boms = await getBoms(store, ctx.organizationId, ctx.libraryId, ids, true);
     for (const id of ids) traversed.set(id, null);
-    for (const item of boms.values()) traversed.set(item.assemblyId as string, item.bomVersion as number);
-    return new Map([...boms.values()].map((item) => [item.assemblyId as string, (item.childIds as string[]) ?? []]));
+    for (const bom of boms.values()) traversed.set(bom.assemblyId, bom.bomVersion);
+    return new Map([...boms.values()].map((bom) => [bom.assemblyId, bom.childIds]));
   });
   if (cycle) throw new BomCycleError(cycle.map((id) => stored.components.get(id)?.name ?? writes.find((w) => w.after.id === id)?.after.name ?? id));
 
@@ -281,11 +264,11 @@ export async function writeItems(
   }
 
   const changedWrites = writes.filter((w) => w.before === null || w.after !== w.before);
-  const documentItems = newDocuments.map((d) => documentWriteItems(store, ctx, d));
-  const parentItemLists = changedWrites.map((w) => parentItems(store, ctx, w));
+  const documentItems = newDocuments.map((d) => documentWriteItems(ctx, d));
+  const parentItemLists = changedWrites.map((w) => parentItems(ctx, w));
   const usage = usageChanges(changedWrites);
   const usageItemLists = [...usage.added].map(([childId, { assemblyIds, inputIndex }]) =>
-    explainedBy([usageAddItem(store.tableName, ctx.organizationId, ctx.libraryId, childId, assemblyIds)], () =>
+    explainedBy([usageAddItem(ctx.organizationId, ctx.libraryId, childId, assemblyIds)], () =>
       new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: component ${childId} was deleted while this call ran`, { inputIndex, childId }),
     ),
   );
@@ -295,16 +278,7 @@ export async function writeItems(
     [...traversed.entries()]
       .filter(([id]) => !changedBoms.has(id))
       .slice(0, Math.max(0, room))
-      .map(([id, version]) => ({
-        ConditionCheck: {
-          TableName: store.tableName,
-          Key: bomKey(ctx.organizationId, ctx.libraryId, id),
-          ...(version === null
-            ? { ConditionExpression: 'attribute_not_exists(PK)' }
-            : { ConditionExpression: 'bomVersion = :v', ExpressionAttributeValues: { ':v': version } }),
-        },
-        onConditionFailed: () => new ConcurrentWriteError('A BOM this call builds on'),
-      }));
+      .map(([id, version]) => bomVersionCheck(ctx.organizationId, ctx.libraryId, id, version, () => new ConcurrentWriteError('A BOM this call builds on')));
   if (total <= maxTransactionItems) {
     const written = [...parentItemLists.flat(), ...documentItems.flat()];
     const usageItems = usageItemLists.flat();
@@ -351,19 +325,14 @@ function writeFailure(write: ParentWrite): Error {
   return new CpnError('CPN_TAKEN', `CPN "${write.after.cpn}" is already used in this library (CPNs are never reused)`, write.inputIndex, { cpn: write.after.cpn });
 }
 
-/** A new document's items; any failed condition among them means its CPN was taken. */
-function documentWriteItems(store: Store, ctx: WriteContext, document: NewDocument): WriteItem[] {
-  return explainedBy(newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, { ...document.draft, cpn: document.cpn! }), () =>
+/**
+ * A new document's items; any failed condition among them means its CPN was taken. `writeId`: the
+ * document of a large write, invisible until that write commits.
+ */
+function documentWriteItems(ctx: WriteContext, document: NewDocument, writeId?: string): WriteItem[] {
+  return explainedBy(newComponentItems(ctx, ctx.config.cpnScheme, { ...document.draft, cpn: document.cpn! }, [], writeId), () =>
     new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn }),
   );
-}
-
-/** Adds the write id to every item of a new document, so that it stays invisible until the commit. */
-function markPending(items: WriteItem[], writeId: string): WriteItem[] {
-  return items.map((item) => {
-    const put = (item as { Put: { Item: Record<string, unknown> } }).Put;
-    return { ...item, Put: { ...put, Item: { ...put.Item, writeId } } };
-  });
 }
 
 async function writeInTwoPhases(
@@ -377,11 +346,8 @@ async function writeInTwoPhases(
 ): Promise<void> {
   const { organizationId: org, libraryId: lib } = ctx;
   const writeId = randomUUID();
-  const documentItems = documents.map((d) => markPending(documentWriteItems(store, ctx, d), writeId));
-  const keys = documentItems.flat().map((item) => {
-    const put = (item as { Put: { Item: Key } }).Put.Item;
-    return { PK: put.PK, SK: put.SK };
-  });
+  const documentItems = documents.map((d) => documentWriteItems(ctx, d, writeId));
+  const keys = putKeys(documentItems.flat());
   await putPendingWrite(store, org, lib, { writeId, status: 'PENDING', keys, createdAt: ctx.at, refreshSearchOf: [], settledAt: null });
   const perChunk = Math.floor(maxTransactionItems / (cpnClaimOffset + 1));
   try {
@@ -400,7 +366,7 @@ async function writeInTwoPhases(
       await transactWrite(store, usageItemLists.slice(start, end).flat());
       start = end;
     }
-    const commit = [...parentItemLists.flat(), ...explainedBy([commitPendingWriteUpdate(store.tableName, org, lib, writeId)], () => new ConcurrentWriteError('A BOM this call builds on'))];
+    const commit = [...parentItemLists.flat(), ...explainedBy([commitPendingWriteUpdate(org, lib, writeId)], () => new ConcurrentWriteError('A BOM this call builds on'))];
     await transactWrite(store, [...commit, ...bomChecks(maxTransactionItems - commit.length)]);
   } catch (error) {
     // A simulated crash leaves everything as a dead process would: cleanup of abandoned writes handles it.
@@ -408,23 +374,4 @@ async function writeInTwoPhases(
     throw error;
   }
   await settleCommittedWrite(store, org, lib, writeId, keys, ctx.at);
-}
-
-/** Removes the items of a write that will never commit, then marks it settled. */
-export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string): Promise<void> {
-  if (!(await abortPendingWrite(store, org, lib, writeId))) return;
-  await deletePendingItems(store, keys, writeId);
-  await markPendingWriteSettled(store, org, lib, writeId, at);
-}
-
-/**
- * After the commit: the items lose their write id (they are visible either way), the components whose
- * search entries come after the commit get them, then the record is settled. Repeatable: cleanup runs it
- * again for a write whose process died after the commit.
- */
-export async function settleCommittedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string, refreshSearchOf: string[] = []): Promise<void> {
-  await stripWriteId(store, keys, writeId);
-  const components = [...(await getComponents(store, org, lib, refreshSearchOf, true)).values()];
-  for (let start = 0; start < components.length; start += 25) await Promise.all(components.slice(start, start + 25).map((c) => putSearchEntryIfNewer(store, c)));
-  await markPendingWriteSettled(store, org, lib, writeId, at);
 }

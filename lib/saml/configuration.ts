@@ -4,8 +4,8 @@ import { AccessAdminError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { Store } from '../store/client.js';
 import { getVerifiedDomain } from '../store/domain.js';
-import { nowIso, transactWrite, updateIf } from '../store/items.js';
-import { getOrganization, organizationKey, type OrganizationRecord } from '../store/organization.js';
+import { nowIso, transactWrite } from '../store/items.js';
+import { getOrganization, samlConfigurationSet, setSamlDisabled, type OrganizationRecord } from '../store/organization.js';
 import { getSamlMetadata, samlMetadataPut, type SamlMetadataRecord } from '../store/samlSignin.js';
 import { syncOrganizationProvider } from './resync.js';
 import { isDomainName } from '../model/slugs.js';
@@ -43,12 +43,7 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
   if (!input.enabled) {
     if (!current) return null;
     const next = { ...current, enabled: false, updatedAt: nowIso() };
-    await updateIf(store, {
-      Key: organizationKey(organization.id),
-      UpdateExpression: 'SET saml = :saml, scimEnabled = :false',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':saml': next, ':false': false },
-    });
+    await setSamlDisabled(store, organization.id, next);
     await syncOrganizationProvider(store, registry, organization.id);
     return next;
   }
@@ -94,7 +89,7 @@ async function assertDomainsVerified(store: Store, organizationId: string, domai
 /** The configuration and its metadata in one transaction. */
 async function saveConfiguration(store: Store, organizationId: string, next: SamlConfiguration, metadata: SamlMetadataRecord): Promise<void> {
   await transactWrite(store, [
-    { Update: { Key: organizationKey(organizationId), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': next } } },
+    samlConfigurationSet(organizationId, next),
     samlMetadataPut(metadata),
   ]);
 }

@@ -74,14 +74,14 @@ export function projectionOf(record: ComponentRecord): SearchProjection {
 const packProjection = (projection: SearchProjection) => brotliCompressSync(Buffer.from(JSON.stringify(projection)));
 
 /**
- * The transaction Put of a component's search entry (table name added by the caller's transaction).
- * `token` is new on every put: compaction deletes the entry only while it still holds the token it read,
- * so a write that lands during a compaction is never lost (a configuration sync re-puts the same version).
+ * The transaction Put of a component's search entry. `token` is new on every put: compaction deletes the
+ * entry only while it still holds the token it read, so a write that lands during a compaction is never
+ * lost (a configuration sync re-puts the same version). `writeId`: the entry of a component of a large
+ * write, invisible until that write commits.
  */
-export function searchEntryPut(tableName: string, record: ComponentRecord) {
+export function searchEntryPut(record: ComponentRecord, writeId?: string) {
   return {
     Put: {
-      TableName: tableName,
       Item: {
         ...searchEntryKey(record.organizationId, record.libraryId, record.id),
         entity: 'SearchEntry',
@@ -91,16 +91,16 @@ export function searchEntryPut(tableName: string, record: ComponentRecord) {
         version: record.version,
         token: randomUUID(),
         projection: packProjection(projectionOf(record)),
+        ...(writeId ? { writeId } : {}),
       },
     },
   };
 }
 
 /** The entry of a deleted component: a tombstone, so that compacted search data forgets it too. */
-export function searchEntryTombstone(tableName: string, orgId: string, libraryId: string, componentId: string, at: string) {
+export function searchEntryTombstone(orgId: string, libraryId: string, componentId: string, at: string) {
   return {
     Put: {
-      TableName: tableName,
       Item: { ...searchEntryKey(orgId, libraryId, componentId), entity: 'SearchEntry', componentId, deleted: true, at, version: 0, token: randomUUID(), projection: null },
     },
   };

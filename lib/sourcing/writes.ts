@@ -1,8 +1,8 @@
 import { ComponentLockedError, ComponentNotFoundError, ConcurrentWriteError } from '../errors.js';
 import { searchEntryPut } from '../search/entries.js';
 import type { Store } from '../store/client.js';
-import { componentItem, getComponent, historyItem, lockCondition, type ComponentRecord, type HistoryChange } from '../store/component.js';
-import { nowIso, transactWrite } from '../store/items.js';
+import { componentHistoryPut, componentVersionPut, getComponent, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { failingWith, nowIso, transactWrite } from '../store/items.js';
 import { getSourcing, sourcingPut, type SourcingRecord } from '../store/sourcing.js';
 
 /** Who writes: the library, the person, and the integration the request acts for (null for people). */
@@ -57,7 +57,7 @@ export async function changeSourcing<T>(
     updatedAt: at,
     updatedBy: actor.userId,
   };
-  const history = historyItem(actor.organizationId, actor.libraryId, {
+  const history = componentHistoryPut(actor.organizationId, actor.libraryId, {
     componentId,
     version: after.version,
     action: 'UPDATE',
@@ -65,21 +65,13 @@ export async function changeSourcing<T>(
     by: actor.userId,
     actingIntegrationId: actor.actingIntegrationId,
     changes: [...changes, ...(modified ? [{ field: 'state', from: 'RELEASED', to: 'MODIFIED' }] : [])],
-  });
+  }, { once: true });
   const conflict = () => new ConcurrentWriteError(`Component ${componentId} or its sourcing`);
-  const lock = lockCondition(component.lockedBy);
   await transactWrite(store, [
     sourcingPut(actor.organizationId, actor.libraryId, { ...next, rev: current.rev + 1, updatedAt: at }, current.rev, conflict),
-    {
-      Put: {
-        Item: componentItem(after),
-        ConditionExpression: `version = :version AND ${lock.expression}`,
-        ExpressionAttributeValues: { ':version': component.version, ...lock.values },
-      },
-      onConditionFailed: conflict,
-    },
-    { Put: { Item: history, ConditionExpression: 'attribute_not_exists(PK)' }, onConditionFailed: conflict },
-    searchEntryPut(store.tableName, after),
+    componentVersionPut(after, { version: component.version, lockedBy: component.lockedBy }, conflict),
+    failingWith(history, conflict),
+    searchEntryPut(after),
   ]);
   return result;
 }

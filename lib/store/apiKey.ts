@@ -2,7 +2,7 @@ import { ConflictError } from '../errors.js';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { failedConditionIndexes, getItem, queryAll, withTable, type TransactItemWithoutTable } from './items.js';
+import { failedConditionIndexes, getItem, withTable, type TransactItemWithoutTable, queryPrefix } from './items.js';
 
 /** Key metadata lives in the organization's partition, grouped by library. */
 export const apiKeyKey = (orgId: string, libraryId: string, keyId: string) => ({ PK: `ORG#${orgId}`, SK: `APIKEY#${libraryId}#${keyId}` });
@@ -80,15 +80,7 @@ export function getApiKey(store: Store, orgId: string, libraryId: string, keyId:
 }
 
 export function listApiKeys(store: Store, orgId: string, libraryId: string): Promise<ApiKeyRecord[]> {
-  return queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': `APIKEY#${libraryId}#` },
-    },
-    apiKeyRecord,
-    'API key',
-  );
+  return queryPrefix(store, `ORG#${orgId}`, `APIKEY#${libraryId}#`, apiKeyRecord, 'API key');
 }
 
 export async function insertApiKey(store: Store, key: ApiKeyRecord): Promise<void> {

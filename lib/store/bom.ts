@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, listKeysWithPrefix, queryNewestFirst, type WriteItem } from './items.js';
+import { componentKey, componentRecord, type ComponentRecord } from './component.js';
+import { batchGetItems, batchGetRecords, keyString, listKeysWithPrefix, parseItem, queryNewestFirst, type Key, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** The current BOM of an assembly: one item, rewritten with each BOM change (lines are not items of their own). */
@@ -85,6 +86,32 @@ export function documentLinksItem(orgId: string, libraryId: string, record: Docu
   return { ...documentLinksKey(orgId, libraryId, record.componentId), entity: 'DocumentLinks', ...record };
 }
 
+/** Puts an assembly's current BOM. */
+export function bomPut(orgId: string, libraryId: string, record: BomRecord): WriteItem {
+  return { Put: { Item: bomItem(orgId, libraryId, record) } };
+}
+
+/** Puts the snapshot of a BOM version: fails if that version has one (a concurrent writer of the same version). */
+export function bomSnapshotPut(orgId: string, libraryId: string, record: BomSnapshotRecord): WriteItem {
+  return { Put: { Item: bomSnapshotItem(orgId, libraryId, record), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** Puts a component's document links. */
+export function documentLinksPut(orgId: string, libraryId: string, record: DocumentLinksRecord): WriteItem {
+  return { Put: { Item: documentLinksItem(orgId, libraryId, record) } };
+}
+
+/** The assembly's BOM is still at the version read (null: it still has none). */
+export function bomVersionCheck(orgId: string, libraryId: string, assemblyId: string, bomVersion: number | null, onConditionFailed: () => Error): WriteItem {
+  return {
+    ConditionCheck: {
+      Key: bomKey(orgId, libraryId, assemblyId),
+      ...(bomVersion === null ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'bomVersion = :v', ExpressionAttributeValues: { ':v': bomVersion } }),
+    },
+    onConditionFailed,
+  };
+}
+
 /** Current BOMs of several assemblies (absent: no BOM yet). */
 export function getBoms(store: Store, orgId: string, libraryId: string, assemblyIds: string[], consistent = false): Promise<Map<string, BomRecord>> {
   return batchGetRecords(store, assemblyIds, (id) => bomKey(orgId, libraryId, id), bomRecord, 'BOM', consistent);
@@ -92,6 +119,38 @@ export function getBoms(store: Store, orgId: string, libraryId: string, assembly
 
 export function getDocumentLinks(store: Store, orgId: string, libraryId: string, componentIds: string[], consistent = false): Promise<Map<string, DocumentLinksRecord>> {
   return batchGetRecords(store, componentIds, (id) => documentLinksKey(orgId, libraryId, id), documentLinksRecord, 'document links', consistent);
+}
+
+/**
+ * Components with the BOMs and document links of some of them (`parentIds`), strongly consistent, in one
+ * BatchGetItem per 100 keys. Components are as stored: those of a large write that has not committed are
+ * included (their `writeId` says so; `getComponents` leaves them out).
+ */
+export async function getComponentsWithRelations(
+  store: Store,
+  orgId: string,
+  libraryId: string,
+  componentIds: string[],
+  parentIds: string[],
+): Promise<{ components: ComponentRecord[]; boms: Map<string, BomRecord>; links: Map<string, DocumentLinksRecord> }> {
+  const keys: Key[] = [
+    ...componentIds.map((id) => componentKey(orgId, libraryId, id)),
+    ...parentIds.flatMap((id) => [bomKey(orgId, libraryId, id), documentLinksKey(orgId, libraryId, id)]),
+  ];
+  const items = await batchGetItems(store, keys, true);
+  const components = componentIds.flatMap((id) => {
+    const item = items.get(keyString(componentKey(orgId, libraryId, id)));
+    return item ? [parseItem(componentRecord, item, 'component')] : [];
+  });
+  const boms = new Map<string, BomRecord>();
+  const links = new Map<string, DocumentLinksRecord>();
+  for (const id of parentIds) {
+    const bom = items.get(keyString(bomKey(orgId, libraryId, id)));
+    if (bom) boms.set(id, parseItem(bomRecord, bom, 'BOM'));
+    const link = items.get(keyString(documentLinksKey(orgId, libraryId, id)));
+    if (link) links.set(id, parseItem(documentLinksRecord, link, 'document links'));
+  }
+  return { components, boms, links };
 }
 
 /** BOM snapshots of an assembly, newest first. */

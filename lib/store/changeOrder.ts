@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem, queryAll } from './items.js';
+import { getItem, queryAll, queryPrefix } from './items.js';
 import { counterKey } from './component.js';
 import { libraryPartition } from './library.js';
 
@@ -73,12 +73,7 @@ export function getChangeOrder(store: Store, orgId: string, libraryId: string, i
 }
 
 export function listChangeOrders(store: Store, orgId: string, libraryId: string): Promise<ChangeOrderRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CO#' } },
-    changeOrderRecord,
-    'change order',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'CO#', changeOrderRecord, 'change order');
 }
 
 /** The library's next change order number (CO-000001, CO-000002...): one atomic counter. */
@@ -96,32 +91,6 @@ export async function nextChangeOrderNumber(store: Store, orgId: string, library
   );
   return `CO-${String(result.Attributes?.value ?? 1).padStart(6, '0')}`;
 }
-
-/** Locks a component for a change order (no version change: every write of a component is conditioned on its lock). */
-export function componentLockUpdate(key: { PK: string; SK: string }, changeOrderId: string) {
-  return {
-    Update: {
-      Key: key,
-      UpdateExpression: 'SET lockedBy = :co',
-      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
-      ExpressionAttributeValues: { ':co': changeOrderId, ':unlocked': null },
-    },
-  };
-}
-
-/** Releases a component's lock held by this change order. */
-export function componentUnlockUpdate(key: { PK: string; SK: string }, changeOrderId: string) {
-  return {
-    Update: {
-      Key: key,
-      UpdateExpression: 'SET lockedBy = :unlocked',
-      ConditionExpression: 'lockedBy = :co',
-      ExpressionAttributeValues: { ':co': changeOrderId, ':unlocked': null },
-    },
-  };
-}
-
-
 
 export type ChangeOrderStageRecord = ChangeOrderRecord['stages'][number];
 export type ChangeOrderReviewerRecord = ChangeOrderStageRecord['reviewers'][number];

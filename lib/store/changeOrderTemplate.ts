@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { queryAll } from './items.js';
+import { queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** A library's change order templates (the two defaults live in code: lib/changeOrders/defaults.ts). */
@@ -33,12 +33,7 @@ export function templatePuts(record: TemplateRecord) {
 }
 
 export function listTemplates(store: Store, orgId: string, libraryId: string): Promise<TemplateRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'COTPL#' } },
-    templateRecord,
-    'change order template',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'COTPL#', templateRecord, 'change order template');
 }
 
 /**

@@ -1,8 +1,8 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type Key, type WriteItem } from './items.js';
+import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type ConditionFailure, type Key, type WriteItem, queryPrefix, queryPrefixPage } from './items.js';
 import { libraryPartition } from './library.js';
 import { committedWriteIds } from './pendingWrite.js';
 
@@ -53,7 +53,7 @@ export const componentRecord = z.object({
   updatedBy: z.string(),
   /**
    * The change order that holds the component (from submission until it resolves): nobody edits or deletes
-   * it outside that change order. Every write of the component is conditioned on it (lockCondition).
+   * it outside that change order. Every write of the component is conditioned on it (componentVersionPut).
    */
   lockedBy: z.string().nullable().default(null),
   /**
@@ -84,9 +84,9 @@ export type ComponentHistoryRecord = z.infer<typeof componentHistoryRecord>;
 
 /**
  * The condition that keeps a component's lock as it was read: a write of a component read unlocked fails if
- * a change order locked it meanwhile (and the other way round). Combine with the version condition.
+ * a change order locked it meanwhile (and the other way round). Combined with the version condition.
  */
-export function lockCondition(lockedBy: string | null): { expression: string; values: Record<string, unknown> } {
+function lockCondition(lockedBy: string | null): { expression: string; values: Record<string, unknown> } {
   return lockedBy === null
     ? { expression: '(attribute_not_exists(lockedBy) OR lockedBy = :unlocked)', values: { ':unlocked': null } }
     : { expression: 'lockedBy = :lockedBy', values: { ':lockedBy': lockedBy } };
@@ -96,15 +96,84 @@ export function componentItem(record: ComponentRecord) {
   return { ...componentKey(record.organizationId, record.libraryId, record.id), entity: 'Component', ...record };
 }
 
+/** `writeId` marks the items of a large write (pendingWrite.ts): invisible until that write commits. */
+const pendingMark = (writeId: string | undefined) => (writeId ? { writeId } : {});
+
+/** Puts a new component (its id is new: fails if the key exists). */
+export function componentCreatePut(record: ComponentRecord, writeId?: string): WriteItem {
+  return { Put: { Item: { ...componentItem(record), ...pendingMark(writeId) }, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/**
+ * Puts a new version of a component, on condition that it is still at the version read and its lock is
+ * still the one read (`lockedBy`: null for a component read unlocked, the change order that holds it).
+ */
+export function componentVersionPut(record: ComponentRecord, expected: { version: number; lockedBy: string | null }, onConditionFailed?: ConditionFailure): WriteItem {
+  const lock = lockCondition(expected.lockedBy);
+  return {
+    Put: { Item: componentItem(record), ConditionExpression: `version = :version AND ${lock.expression}`, ExpressionAttributeValues: { ':version': expected.version, ...lock.values } },
+    ...(onConditionFailed ? { onConditionFailed } : {}),
+  };
+}
+
+/** Locks a component for a change order (no version change: every write of a component is conditioned on its lock). */
+export function componentLock(orgId: string, libraryId: string, componentId: string, changeOrderId: string): WriteItem {
+  const unlocked = lockCondition(null);
+  return {
+    Update: {
+      Key: componentKey(orgId, libraryId, componentId),
+      UpdateExpression: 'SET lockedBy = :co',
+      ConditionExpression: `attribute_exists(PK) AND ${unlocked.expression}`,
+      ExpressionAttributeValues: { ':co': changeOrderId, ...unlocked.values },
+    },
+  };
+}
+
+/** Releases a component's lock held by this change order. */
+export function componentUnlock(orgId: string, libraryId: string, componentId: string, changeOrderId: string): WriteItem {
+  const held = lockCondition(changeOrderId);
+  return {
+    Update: {
+      Key: componentKey(orgId, libraryId, componentId),
+      UpdateExpression: 'SET lockedBy = :unlocked',
+      ConditionExpression: held.expression,
+      ExpressionAttributeValues: { ':unlocked': null, ...held.values },
+    },
+  };
+}
+
 /** Rewrites a component in place (same version), unless it changed or was locked since it was read. */
 export function componentResyncPut(component: ComponentRecord, onConditionFailed: () => Error): WriteItem {
+  return componentVersionPut(component, { version: component.version, lockedBy: component.lockedBy }, onConditionFailed);
+}
+
+/**
+ * Puts a history record. `once`: fails if the record exists (a concurrent writer of the same version);
+ * the first record of a new component is put without condition.
+ */
+export function componentHistoryPut(orgId: string, libraryId: string, record: ComponentHistoryRecord, options: { once: boolean; writeId?: string }): WriteItem {
   return {
     Put: {
-      Item: componentItem(component),
-      ConditionExpression: `version = :version AND ${lockCondition(component.lockedBy).expression}`,
-      ExpressionAttributeValues: { ':version': component.version, ...lockCondition(component.lockedBy).values },
+      Item: { ...historyItem(orgId, libraryId, record), ...pendingMark(options.writeId) },
+      ...(options.once ? { ConditionExpression: 'attribute_not_exists(PK)' } : {}),
     },
-    onConditionFailed,
+  };
+}
+
+/** Claims a CPN (normalized) for a new component: fails if any component, deleted ones included, ever had it. */
+export function cpnClaimPut(
+  orgId: string,
+  libraryId: string,
+  normalizedCpn: string,
+  claim: { cpn: string; componentId: string; at: string },
+  options: { writeId?: string; onConditionFailed?: ConditionFailure } = {},
+): WriteItem {
+  return {
+    Put: {
+      Item: { ...cpnKey(orgId, libraryId, normalizedCpn), entity: 'Cpn', cpn: claim.cpn, componentId: claim.componentId, deleted: false, createdAt: claim.at, ...pendingMark(options.writeId) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+    ...(options.onConditionFailed ? { onConditionFailed: options.onConditionFailed } : {}),
   };
 }
 
@@ -115,8 +184,8 @@ export function componentDeleteItems(component: ComponentRecord, cpnKeyOfIt: Key
       Delete: {
         Key: componentKey(component.organizationId, component.libraryId, component.id),
         // A change order that locked the component meanwhile keeps it.
-        ConditionExpression: 'version = :version AND (attribute_not_exists(lockedBy) OR lockedBy = :unlocked)',
-        ExpressionAttributeValues: { ':version': component.version, ':unlocked': null },
+        ConditionExpression: `version = :version AND ${lockCondition(null).expression}`,
+        ExpressionAttributeValues: { ':version': component.version, ...lockCondition(null).values },
       },
     },
     {
@@ -173,12 +242,7 @@ export async function getComponents(store: Store, orgId: string, libraryId: stri
 
 /** Every component of a library. The search work replaces this scan with a compact projection. */
 export async function listComponents(store: Store, orgId: string, libraryId: string): Promise<ComponentRecord[]> {
-  const records = await queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'C#' } },
-    componentRecord,
-    'component',
-  );
+  const records = await queryPrefix(store, libraryPartition(orgId, libraryId), 'C#', componentRecord, 'component');
   return visibleComponents(store, records);
 }
 
@@ -238,36 +302,15 @@ export async function isCpnTaken(store: Store, orgId: string, libraryId: string,
 
 /** The CPNs of a library (for reusableGroupInstances). */
 export function listCpns(store: Store, orgId: string, libraryId: string): Promise<{ cpn: string; componentId: string }[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CPN#' } },
-    z.object({ cpn: z.string(), componentId: z.string() }),
-    'CPN',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'CPN#', z.object({ cpn: z.string(), componentId: z.string() }), 'CPN');
 }
 
 export function listPinnedIds(store: Store, orgId: string, libraryId: string, kind: 'PIN' | 'BOOKMARK', userId: string): Promise<{ componentId: string; at: string }[]> {
-  return queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': `${kind}#${userId}#` },
-    },
-    z.object({ componentId: z.string(), at: z.string() }),
-    'pin',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), `${kind}#${userId}#`, z.object({ componentId: z.string(), at: z.string() }), 'pin');
 }
 
 /** Whether the library has claimed any CPN yet (one Query of at most one key). */
 export async function libraryHasCpns(store: Store, orgId: string, libraryId: string): Promise<boolean> {
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'CPN#' },
-      ProjectionExpression: 'PK',
-      Limit: 1,
-    }),
-  );
-  return (page.Items?.length ?? 0) > 0;
+  const page = await queryPrefixPage(store, libraryPartition(orgId, libraryId), 'CPN#', 1, z.object({ PK: z.string() }), 'CPN key', { ProjectionExpression: 'PK' });
+  return page.length > 0;
 }

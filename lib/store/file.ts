@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll, updateIf } from './items.js';
+import { batchGetRecords, getItem, updateIf, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const fileKey = (orgId: string, libraryId: string, fileId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `FILE#${fileId}` });
@@ -60,12 +60,7 @@ export function getFiles(store: Store, orgId: string, libraryId: string, fileIds
 
 /** Every file record of the library (PENDING ones included: the caller filters). */
 export function listFileRecords(store: Store, orgId: string, libraryId: string): Promise<FileRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'FILE#' } },
-    fileRecord,
-    'file',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'FILE#', fileRecord, 'file');
 }
 
 /** A READY file item written by a library import, tagged with the import's id (so that an abandoned import finds its own). */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { LibraryImportError, type ImportProblem } from '../errors.js';
 import type { Store } from './client.js';
-import { getItem, queryAll, transactWrite, updateIf, type Key } from './items.js';
+import { getItem, transactWrite, updateIf, type Key, queryPrefix } from './items.js';
 import { libraryKey, libraryPartition } from './library.js';
 
 /**
@@ -95,12 +95,7 @@ export function getImportJob(store: Store, orgId: string, libraryId: string, job
 
 /** Every job of the library (few: only an empty library accepts one, and finished jobs expire). */
 export function listImportJobs(store: Store, orgId: string, libraryId: string): Promise<ImportJobRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'IMPORTJOB#' } },
-    importJobRecord,
-    'import job',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'IMPORTJOB#', importJobRecord, 'import job');
 }
 
 type JobFields = Partial<Omit<ImportJobRecord, 'id' | 'organizationId' | 'libraryId'>> & { expiresAt?: number };

@@ -53,30 +53,30 @@ export async function queryAll<S extends z.ZodType>(
 /** The key condition of every prefix query: one partition, sort keys that start with a prefix. */
 const prefixCondition = 'PK = :pk AND begins_with(SK, :prefix)';
 
+/**
+ * How a prefix query reads: consistency, projection, order, and a filter (its values beside `:pk` and
+ * `:prefix`, which the key condition uses).
+ */
+export type PrefixQueryOptions = Pick<QueryCommandInput, 'ConsistentRead' | 'ProjectionExpression' | 'ScanIndexForward' | 'ExpressionAttributeNames' | 'FilterExpression' | 'ExpressionAttributeValues'>;
+
+function prefixQuery(pk: string, prefix: string, options: PrefixQueryOptions) {
+  return { ...options, KeyConditionExpression: prefixCondition, ExpressionAttributeValues: { ...options.ExpressionAttributeValues, ':pk': pk, ':prefix': prefix } };
+}
+
 /** Every item of one partition whose sort key starts with `prefix`, parsed (small collections). */
-export function queryPrefix<S extends z.ZodType>(
-  store: Store,
-  pk: string,
-  prefix: string,
-  schema: S,
-  what: string,
-  options: Pick<QueryCommandInput, 'ConsistentRead' | 'ProjectionExpression' | 'ScanIndexForward'> = {},
-): Promise<z.infer<S>[]> {
-  return queryAll(store, { ...options, KeyConditionExpression: prefixCondition, ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix } }, schema, what);
+export function queryPrefix<S extends z.ZodType>(store: Store, pk: string, prefix: string, schema: S, what: string, options: PrefixQueryOptions = {}): Promise<z.infer<S>[]> {
+  return queryAll(store, prefixQuery(pk, prefix, options), schema, what);
+}
+
+/** The first `limit` items (one Query) of one partition whose sort key starts with `prefix`, parsed. */
+export async function queryPrefixPage<S extends z.ZodType>(store: Store, pk: string, prefix: string, limit: number, schema: S, what: string, options: PrefixQueryOptions = {}): Promise<z.infer<S>[]> {
+  const page = await store.ddb.send(new QueryCommand({ ...prefixQuery(pk, prefix, options), TableName: store.tableName, Limit: limit }));
+  return (page.Items ?? []).map((item) => parseItem(schema, item, what));
 }
 
 /** The newest items under a key prefix of one partition (sort keys end in a zero-padded version). */
-export async function queryNewestFirst<S extends z.ZodType>(store: Store, pk: string, prefix: string, limit: number, schema: S, what: string): Promise<z.infer<S>[]> {
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: prefixCondition,
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return (page.Items ?? []).map((item) => parseItem(schema, item, what));
+export function queryNewestFirst<S extends z.ZodType>(store: Store, pk: string, prefix: string, limit: number, schema: S, what: string): Promise<z.infer<S>[]> {
+  return queryPrefixPage(store, pk, prefix, limit, schema, what, { ScanIndexForward: false });
 }
 
 const keyRow = z.object({ PK: z.string(), SK: z.string() });
@@ -87,31 +87,24 @@ export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Pr
 }
 
 /** An UpdateItem with a condition: true when it applied, false when the condition did not hold. */
-export async function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
-  try {
-    await store.ddb.send(new UpdateCommand({ ...input, TableName: store.tableName }));
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new UpdateCommand({ ...input, TableName: store.tableName })));
 }
 
 /** A PutItem with a condition: true when it applied, false when the condition did not hold. */
-export async function putIf(store: Store, input: Omit<PutCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
-  try {
-    await store.ddb.send(new PutCommand({ ...input, TableName: store.tableName }));
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+export function putIf(store: Store, input: Omit<PutCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new PutCommand({ ...input, TableName: store.tableName })));
 }
 
 /** A DeleteItem with a condition: true when it applied, false when the condition did not hold. */
-export async function deleteIf(store: Store, input: Omit<DeleteCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+export function deleteIf(store: Store, input: Omit<DeleteCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new DeleteCommand({ ...input, TableName: store.tableName })));
+}
+
+/** True once a conditional write applied, false when its condition did not hold; other failures throw. */
+async function appliedUnlessConditionFailed(write: Promise<unknown>): Promise<boolean> {
   try {
-    await store.ddb.send(new DeleteCommand({ ...input, TableName: store.tableName }));
+    await write;
     return true;
   } catch (error) {
     if (isConditionalCheckFailure(error)) return false;
@@ -152,6 +145,11 @@ export type ConditionFailure = (oldItem: Record<string, unknown> | undefined) =>
  * condition beside the DynamoDB item. Callers compose these and never see positions.
  */
 export type WriteItem = TransactItemWithoutTable & { readonly onConditionFailed?: ConditionFailure };
+
+/** The keys the Puts among these items write (to find or remove them later, e.g. a large write's items). */
+export function putKeys(items: readonly WriteItem[]): Key[] {
+  return items.flatMap((item) => (item.Put ? [{ PK: item.Put.Item!.PK as string, SK: item.Put.Item!.SK as string }] : []));
+}
 
 /** Items that declare no meaning for their failed condition take this one (what they are part of). */
 export function explainedBy(items: readonly WriteItem[], onConditionFailed: ConditionFailure): WriteItem[] {

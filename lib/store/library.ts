@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
 import { AlreadyExistsError } from '../errors.js';
-import { getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
+import { getItem, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const libraryKey = (orgId: string, libraryId: string) => ({ PK: orgPartition(orgId), SK: `LIB#${libraryId}` });
@@ -66,17 +66,10 @@ export function listLibraries(store: Store, orgId: string): Promise<LibraryRecor
  * library (about 1 RCU per 8 KB of component items read); the search projection makes this one read.
  */
 export async function getLibraryStats(store: Store, orgId: string, libraryId: string): Promise<LibraryStatsRecord> {
-  const rows = await queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'C#' },
-      ProjectionExpression: 'category.#type',
-      ExpressionAttributeNames: { '#type': 'type' },
-    },
-    z.object({ category: z.object({ type: z.string() }) }),
-    'component type',
-  );
+  const rows = await queryPrefix(store, libraryPartition(orgId, libraryId), 'C#', z.object({ category: z.object({ type: z.string() }) }), 'component type', {
+    ProjectionExpression: 'category.#type',
+    ExpressionAttributeNames: { '#type': 'type' },
+  });
   const count = (type: string) => rows.filter((row) => row.category.type === type).length;
   return { componentCount: rows.length, partCount: count('PART'), assemblyCount: count('ASSEMBLY'), documentCount: count('DOCUMENT') };
 }

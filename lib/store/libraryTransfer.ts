@@ -1,11 +1,10 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { LibraryImportError } from '../errors.js';
 import type { Store } from './client.js';
 import { accessPolicyKey } from './accessPolicy.js';
 import { bomRecord, bomSnapshotRecord, documentLinksRecord } from './bom.js';
 import { componentHistoryRecord, componentRecord, counterKey } from './component.js';
-import { batchWrite, isConditionalCheckFailure, queryAll, transactWrite, type Key } from './items.js';
+import { batchWrite, listKeysWithPrefix, queryAll, queryPrefix, queryPrefixPage, transactWrite, updateIf, type Key } from './items.js';
 import { libraryKey, libraryPartition } from './library.js';
 import { libraryConfigKey, type ConfigType, type LibraryConfigRecord } from './libraryConfig.js';
 
@@ -29,11 +28,6 @@ export const trackedImportPrefixes = ['COTPL#', 'COTPLNAME#', 'FILE#'] as const;
 
 export const importMark = z.object({ importId: z.string(), startedAt: z.string(), startedBy: z.string() });
 export type ImportMark = z.infer<typeof importMark>;
-
-const partitionQuery = (orgId: string, libraryId: string, prefix: string) => ({
-  KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-  ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': prefix },
-});
 
 const hexDigits = '0123456789abcdef'.split('');
 
@@ -72,7 +66,7 @@ const cpnCounterRow = z.object({ SK: z.string(), entity: z.string().optional(), 
 
 /** The CPN counters of the library: element, scope key and the last value handed out. */
 export async function listCpnCounters(store: Store, orgId: string, libraryId: string): Promise<{ element: string; scopeKey: string; value: number }[]> {
-  const rows = await queryAll(store, partitionQuery(orgId, libraryId, 'CTR#'), cpnCounterRow.passthrough(), 'counter');
+  const rows = await queryPrefix(store, libraryPartition(orgId, libraryId), 'CTR#', cpnCounterRow.passthrough(), 'counter');
   return rows
     .filter((row) => row.entity === 'CpnCounter')
     .map((row) => {
@@ -97,52 +91,32 @@ export function usageItem(orgId: string, libraryId: string, childId: string, ass
 /** Whether anything an import writes is already in the library (components, claimed CPNs, history: one page each). */
 export async function libraryHasImportedKinds(store: Store, orgId: string, libraryId: string): Promise<boolean> {
   const pages = await Promise.all(
-    ['C#', 'CPN#', 'H#'].map((prefix) =>
-      store.ddb.send(new QueryCommand({ TableName: store.tableName, ...partitionQuery(orgId, libraryId, prefix), ProjectionExpression: 'PK', Limit: 1 })),
-    ),
+    ['C#', 'CPN#', 'H#'].map((prefix) => queryPrefixPage(store, libraryPartition(orgId, libraryId), prefix, 1, z.object({ PK: z.string() }), 'key', { ProjectionExpression: 'PK' })),
   );
-  return pages.some((page) => (page.Items?.length ?? 0) > 0);
+  return pages.some((page) => page.length > 0);
 }
 
 /** Ids of the library's component items (keys only), to confirm that nobody else wrote one during an import. */
 export async function listComponentIds(store: Store, orgId: string, libraryId: string): Promise<string[]> {
-  const rows = await queryAll(store, { ...partitionQuery(orgId, libraryId, 'C#'), ProjectionExpression: 'SK' }, z.object({ SK: z.string() }), 'component key');
+  const rows = await queryPrefix(store, libraryPartition(orgId, libraryId), 'C#', z.object({ SK: z.string() }), 'component key', { ProjectionExpression: 'SK' });
   return rows.map((row) => row.SK.slice(2));
 }
 
 /** Marks the library as importing; LIBRARY_IMPORT_IN_PROGRESS when another import holds it. */
 export async function markLibraryImporting(store: Store, orgId: string, libraryId: string, mark: ImportMark): Promise<void> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: libraryKey(orgId, libraryId),
-        UpdateExpression: 'SET importing = :mark',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(importing)',
-        ExpressionAttributeValues: { ':mark': mark },
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is in progress (or was abandoned: npm run admin -- import-abort)');
-    throw error;
-  }
+  const marked = await updateIf(store, {
+    Key: libraryKey(orgId, libraryId),
+    UpdateExpression: 'SET importing = :mark',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(importing)',
+    ExpressionAttributeValues: { ':mark': mark },
+  });
+  if (!marked) throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is in progress (or was abandoned: npm run admin -- import-abort)');
 }
 
 /** Removes the mark of this import (a failed import, after its items are deleted). */
 export async function clearImportMark(store: Store, orgId: string, libraryId: string, importId: string): Promise<void> {
-  try {
-    await store.ddb.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: libraryKey(orgId, libraryId),
-        UpdateExpression: 'REMOVE importing',
-        ConditionExpression: 'importing.importId = :id',
-        ExpressionAttributeValues: { ':id': importId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-  }
+  // Another import's mark (or none) stays.
+  await updateIf(store, { Key: libraryKey(orgId, libraryId), UpdateExpression: 'REMOVE importing', ConditionExpression: 'importing.importId = :id', ExpressionAttributeValues: { ':id': importId } });
 }
 
 /**
@@ -187,19 +161,13 @@ export async function deleteKeysInParallel(store: Store, keys: Key[], parallel: 
 export async function listImportedKeys(store: Store, orgId: string, libraryId: string, searchPartition: string, importId: string): Promise<Key[]> {
   const keyRow = z.object({ PK: z.string(), SK: z.string() });
   const lists = await Promise.all([
-    ...importedPrefixes.map((prefix) => queryAll(store, { ...partitionQuery(orgId, libraryId, prefix), ProjectionExpression: 'PK, SK' }, keyRow, 'key')),
+    ...importedPrefixes.map((prefix) => listKeysWithPrefix(store, libraryPartition(orgId, libraryId), prefix)),
     ...trackedImportPrefixes.map((prefix) =>
-      queryAll(
-        store,
-        {
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          FilterExpression: 'importId = :importId',
-          ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': prefix, ':importId': importId },
-          ProjectionExpression: 'PK, SK',
-        },
-        keyRow,
-        'key',
-      ),
+      queryPrefix(store, libraryPartition(orgId, libraryId), prefix, keyRow, 'key', {
+        FilterExpression: 'importId = :importId',
+        ExpressionAttributeValues: { ':importId': importId },
+        ProjectionExpression: 'PK, SK',
+      }),
     ),
     queryAll(
       store,

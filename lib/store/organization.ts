@@ -127,6 +127,21 @@ export function setScimEnabled(store: Store, orgId: string, enabled: boolean): P
     : updateIf(store, { Key: organizationKey(orgId), UpdateExpression: 'SET scimEnabled = :off', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':off': false } });
 }
 
+/** Disables SAML (the configuration is kept as `saml`) and SCIM with it, in one write; false when the organization is gone. */
+export function setSamlDisabled(store: Store, orgId: string, saml: NonNullable<OrganizationRecord['saml']>): Promise<boolean> {
+  return updateIf(store, {
+    Key: organizationKey(orgId),
+    UpdateExpression: 'SET saml = :saml, scimEnabled = :false',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':saml': saml, ':false': false },
+  });
+}
+
+/** Saves an organization's SAML configuration (the organization exists). */
+export function samlConfigurationSet(orgId: string, saml: NonNullable<OrganizationRecord['saml']>): WriteItem {
+  return { Update: { Key: organizationKey(orgId), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': saml } } };
+}
+
 /** Moves the organization's active SCIM token from `previousId` (null: none) to `tokenId`, unless it moved meanwhile. */
 export function scimActiveTokenSet(orgId: string, previousId: string | null, tokenId: string): WriteItem {
   return {

@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, queryAll, updateIf, type Key } from './items.js';
+import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -40,10 +40,9 @@ export async function putPendingWrite(store: Store, orgId: string, libraryId: st
 }
 
 /** The commit: flips PENDING to COMMITTED, as one item of the transaction that writes everything else. */
-export function commitPendingWriteUpdate(tableName: string, orgId: string, libraryId: string, writeId: string) {
+export function commitPendingWriteUpdate(orgId: string, libraryId: string, writeId: string): WriteItem {
   return {
     Update: {
-      TableName: tableName,
       Key: pendingWriteKey(orgId, libraryId, writeId),
       UpdateExpression: 'SET #status = :committed',
       ConditionExpression: '#status = :pending',
@@ -90,17 +89,11 @@ export async function committedWriteIds(store: Store, orgId: string, libraryId: 
 }
 
 export function listPendingWrites(store: Store, orgId: string, libraryId: string): Promise<PendingWriteRecord[]> {
-  return queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      FilterExpression: 'attribute_not_exists(settledAt) OR settledAt = :null',
-      ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'WRITE#', ':null': null },
-      ConsistentRead: true,
-    },
-    pendingWriteRecord,
-    'pending write',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'WRITE#', pendingWriteRecord, 'pending write', {
+    FilterExpression: 'attribute_not_exists(settledAt) OR settledAt = :null',
+    ExpressionAttributeValues: { ':null': null },
+    ConsistentRead: true,
+  });
 }
 
 /** Items of a committed write lose its write id (they are visible either way); items changed since keep theirs. */
@@ -118,6 +111,12 @@ export async function stripWriteId(store: Store, keys: Key[], writeId: string): 
 export async function deletePendingItems(store: Store, keys: Key[], writeId: string): Promise<void> {
   const remove = (key: Key) => deleteIf(store, { Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
   for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(remove));
+}
+
+/** The write ids the items at these keys carry (strongly consistent): the large writes that hold them. */
+export async function writeIdsHolding(store: Store, keys: Key[]): Promise<string[]> {
+  const items = await batchGetItems(store, keys, true);
+  return [...new Set([...items.values()].map((item) => item.writeId).filter((id): id is string => typeof id === 'string'))];
 }
 
 /** The commit records of these writes (strongly consistent); ids without one are absent. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AlreadyExistsError, ConflictError } from '../errors.js';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, queryAll, type WriteItem, queryPrefix } from './items.js';
+import { batchGetRecords, getItem, type WriteItem, queryPrefix } from './items.js';
 
 const orgPartition = (orgId: string) => `ORG#${orgId}`;
 export const teamKey = (orgId: string, teamId: string) => ({ PK: orgPartition(orgId), SK: `TEAM#${teamId}` });
@@ -137,12 +137,10 @@ export function teamMemberRelease(orgId: string, teamId: string, userId: string,
  * back) and whether a SCIM deprovisioning holds the member's grants aside.
  */
 export async function listTeamMembers(store: Store, orgId: string, teamId: string): Promise<{ userId: string; display: string | null; held: boolean }[]> {
-  return queryAll(
+  return queryPrefix(
     store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': orgPartition(orgId), ':prefix': `TEAMMEMBER#${teamId}#` },
-    },
+    orgPartition(orgId),
+    `TEAMMEMBER#${teamId}#`,
     z.object({ userId: z.string(), display: z.string().nullable().default(null), held: z.boolean().default(false) }),
     'team member',
   );

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, updateIf } from './items.js';
+import { batchGetRecords, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -29,10 +29,9 @@ export function getUsages(store: Store, orgId: string, libraryId: string, childI
 }
 
 /** The transaction item recording that `assemblyIds` now use the child; it fails once the child is deleted. */
-export function usageAddItem(tableName: string, orgId: string, libraryId: string, childId: string, assemblyIds: string[]): Record<string, unknown> {
+export function usageAddItem(orgId: string, libraryId: string, childId: string, assemblyIds: string[]): WriteItem {
   return {
     Update: {
-      TableName: tableName,
       Key: usageKey(orgId, libraryId, childId),
       UpdateExpression: 'SET entity = :entity, childId = :child ADD assemblies :assemblies, rev :one',
       ConditionExpression: 'attribute_not_exists(deleted)',
@@ -42,10 +41,9 @@ export function usageAddItem(tableName: string, orgId: string, libraryId: string
 }
 
 /** Marks a deleted component's entry, on condition that nobody added a use since it was read. */
-export function usageDeletedItem(tableName: string, orgId: string, libraryId: string, childId: string, readRev: number | undefined): Record<string, unknown> {
+export function usageDeletedItem(orgId: string, libraryId: string, childId: string, readRev: number | undefined): WriteItem {
   return {
     Put: {
-      TableName: tableName,
       Item: { ...usageKey(orgId, libraryId, childId), entity: 'Usage', childId, deleted: true },
       ...(readRev === undefined
         ? { ConditionExpression: 'attribute_not_exists(PK)' }

@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { deleteIf, getItem, parseItem, putIf, queryAll, queryNewestFirst } from './items.js';
+import { deleteIf, getItem, parseItem, putIf, queryNewestFirst, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** A webhook of a library. Its signing secret is not stored: it is derived from the stack's key (lib/webhooks/signing.ts). */
@@ -74,12 +74,7 @@ export function getWebhook(store: Store, orgId: string, libraryId: string, webho
 }
 
 export function listWebhooks(store: Store, orgId: string, libraryId: string): Promise<WebhookRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'WEBHOOK#' }, ConsistentRead: true },
-    webhookRecord,
-    'webhook',
-  );
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'WEBHOOK#', webhookRecord, 'webhook', { ConsistentRead: true });
 }
 
 const retryKeys = (record: DeliveryRecord) =>

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ImportProblem } from '../errors.js';
 import { createTemplateInput, maxTemplateBytes, resolveParticipants } from '../changeOrders/templates.js';
 import { defaultTemplates } from '../changeOrders/defaults.js';
-import type { TemplateDocument, TemplateProblem } from '../changeOrders/template.js';
+import type { TemplateDocument, TemplateProblem } from '../changeOrders/templateRules.js';
 import type { Store } from '../store/client.js';
 import { listTemplates, type TemplateRecord } from '../store/changeOrderTemplate.js';
 import { getUser } from '../store/user.js';
@@ -78,7 +78,7 @@ export async function importTemplates(
   problems: ImportProblem[],
 ): Promise<TemplateRecord[]> {
   if (templates.length === 0) return [];
-  const { validateTemplateDocument, jsonPath } = await import('../changeOrders/template.js');
+  const { validateTemplateDocument, jsonPath } = await import('../changeOrders/templateRules.js');
   const taken = await targetTemplateNames(store, target);
   const seen = new Map<string, number>();
   const records: TemplateRecord[] = [];

@@ -217,4 +217,26 @@ describe('change orders', () => {
     expect((await refusal(alice.headers, action('submit'), { id: co.id })).code).toBe('CHANGE_ORDER_EMPTY');
     expect(await ok(alice.headers, 'mutation($id: ID!) { changeOrders { delete(id: $id) } }', { id: co.id })).toEqual({ changeOrders: { delete: true } });
   });
+
+  it('pages newest first with keyed cursors: a change order created while paging shifts no page; an offset cursor of before is refused', async () => {
+    const own = await newTenant({ plan: 'team' });
+    const headers = tenantHeaders(own);
+    const make = async (name: string) =>
+      (await ok(headers, 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { number } } }', { input: { name, templateId: 'default-one-stage', values: { reason: 'x' } } })).changeOrders.create.number as string;
+    const numbers: string[] = [];
+    for (const name of ['first', 'second', 'third']) numbers.push(await make(name));
+    const page = async (after: string | null) =>
+      (await ok(headers, 'query($p: ChangeOrderPaginationInput) { changeOrders { get(pagination: $p) { totalCount nodes { number } endCursor hasNextPage } } }', { p: { first: 2, after } })).changeOrders.get;
+
+    const one = await page(null);
+    expect(one).toMatchObject({ totalCount: 3, nodes: [{ number: numbers[2] }, { number: numbers[1] }], hasNextPage: true });
+    const newer = await make('fourth');
+    const two = await page(one.endCursor);
+    expect(two).toMatchObject({ totalCount: 4, nodes: [{ number: numbers[0] }], hasNextPage: false });
+    expect((await page(null)).nodes.map((n: { number: string }) => n.number)).toEqual([newer, numbers[2]]);
+
+    // The offset cursors of before (base64url of the offset) are not cursors of this list any more.
+    const offset = await refusal(headers, 'query { changeOrders { get(pagination: { after: "Mg" }) { totalCount } } }');
+    expect(offset.code).toBe('BAD_USER_INPUT');
+  });
 });

@@ -119,7 +119,7 @@ export async function markReleased(store: Store, record: ComponentRecord): Promi
     new TransactWriteCommand({
       TransactItems: [
         { Put: { TableName: store.tableName, Item: componentItem(released), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': record.version } } },
-        searchEntryPut(store.tableName, released),
+        { Put: { TableName: store.tableName, ...searchEntryPut(released).Put } },
       ],
     }),
   );

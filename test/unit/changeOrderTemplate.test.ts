@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readTemplateInput, validateTemplateDocument, type TemplateRule } from '../../lib/changeOrders/template.js';
+import { readTemplateInput, validateTemplateDocument, type TemplateRule } from '../../lib/changeOrders/templateRules.js';
 
 const reviewer = '3f1c2a9e-8b7d-4c6e-9a5f-1b2c3d4e5f60';
 const other = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TemplateDocument } from '../../lib/changeOrders/template.js';
+import type { TemplateDocument } from '../../lib/changeOrders/templateRules.js';
 import { validateValues } from '../../lib/changeOrders/values.js';
 import { validateAttributeValues } from '../../lib/components/attributeValidation.js';
 import { categoryDefinition } from '../../lib/config/categories.js';

@@ -42,4 +42,11 @@ describe('the storage boundary', () => {
       .filter((file) => /TransactionCancel|failedConditions|CancellationReasons|ConditionalCheckFailed/.test(readFileSync(join(root, file), 'utf8')));
     expect(offenders).toEqual([]);
   });
+
+  it('no module outside them writes a DynamoDB expression or names the table: items are built in lib/store, in domain words', () => {
+    const offenders = files
+      .filter((file) => !allowed.some((prefix) => file.startsWith(prefix)))
+      .filter((file) => /ConditionExpression|UpdateExpression|KeyConditionExpression|TableName|tableName|TransactionCancelledError/.test(readFileSync(join(root, file), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
 });

@@ -25,7 +25,7 @@ import type { CreationStanding as CreationStandingModel, SandboxParent as Sandbo
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
 import type { WebhookRecord as WebhookRecordModel, DeliveryRecord as DeliveryRecordModel } from '../../../lib/store/webhook.js';
 import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderComponentRecord as ChangeOrderComponentRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
-import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/service.js';
+import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/queries.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
 import type { SamlConfiguration as SamlConfigurationModel } from '../../../lib/saml/configuration.js';
@@ -879,7 +879,7 @@ export type ChangeOrderQueryNamespace = {
   __typename?: 'ChangeOrderQueryNamespace';
   /** The library's templates: the two defaults, then its own by name. */
   getTemplates: Array<ChangeOrderTemplate>;
-  /** Change orders of the library, newest first. */
+  /** Change orders of the library, newest first. endCursor is an opaque position in that order: the next page starts after it. */
   get: ChangeOrderConnection;
 };
 

@@ -1,17 +1,16 @@
+import type { ChangeOrderDeps } from '../../../lib/changeOrders/act.js';
 import {
-
   closeChangeOrder,
   createChangeOrder,
   decide,
   deleteChangeOrder,
-  findChangeOrders,
   holdChangeOrder,
   resetChangeOrder,
   submitChangeOrder,
   updateChangeOrder,
   withdrawChangeOrder,
-  type ChangeOrderDeps,
-} from '../../../lib/changeOrders/service.js';
+} from '../../../lib/changeOrders/actions.js';
+import { findChangeOrders } from '../../../lib/changeOrders/queries.js';
 import { createTemplate, getTemplates } from '../../../lib/changeOrders/templates.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';

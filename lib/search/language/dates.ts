@@ -78,3 +78,13 @@ export function periodClauses(field: ClauseField & ('createdAt' | 'updatedAt'), 
           ];
   }
 }
+
+/** The day `count` units before `day`. */
+export function shiftedStart(day: string, unit: 'day' | 'week' | 'month' | 'year', count: number): string {
+  if (unit === 'day') return addDays(day, -count);
+  if (unit === 'week') return addDays(day, -7 * count);
+  const d = new Date(`${day}T00:00:00Z`);
+  if (unit === 'month') d.setUTCMonth(d.getUTCMonth() - count);
+  else d.setUTCFullYear(d.getUTCFullYear() - count);
+  return d.toISOString().slice(0, 10);
+}

@@ -1,8 +1,10 @@
 import { validateRevision } from '../../config/revisionScheme.js';
 import type { Clause, ClauseField, ClauseSet, NotFoundEntity } from './clauses.js';
-import { addDays, dayPeriod, isDay, monthOf, monthPeriod, periodClauses, today, weekStart, yearPeriod, type DateRelation, type Period } from './dates.js';
+import { addDays, dayPeriod, isDay, monthOf, monthPeriod, periodClauses, shiftedStart, today, weekStart, yearPeriod, type DateRelation, type Period } from './dates.js';
 import { resolveCategory, resolveLabel, resolveStatus, resolveType, resolveUser, type Resolved } from './resolve.js';
 import type { Vocabulary } from './vocabulary.js';
+import { combineItems, type Item, type Joiner } from './join.js';
+import { changeVerbs, createVerbs, dateRelations, fillers, greaterWords, labelCues, lessWords, negated, negations, numberWords, revisionCues, units, tokenize, type Token } from './words.js';
 
 /**
  * The default filter-language model: a deterministic reading of a sentence over the library's own
@@ -13,90 +15,6 @@ import type { Vocabulary } from './vocabulary.js';
 export interface SentenceReading {
   clauses: ClauseSet;
   notFound: NotFoundEntity[];
-}
-
-interface Token {
-  text: string;
-  lower: string;
-  quoted: boolean;
-  comma: boolean;
-  possessive: boolean;
-}
-
-type Joiner = 'and' | 'or' | ',';
-
-interface Item {
-  clause: Clause;
-  joiner: Joiner | null;
-  /** A name word nobody claimed. */
-  leftover?: boolean;
-}
-
-function tokenize(sentence: string): Token[] {
-  const raw = sentence.match(/"[^"]*"|“[^”]*”|,|[^\s,"“”]+/g) ?? [];
-  return raw.flatMap((word): Token[] => {
-    if (word === ',') return [{ text: ',', lower: ',', quoted: false, comma: true, possessive: false }];
-    if (/^["“]/.test(word)) {
-      const text = word.slice(1, -1).trim();
-      return text ? [{ text, lower: text.toLowerCase(), quoted: true, comma: false, possessive: false }] : [];
-    }
-    let text = word.replace(/^[(\[{]+/, '').replace(/[.;:!?)\]}]+$/, '');
-    const possessive = /['’]s$/i.test(text);
-    if (possessive) text = text.slice(0, -2);
-    return text ? [{ text, lower: text.toLowerCase(), quoted: false, comma: false, possessive }] : [];
-  });
-}
-
-const fillers = new Set(
-  `a an the all any every each some of for to at in on with that which who whose whom are is was were be been being have has had
-   please show me list find get give display see want need i we you our us my your their them it its these those there here
-   what where when how currently now only just also both either ones one things thing stuff items item components component
-   everything anything do does did can could would should will that's thats and so as from but than them look looking search
-   searching filter filtered let lets whatever kind kinds sort sorts state since after before until till during between than`.split(/\s+/),
-);
-
-const negations = new Set(['not', 'without', 'except', 'excluding', 'exclude', 'no', 'non', "isn't", "aren't", 'never', 'neither', 'nor']);
-const createVerbs = new Set(['created', 'added', 'made', 'authored', 'new', 'introduced', 'create', 'creation']);
-const changeVerbs = new Set(['changed', 'modified', 'updated', 'edited', 'touched', 'revised', 'change', 'changes', 'update', 'updates', 'edit', 'edits']);
-const labelCues = new Set(['label', 'labels', 'labeled', 'labelled', 'tagged', 'tag', 'tags']);
-const revisionCues = new Set(['rev', 'revision', 'revisions', 'revs']);
-const greaterWords = new Set(['above', 'after', 'greater', 'higher', 'later', 'newer', 'over', 'beyond', 'past', '>']);
-const lessWords = new Set(['below', 'before', 'less', 'lower', 'earlier', 'older', 'under', 'prior', '<']);
-const dateRelations: Record<string, DateRelation> = {
-  since: 'since',
-  from: 'since',
-  after: 'after',
-  before: 'before',
-  until: 'until',
-  till: 'until',
-  through: 'until',
-  thru: 'until',
-  on: 'during',
-  in: 'during',
-  during: 'during',
-};
-const units: Record<string, 'day' | 'week' | 'month' | 'year'> = {
-  day: 'day',
-  days: 'day',
-  week: 'week',
-  weeks: 'week',
-  month: 'month',
-  months: 'month',
-  year: 'year',
-  years: 'year',
-};
-const numberWords: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12, thirty: 30 };
-const negated: Record<string, string> = { eq: 'neq', in: 'notIn', contains: 'notContains', like: 'notLike' };
-/** Fields a component has one value of: two positive values of one of them can only mean either. */
-const singleValued = new Set<ClauseField>(['status.id', 'status.mapsTo', 'category.id', 'category.type', 'createdBy.id', 'updatedBy.id', 'revision.value']);
-
-function shiftedStart(day: string, unit: 'day' | 'week' | 'month' | 'year', count: number): string {
-  if (unit === 'day') return addDays(day, -count);
-  if (unit === 'week') return addDays(day, -7 * count);
-  const d = new Date(`${day}T00:00:00Z`);
-  if (unit === 'month') d.setUTCMonth(d.getUTCMonth() - count);
-  else d.setUTCFullYear(d.getUTCFullYear() - count);
-  return d.toISOString().slice(0, 10);
 }
 
 class SentenceReader {
@@ -164,7 +82,7 @@ class SentenceReader {
 
   read(): SentenceReading {
     while (this.i < this.tokens.length) this.step();
-    return { clauses: this.combine(), notFound: this.notFound };
+    return { clauses: combineItems(this.items), notFound: this.notFound };
   }
 
   private step(): void {
@@ -511,43 +429,6 @@ class SentenceReader {
     return day === undefined ? monthPeriod(year, month) : dayPeriod(new Date(Date.UTC(year, month, day)).toISOString().slice(0, 10));
   }
 
-  /**
-   * Joins the items: positive values of one single-valued field become one in-list (resistors and
-   * capacitors, production or maintenance), negative ones one notIn; other alternatives joined by "or"
-   * become the filter's `or`.
-   */
-  private combine(): ClauseSet {
-    const items: Item[] = [];
-    for (const item of this.items) {
-      const { field, comparator } = item.clause;
-      const positive = comparator === 'eq' || comparator === 'in';
-      const negative = comparator === 'neq' || comparator === 'notIn';
-      const earlier = singleValued.has(field) && (positive || negative)
-        ? items.find((e) => e.clause.field === field && (positive ? ['eq', 'in'] : ['neq', 'notIn']).includes(e.clause.comparator))
-        : field === 'labels.name' && negative
-          ? items.find((e) => e.clause.field === field && ['neq', 'notIn'].includes(e.clause.comparator))
-          : undefined;
-      if (!earlier) {
-        items.push({ ...item });
-        continue;
-      }
-      const values = [...new Set([earlier.clause.value, item.clause.value].flat() as string[])];
-      earlier.clause = {
-        field,
-        comparator: positive ? (values.length > 1 ? 'in' : 'eq') : values.length > 1 ? 'notIn' : 'neq',
-        value: values.length > 1 ? values : values[0]!,
-        display: [...(earlier.clause.display ?? [earlier.clause.value].flat().map(String)), ...(item.clause.display ?? [item.clause.value].flat().map(String))],
-      };
-    }
-    const explicit = (from: number): Joiner | null => items.slice(from).find((item) => item.joiner === 'and' || item.joiner === 'or')?.joiner ?? null;
-    const terms: Clause[][] = [];
-    items.forEach((item, index) => {
-      const joiner = item.joiner === ',' ? (explicit(index + 1) === 'or' ? 'or' : 'and') : item.joiner;
-      if (joiner === 'or' && terms.length > 0) terms.at(-1)!.push(item.clause);
-      else terms.push([item.clause]);
-    });
-    return { and: terms.filter((t) => t.length === 1).flat(), or: terms.filter((t) => t.length > 1).flat() };
-  }
 }
 
 export function readSentence(sentence: string, vocabulary: Vocabulary): SentenceReading {

@@ -1,6 +1,6 @@
 import { defaultRevisionScheme, type RevisionScheme } from '../../config/revisionScheme.js';
 import type { Store } from '../../store/client.js';
-import { batchGetItems, keyString, parseItem } from '../../store/items.js';
+import { batchGetRecords } from '../../store/items.js';
 import { userKey, userRecord, type UserRecord } from '../../store/user.js';
 import type { SearchScope } from '../service.js';
 import { userDisplayName } from '../service.js';
@@ -41,12 +41,8 @@ function vocabularyUser(user: UserRecord): VocabularyUser {
 }
 
 async function usersById(store: Store, ids: string[]): Promise<UserRecord[]> {
-  const keys = ids.map(userKey);
-  const found = await batchGetItems(store, keys);
-  return keys.flatMap((key) => {
-    const item = found.get(keyString(key));
-    return item ? [parseItem(userRecord, item, 'user')] : [];
-  });
+  const found = await batchGetRecords(store, ids, userKey, userRecord, 'user');
+  return ids.flatMap((id) => found.get(id) ?? []);
 }
 
 /**

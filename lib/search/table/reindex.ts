@@ -29,7 +29,7 @@ export async function reindexLibrary(store: Store, library: LibraryRef): Promise
  * delete is never undone. False when a newer entry won.
  */
 export function putSearchEntryIfNewer(store: Store, component: ComponentRecord): Promise<boolean> {
-  const { Put } = searchEntryPut(store.tableName, component);
+  const { Put } = searchEntryPut(component);
   return putIf(store, {
     Item: Put.Item,
     ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',

@@ -2,7 +2,7 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, TransactWrite
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import * as z from 'zod';
 import type { Store } from '../../store/client.js';
-import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, queryAll, updateIf, type Key } from '../../store/items.js';
+import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, updateIf, type Key, queryPrefix } from '../../store/items.js';
 import { searchEntryRecord, searchPartition, type SearchEntryRecord } from '../entries.js';
 import { columnNames, type ColumnName } from './columns.js';
 
@@ -126,12 +126,7 @@ export interface Delta extends SearchEntryRecord {
 
 /** Every outstanding delta of the library (one Query; more pages only past 1 MB). */
 export async function readDeltas(store: Store, library: LibraryRef): Promise<Delta[]> {
-  const records = await queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': searchPartition(library.organizationId, library.libraryId), ':prefix': 'SD#' } },
-    searchEntryRecord,
-    'search entry',
-  );
+  const records = await queryPrefix(store, searchPartition(library.organizationId, library.libraryId), 'SD#', searchEntryRecord, 'search entry');
   return records.map((record) => ({ ...record, bytes: JSON.stringify(record).length }));
 }
 
@@ -150,15 +145,7 @@ const partItem = z.object({ SK: z.string(), data: z.instanceof(Uint8Array), crea
 
 /** Every stored part of one column, across blocks (one Query per 1 MB). */
 export function readColumn(store: Store, library: LibraryRef, column: ColumnName): Promise<StoredPart[]> {
-  return queryAll(
-    store,
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': searchPartition(library.organizationId, library.libraryId), ':prefix': `SC#${column}#` },
-    },
-    partItem,
-    'search column part',
-  );
+  return queryPrefix(store, searchPartition(library.organizationId, library.libraryId), `SC#${column}#`, partItem, 'search column part');
 }
 
 /** Named parts (BatchGetItem); parts that are gone are absent from the result. */

@@ -1,0 +1,87 @@
+import type { LibraryScope } from '../model/scope.js';
+import { ChangeOrderError, ComponentLockedError, ConcurrentWriteError, NotFoundError } from '../errors.js';
+import { settleAbortedWrite, settleCommittedWrite } from '../items/settle.js';
+import { changeOrderDelete, changeOrderPut, type ChangeOrderRecord } from '../store/changeOrder.js';
+import type { Store } from '../store/client.js';
+import { getComponents } from '../store/component.js';
+import { failingWith, nowIso, putKeys, transactWrite } from '../store/items.js';
+import { allowedFrom } from './lifecycle.js';
+import { deliver, type MailDeps } from './notifications.js';
+import { changeOrderById } from './queries.js';
+import { writePendingRelease } from './release.js';
+import { ComponentOfChangeOrderLost, ReadAgain, type Action, type Step } from './step.js';
+
+export interface ChangeOrderDeps extends MailDeps {
+  /** Test hook of the local stack (x-plm-fault): the release transaction fails at its last item. */
+  failRelease?: boolean;
+}
+
+/** Waits a little longer each attempt, so a racing writer can finish what it began. */
+const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 20 * 2 ** attempt + Math.random() * 20));
+
+/**
+ * Applies one lifecycle action: reads the change order (strongly consistent), checks the action is allowed
+ * from its status, lets `apply` produce the next record with the items that go with it, and writes all in
+ * one transaction conditioned on the revision read. A concurrent change (another vote) makes it read again
+ * and re-apply, so two approvals racing on the last vote resolve, and release, exactly once.
+ */
+export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, action: Action, apply: (record: ChangeOrderRecord, at: string) => Promise<Step>): Promise<ChangeOrderRecord> {
+  for (let attempt = 0; ; attempt += 1) {
+    const current = await changeOrderById(deps.store, scope, id);
+    if (!allowedFrom[action]!.includes(current.status)) {
+      throw new ChangeOrderError('CHANGE_ORDER_STATE', `Cannot ${action} change order ${current.number}: it is ${current.status}${current.resolution ? ` (${current.resolution})` : ''}`, {
+        status: current.status,
+        action,
+      });
+    }
+    const at = nowIso();
+    let step: Step;
+    try {
+      step = await apply(structuredClone(current), at);
+    } catch (error) {
+      if (error instanceof ReadAgain && attempt < 5) continue;
+      throw error instanceof ReadAgain ? new ConcurrentWriteError(`Change order ${current.number}`) : error;
+    }
+    const next = { ...step.record, updatedAt: at, rev: current.rev + 1 };
+    const { large } = step;
+    if (large) {
+      try {
+        await writePendingRelease(deps.store, scope, large, at);
+      } catch (error) {
+        if (!(error instanceof ReadAgain)) throw error;
+        if (attempt >= 5) throw new ConcurrentWriteError(`Change order ${current.number}`);
+        await backOff(attempt);
+        continue;
+      }
+    }
+    const changed = () => new ConcurrentWriteError(`Change order ${current.number}`);
+    const orderItem = action === 'delete' ? changeOrderDelete(current) : changeOrderPut(next, current.rev);
+    try {
+      await transactWrite(deps.store, [failingWith(orderItem, () => new ChangeOrderChanged()), ...step.items], { otherwise: changed, onConflict: () => new ChangeOrderChanged() });
+    } catch (error) {
+      if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at);
+      if (error instanceof ChangeOrderChanged) {
+        if (attempt < 5) continue;
+        throw changed();
+      }
+      if (error instanceof ComponentOfChangeOrderLost) throw await lockFailure(deps.store, scope, current, error.componentId);
+      throw error;
+    }
+    // Committed: what is left (write ids off the history, search entries) is repeatable, and cleanup of
+    // abandoned writes redoes it if this fails, so a failure here does not fail the approval that landed.
+    if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds).catch(() => undefined);
+    for (const mail of step.mails) await deliver(deps, mail, next);
+    return next;
+  }
+}
+
+/** The change order changed since it was read (another vote): read it again. */
+class ChangeOrderChanged extends Error {}
+
+/** Which component made a lock (or release) fail: held by another change order, or changed meanwhile. */
+async function lockFailure(store: Store, scope: LibraryScope, record: ChangeOrderRecord, componentId: string) {
+  const component = componentId ? (await getComponents(store, scope.organizationId, scope.libraryId, [componentId], true)).get(componentId) : undefined;
+  if (!component) return new NotFoundError('Component', componentId || 'of this change order');
+  if (component.lockedBy && component.lockedBy !== record.id) return new ComponentLockedError(component.id, component.lockedBy);
+  return new ConcurrentWriteError(`Component ${component.cpn} of ${record.number}`);
+}
