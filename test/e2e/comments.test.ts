@@ -24,7 +24,7 @@ let viewer: Member;
 let reviewer: Member;
 let partId: string;
 
-const post = (who: Member | Record<string, string>, input: Record<string, unknown>) => ok(who && 'headers' in who ? (who as Member).headers : (who as Record<string, string>), create, { input }).then((d) => d.comments.create);
+const post = (who: Member, input: Record<string, unknown>) => ok(who.headers, create, { input }).then((d) => d.comments.create);
 const headersOf = (who: Member) => who.headers;
 
 beforeAll(async () => {
@@ -37,12 +37,12 @@ beforeAll(async () => {
     memberWithRole(tenant, 'VIEWER'),
     memberWithRole(tenant, 'REVIEWER'),
   ]);
-  [{ id: partId }] = (await createParts(tenant, ['Commented part'])) as [{ id: string }];
+  partId = (await createParts(tenant, ['Commented part']))[0]!.id;
 });
 
 describe('comments', () => {
   it('keeps the body as written, counts comments and lists threads one level deep in order', async () => {
-    const [{ id: target }] = (await createParts(tenant, ['Thread part'])) as [{ id: string }];
+    const target = (await createParts(tenant, ['Thread part']))[0]!.id;
     const body = '# Title\n\n*markdown* <b>kept</b> as written';
     const root = await post(author, { targetId: target, body });
     expect(root).toMatchObject({ body, parentId: null, targetType: 'COMPONENT', deleted: false, createdBy: { id: author.userId } });
