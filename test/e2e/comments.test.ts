@@ -124,6 +124,23 @@ describe('comments', () => {
     expect((await ok(admin, countOf, { id: partId })).component.findOne.commentCount).toBe(before);
   });
 
+  it('comments on change orders need change_orders.read too, and count on the change order', async () => {
+    const supplier = await memberWithRole(tenant, 'SUPPLIER');
+    const co = (
+      await ok(headersOf(author), 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }', {
+        input: { name: 'Discussed', templateId: 'default-one-stage', componentIds: [partId], values: { reason: 'x' }, stages: [{ index: 0, reviewerIds: [reviewer.userId] }] },
+      })
+    ).changeOrders.create;
+    const comment = await post(reviewer, { targetId: co.id, body: 'about this change' });
+    expect(comment.targetType).toBe('CHANGE_ORDER');
+    const count = await ok(admin, 'query { changeOrders { get { nodes { id commentCount } } } }');
+    expect(count.changeOrders.get.nodes.find((n: { id: string }) => n.id === co.id).commentCount).toBe(1);
+    // A supplier comments on components but cannot see change orders.
+    expect((await post(supplier, { targetId: partId, body: 'supplier note' })).targetType).toBe('COMPONENT');
+    expect(await refusal(headersOf(supplier), list, { targetId: co.id })).toMatchObject({ code: 'FORBIDDEN', error: { extensions: { requiredPermission: 'change_orders.read' } } });
+    expect((await refusal(headersOf(supplier), create, { input: { targetId: co.id, body: 'x' } })).code).toBe('FORBIDDEN');
+  });
+
   it("cannot read or touch another tenant's comments", async () => {
     const comment = await post(author, { targetId: partId, body: 'private' });
     const other = await newTenant();

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OutboxMailer } from '../../lib/mail/mailer.js';
 import { buildDigest, sendDueDigests } from '../../lib/notifications/digest.js';
+import { notifyChanges } from '../../lib/notifications/fanout.js';
+import type { ChangedItem } from '../../lib/store/stream.js';
 import { newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { mailTo, memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
 import { createAssembly, createParts } from './itemHelpers.js';
@@ -112,6 +114,20 @@ describe('notifications', () => {
     expect((await notesOf(watcher, true)).some((n) => n.id === released[0]!.id)).toBe(false);
     await ok(watcher.headers, 'mutation { markAllRead }');
     expect(await notesOf(watcher, true)).toEqual([]);
+  });
+
+  it('fans a burst of events out without dropping one, and a redelivered batch notifies and mails nobody twice', async () => {
+    const [part] = await createParts(tenant, ['Burst part']);
+    const burstWatcher = await memberWithRole(tenant, 'VIEWER');
+    await ok(burstWatcher.headers, watchMutation, { input: { targetId: part!.id } });
+    const image = (version: number) => ({ PK: `ORG#${tenant.organization.id}#LIB#${tenant.library.id}`, SK: `C#${part!.id}`, entity: 'Component', id: part!.id, cpn: 'X', name: 'Burst part', version, state: 'MODIFIED', updatedBy: tenant.user.id });
+    const burst: ChangedItem[] = Array.from({ length: 40 }, (_, i) => ({ eventId: `burst-${part!.id}-${i}`, kind: 'MODIFY', at: new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString(), oldImage: image(i + 1), newImage: image(i + 2) }));
+    const outbox = new OutboxMailer();
+    const deps = { store: testStore(), mailer: outbox, appUrl: 'https://app.example' };
+    expect(await notifyChanges(deps, burst)).toBe(40);
+    expect(await notifyChanges(deps, burst)).toBe(0);
+    expect(outbox.sent.filter((m) => m.to.includes(burstWatcher.email))).toHaveLength(40);
+    expect((await notesOf(burstWatcher)).filter((n) => n.kind === 'COMPONENT_UPDATED' && n.targetId === part!.id)).toHaveLength(40);
   });
 
   it('builds a digest of the notifications it is given, oldest first', () => {
