@@ -1,7 +1,9 @@
+import { loadEffectiveAccess } from '../access/effective.js';
 import type { Mailer } from '../mail/mailer.js';
 import { timeOrderedId } from '../model/timeId.js';
 import { findUser } from '../people/users.js';
 import { getBoms } from '../store/bom.js';
+import { getMemberships } from '../store/membership.js';
 import type { Store } from '../store/client.js';
 import { getNotificationSettings, markDigestDue, putNotification, type NotificationKind, type NotificationRecord } from '../store/notification.js';
 import type { ChangedItem } from '../store/stream.js';
@@ -107,7 +109,27 @@ async function recipientsOf(deps: NotificationDeps, event: WebhookEvent, touch: 
   for (const mentioned of touch.mentions) byUser.set(mentioned, { userId: mentioned, kind: 'MENTION', targetId: touch.subjectId });
   for (const watch of [...direct, ...above]) if (!byUser.has(watch.userId)) byUser.set(watch.userId, { userId: watch.userId, kind: touch.kind, targetId: watch.targetId });
   if (touch.actorId) byUser.delete(touch.actorId);
-  return [...byUser.values()];
+  return readersOnly(deps.store, event, touch, [...byUser.values()]);
+}
+
+/**
+ * Only people who may still read what they are told about: members of the organization holding
+ * components.read in the library (and change_orders.read for a change order). A watch outlives a removed
+ * membership or a narrowed role; what it would tell is withheld then.
+ */
+async function readersOnly(store: Store, event: WebhookEvent, touch: Touch, recipients: Recipient[]): Promise<Recipient[]> {
+  if (recipients.length === 0) return recipients;
+  const memberships = await getMemberships(store, event.organizationId, recipients.map((r) => r.userId));
+  const needsChangeOrders = touch.kind === 'CHANGE_ORDER_TRANSITIONED' || event.data.comment !== undefined && (event.data.comment as Record<string, unknown>).targetType === 'CHANGE_ORDER';
+  const allowed = await Promise.all(
+    recipients.map(async (recipient) => {
+      const membership = memberships.get(recipient.userId);
+      if (!membership) return false;
+      const permissions = (await loadEffectiveAccess(store, membership)).libraryPermissions(event.libraryId);
+      return permissions.has('components.read') && (!needsChangeOrders || permissions.has('change_orders.read'));
+    }),
+  );
+  return recipients.filter((_, i) => allowed[i]);
 }
 
 /** Automatic watches an event brings: comment authors and mentioned users, change order reviewers. */

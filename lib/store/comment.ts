@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, parseItem, type ConditionFailure, type WriteItem } from './items.js';
+import { batchGetRecords, parseItem, type ConditionFailure, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 import { changeOrderKey } from './changeOrder.js';
 import { componentKey } from './component.js';
@@ -114,8 +114,9 @@ export function commentTombstoneItems(tombstone: CommentRecord, previousVersion:
 }
 
 export async function getComment(store: Store, orgId: string, libraryId: string, commentId: string, consistent = false): Promise<CommentRecord | undefined> {
-  const pointer = await getItem(store, commentPointerKey(orgId, libraryId, commentId), pointerRecord, 'comment pointer');
-  if (!pointer) return undefined;
+  const pointerItem = (await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: commentPointerKey(orgId, libraryId, commentId), ConsistentRead: consistent }))).Item;
+  if (!pointerItem) return undefined;
+  const pointer = parseItem(pointerRecord, pointerItem, 'comment pointer');
   const key = commentKey(orgId, libraryId, pointer.targetId, pointer.rootId, commentId);
   const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: key, ConsistentRead: consistent }));
   return Item ? parseItem(commentRecord, Item, 'comment') : undefined;

@@ -128,6 +128,12 @@ describe('notifications', () => {
     expect(await notifyChanges(deps, burst)).toBe(0);
     expect(outbox.sent.filter((m) => m.to.includes(burstWatcher.email))).toHaveLength(40);
     expect((await notesOf(burstWatcher)).filter((n) => n.kind === 'COMPONENT_UPDATED' && n.targetId === part!.id)).toHaveLength(40);
+
+    // A watch outlives its watcher's membership; what it would tell is withheld from a former member.
+    await ok(admin, 'mutation($u: String!) { organization { membership { removeOrgRole(userId: $u) } } }', { u: burstWatcher.userId });
+    const later = burst.map((change) => ({ ...change, eventId: `${change.eventId}-after` }));
+    expect(await notifyChanges(deps, later)).toBe(0);
+    expect(outbox.sent.filter((m) => m.to.includes(burstWatcher.email))).toHaveLength(40);
   });
 
   it('builds a digest of the notifications it is given, oldest first', () => {
