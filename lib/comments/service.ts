@@ -1,6 +1,6 @@
 import { loadEffectiveAccess } from '../access/effective.js';
 import type { PermissionName } from '../access/permissions.js';
-import { BadRequestError, ConcurrentWriteError, NotFoundError, PermissionDeniedError } from '../errors.js';
+import { BadRequestError, ConcurrentWriteError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { LibraryScope } from '../model/scope.js';
 import { isUuid } from '../model/slugs.js';
 import { timeOrderedId } from '../model/timeId.js';
@@ -49,14 +49,14 @@ function require(deps: CommentDeps, permission: PermissionName): void {
 }
 
 /** The target's kind, after checking that it exists in the library and that the caller may read it. */
-async function targetOf(deps: CommentDeps, targetId: string): Promise<CommentTargetType> {
+async function targetOf(deps: CommentDeps, targetId: string): Promise<{ type: CommentTargetType; stages: number }> {
   const { organizationId: org, libraryId: lib } = deps.scope;
   if (!isUuid(targetId)) throw new NotFoundError('Comment target', targetId);
   const [component, changeOrder] = await Promise.all([getComponent(deps.store, org, lib, targetId), getChangeOrder(deps.store, org, lib, targetId)]);
-  if (component) return 'COMPONENT';
+  if (component) return { type: 'COMPONENT', stages: 0 };
   if (changeOrder) {
     require(deps, 'change_orders.read');
-    return 'CHANGE_ORDER';
+    return { type: 'CHANGE_ORDER', stages: changeOrder.stages.length };
   }
   throw new NotFoundError('Comment target', targetId);
 }
@@ -107,6 +107,8 @@ export async function listTargetComments(deps: CommentDeps, targetId: string, pa
 export interface CreateCommentInput {
   targetId: string;
   parentId?: string | null | undefined;
+  /** A change order's stage (0-based) the thread is about: its decisions. Threads only. */
+  stageIndex?: number | null | undefined;
   body: string;
   mentions?: readonly string[] | null | undefined;
 }
@@ -115,7 +117,12 @@ export async function createComment(deps: CommentDeps, input: CreateCommentInput
   const body = checkedBody(input.body);
   const mentions = mentionsOf(body, input.mentions ?? []);
   const targetId = input.targetId.toLowerCase();
-  const targetType = await targetOf(deps, targetId);
+  const target = await targetOf(deps, targetId);
+  const targetType = target.type;
+  const stageIndex = input.stageIndex ?? null;
+  if (stageIndex !== null && (input.parentId || targetType !== 'CHANGE_ORDER' || !Number.isInteger(stageIndex) || stageIndex < 0 || stageIndex >= target.stages)) {
+    throw new InvalidInputError(`stageIndex: a stage of the change order (0 to ${Math.max(0, target.stages - 1)}), on a thread's first comment only`, { field: 'stageIndex' });
+  }
   let root: Comment | undefined;
   if (input.parentId) {
     root = await loadComment(deps, input.parentId);
@@ -135,6 +142,7 @@ export async function createComment(deps: CommentDeps, input: CreateCommentInput
     targetId,
     rootId: root?.id ?? id,
     parentId: root?.id ?? null,
+    stageIndex: root ? root.stageIndex : stageIndex,
     body,
     mentions,
     createdBy: deps.scope.userId,

@@ -34,6 +34,8 @@ export const commentRecord = z.object({
   rootId: z.string().uuid(),
   /** null for a root. */
   parentId: z.string().uuid().nullable(),
+  /** A change order's stage the thread is about (its decisions), or null. */
+  stageIndex: z.number().int().nullable().default(null),
   /** Markdown as written; null once deleted (the tombstone keeps its place in the thread). */
   body: z.string().nullable(),
   mentions: z.array(z.string().uuid()),

@@ -5,7 +5,7 @@ import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
 import { createParts } from './itemHelpers.js';
 
 /** Comments over HTTP: permissions of each system role, mentions, threads, tombstones, locks, tenancy. */
-const fields = 'id targetType targetId parentId body deleted deletedBy { id } locked resolved createdBy { id } mentions { id }';
+const fields = 'id targetType targetId parentId stageIndex body deleted deletedBy { id } locked resolved createdBy { id } mentions { id }';
 const create = `mutation($input: CreateCommentInput!) { comments { create(input: $input) { ${fields} } } }`;
 const update = `mutation($input: UpdateCommentInput!) { comments { update(input: $input) { ${fields} } } }`;
 const remove = `mutation($id: ID!) { comments { delete(id: $id) { ${fields} } } }`;
@@ -132,9 +132,14 @@ describe('comments', () => {
       })
     ).changeOrders.create;
     const comment = await post(reviewer, { targetId: co.id, body: 'about this change' });
-    expect(comment.targetType).toBe('CHANGE_ORDER');
+    expect(comment).toMatchObject({ targetType: 'CHANGE_ORDER', stageIndex: null });
+    // A thread on a stage's decisions; its replies carry the stage.
+    const onStage = await post(reviewer, { targetId: co.id, stageIndex: 0, body: 'why approve?' });
+    expect((await post(author, { targetId: co.id, parentId: onStage.id, body: 'because' })).stageIndex).toBe(0);
+    expect((await refusal(headersOf(author), create, { input: { targetId: co.id, stageIndex: 1, body: 'no such stage' } })).code).toBe('BAD_USER_INPUT');
+    expect((await refusal(headersOf(author), create, { input: { targetId: partId, stageIndex: 0, body: 'not a change order' } })).code).toBe('BAD_USER_INPUT');
     const count = await ok(admin, 'query { changeOrders { get { nodes { id commentCount } } } }');
-    expect(count.changeOrders.get.nodes.find((n: { id: string }) => n.id === co.id).commentCount).toBe(1);
+    expect(count.changeOrders.get.nodes.find((n: { id: string }) => n.id === co.id).commentCount).toBe(3);
     // A supplier comments on components but cannot see change orders.
     expect((await post(supplier, { targetId: partId, body: 'supplier note' })).targetType).toBe('COMPONENT');
     expect(await refusal(headersOf(supplier), list, { targetId: co.id })).toMatchObject({ code: 'FORBIDDEN', error: { extensions: { requiredPermission: 'change_orders.read' } } });

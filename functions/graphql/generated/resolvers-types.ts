@@ -1075,6 +1075,8 @@ export type Comment = {
   targetId: Scalars['ID']['output'];
   /** null for a thread's first comment; otherwise that comment's id. */
   parentId?: Maybe<Scalars['ID']['output']>;
+  /** A change order's stage (0-based) whose decisions the thread is about; replies carry their thread's. */
+  stageIndex?: Maybe<Scalars['Int']['output']>;
   /** Markdown as written (at most 10,000 characters); null once deleted. */
   body?: Maybe<Scalars['String']['output']>;
   /** Users the comment mentions (`@[name](user:<uuid>)` in the body, or the mentions list). */
@@ -1120,6 +1122,8 @@ export type CommentPaginationInput = {
 export type CreateCommentInput = {
   targetId: Scalars['ID']['input'];
   parentId?: InputMaybe<Scalars['ID']['input']>;
+  /** On a change order's thread only: the stage (0-based) whose decisions it discusses. */
+  stageIndex?: InputMaybe<Scalars['Int']['input']>;
   body: Scalars['String']['input'];
   mentions?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
@@ -4305,6 +4309,7 @@ export type CommentResolvers<ContextType = GraphQLContext, ParentType extends Re
   targetType?: Resolver<ResolversTypes['CommentTargetType'], ParentType, ContextType>;
   targetId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   parentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  stageIndex?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   body?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   mentions?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
