@@ -3,6 +3,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { timeOrderedId } from '../model/timeId.js';
 import { findUser } from '../people/users.js';
 import { getBoms } from '../store/bom.js';
+import { getComponent } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
 import type { Store } from '../store/client.js';
 import { getNotificationSettings, markDigestDue, putNotification, type NotificationKind, type NotificationRecord } from '../store/notification.js';
@@ -73,7 +74,7 @@ interface Touch {
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** What an event means for watchers (undefined: nothing to tell). */
-export function touchOf(event: WebhookEvent): Touch | undefined {
+export function touchOf(event: WebhookEvent, change?: ChangedItem): Touch | undefined {
   const data = event.data as Record<string, Record<string, unknown> | unknown>;
   const component = data.component as Record<string, unknown> | undefined;
   const label = (c: Record<string, unknown> | undefined) => `${str(c?.cpn) ?? ''} ${str(c?.name) ?? ''}`.trim();
@@ -85,7 +86,7 @@ export function touchOf(event: WebhookEvent): Touch | undefined {
       return { kind: event.type, subjectId: str(component?.id)!, actorId: str(component?.updatedBy), summary: `${label(component)} ${verb}`, upward: true, mentions: [] };
     }
     case 'BOM_CHANGED':
-      return { kind: 'BOM_CHANGED', subjectId: str(data.assemblyId)!, actorId: null, summary: `The BOM of an assembly changed (version ${String(data.bomVersion)})`, upward: true, mentions: [] };
+      return { kind: 'BOM_CHANGED', subjectId: str(data.assemblyId)!, actorId: str(change?.newImage?.updatedBy), summary: `The BOM of an assembly changed (version ${String(data.bomVersion)})`, upward: true, mentions: [] };
     case 'CHANGE_ORDER_TRANSITIONED': {
       const co = data.changeOrder as Record<string, unknown>;
       const to = data.to as Record<string, unknown>;
@@ -138,7 +139,8 @@ async function automaticWatches(store: Store, event: WebhookEvent, change: Chang
   const watches: WatchRecord[] = [];
   if (event.type === 'COMMENT_CREATED') {
     const comment = (event.data.comment ?? {}) as Record<string, unknown>;
-    const targetType = comment.targetType === 'CHANGE_ORDER' ? 'CHANGE_ORDER' : 'COMPONENT';
+    const component = comment.targetType === 'COMPONENT' ? await getComponent(store, event.organizationId, event.libraryId, String(comment.targetId)) : undefined;
+    const targetType = comment.targetType === 'CHANGE_ORDER' ? 'CHANGE_ORDER' : component?.category.type === 'ASSEMBLY' ? 'ASSEMBLY' : 'COMPONENT';
     for (const userId of [comment.createdBy, ...((comment.mentions as unknown[]) ?? [])]) {
       if (typeof userId === 'string') watches.push({ ...base, userId, targetType, targetId: String(comment.targetId) });
     }
@@ -185,7 +187,7 @@ export async function notifyChanges(deps: NotificationDeps, changes: ChangedItem
     const event = eventOf(change);
     if (!event) continue;
     await automaticWatches(deps.store, event, change);
-    const touch = touchOf(event);
+    const touch = touchOf(event, change);
     if (!touch?.subjectId) continue;
     const recipients = await recipientsOf(deps, event, touch);
     const told = await Promise.all(recipients.map((recipient) => tell(deps, event, touch, recipient)));

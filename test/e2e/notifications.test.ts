@@ -109,6 +109,14 @@ describe('notifications', () => {
     expect(digests[0]!.text).toContain('Deep part');
     expect(digests[0]!.text).not.toContain('mentioned');
 
+    // The comment's author watches the assembly automatically; an unwatch sticks through the next comment.
+    const watchingQuery = '{ user { watching { targetId targetType automatic } } }';
+    expect((await ok(admin, watchingQuery)).user.watching).toContainEqual({ targetId: top.id, targetType: 'ASSEMBLY', automatic: true });
+    expect((await ok(admin, 'mutation($id: ID!) { unwatch(targetId: $id) }', { id: top.id })).unwatch).toBe(true);
+    await ok(admin, 'mutation($input: CreateCommentInput!) { comments { create(input: $input) { id } } }', { input: { targetId: top.id, body: 'again' } });
+    await until(watcher, (all) => all.filter((n) => n.kind === 'COMMENT').length === 2);
+    expect((await ok(admin, watchingQuery)).user.watching.filter((w: { targetId: string }) => w.targetId === top.id)).toEqual([]);
+
     // markRead and markAllRead.
     expect((await ok(watcher.headers, 'mutation($ids: [ID!]!) { markRead(ids: $ids) }', { ids: [released[0]!.id] })).markRead).toBe(1);
     expect((await notesOf(watcher, true)).some((n) => n.id === released[0]!.id)).toBe(false);
