@@ -280,6 +280,8 @@ export class PlmStack extends Stack {
     signingKey.grantRead(graphql);
     const fn = this.createFunction('webhooks', webhookEnvironment, table, Duration.seconds(120));
     signingKey.grantRead(fn);
+    // Notifications of watchers are mailed from here (lib/notifications/fanout.ts), and the daily digests.
+    this.grantSendMail(fn, environment.MAIL_FROM!);
     fn.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: lambda.StartingPosition.LATEST,
@@ -294,6 +296,11 @@ export class PlmStack extends Stack {
       description: 'Attempts the webhook deliveries whose retry is due',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       targets: [new targets.LambdaFunction(fn)],
+    });
+    new events.Rule(this, 'NotificationDigestSchedule', {
+      description: 'Mails the daily digest of notifications to the users who chose it',
+      schedule: events.Schedule.cron({ minute: '0', hour: '7' }),
+      targets: [new targets.LambdaFunction(fn, { event: events.RuleTargetInput.fromObject({ digest: true }) })],
     });
     return fn;
   }

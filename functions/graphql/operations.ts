@@ -68,6 +68,12 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     // Authentication settings (SAML, SCIM): integrations.configure, which among system roles only Site Admin holds.
     'saml.configuration': { scope: 'organization', permission: 'integrations.configure' },
     'scimToken.tokens': { scope: 'organization', permission: 'integrations.configure' },
+    // A change order's comments also need change_orders.read (checked inside).
+    'comments.list': { scope: 'library', permission: 'comments.read' },
+    // One's own watches and notifications, in every library.
+    'user.watching': { scope: 'user', permission: null },
+    'user.notifications': { scope: 'user', permission: null },
+    'user.notificationSettings': { scope: 'user', permission: null },
   },
   mutation: {
     'saml.configure': { scope: 'organization', permission: 'integrations.configure' },
@@ -159,5 +165,20 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     // policy, the import replaces the configuration. The import also checks what it writes (lib/transfer/service.ts).
     'transfer.exportLibrary': { scope: 'library', permission: 'library.settings.update' },
     'transfer.importLibrary': { scope: 'library', permission: 'library.settings.update' },
+    'comments.create': { scope: 'library', permission: 'comments.create' },
+    // One's own with this permission; anyone's needs comments.moderate too (checked inside).
+    'comments.update': { scope: 'library', permission: 'comments.update' },
+    'comments.delete': { scope: 'library', permission: 'comments.delete' },
+    // Anyone who may comment resolves and reopens threads; a locked one only a moderator.
+    'comments.resolve': { scope: 'library', permission: 'comments.update' },
+    'comments.reopen': { scope: 'library', permission: 'comments.update' },
+    'comments.lock': { scope: 'library', permission: 'comments.moderate' },
+    'comments.unlock': { scope: 'library', permission: 'comments.moderate' },
+    // Whoever reads a component may watch it (a change order also needs change_orders.read, checked inside).
+    watch: { scope: 'library', permission: 'components.read' },
+    unwatch: { scope: 'library', permission: 'components.read' },
+    markRead: { scope: 'user', permission: null },
+    markAllRead: { scope: 'user', permission: null },
+    setNotificationSettings: { scope: 'user', permission: null },
   },
 };

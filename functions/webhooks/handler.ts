@@ -1,20 +1,35 @@
 import type { DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import type { Mailer } from '../../lib/mail/mailer.js';
+import { mailerFromEnv } from '../../lib/mail/ses.js';
+import { sendDueDigests } from '../../lib/notifications/digest.js';
+import { notifyChanges } from '../../lib/notifications/fanout.js';
 import { createStore } from '../../lib/store/client.js';
 import { deliverChanges, retryDueDeliveries } from '../../lib/webhooks/delivery.js';
 import { loadWebhookSettings } from '../../lib/webhooks/settings.js';
 import { changedItemOf, type StreamRecord } from '../../lib/store/stream.js';
 
 const store = createStore();
+let mailer: Mailer | undefined;
+const notificationDeps = () => ({ store, mailer: (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' });
+
+/** The daily schedule's input (infra/stack.ts): mail the notification digests. */
+interface DigestEvent {
+  digest: true;
+}
 
 /**
  * The fourth function: fed by the table's stream (a batch of changed items) it turns them into webhook
- * deliveries; run by the schedule (every minute) it attempts the deliveries whose retry is due.
+ * deliveries and into notifications of watchers (lib/notifications/fanout.ts); run by the schedule (every
+ * minute) it attempts the deliveries whose retry is due; run by the daily schedule it mails the digests.
  */
-export async function handler(event: DynamoDBStreamEvent | ScheduledEvent): Promise<{ delivered?: number; retried?: number }> {
+export async function handler(event: DynamoDBStreamEvent | ScheduledEvent | DigestEvent): Promise<{ delivered?: number; retried?: number; notified?: number; digests?: number }> {
+  if ('digest' in event) return { digests: await sendDueDigests(notificationDeps()) };
   const settings = await loadWebhookSettings();
   if ('Records' in event) {
     const changes = event.Records.map((record) => changedItemOf(record as StreamRecord)).filter((change) => change !== undefined);
-    return { delivered: await deliverChanges({ store, settings }, changes) };
+    // Both are idempotent per stream record: a batch that fails in either is retried whole.
+    const [delivered, notified] = await Promise.all([deliverChanges({ store, settings }, changes), notifyChanges(notificationDeps(), changes)]);
+    return { delivered, notified };
   }
   return { retried: await retryDueDeliveries({ store, settings }) };
 }

@@ -34,6 +34,9 @@ import { findUserIdByEmail } from '../../lib/store/user.js';
 import { entitlementsOf } from '../../lib/orgs/plans.js';
 import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { resolve } from 'node:path';
+import { sendDueDigests } from '../../lib/notifications/digest.js';
+import { mailerFromEnv } from '../../lib/mail/ses.js';
+import type { Mailer } from '../../lib/mail/mailer.js';
 import { LocalBlobStorage, localFilesDirectory, S3BlobStorage, type BlobStorage } from '../../lib/files/blobStorage.js';
 
 const usage = `Usage:
@@ -50,7 +53,8 @@ const usage = `Usage:
   npm run -s admin -- export --org-slug SLUG --library-slug SLUG --out DIR   (uploaded files: FILES_BUCKET or FILES_DIR)
   npm run -s admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
   npm run -s admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]
-  npm run -s admin -- saml-resync [--scan]   (deployed: COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID from the stack outputs)`;
+  npm run -s admin -- saml-resync [--scan]   (deployed: COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID from the stack outputs)
+  npm run -s admin -- digests   (mails the notification digests now, as the daily schedule does; without MAIL_FROM it prints them)`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const deployed = env.TABLE_NAME && (env.AWS_PROFILE || env.AWS_ACCESS_KEY_ID) && !env.DYNAMODB_ENDPOINT && !env.DYNAMODB_PORT;
@@ -247,6 +251,20 @@ async function operatorTask(
  * Deployed: the pool and the federated client come from COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID
  * (the stack's UserPoolId and FederatedClientId outputs); local: from the running local stack.
  */
+/** The daily digest run, by hand: SES when MAIL_FROM is set, otherwise the mails are printed. */
+async function digests(): Promise<void> {
+  const env = targetEnv(process.env);
+  const printer: Mailer = { send: async (mail) => void process.stdout.write(`${JSON.stringify(mail)}\n`) };
+  const mailer = env.MAIL_FROM ? mailerFromEnv(env) : printer;
+  const store = createStore(env);
+  try {
+    const sent = await sendDueDigests({ store, mailer, appUrl: env.APP_URL || 'http://localhost:3000' });
+    process.stderr.write(`${sent} digest(s) sent\n`);
+  } finally {
+    store.ddb.destroy();
+  }
+}
+
 async function samlResync(args: string[]): Promise<void> {
   let scan = false;
   try {
@@ -341,6 +359,7 @@ async function main(): Promise<void> {
   else if (command === 'import') await importCommand(rest);
   else if (command === 'import-abort') await importAbortCommand(rest);
   else if (command === 'saml-resync') await samlResync(rest);
+  else if (command === 'digests') await digests();
   else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);
 }
 

@@ -14,7 +14,7 @@ export const deliveryKey = (orgId: string, libraryId: string, webhookId: string,
 /** Deliveries waiting for a retry, by when it is due, in the ByUser index (one partition per stack: one tenant). */
 const retryPartition = 'WEBHOOKRETRY';
 
-export const webhookEventTypes = ['COMPONENT_CREATED', 'COMPONENT_UPDATED', 'COMPONENT_DELETED', 'COMPONENT_RELEASED', 'BOM_CHANGED', 'CHANGE_ORDER_TRANSITIONED'] as const;
+export const webhookEventTypes = ['COMPONENT_CREATED', 'COMPONENT_UPDATED', 'COMPONENT_DELETED', 'COMPONENT_RELEASED', 'BOM_CHANGED', 'CHANGE_ORDER_TRANSITIONED', 'COMMENT_CREATED', 'COMMENT_DELETED'] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 export const webhookRecord = z.object({

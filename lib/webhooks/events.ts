@@ -27,6 +27,8 @@ export const eventNames: Record<WebhookEventType, string> = {
   COMPONENT_RELEASED: 'component.released',
   BOM_CHANGED: 'bom.changed',
   CHANGE_ORDER_TRANSITIONED: 'change_order.transitioned',
+  COMMENT_CREATED: 'comment.created',
+  COMMENT_DELETED: 'comment.deleted',
 };
 
 function libraryOf(pk: unknown): { organizationId: string; libraryId: string } | undefined {
@@ -93,6 +95,22 @@ export function eventOf(change: ChangedItem): WebhookEvent | undefined {
       action: change.kind === 'REMOVE' ? 'delete' : (history.at(-1)?.action ?? 'CREATE').toLowerCase(),
       by: history.at(-1)?.by ?? null,
     });
+  }
+
+  if (image.entity === 'Comment') {
+    const summary = (item: Record<string, unknown>) => ({
+      id: item.id,
+      targetType: item.targetType,
+      targetId: item.targetId,
+      parentId: item.parentId ?? null,
+      createdBy: item.createdBy,
+      createdAt: item.createdAt,
+    });
+    if (change.kind === 'INSERT') return event('COMMENT_CREATED', { comment: { ...summary(after!), body: after!.body ?? null, mentions: after!.mentions ?? [] } });
+    // A deletion leaves a tombstone: the comment's item turns deleted.
+    if (change.kind === 'MODIFY' && before!.deleted !== true && after!.deleted === true) {
+      return event('COMMENT_DELETED', { comment: { ...summary(after!), deletedBy: after!.deletedBy ?? null, deletedAt: after!.deletedAt ?? null } });
+    }
   }
   return undefined;
 }

@@ -116,7 +116,7 @@ describe('Lambda functions', () => {
     expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.MemorySize]))).toEqual({ Graphql: 1024, Auth: 1024, Scim: 1024, Webhooks: 1024, Jobs: 3008, SamlResync: 512 });
   });
 
-  it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth and graphql (invitations) send mail, pinned to the sender address', () => {
+  it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth, graphql (invitations) and webhooks (notifications) send mail, pinned to the sender address', () => {
     const policies = Object.entries(resourcesOfType('AWS::IAM::Policy'));
     const actionsOf = (policy: Resource) =>
       (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => s.Action);
@@ -129,7 +129,9 @@ describe('Lambda functions', () => {
           ? ['ses:SendEmail', ...federationActions]
           : logicalId.startsWith('SamlResyncFunction')
             ? federationActions
-            : [];
+            : logicalId.startsWith('WebhooksFunction')
+              ? ['ses:SendEmail']
+              : [];
       expect(privileged, logicalId).toEqual(expected);
     }
     template.hasResourceProperties('AWS::IAM::Policy', {
@@ -447,6 +449,13 @@ describe('webhooks', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [webhooksFunction(), 'Arn'] } })],
+    });
+  });
+
+  it('runs the webhooks function daily at 07:00 UTC to mail the notification digests', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(0 7 * * ? *)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [webhooksFunction(), 'Arn'] }, Input: JSON.stringify({ digest: true }) })],
     });
   });
 

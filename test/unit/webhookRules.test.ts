@@ -25,6 +25,14 @@ describe('webhook events from the change stream', () => {
     expect(eventOf(change('MODIFY', component({}), component({ version: 2, state: 'RELEASED', revisionValue: 'B' })))).toMatchObject({ type: 'COMPONENT_RELEASED', data: { fromRevision: 'A', toRevision: 'B' } });
   });
 
+  it('maps comments: comment.created on insert, comment.deleted when it turns into a tombstone, nothing for edits', () => {
+    const comment = (fields: Record<string, unknown>) => ({ PK: pk, SK: 'CMT#t#c#c', entity: 'Comment', id: 'c', targetType: 'COMPONENT', targetId: 't', parentId: null, body: 'hi', mentions: ['m'], createdBy: 'u', createdAt: 'x', deleted: false, ...fields });
+    expect(eventOf(change('INSERT', undefined, comment({})))).toMatchObject({ type: 'COMMENT_CREATED', name: 'comment.created', data: { comment: { id: 'c', targetId: 't', body: 'hi', mentions: ['m'] } } });
+    expect(eventOf(change('MODIFY', comment({}), comment({ body: 'edited' })))).toBeUndefined();
+    expect(eventOf(change('MODIFY', comment({}), comment({ deleted: true, body: null, deletedBy: 'mod' })))).toMatchObject({ type: 'COMMENT_DELETED', name: 'comment.deleted', data: { comment: { id: 'c', deletedBy: 'mod' } } });
+    expect(eventOf(change('MODIFY', comment({ deleted: true }), comment({ deleted: true, locked: true })))).toBeUndefined();
+  });
+
   it('maps BOM versions and change order transitions; ignores other items', () => {
     const bom = (v: number, extra: Record<string, unknown> = {}) => ({ PK: pk, SK: 'BOM#a', entity: 'Bom', assemblyId: 'a', bomVersion: v, lines: [{}], childIds: ['c'], ...extra });
     expect(eventOf(change('INSERT', undefined, bom(1)))?.type).toBe('BOM_CHANGED');

@@ -25,6 +25,10 @@ import type { CreationStanding as CreationStandingModel, SandboxParent as Sandbo
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
 import type { WebhookRecord as WebhookRecordModel, DeliveryRecord as DeliveryRecordModel } from '../../../lib/store/webhook.js';
 import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderComponentRecord as ChangeOrderComponentRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
+import type { Comment as CommentModel, CommentPage as CommentPageModel } from '../../../lib/comments/service.js';
+import type { WatchRecord as WatchRecordModel } from '../../../lib/store/watch.js';
+import type { NotificationRecord as NotificationRecordModel, NotificationSettingsRecord as NotificationSettingsRecordModel } from '../../../lib/store/notification.js';
+import type { NotificationPage as NotificationPageModel } from '../../../lib/notifications/service.js';
 import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/queries.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
@@ -434,6 +438,7 @@ export type Query = {
   /** The calling user. Needs no context headers. */
   user: UserQueryNamespace;
   changeOrders: ChangeOrderQueryNamespace;
+  comments: CommentQueryNamespace;
   component: ComponentQueryNamespace;
   categories: CategoryQueryNamespace;
   customStatuses: Array<CustomStatus>;
@@ -484,6 +489,18 @@ export type Mutation = {
   /** Libraries of the organization in x-organization. */
   library: LibraryMutationNamespace;
   changeOrders: ChangeOrderMutationNamespace;
+  comments: CommentMutationNamespace;
+  /**
+   * Watch a component, an assembly (withChildren: also every component under it, at every level) or a change
+   * order of this library. Comment authors, mentioned users and change order reviewers watch automatically.
+   */
+  watch: Watch;
+  /** Stops watching (automatic watches of the target do not come back). */
+  unwatch: Scalars['Boolean']['output'];
+  /** Marks the caller's notifications read; returns how many it marked (ids that are not the caller's are ignored). */
+  markRead: Scalars['Int']['output'];
+  markAllRead: Scalars['Int']['output'];
+  setNotificationSettings: NotificationSettings;
   component: ComponentMutationNamespace;
   config: ConfigMutationNamespace;
   file: FileMutationNamespace;
@@ -518,6 +535,26 @@ export type Mutation = {
   vendorSourcing: VendorSourcingMutationNamespace;
   transfer: TransferMutationNamespace;
   webhooks: WebhookMutationNamespace;
+};
+
+
+export type MutationWatchArgs = {
+  input: WatchInput;
+};
+
+
+export type MutationUnwatchArgs = {
+  targetId: Scalars['ID']['input'];
+};
+
+
+export type MutationMarkReadArgs = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+
+export type MutationSetNotificationSettingsArgs = {
+  input: NotificationSettingsInput;
 };
 
 
@@ -818,6 +855,8 @@ export type ChangeOrder = {
   createdBy?: Maybe<User>;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
+  /** Comments on the change order that are not deleted. */
+  commentCount: Scalars['Int']['output'];
 };
 
 /** Reviewers and approval choices the author adds to one stage of the template. */
@@ -1025,9 +1064,148 @@ export type ChangeOrderMutationNamespaceResetArgs = {
   id: Scalars['ID']['input'];
 };
 
+/** What a comment is on. */
+export type CommentTargetType =
+  | 'COMPONENT'
+  | 'CHANGE_ORDER';
+
+/**
+ * A comment. Threads are one level deep: a top-level comment (parentId null) and its replies. A deleted
+ * comment stays in its thread as a tombstone: deleted true, body null.
+ */
+export type Comment = {
+  __typename?: 'Comment';
+  id: Scalars['ID']['output'];
+  targetType: CommentTargetType;
+  targetId: Scalars['ID']['output'];
+  /** null for a thread's first comment; otherwise that comment's id. */
+  parentId?: Maybe<Scalars['ID']['output']>;
+  /** A change order's stage (0-based) whose decisions the thread is about; replies carry their thread's. */
+  stageIndex?: Maybe<Scalars['Int']['output']>;
+  /** Markdown as written (at most 10,000 characters); null once deleted. */
+  body?: Maybe<Scalars['String']['output']>;
+  /** Users the comment mentions (`@[name](user:<uuid>)` in the body, or the mentions list). */
+  mentions: Array<User>;
+  createdBy?: Maybe<User>;
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  /** Who last edited the body (the author, or a moderator); null when never edited. */
+  editedBy?: Maybe<User>;
+  deleted: Scalars['Boolean']['output'];
+  deletedBy?: Maybe<User>;
+  deletedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Thread's first comment only: replies and edits refused to all but moderators. */
+  locked: Scalars['Boolean']['output'];
+  /** Thread's first comment only. */
+  resolved: Scalars['Boolean']['output'];
+  resolvedBy?: Maybe<User>;
+};
+
+export type CommentEdge = {
+  __typename?: 'CommentEdge';
+  cursor: Scalars['String']['output'];
+  node: Comment;
+};
+
+export type CommentConnection = {
+  __typename?: 'CommentConnection';
+  edges: Array<CommentEdge>;
+  pageInfo: PageInfo;
+};
+
+/** first: 1 to 200, default 50. */
+export type CommentPaginationInput = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * parentId: reply to that thread (a thread's first comment; a reply to a reply is COMMENT_THREAD_TOO_DEEP).
+ * mentions: user ids, with those of the body; each must be a member holding components.read in this library
+ * (MENTION_NOT_ALLOWED otherwise).
+ */
+export type CreateCommentInput = {
+  targetId: Scalars['ID']['input'];
+  parentId?: InputMaybe<Scalars['ID']['input']>;
+  /** On a change order's thread only: the stage (0-based) whose decisions it discusses. */
+  stageIndex?: InputMaybe<Scalars['Int']['input']>;
+  body: Scalars['String']['input'];
+  mentions?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+export type UpdateCommentInput = {
+  id: Scalars['ID']['input'];
+  body: Scalars['String']['input'];
+  mentions?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+export type CommentQueryNamespace = {
+  __typename?: 'CommentQueryNamespace';
+  /** A component's or change order's comments, thread by thread (first comment, then its replies), oldest first. */
+  list: CommentConnection;
+};
+
+
+export type CommentQueryNamespaceListArgs = {
+  targetId: Scalars['ID']['input'];
+  pagination?: InputMaybe<CommentPaginationInput>;
+};
+
+export type CommentMutationNamespace = {
+  __typename?: 'CommentMutationNamespace';
+  create: Comment;
+  /** One's own (comments.update), anyone's with comments.moderate. */
+  update: Comment;
+  /** One's own (comments.delete), anyone's with comments.moderate; leaves a tombstone. */
+  delete: Comment;
+  /** Marks a thread resolved (its first comment's id). */
+  resolve: Comment;
+  reopen: Comment;
+  /** comments.moderate: no replies or edits but a moderator's until unlocked. */
+  lock: Comment;
+  unlock: Comment;
+};
+
+
+export type CommentMutationNamespaceCreateArgs = {
+  input: CreateCommentInput;
+};
+
+
+export type CommentMutationNamespaceUpdateArgs = {
+  input: UpdateCommentInput;
+};
+
+
+export type CommentMutationNamespaceDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type CommentMutationNamespaceResolveArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type CommentMutationNamespaceReopenArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type CommentMutationNamespaceLockArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type CommentMutationNamespaceUnlockArgs = {
+  id: Scalars['ID']['input'];
+};
+
 /** A part, assembly or document of a library. */
 export type Component = {
   __typename?: 'Component';
+  /** Comments on the component that are not deleted. */
+  commentCount: Scalars['Int']['output'];
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
   description?: Maybe<Scalars['String']['output']>;
@@ -1116,6 +1294,100 @@ export type ComponentIndentedBomArgs = {
 /** A part, assembly or document of a library. */
 export type ComponentBomHistoryArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type WatchTargetType =
+  | 'COMPONENT'
+  | 'ASSEMBLY'
+  | 'CHANGE_ORDER';
+
+export type WatchInput = {
+  targetId: Scalars['ID']['input'];
+  /** Assemblies only: also be told about every component under it, at every level. */
+  withChildren?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type Watch = {
+  __typename?: 'Watch';
+  organizationId: Scalars['ID']['output'];
+  libraryId: Scalars['ID']['output'];
+  targetType: WatchTargetType;
+  targetId: Scalars['ID']['output'];
+  withChildren: Scalars['Boolean']['output'];
+  /** Put by the system (comment author, mention, reviewer) rather than by the user. */
+  automatic: Scalars['Boolean']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type NotificationKind =
+  | 'COMPONENT_UPDATED'
+  | 'COMPONENT_RELEASED'
+  | 'COMPONENT_DELETED'
+  | 'BOM_CHANGED'
+  | 'CHANGE_ORDER_TRANSITIONED'
+  | 'COMMENT'
+  | 'MENTION';
+
+/** Something that happened to what the user watches (made from the table's stream, a moment after it happened). */
+export type Notification = {
+  __typename?: 'Notification';
+  id: Scalars['ID']['output'];
+  kind: NotificationKind;
+  organizationId: Scalars['ID']['output'];
+  libraryId: Scalars['ID']['output'];
+  /** What the user watches (or where they were mentioned). */
+  targetId: Scalars['ID']['output'];
+  /** What the event is about when it is not the target itself (a component under a watched assembly). */
+  subjectId?: Maybe<Scalars['ID']['output']>;
+  actorId?: Maybe<Scalars['ID']['output']>;
+  summary: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  read: Scalars['Boolean']['output'];
+};
+
+export type NotificationEdge = {
+  __typename?: 'NotificationEdge';
+  cursor: Scalars['String']['output'];
+  node: Notification;
+};
+
+export type NotificationConnection = {
+  __typename?: 'NotificationConnection';
+  edges: Array<NotificationEdge>;
+  pageInfo: PageInfo;
+};
+
+/** EACH: a mail per notification. DIGEST: one mail a day with the unread ones. Mentions are always mailed at once. */
+export type NotificationEmailMode =
+  | 'EACH'
+  | 'DIGEST';
+
+export type NotificationSettings = {
+  __typename?: 'NotificationSettings';
+  email: NotificationEmailMode;
+};
+
+export type NotificationSettingsInput = {
+  email: NotificationEmailMode;
+};
+
+export type UserQueryNamespace = {
+  __typename?: 'UserQueryNamespace';
+  /** What the caller watches, in every library. */
+  watching: Array<Watch>;
+  /** The caller's notifications, newest first. */
+  notifications: NotificationConnection;
+  notificationSettings: NotificationSettings;
+  me: Me;
+  orgCreationOptions: OrgCreationOptions;
+  /** Pending invitations to the caller's verified address, in every organization. */
+  invitations: Array<Invitation>;
+};
+
+
+export type UserQueryNamespaceNotificationsArgs = {
+  unreadOnly?: InputMaybe<Scalars['Boolean']['input']>;
+  pagination?: InputMaybe<CommentPaginationInput>;
 };
 
 export type Revision = {
@@ -3455,14 +3727,6 @@ export type OrgCreationOptions = {
   sandboxParents: Array<SandboxParentOption>;
 };
 
-export type UserQueryNamespace = {
-  __typename?: 'UserQueryNamespace';
-  me: Me;
-  orgCreationOptions: OrgCreationOptions;
-  /** Pending invitations to the caller's verified address, in every organization. */
-  invitations: Array<Invitation>;
-};
-
 /** What a webhook can subscribe to; the payload's type is the lower-case dotted name (component.created ...). */
 export type WebhookEventType =
   /** component.created: a component exists (for a large item write: once it committed). */
@@ -3476,7 +3740,11 @@ export type WebhookEventType =
   /** bom.changed: an assembly's BOM has a new version (data.assemblyId, bomVersion, lineCount, childIds). */
   | 'BOM_CHANGED'
   /** change_order.transitioned: a change order changed status or resolution (data.from, data.to, action, by). */
-  | 'CHANGE_ORDER_TRANSITIONED';
+  | 'CHANGE_ORDER_TRANSITIONED'
+  /** comment.created: a comment on a component or change order (data.comment: id, targetType, targetId, parentId, createdBy, createdAt, body, mentions). */
+  | 'COMMENT_CREATED'
+  /** comment.deleted: a comment was deleted, leaving its tombstone (data.comment: ..., deletedBy, deletedAt). */
+  | 'COMMENT_DELETED';
 
 /**
  * A receiver of a library's events. Each delivery is a POST of JSON { id, type, occurredAt, organizationId,
@@ -3708,6 +3976,7 @@ export type ResolversTypes = {
   TeamMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ApiKey: ResolverTypeWrapper<ApiKeyModel>;
   ApiKeyStatus: ApiKeyStatus;
   ApiKeyWithSecret: ResolverTypeWrapper<IssuedApiKeyModel>;
@@ -3730,7 +3999,6 @@ export type ResolversTypes = {
   ChangeOrderReviewer: ResolverTypeWrapper<ChangeOrderReviewerRecordModel>;
   ChangeOrderDecisionEntry: ResolverTypeWrapper<ChangeOrderDecisionRecordModel>;
   ChangeOrderStage: ResolverTypeWrapper<ChangeOrderStageRecordModel>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ChangeOrderComponent: ResolverTypeWrapper<ChangeOrderComponentRecordModel>;
   ChangeOrderHistoryEntry: ResolverTypeWrapper<ChangeOrderHistoryRecordModel>;
   ChangeOrder: ResolverTypeWrapper<ChangeOrderRecordModel>;
@@ -3742,7 +4010,27 @@ export type ResolversTypes = {
   ChangeOrderConnection: ResolverTypeWrapper<ChangeOrderPageModel>;
   ChangeOrderQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ChangeOrderMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  CommentTargetType: CommentTargetType;
+  Comment: ResolverTypeWrapper<CommentModel>;
+  CommentEdge: ResolverTypeWrapper<Omit<CommentEdge, 'node'> & { node: ResolversTypes['Comment'] }>;
+  CommentConnection: ResolverTypeWrapper<CommentPageModel>;
+  CommentPaginationInput: CommentPaginationInput;
+  CreateCommentInput: CreateCommentInput;
+  UpdateCommentInput: UpdateCommentInput;
+  CommentQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  CommentMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Component: ResolverTypeWrapper<ComponentModel>;
+  WatchTargetType: WatchTargetType;
+  WatchInput: WatchInput;
+  Watch: ResolverTypeWrapper<WatchRecordModel>;
+  NotificationKind: NotificationKind;
+  Notification: ResolverTypeWrapper<NotificationRecordModel>;
+  NotificationEdge: ResolverTypeWrapper<Omit<NotificationEdge, 'node'> & { node: ResolversTypes['Notification'] }>;
+  NotificationConnection: ResolverTypeWrapper<NotificationPageModel>;
+  NotificationEmailMode: NotificationEmailMode;
+  NotificationSettings: ResolverTypeWrapper<NotificationSettingsRecordModel>;
+  NotificationSettingsInput: NotificationSettingsInput;
+  UserQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Revision: ResolverTypeWrapper<Revision>;
   ComponentState: ComponentState;
   ComponentStatus: ResolverTypeWrapper<ComponentStatus>;
@@ -3939,7 +4227,6 @@ export type ResolversTypes = {
   Me: ResolverTypeWrapper<CurrentUserModel>;
   SandboxParentOption: ResolverTypeWrapper<SandboxParentModel>;
   OrgCreationOptions: ResolverTypeWrapper<CreationStandingModel>;
-  UserQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   WebhookEventType: WebhookEventType;
   Webhook: ResolverTypeWrapper<WebhookRecordModel>;
   WebhookDeliveryStatus: WebhookDeliveryStatus;
@@ -3981,6 +4268,7 @@ export type ResolversParentTypes = {
   TeamMutationNamespace: Record<PropertyKey, never>;
   Query: Record<PropertyKey, never>;
   Mutation: Record<PropertyKey, never>;
+  Int: Scalars['Int']['output'];
   ApiKey: ApiKeyModel;
   ApiKeyWithSecret: IssuedApiKeyModel;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -3998,7 +4286,6 @@ export type ResolversParentTypes = {
   ChangeOrderReviewer: ChangeOrderReviewerRecordModel;
   ChangeOrderDecisionEntry: ChangeOrderDecisionRecordModel;
   ChangeOrderStage: ChangeOrderStageRecordModel;
-  Int: Scalars['Int']['output'];
   ChangeOrderComponent: ChangeOrderComponentRecordModel;
   ChangeOrderHistoryEntry: ChangeOrderHistoryRecordModel;
   ChangeOrder: ChangeOrderRecordModel;
@@ -4010,7 +4297,23 @@ export type ResolversParentTypes = {
   ChangeOrderConnection: ChangeOrderPageModel;
   ChangeOrderQueryNamespace: Record<PropertyKey, never>;
   ChangeOrderMutationNamespace: Record<PropertyKey, never>;
+  Comment: CommentModel;
+  CommentEdge: Omit<CommentEdge, 'node'> & { node: ResolversParentTypes['Comment'] };
+  CommentConnection: CommentPageModel;
+  CommentPaginationInput: CommentPaginationInput;
+  CreateCommentInput: CreateCommentInput;
+  UpdateCommentInput: UpdateCommentInput;
+  CommentQueryNamespace: Record<PropertyKey, never>;
+  CommentMutationNamespace: Record<PropertyKey, never>;
   Component: ComponentModel;
+  WatchInput: WatchInput;
+  Watch: WatchRecordModel;
+  Notification: NotificationRecordModel;
+  NotificationEdge: Omit<NotificationEdge, 'node'> & { node: ResolversParentTypes['Notification'] };
+  NotificationConnection: NotificationPageModel;
+  NotificationSettings: NotificationSettingsRecordModel;
+  NotificationSettingsInput: NotificationSettingsInput;
+  UserQueryNamespace: Record<PropertyKey, never>;
   Revision: Revision;
   ComponentStatus: ComponentStatus;
   ComponentCategory: ComponentCategory;
@@ -4188,7 +4491,6 @@ export type ResolversParentTypes = {
   Me: CurrentUserModel;
   SandboxParentOption: SandboxParentModel;
   OrgCreationOptions: CreationStandingModel;
-  UserQueryNamespace: Record<PropertyKey, never>;
   Webhook: WebhookRecordModel;
   WebhookDelivery: DeliveryRecordModel;
   WebhookWithSecret: Omit<WebhookWithSecret, 'webhook'> & { webhook: ResolversParentTypes['Webhook'] };
@@ -4315,6 +4617,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   apiKey?: Resolver<ResolversTypes['ApiKeyQueryNamespace'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['UserQueryNamespace'], ParentType, ContextType>;
   changeOrders?: Resolver<ResolversTypes['ChangeOrderQueryNamespace'], ParentType, ContextType>;
+  comments?: Resolver<ResolversTypes['CommentQueryNamespace'], ParentType, ContextType>;
   component?: Resolver<ResolversTypes['ComponentQueryNamespace'], ParentType, ContextType>;
   categories?: Resolver<ResolversTypes['CategoryQueryNamespace'], ParentType, ContextType>;
   customStatuses?: Resolver<Array<ResolversTypes['CustomStatus']>, ParentType, ContextType, Partial<QueryCustomStatusesArgs>>;
@@ -4339,6 +4642,12 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   apiKey?: Resolver<ResolversTypes['ApiKeyMutationNamespace'], ParentType, ContextType>;
   library?: Resolver<ResolversTypes['LibraryMutationNamespace'], ParentType, ContextType>;
   changeOrders?: Resolver<ResolversTypes['ChangeOrderMutationNamespace'], ParentType, ContextType>;
+  comments?: Resolver<ResolversTypes['CommentMutationNamespace'], ParentType, ContextType>;
+  watch?: Resolver<ResolversTypes['Watch'], ParentType, ContextType, RequireFields<MutationWatchArgs, 'input'>>;
+  unwatch?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationUnwatchArgs, 'targetId'>>;
+  markRead?: Resolver<ResolversTypes['Int'], ParentType, ContextType, RequireFields<MutationMarkReadArgs, 'ids'>>;
+  markAllRead?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  setNotificationSettings?: Resolver<ResolversTypes['NotificationSettings'], ParentType, ContextType, RequireFields<MutationSetNotificationSettingsArgs, 'input'>>;
   component?: Resolver<ResolversTypes['ComponentMutationNamespace'], ParentType, ContextType>;
   config?: Resolver<ResolversTypes['ConfigMutationNamespace'], ParentType, ContextType>;
   file?: Resolver<ResolversTypes['FileMutationNamespace'], ParentType, ContextType>;
@@ -4468,6 +4777,7 @@ export type ChangeOrderResolvers<ContextType = GraphQLContext, ParentType extend
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  commentCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ChangeOrderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderConnection'] = ResolversParentTypes['ChangeOrderConnection']> = {
@@ -4497,7 +4807,52 @@ export type ChangeOrderMutationNamespaceResolvers<ContextType = GraphQLContext, 
   reset?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceResetArgs, 'id'>>;
 };
 
+export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  targetType?: Resolver<ResolversTypes['CommentTargetType'], ParentType, ContextType>;
+  targetId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  parentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  stageIndex?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  body?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mentions?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  editedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  deletedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  deletedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  locked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  resolved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  resolvedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type CommentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommentEdge'] = ResolversParentTypes['CommentEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Comment'], ParentType, ContextType>;
+};
+
+export type CommentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommentConnection'] = ResolversParentTypes['CommentConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['CommentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type CommentQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommentQueryNamespace'] = ResolversParentTypes['CommentQueryNamespace']> = {
+  list?: Resolver<ResolversTypes['CommentConnection'], ParentType, ContextType, RequireFields<CommentQueryNamespaceListArgs, 'targetId'>>;
+};
+
+export type CommentMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommentMutationNamespace'] = ResolversParentTypes['CommentMutationNamespace']> = {
+  create?: Resolver<ResolversTypes['Comment'], ParentType, ContextType, RequireFields<CommentMutationNamespaceCreateArgs, 'input'>>;
+  update?: Resolver<ResolversTypes['Comment'], ParentType, ContextType, RequireFields<CommentMutationNamespaceUpdateArgs, 'input'>>;
+  delete?: Resolver<ResolversTypes['Comment'], ParentType, ContextType, RequireFields<CommentMutationNamespaceDeleteArgs, 'id'>>;
+  resolve?: Resolver<ResolversTypes['Comment'], ParentType, ContextType, RequireFields<CommentMutationNamespaceResolveArgs, 'id'>>;
+  reopen?: Resolver<ResolversTypes['Comment'], ParentType, ContextType, RequireFields<CommentMutationNamespaceReopenArgs, 'id'>>;
+  lock?: Resolver<ResolversTypes['Comment'], ParentType, ContextType, RequireFields<CommentMutationNamespaceLockArgs, 'id'>>;
+  unlock?: Resolver<ResolversTypes['Comment'], ParentType, ContextType, RequireFields<CommentMutationNamespaceUnlockArgs, 'id'>>;
+};
+
 export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Component'] = ResolversParentTypes['Component']> = {
+  commentCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -4540,6 +4895,52 @@ export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends 
   indentedBom?: Resolver<Array<ResolversTypes['IndentedBomLine']>, ParentType, ContextType, RequireFields<ComponentIndentedBomArgs, 'depth'>>;
   bomHistory?: Resolver<Array<ResolversTypes['AssemblyLinkHistory']>, ParentType, ContextType, RequireFields<ComponentBomHistoryArgs, 'first'>>;
   vendorSourcing?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType>;
+};
+
+export type WatchResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Watch'] = ResolversParentTypes['Watch']> = {
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  libraryId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  targetType?: Resolver<ResolversTypes['WatchTargetType'], ParentType, ContextType>;
+  targetId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  withChildren?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  automatic?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  libraryId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  targetId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  subjectId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  actorId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  read?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type NotificationEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationEdge'] = ResolversParentTypes['NotificationEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Notification'], ParentType, ContextType>;
+};
+
+export type NotificationConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationConnection'] = ResolversParentTypes['NotificationConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['NotificationEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type NotificationSettingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationSettings'] = ResolversParentTypes['NotificationSettings']> = {
+  email?: Resolver<ResolversTypes['NotificationEmailMode'], ParentType, ContextType>;
+};
+
+export type UserQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserQueryNamespace'] = ResolversParentTypes['UserQueryNamespace']> = {
+  watching?: Resolver<Array<ResolversTypes['Watch']>, ParentType, ContextType>;
+  notifications?: Resolver<ResolversTypes['NotificationConnection'], ParentType, ContextType, RequireFields<UserQueryNamespaceNotificationsArgs, 'unreadOnly'>>;
+  notificationSettings?: Resolver<ResolversTypes['NotificationSettings'], ParentType, ContextType>;
+  me?: Resolver<ResolversTypes['Me'], ParentType, ContextType>;
+  orgCreationOptions?: Resolver<ResolversTypes['OrgCreationOptions'], ParentType, ContextType>;
+  invitations?: Resolver<Array<ResolversTypes['Invitation']>, ParentType, ContextType>;
 };
 
 export type RevisionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Revision'] = ResolversParentTypes['Revision']> = {
@@ -5426,12 +5827,6 @@ export type OrgCreationOptionsResolvers<ContextType = GraphQLContext, ParentType
   sandboxParents?: Resolver<Array<ResolversTypes['SandboxParentOption']>, ParentType, ContextType>;
 };
 
-export type UserQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserQueryNamespace'] = ResolversParentTypes['UserQueryNamespace']> = {
-  me?: Resolver<ResolversTypes['Me'], ParentType, ContextType>;
-  orgCreationOptions?: Resolver<ResolversTypes['OrgCreationOptions'], ParentType, ContextType>;
-  invitations?: Resolver<Array<ResolversTypes['Invitation']>, ParentType, ContextType>;
-};
-
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -5506,7 +5901,18 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ChangeOrderConnection?: ChangeOrderConnectionResolvers<ContextType>;
   ChangeOrderQueryNamespace?: ChangeOrderQueryNamespaceResolvers<ContextType>;
   ChangeOrderMutationNamespace?: ChangeOrderMutationNamespaceResolvers<ContextType>;
+  Comment?: CommentResolvers<ContextType>;
+  CommentEdge?: CommentEdgeResolvers<ContextType>;
+  CommentConnection?: CommentConnectionResolvers<ContextType>;
+  CommentQueryNamespace?: CommentQueryNamespaceResolvers<ContextType>;
+  CommentMutationNamespace?: CommentMutationNamespaceResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;
+  Watch?: WatchResolvers<ContextType>;
+  Notification?: NotificationResolvers<ContextType>;
+  NotificationEdge?: NotificationEdgeResolvers<ContextType>;
+  NotificationConnection?: NotificationConnectionResolvers<ContextType>;
+  NotificationSettings?: NotificationSettingsResolvers<ContextType>;
+  UserQueryNamespace?: UserQueryNamespaceResolvers<ContextType>;
   Revision?: RevisionResolvers<ContextType>;
   ComponentStatus?: ComponentStatusResolvers<ContextType>;
   ComponentCategory?: ComponentCategoryResolvers<ContextType>;
@@ -5626,7 +6032,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Me?: MeResolvers<ContextType>;
   SandboxParentOption?: SandboxParentOptionResolvers<ContextType>;
   OrgCreationOptions?: OrgCreationOptionsResolvers<ContextType>;
-  UserQueryNamespace?: UserQueryNamespaceResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookWithSecret?: WebhookWithSecretResolvers<ContextType>;

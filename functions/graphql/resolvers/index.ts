@@ -3,6 +3,7 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 import { accessResolvers } from './access.js';
 import { apiKeyResolvers } from './apiKey.js';
 import { changeOrderResolvers } from './changeOrder.js';
+import { commentResolvers } from './comment.js';
 import { componentResolvers } from './component.js';
 import { configResolvers } from './config.js';
 import { fileResolvers } from './file.js';
@@ -38,4 +39,5 @@ export const resolvers: Resolvers = mergeResolvers([
   scimResolvers,
   transferResolvers,
   sourcingResolvers,
+  commentResolvers,
 ]);

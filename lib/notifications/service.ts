@@ -1,0 +1,108 @@
+import type { PermissionName } from '../access/permissions.js';
+import { BadRequestError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
+import type { LibraryScope } from '../model/scope.js';
+import { isUuid } from '../model/slugs.js';
+import { getChangeOrder } from '../store/changeOrder.js';
+import type { Store } from '../store/client.js';
+import { getComponent } from '../store/component.js';
+import {
+  getNotificationSettings,
+  listNotifications,
+  markAllNotificationsRead,
+  markNotificationRead,
+  putNotificationSettings,
+  type EmailMode,
+  type NotificationRecord,
+  type NotificationSettingsRecord,
+} from '../store/notification.js';
+import { listWatchesOfUser, putWatch, type WatchRecord, type WatchTargetType } from '../store/watch.js';
+
+/**
+ * Watching (what the request path writes: a user's own watch or unwatch) and a user's notifications. The
+ * notifications themselves are made from the table's stream (fanout.ts).
+ */
+export interface WatchDeps {
+  store: Store;
+  scope: LibraryScope;
+  permissions: ReadonlySet<PermissionName>;
+}
+
+async function targetTypeOf(deps: WatchDeps, targetId: string): Promise<WatchTargetType> {
+  const { organizationId: org, libraryId: lib } = deps.scope;
+  if (!isUuid(targetId)) throw new NotFoundError('Watch target', targetId);
+  const [component, changeOrder] = await Promise.all([getComponent(deps.store, org, lib, targetId), getChangeOrder(deps.store, org, lib, targetId)]);
+  if (component) return component.category.type === 'ASSEMBLY' ? 'ASSEMBLY' : 'COMPONENT';
+  if (changeOrder) {
+    if (!deps.permissions.has('change_orders.read')) throw new PermissionDeniedError('change_orders.read');
+    return 'CHANGE_ORDER';
+  }
+  throw new NotFoundError('Watch target', targetId);
+}
+
+/** Watches a component, an assembly (withChildren: also every component under it, at every level) or a change order. */
+export async function watch(deps: WatchDeps, input: { targetId: string; withChildren?: boolean | null }): Promise<WatchRecord> {
+  const targetId = input.targetId.toLowerCase();
+  const targetType = await targetTypeOf(deps, targetId);
+  if (input.withChildren && targetType !== 'ASSEMBLY') throw new InvalidInputError('withChildren: only an assembly has children', { field: 'withChildren' });
+  const record: WatchRecord = {
+    userId: deps.scope.userId,
+    organizationId: deps.scope.organizationId,
+    libraryId: deps.scope.libraryId,
+    targetType,
+    targetId,
+    withChildren: Boolean(input.withChildren),
+    active: true,
+    automatic: false,
+    createdAt: new Date().toISOString(),
+  };
+  await putWatch(deps.store, record);
+  return record;
+}
+
+/** Stops watching; also keeps automatic watches (a later comment or review) from coming back. */
+export async function unwatch(deps: WatchDeps, targetId: string): Promise<boolean> {
+  const id = targetId.toLowerCase();
+  const targetType = await targetTypeOf(deps, id);
+  const { organizationId, libraryId, userId } = deps.scope;
+  await putWatch(deps.store, { userId, organizationId, libraryId, targetType, targetId: id, withChildren: false, active: false, automatic: false, createdAt: new Date().toISOString() });
+  return true;
+}
+
+export function watchingOf(store: Store, userId: string): Promise<WatchRecord[]> {
+  return listWatchesOfUser(store, userId);
+}
+
+export interface NotificationPage {
+  edges: { cursor: string; node: NotificationRecord }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+export async function notificationsOf(store: Store, userId: string, unreadOnly: boolean, pagination: { first?: number | null; after?: string | null }): Promise<NotificationPage> {
+  const first = pagination.first ?? 50;
+  if (!Number.isInteger(first) || first < 1 || first > 200) throw new BadRequestError('pagination.first: 1 to 200');
+  if (pagination.after && !isUuid(pagination.after)) throw new BadRequestError('pagination.after: not a cursor of this list');
+  const { items, hasMore } = await listNotifications(store, userId, unreadOnly, first, pagination.after ?? undefined);
+  const edges = items.map((node) => ({ cursor: node.id, node }));
+  return { edges, pageInfo: { hasNextPage: hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
+/** Marks the caller's notifications read; ids that are not theirs are ignored. Returns how many it marked. */
+export async function markRead(store: Store, userId: string, ids: readonly string[]): Promise<number> {
+  if (ids.length > 100) throw new BadRequestError('ids: at most 100 at a time');
+  const marked = await Promise.all([...new Set(ids.map((id) => id.toLowerCase()))].filter(isUuid).map((id) => markNotificationRead(store, userId, id)));
+  return marked.filter(Boolean).length;
+}
+
+export function markAllRead(store: Store, userId: string): Promise<number> {
+  return markAllNotificationsRead(store, userId);
+}
+
+export function notificationSettingsOf(store: Store, userId: string): Promise<NotificationSettingsRecord> {
+  return getNotificationSettings(store, userId);
+}
+
+export async function setNotificationSettings(store: Store, userId: string, input: { email: EmailMode }): Promise<NotificationSettingsRecord> {
+  const settings = { email: input.email, updatedAt: new Date().toISOString() };
+  await putNotificationSettings(store, userId, settings);
+  return settings;
+}

@@ -1,0 +1,64 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { Store } from './client.js';
+import { putIf, queryAll, queryPrefix } from './items.js';
+import { libraryPartition } from './library.js';
+
+/**
+ * Who watches what in a library: `WATCH#<targetId>#<userId>` in the library partition (the watchers of a
+ * target, one Query), and in the ByUser index `USERWATCH#<userId>` / `<orgId>#<libraryId>#<targetId>` (what a
+ * user watches). Unwatching keeps the item with `active: false` and no index keys, so that an automatic
+ * watch (comment author, mention, reviewer), which is put only where no item exists, never undoes it.
+ */
+export const watchTargetTypes = ['COMPONENT', 'ASSEMBLY', 'CHANGE_ORDER'] as const;
+export type WatchTargetType = (typeof watchTargetTypes)[number];
+
+export const watchKey = (orgId: string, libraryId: string, targetId: string, userId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `WATCH#${targetId}#${userId}` });
+
+export const watchRecord = z.object({
+  userId: z.string().uuid(),
+  organizationId: z.string().uuid(),
+  libraryId: z.string().uuid(),
+  targetType: z.enum(watchTargetTypes),
+  targetId: z.string().uuid(),
+  /** An assembly watched with its children at every level. */
+  withChildren: z.boolean(),
+  active: z.boolean(),
+  /** Put by the system (author, mention, reviewer), not by the user. */
+  automatic: z.boolean(),
+  createdAt: z.string(),
+});
+export type WatchRecord = z.infer<typeof watchRecord>;
+
+const item = (record: WatchRecord) => ({
+  ...watchKey(record.organizationId, record.libraryId, record.targetId, record.userId),
+  entity: 'Watch',
+  ...record,
+  ...(record.active ? { GSI1PK: `USERWATCH#${record.userId}`, GSI1SK: `${record.organizationId}#${record.libraryId}#${record.targetId}` } : {}),
+});
+
+/** The user's own watch or unwatch: replaces whatever was there. */
+export async function putWatch(store: Store, record: WatchRecord): Promise<void> {
+  await store.ddb.send(new PutCommand({ TableName: store.tableName, Item: item(record) }));
+}
+
+/** An automatic watch: only where the user never watched nor unwatched the target. True when put. */
+export function putAutomaticWatch(store: Store, record: WatchRecord): Promise<boolean> {
+  return putIf(store, { Item: item({ ...record, automatic: true, active: true }), ConditionExpression: 'attribute_not_exists(PK)' });
+}
+
+/** The active watchers of a target. */
+export async function listWatchers(store: Store, orgId: string, libraryId: string, targetId: string): Promise<WatchRecord[]> {
+  const all = await queryPrefix(store, libraryPartition(orgId, libraryId), `WATCH#${targetId}#`, watchRecord, 'watch');
+  return all.filter((watch) => watch.active);
+}
+
+/** What a user watches, in every library. */
+export function listWatchesOfUser(store: Store, userId: string): Promise<WatchRecord[]> {
+  return queryAll(
+    store,
+    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `USERWATCH#${userId}` } },
+    watchRecord,
+    'watch',
+  );
+}

@@ -1,0 +1,157 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OutboxMailer } from '../../lib/mail/mailer.js';
+import { buildDigest, sendDueDigests } from '../../lib/notifications/digest.js';
+import { notifyChanges } from '../../lib/notifications/fanout.js';
+import type { ChangedItem } from '../../lib/store/stream.js';
+import { newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { mailTo, memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+import { createAssembly, createParts } from './itemHelpers.js';
+
+/**
+ * Watching and notifications, made from the table's stream by the local stack's poller: a watcher of an
+ * assembly with children hears once of a release three levels down (one notification, one mail), the actor
+ * hears nothing, a digest user gets no mail per notification, and a mention is mailed whatever the choice.
+ */
+const notificationsQuery = `query($unreadOnly: Boolean) { user { notifications(unreadOnly: $unreadOnly, pagination: { first: 200 }) { edges { node { id kind targetId subjectId actorId summary read } } } } }`;
+const watchMutation = `mutation($input: WatchInput!) { watch(input: $input) { targetType targetId withChildren } }`;
+const action = (name: string) => `mutation($id: ID!) { changeOrders { ${name}(id: $id) { id status } } }`;
+
+interface Note {
+  id: string;
+  kind: string;
+  targetId: string;
+  subjectId: string | null;
+  actorId: string | null;
+  summary: string;
+  read: boolean;
+}
+
+const notesOf = async (who: Member, unreadOnly = false): Promise<Note[]> => (await ok(who.headers, notificationsQuery, { unreadOnly })).user.notifications.edges.map((e: { node: Note }) => e.node);
+
+/** Waits (polling) until `test` holds of the member's notifications; the stream delivers a moment after the write. */
+async function until(who: Member, test: (notes: Note[]) => boolean): Promise<Note[]> {
+  for (let attempt = 0; attempt < 150; attempt += 1) {
+    const notes = await notesOf(who);
+    if (test(notes)) return notes;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`notifications never arrived for ${who.email}: ${JSON.stringify(await notesOf(who))}`);
+}
+
+let tenant: Tenant;
+let admin: Record<string, string>;
+let drafter: Member;
+let approver: Member;
+let watcher: Member;
+let digestUser: Member;
+
+beforeAll(async () => {
+  tenant = await newTenant({ plan: 'team' });
+  admin = tenantHeaders(tenant);
+  [drafter, approver, watcher, digestUser] = await Promise.all([
+    memberWithRole(tenant, 'EDITOR'),
+    memberWithRole(tenant, 'REVIEWER'),
+    memberWithRole(tenant, 'VIEWER'),
+    memberWithRole(tenant, 'VIEWER'),
+  ]);
+});
+
+describe('notifications', () => {
+  it('tells a watcher of an assembly with children once of a release three levels down, by mail, and not the actor', async () => {
+    const [part] = await createParts(tenant, ['Deep part']);
+    const level3 = await createAssembly(tenant, 'Level 3', [{ childId: part!.id, quantity: 1 }]);
+    const level2 = await createAssembly(tenant, 'Level 2', [{ childId: level3.id, quantity: 1 }, { childId: part!.id, quantity: 2 }]);
+    const top = await createAssembly(tenant, 'Top', [{ childId: level2.id, quantity: 1 }]);
+
+    expect((await ok(watcher.headers, watchMutation, { input: { targetId: top.id, withChildren: true } })).watch).toMatchObject({ targetType: 'ASSEMBLY', withChildren: true });
+    await ok(digestUser.headers, watchMutation, { input: { targetId: top.id, withChildren: true } });
+    await ok(approver.headers, watchMutation, { input: { targetId: top.id, withChildren: true } });
+    expect((await refusal(watcher.headers, watchMutation, { input: { targetId: part!.id, withChildren: true } })).code).toBe('BAD_USER_INPUT');
+    await ok(digestUser.headers, 'mutation { setNotificationSettings(input: { email: DIGEST }) { email } }');
+    const watching = (await ok(watcher.headers, '{ user { watching { targetId withChildren } } }')).user.watching;
+    expect(watching).toContainEqual({ targetId: top.id, withChildren: true });
+
+    const co = (
+      await ok(drafter.headers, 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }', {
+        input: { name: 'Release deep part', templateId: 'default-one-stage', componentIds: [part!.id], values: { reason: 'x' }, stages: [{ index: 0, reviewerIds: [approver.userId] }] },
+      })
+    ).changeOrders.create;
+    await ok(admin, action('submit'), { id: co.id });
+    expect((await ok(approver.headers, action('approve'), { id: co.id })).changeOrders.approve.status).toBe('CLOSED');
+
+    // A later event on the same partition (the stream keeps its order): once it arrived, everything before it did.
+    const marker = `@[Digest](user:${digestUser.userId}) released`;
+    await ok(admin, 'mutation($input: CreateCommentInput!) { comments { create(input: $input) { id } } }', { input: { targetId: top.id, body: marker } });
+    const notes = await until(watcher, (all) => all.some((n) => n.kind === 'COMMENT'));
+
+    const released = notes.filter((n) => n.kind === 'COMPONENT_RELEASED');
+    expect(released).toHaveLength(1);
+    expect(released[0]).toMatchObject({ targetId: top.id, subjectId: part!.id, actorId: approver.userId, read: false });
+    const mails = await mailTo(watcher.email);
+    expect(mails.filter((m) => m.text.includes('Deep part'))).toHaveLength(1);
+
+    // The actor (the last approval released it) hears nothing of its own release.
+    const approverNotes = await notesOf(approver);
+    expect(approverNotes.filter((n) => n.kind === 'COMPONENT_RELEASED')).toEqual([]);
+
+    // The digest user: the notification, no mail for it; the mention is mailed at once.
+    const digestNotes = await until(digestUser, (all) => all.some((n) => n.kind === 'MENTION'));
+    expect(digestNotes.filter((n) => n.kind === 'COMPONENT_RELEASED')).toHaveLength(1);
+    const digestMails = await mailTo(digestUser.email);
+    expect(digestMails.filter((m) => m.text.includes('Deep part'))).toEqual([]);
+    expect(digestMails.filter((m) => m.subject === 'You were mentioned')).toHaveLength(1);
+
+    // The daily run mails one digest holding the release (the mention is not repeated).
+    const outbox = new OutboxMailer();
+    await sendDueDigests({ store: testStore(), mailer: outbox, appUrl: 'https://app.example' });
+    const digests = outbox.sent.filter((m) => m.to.includes(digestUser.email));
+    expect(digests).toHaveLength(1);
+    expect(digests[0]!.text).toContain('Deep part');
+    expect(digests[0]!.text).not.toContain('mentioned');
+
+    // The comment's author watches the assembly automatically; an unwatch sticks through the next comment.
+    const watchingQuery = '{ user { watching { targetId targetType automatic } } }';
+    expect((await ok(admin, watchingQuery)).user.watching).toContainEqual({ targetId: top.id, targetType: 'ASSEMBLY', automatic: true });
+    expect((await ok(admin, 'mutation($id: ID!) { unwatch(targetId: $id) }', { id: top.id })).unwatch).toBe(true);
+    await ok(admin, 'mutation($input: CreateCommentInput!) { comments { create(input: $input) { id } } }', { input: { targetId: top.id, body: 'again' } });
+    await until(watcher, (all) => all.filter((n) => n.kind === 'COMMENT').length === 2);
+    expect((await ok(admin, watchingQuery)).user.watching.filter((w: { targetId: string }) => w.targetId === top.id)).toEqual([]);
+
+    // markRead and markAllRead.
+    expect((await ok(watcher.headers, 'mutation($ids: [ID!]!) { markRead(ids: $ids) }', { ids: [released[0]!.id] })).markRead).toBe(1);
+    expect((await notesOf(watcher, true)).some((n) => n.id === released[0]!.id)).toBe(false);
+    await ok(watcher.headers, 'mutation { markAllRead }');
+    expect(await notesOf(watcher, true)).toEqual([]);
+  });
+
+  it('fans a burst of events out without dropping one, and a redelivered batch notifies and mails nobody twice', async () => {
+    const [part] = await createParts(tenant, ['Burst part']);
+    const burstWatcher = await memberWithRole(tenant, 'VIEWER');
+    await ok(burstWatcher.headers, watchMutation, { input: { targetId: part!.id } });
+    const image = (version: number) => ({ PK: `ORG#${tenant.organization.id}#LIB#${tenant.library.id}`, SK: `C#${part!.id}`, entity: 'Component', id: part!.id, cpn: 'X', name: 'Burst part', version, state: 'MODIFIED', updatedBy: tenant.user.id });
+    const burst: ChangedItem[] = Array.from({ length: 40 }, (_, i) => ({ eventId: `burst-${part!.id}-${i}`, kind: 'MODIFY', at: new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString(), oldImage: image(i + 1), newImage: image(i + 2) }));
+    const outbox = new OutboxMailer();
+    const deps = { store: testStore(), mailer: outbox, appUrl: 'https://app.example' };
+    expect(await notifyChanges(deps, burst)).toBe(40);
+    expect(await notifyChanges(deps, burst)).toBe(0);
+    expect(outbox.sent.filter((m) => m.to.includes(burstWatcher.email))).toHaveLength(40);
+    expect((await notesOf(burstWatcher)).filter((n) => n.kind === 'COMPONENT_UPDATED' && n.targetId === part!.id)).toHaveLength(40);
+
+    // A watch outlives its watcher's membership; what it would tell is withheld from a former member.
+    await ok(admin, 'mutation($u: String!) { organization { membership { removeOrgRole(userId: $u) } } }', { u: burstWatcher.userId });
+    const later = burst.map((change) => ({ ...change, eventId: `${change.eventId}-after` }));
+    expect(await notifyChanges(deps, later)).toBe(0);
+    expect(outbox.sent.filter((m) => m.to.includes(burstWatcher.email))).toHaveLength(40);
+  });
+
+  it('builds a digest of the notifications it is given, oldest first', () => {
+    const note = (id: string, createdAt: string, summary: string) => ({
+      id, userId: id, organizationId: id, libraryId: id, kind: 'COMPONENT_UPDATED' as const, targetId: id, subjectId: null, actorId: null, summary, eventId: id, createdAt, read: false,
+    });
+    expect(buildDigest('a@example.com', [], 'https://app')).toBeUndefined();
+    const mail = buildDigest('a@example.com', [note('00000000-0000-7000-8000-000000000002', '2030-01-02T00:00:00.000Z', 'second <b>'), note('00000000-0000-7000-8000-000000000001', '2030-01-01T00:00:00.000Z', 'first')], 'https://app');
+    expect(mail!.subject).toBe('Your daily digest: 2 notifications');
+    expect(mail!.text.indexOf('first')).toBeLessThan(mail!.text.indexOf('second'));
+    expect(mail!.html).toContain('second &lt;b&gt;');
+  });
+});
