@@ -8,11 +8,16 @@ export default defineConfig({
   // graphql ships CJS and ESM; @graphql-tools loads one and vite the other unless both resolve to one file.
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
-    include: ['test/**/*.test.ts'],
-    // One local stack for the whole run; each test file bootstraps its own tenant.
-    globalSetup: ['test/support/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    projects: [
+      // Pure tests: no local stack (`npm run test:unit`, the fast loop).
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // The CDK stack and the function bundles, built in process: no local stack either, but slow.
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      // Real HTTP to the local stack: one stack per run; each test file bootstraps its own tenant.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/support/globalSetup.ts'] } },
+    ],
   },
 });
