@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/sequencer.js';
 
 // The AWS SDK warns on every process start that Node 20 support ends in 2027 (architecture.md knows);
 // keep the test output readable. Inherited by the forked workers and the local stack.
@@ -11,6 +13,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // The e2e files mostly wait on the local stack (one Node process and DynamoDB Local): three at once keep
+    // two cores busy, where vitest's default (cores - 1) runs them one at a time on a 2-core machine.
+    maxWorkers: Math.max(3, availableParallelism()),
+    sequence: { sequencer: SlowestFirst },
     projects: [
       // Pure tests: no local stack (`npm run test:unit`, the fast loop).
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
