@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/sequencer.js';
 
 // The AWS SDK warns on every process start that Node 20 support ends in 2027 (architecture.md knows);
 // keep the test output readable. Inherited by the forked workers and the local stack.
@@ -8,11 +10,20 @@ export default defineConfig({
   // graphql ships CJS and ESM; @graphql-tools loads one and vite the other unless both resolve to one file.
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
-    include: ['test/**/*.test.ts'],
-    // One local stack for the whole run; each test file bootstraps its own tenant.
-    globalSetup: ['test/support/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // The e2e files mostly wait on the local stack (one Node process and DynamoDB Local): three at once keep
+    // two cores busy, where vitest's default (cores - 1) runs them one at a time on a 2-core machine.
+    maxWorkers: Math.max(3, availableParallelism()),
+    sequence: { sequencer: SlowestFirst },
+    projects: [
+      // Pure tests: no local stack (`npm run test:unit`, the fast loop).
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // The CDK stack and the function bundles, built in process: no local stack either, but slow.
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      // Real HTTP to the local stack: one stack per run; each test file bootstraps its own tenant.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/support/globalSetup.ts'] } },
+    ],
   },
 });

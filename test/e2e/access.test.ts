@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addMember } from '../../lib/orgs/operator.js';
-import { gqlOk, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
-import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+import { gqlOk, newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { memberWithRole, refusal, type Member } from './accessHelpers.js';
 
 const createPart = `mutation($name: String!) { component { create(inputs: [{ name: $name, categoryId: "mechanical" }]) { id } } }`;
 const updateAccess = `mutation($input: UpdateLibraryAccessInput!) { organization { membership { updateLibraryAccess(input: $input) } } }`;

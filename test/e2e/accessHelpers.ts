@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { addMember } from '../../lib/orgs/operator.js';
 import { graphql, stack, testStore, type GraphQLResponse, type Tenant } from '../support/api.js';
+// Moved to test/support/api.ts; named here too for test files written against this module.
+export { ok } from '../support/api.js';
 
 export interface Member {
   userId: string;
@@ -19,13 +21,6 @@ export async function memberWithRole(tenant: Tenant, role: string, email = `${ro
     email,
     headers: { 'x-api-key': added.apiKey!, 'x-organization': `@${tenant.organization.slug}`, 'x-library': tenant.library.path },
   };
-}
-
-/** POST /graphql with the headers; fails the test on any GraphQL error. */
-export async function ok<T = any>(headers: Record<string, string>, query: string, variables?: Record<string, unknown>): Promise<T> {
-  const response = await graphql<T>(query, variables, headers);
-  if (response.status !== 200 || response.body.errors?.length) throw new Error(`GraphQL call failed (${response.status}): ${JSON.stringify(response.body.errors)}`);
-  return response.body.data as T;
 }
 
 /** The first error's code (and the whole response), for asserting refusals. */

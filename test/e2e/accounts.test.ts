@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { graphql, newTenant, stack, tenantHeaders, testStore } from '../support/api.js';
+import { graphql, newTenant, ok, stack, tenantHeaders, testStore } from '../support/api.js';
 import { appOrigin, emailedToken, freshClientIp, newAddress, postAuth, send, sessionFrom, strongPassword, verifiedAccount } from './accountHelpers.js';
-import { mailTo, ok } from './accessHelpers.js';
+import { mailTo } from './accessHelpers.js';
 
 const meQuery = 'query { user { me { permitted hasOrganizations canCreateOrg user { primaryEmail name } } } }';
 const asSession = (session: { cookie: string; csrfToken: string }, extra: Record<string, string> = {}) => ({

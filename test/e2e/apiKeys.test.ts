@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { sha256Hex } from '../support/files.js';
 
 const create = 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret apiKey { id name prefix status libraryId ownerId expiresAt } } } }';
 const rotate = 'mutation($id: ID!) { apiKey { rotate(input: { id: $id }) { secret apiKey { id rotatedAt status } } } }';
@@ -35,7 +35,7 @@ describe('API keys', () => {
     // Every item of the tenant (its organization and library partitions) and the key's lookup item:
     // the secret appears nowhere; its hash is the lookup key.
     const store = testStore();
-    const hash = createHash('sha256').update(issued.secret).digest('hex');
+    const hash = sha256Hex(issued.secret);
     const items: Record<string, unknown>[] = [];
     for (const pk of [`ORG#${tenant.organization.id}`, `ORG#${tenant.organization.id}#LIB#${tenant.library.id}`, `APIKEYHASH#${hash}`]) {
       const page = await store.ddb.send(new QueryCommand({ TableName: store.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk } }));

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
-import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+import { graphql, newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { memberWithRole, refusal, type Member } from './accessHelpers.js';
 import { templateDocument } from './transferHelpers.js';
 
 const create = `mutation($input: CreateTemplateInput!) { changeOrders { createTemplate(input: $input) { id name isDefault version description stageNames template createdBy { id } } } }`;

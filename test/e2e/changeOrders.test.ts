@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
-import { mailTo, memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
-import { createComponent, createComponents, findOne, historyOf, libraryPartition, partitionItems } from './componentHelpers.js';
+import { graphql, newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { historyOf } from '../support/history.js';
+import { mailTo, memberWithRole, refusal, type Member } from './accessHelpers.js';
+import { createComponent, createComponents, findOne, libraryPartition, partitionItems } from './componentHelpers.js';
 
 const fields = `id number name status resolution currentStage templateId
   stages { name approvalType minReviewers reviewers { userId isRequired isRequiredToApprove } decisions { userId decision comment } outcome }

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { historyOf } from '../support/history.js';
+import { expectError } from '../support/errors.js';
 import {
   componentWrites,
   createComponent,
   createMutation,
-  expectError,
   findOne,
-  historyOf,
   libraryPartition,
   partitionItems,
   totalCount,

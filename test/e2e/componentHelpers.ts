@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { expect } from 'vitest';
-import { gqlOk, graphql, tenantHeaders, testStore, type GraphQLResponse, type Tenant } from '../support/api.js';
+import { gqlOk, testStore, type Tenant } from '../support/api.js';
+// Moved to test/support; named here too for test files written against this module.
+export { expectError } from '../support/errors.js';
+export { historyOf, type HistoryEntry } from '../support/history.js';
 
 /** Every field of Component, for the tests that check all of them are resolved. */
 export const allComponentFields = `
@@ -47,18 +48,9 @@ export interface Component {
   isBookmarked: boolean;
 }
 
-export interface HistoryEntry {
-  version: number;
-  action: string;
-  createdAt: string;
-  user: { id: string } | null;
-  changes: { field: string; from: unknown; to: unknown }[];
-}
-
 export const createMutation = `mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { ${componentFields} } } }`;
 export const updateMutation = `mutation($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { ${componentFields} } } }`;
 export const findOneQuery = `query($id: ID!) { component { findOne(id: $id) { ${componentFields} } } }`;
-export const historyQuery = `query($id: ID!, $first: Int) { component { findOne(id: $id) { version history(first: $first) { version action createdAt user { id } changes { field from to } } } } }`;
 
 export async function createComponents(tenant: Tenant, inputs: Record<string, unknown>[]): Promise<Component[]> {
   return (await gqlOk<{ component: { create: Component[] } }>(tenant, createMutation, { inputs })).component.create;
@@ -76,11 +68,6 @@ export async function findOne(tenant: Tenant, id: string): Promise<Component | n
   return (await gqlOk<{ component: { findOne: Component | null } }>(tenant, findOneQuery, { id })).component.findOne;
 }
 
-export async function historyOf(tenant: Tenant, id: string, first?: number): Promise<HistoryEntry[]> {
-  const data = await gqlOk<{ component: { findOne: { history: HistoryEntry[] } | null } }>(tenant, historyQuery, { id, ...(first ? { first } : {}) });
-  return data.component.findOne!.history;
-}
-
 export async function totalCount(tenant: Tenant, filter: Record<string, unknown> = {}): Promise<number> {
   const data = await gqlOk<{ component: { findAll: { totalCount: number } } }>(
     tenant,
@@ -88,14 +75,6 @@ export async function totalCount(tenant: Tenant, filter: Record<string, unknown>
     { filter },
   );
   return data.component.findAll.totalCount;
-}
-
-/** A call expected to fail: returns the response; asserts HTTP status, one error, and its code. */
-export async function expectError(tenant: Tenant, query: string, variables: Record<string, unknown>, code: string, status = 200): Promise<GraphQLResponse> {
-  const response = await graphql(query, variables, tenantHeaders(tenant));
-  expect(response.body.errors?.map((e) => e.extensions?.code), JSON.stringify(response.body)).toEqual([code]);
-  expect(response.status).toBe(status);
-  return response;
 }
 
 export function libraryPartition(tenant: Tenant): string {
@@ -130,21 +109,4 @@ export function componentWrites(tenant: Tenant): Promise<Record<string, unknown>
 
 export function attributeMap(component: { attributeValues: { attributeId: string; value: unknown }[] }): Record<string, unknown> {
   return Object.fromEntries(component.attributeValues.map((a) => [a.attributeId, a.value]));
-}
-
-/** Uploads a file the three-step way (declare, PUT the bytes, complete) and returns its id, READY for use as fileId. */
-export async function uploadFile(tenant: Tenant, name: string, content: string, contentType = 'application/pdf'): Promise<string> {
-  const bytes = Buffer.from(content);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const { file } = await gqlOk<{ file: { createUpload: { file: { id: string }; uploadUrl: string; method: string; headers: Record<string, string> } } }>(
-    tenant,
-    'mutation($input: CreateUploadInput!) { file { createUpload(input: $input) { file { id } uploadUrl method headers } } }',
-    { input: { name, contentType, size: bytes.length, sha256 } },
-  );
-  const { uploadUrl, method, headers } = file.createUpload;
-  const sent = Object.fromEntries(Object.entries(headers).filter(([header]) => header.toLowerCase() !== 'content-length'));
-  const put = await fetch(uploadUrl, { method, headers: sent, body: bytes });
-  expect(put.ok, `upload PUT answered ${put.status}`).toBe(true);
-  await gqlOk(tenant, 'mutation($id: ID!) { file { complete(id: $id) { id status } } }', { id: file.createUpload.file.id });
-  return file.createUpload.file.id;
 }

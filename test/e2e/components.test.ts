@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { uploadFile } from '../support/files.js';
+import { historyOf } from '../support/history.js';
+import { expectError } from '../support/errors.js';
 import {
   allComponentFields,
   attributeMap,
@@ -9,15 +12,12 @@ import {
   createComponent,
   createComponents,
   createMutation,
-  expectError,
   findOne,
-  historyOf,
   libraryPartition,
   partitionItems,
   totalCount,
   updateComponent,
   updateMutation,
-  uploadFile,
   type Component,
 } from './componentHelpers.js';
 
@@ -32,7 +32,7 @@ describe('components', () => {
 
   describe('create, findOne, findAll, delete', () => {
     it('creates a component and resolves every field, the same through findOne', async () => {
-      const [fileId, imageFileId] = await Promise.all([uploadFile(tenant, 'datasheet.pdf', '%PDF-1.4 resistor'), uploadFile(tenant, 'photo.png', 'png bytes', 'image/png')]);
+      const [fileId, imageFileId] = (await Promise.all([uploadFile(tenant, Buffer.from('%PDF-1.4 resistor'), { name: 'datasheet.pdf' }), uploadFile(tenant, Buffer.from('png bytes'), { name: 'photo.png', contentType: 'image/png' })])).map((file) => file.id);
       const { component } = await gqlOk<{ component: { create: Record<string, unknown>[] } }>(
         tenant,
         `mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { ${allComponentFields} attributeValue(attributeId: "resistance") } } }`,

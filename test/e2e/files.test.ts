@@ -1,21 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { expectCode } from '../support/errors.js';
+import { completeMutation, completeUpload, createUpload, createUploadMutation, putBytes, sha256Hex, uploadFile, type FileView } from '../support/files.js';
 import { createMutation, libraryPartition, partitionItems, updateMutation } from './componentHelpers.js';
 import {
-  completeMutation,
-  completeUpload,
   createItems,
-  createUpload,
-  createUploadMutation,
-  expectCode,
   itemCreateMutation,
   itemUpdateMutation,
   itemWrites,
-  putBytes,
-  sha256Hex,
-  uploadFile,
-  type FileView,
 } from './itemHelpers.js';
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

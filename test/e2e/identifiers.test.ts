@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
-import { componentWrites, createComponent, createComponents, createMutation, expectError, libraryPartition, partitionItems } from './componentHelpers.js';
+import { expectError } from '../support/errors.js';
+import { componentWrites, createComponent, createComponents, createMutation, libraryPartition, partitionItems } from './componentHelpers.js';
 
 const completeOverride =
   'query($overrides: [IdElementOverrideInput!]!, $componentId: String) { identifier { validateCompleteOverride(overrides: $overrides, componentId: $componentId) { displayValue isDeterministic isUnique errors { element message } } } }';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newTenant, tenantHeaders, type Tenant } from '../support/api.js';
-import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { memberWithRole, refusal, type Member } from './accessHelpers.js';
 import { libraryPartition, partitionItems } from './componentHelpers.js';
 
 /**

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureUser } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
-import { newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
-import { mailTo, memberWithRole, ok, refusal } from './accessHelpers.js';
+import { newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { mailTo, memberWithRole, refusal } from './accessHelpers.js';
 
 const invite = `mutation($input: BulkInviteInput) { organization { bulkInvite(input: $input) { successful { email invitation { id email roleId role { id } accepted status libraryRoles { libraryId roleId } invitedBy { id } organization { id } } } failed { email code message } } } }`;
 const accept = `mutation($id: String!) { organization { acceptInvitation(id: $id) { organizationId role hasDirectOrgRole libraryAccess { libraryId roleId } } } }`;

@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAbandonedWrites } from '../../lib/items/cleanup.js';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { uploadFile } from '../support/files.js';
+import { historyOf } from '../support/history.js';
+import { expectCode } from '../support/errors.js';
 import { libraryPartition, partitionItems, totalCount } from './componentHelpers.js';
 import {
   capacityOf,
   createItems,
   createParts,
-  expectCode,
-  historyOf,
   itemCreateMutation,
   itemFields,
   itemUpdateMutation,
   itemWrites,
   lineSummary,
   readItem,
-  uploadFile,
   type Item,
   type Link,
 } from './itemHelpers.js';

@@ -1,6 +1,9 @@
-import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
-import { gqlOk, graphql, tenantHeaders, type GraphQLResponse, type Tenant } from '../support/api.js';
+import { gqlOk, type GraphQLResponse, type Tenant } from '../support/api.js';
+// Moved to test/support; named here too for test files written against this module.
+export { expectCode } from '../support/errors.js';
+export { completeUpload, createUpload, putBytes, sha256Hex, uploadFile, type FileUpload, type FileView } from '../support/files.js';
+export { historyOf, type HistoryEntry } from '../support/history.js';
 import { libraryPartition, partitionItems } from './componentHelpers.js';
 
 /** BOM line fields as read. */
@@ -104,30 +107,6 @@ export async function bomHistoryOf(tenant: Tenant, id: string, first?: number): 
   return data.component.findOne.bomHistory;
 }
 
-export interface HistoryEntry {
-  id: string;
-  version: number;
-  action: string;
-  changes: { field: string; from: unknown; to: unknown }[];
-}
-
-export async function historyOf(tenant: Tenant, id: string): Promise<HistoryEntry[]> {
-  const data = await gqlOk<{ component: { findOne: { history: HistoryEntry[] } } }>(
-    tenant,
-    'query($id: ID!) { component { findOne(id: $id) { history(first: 1000) { id version action changes { field from to } } } } }',
-    { id },
-  );
-  return data.component.findOne.history;
-}
-
-/** A call expected to fail with one error of this code (HTTP 200); returns the response. */
-export async function expectCode(tenant: Tenant, query: string, variables: Record<string, unknown>, code: string, headers: Record<string, string> = {}): Promise<GraphQLResponse> {
-  const response = await graphql(query, variables, { ...tenantHeaders(tenant), ...headers });
-  expect(response.body.errors?.map((e) => e.extensions?.code), JSON.stringify(response.body.errors)).toEqual([code]);
-  expect(response.body.data ?? null).toBeNull();
-  return response;
-}
-
 /**
  * Everything an item write can touch in the library partition: components, history, CPN claims and counters,
  * search entries, BOMs and BOM snapshots, document links and commit records.
@@ -145,57 +124,4 @@ export function capacityOf(response: GraphQLResponse): { requests: number; readC
   const header = response.headers.get('x-plm-consumed-capacity');
   expect(header, 'x-plm-consumed-capacity header').toBeTruthy();
   return JSON.parse(header!);
-}
-
-export const sha256Hex = (bytes: Buffer | Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-export const createUploadMutation = `mutation($input: CreateUploadInput!) {
-  file { createUpload(input: $input) { file { id name contentType size sha256 status createdAt completedAt downloadUrl } uploadUrl method headers expiresAt } }
-}`;
-export const completeMutation = `mutation($id: ID!) { file { complete(id: $id) { id name contentType size sha256 status createdAt completedAt downloadUrl } } }`;
-
-export interface FileView {
-  id: string;
-  name: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-  status: 'PENDING' | 'READY';
-  createdAt: string;
-  completedAt: string | null;
-  downloadUrl: string | null;
-}
-
-export interface FileUpload {
-  file: FileView;
-  uploadUrl: string;
-  method: string;
-  headers: Record<string, string>;
-  expiresAt: string;
-}
-
-export async function createUpload(tenant: Tenant, input: { name: string; contentType: string; size: number; sha256: string }): Promise<FileUpload> {
-  return (await gqlOk<{ file: { createUpload: FileUpload } }>(tenant, createUploadMutation, { input })).file.createUpload;
-}
-
-/** PUTs the bytes where createUpload said, with the headers it said. */
-export async function putBytes(upload: FileUpload, bytes: Buffer): Promise<Response> {
-  return fetch(upload.uploadUrl, { method: upload.method, headers: upload.headers, body: new Uint8Array(bytes) });
-}
-
-export async function completeUpload(tenant: Tenant, id: string): Promise<FileView> {
-  return (await gqlOk<{ file: { complete: FileView } }>(tenant, completeMutation, { id })).file.complete;
-}
-
-/** createUpload, PUT and (unless told not to) complete: the file's id. */
-export async function uploadFile(tenant: Tenant, bytes: Buffer, options: { name?: string; contentType?: string; complete?: boolean } = {}): Promise<FileView> {
-  const upload = await createUpload(tenant, {
-    name: options.name ?? 'drawing.pdf',
-    contentType: options.contentType ?? 'application/pdf',
-    size: bytes.length,
-    sha256: sha256Hex(bytes),
-  });
-  const put = await putBytes(upload, bytes);
-  expect(put.status).toBe(200);
-  return options.complete === false ? upload.file : completeUpload(tenant, upload.file.id);
 }

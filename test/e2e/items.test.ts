@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { uploadFile } from '../support/files.js';
+import { historyOf } from '../support/history.js';
+import { expectCode } from '../support/errors.js';
 import { totalCount } from './componentHelpers.js';
 import {
   bomHistoryOf,
@@ -8,8 +11,6 @@ import {
   createAssembly,
   createItems,
   createParts,
-  expectCode,
-  historyOf,
   itemCreateMutation,
   itemUpdateMutation,
   itemWrites,
@@ -17,7 +18,6 @@ import {
   readItem,
   updateBomMutation,
   updateItems,
-  uploadFile,
   type Item,
 } from './itemHelpers.js';
 

@@ -5,8 +5,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createCreationGrant, setPlan, verifyDomain } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
-import { newTenant, stack, tenantHeaders, testStore } from '../support/api.js';
-import { memberWithRole, ok, refusal } from './accessHelpers.js';
+import { newTenant, ok, stack, tenantHeaders, testStore } from '../support/api.js';
+import { memberWithRole, refusal } from './accessHelpers.js';
 
 const options = `query { user { me { canCreateOrg hasOrganizations } orgCreationOptions { canCreateProduction canCreateSandbox sandboxParents { organization { id name } sandboxLimit sandboxUsed sandboxRemaining } } } }`;
 const create = `mutation($input: CreateOrganizationInput!) { organization { create(input: $input) { id name slug isSandbox parentOrganizationId plan archived entitlements { plan sandboxOrgs scim notRevisionManaged organizationCreation } } } }`;

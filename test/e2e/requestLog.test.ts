@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 
 async function lineOf(requestId: string): Promise<Record<string, any>> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
+  // The line is written as the response goes out: up to 10 s for it to reach the file (a hang guard).
+  for (let attempt = 0; attempt < 500; attempt += 1) {
     const lines = (await readFile(stack.logFile, 'utf8')).split('\n').filter((line) => line.includes(requestId));
     if (lines.length > 0) {
       expect(lines).toHaveLength(1);

@@ -15,8 +15,8 @@ import { operationRules } from '../../functions/graphql/operations.js';
 import { buildSchema, listOperations } from '../../functions/graphql/schema.js';
 import type { PermissionName } from '../../lib/access/permissions.js';
 import { systemRoles, type OrganizationRoleName } from '../../lib/access/roles.js';
-import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
-import { memberWithRole, ok, type Member } from './accessHelpers.js';
+import { graphql, newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { memberWithRole, type Member } from './accessHelpers.js';
 
 /**
  * Every operation of the schema, as every system role and as a custom role: allowed (no FORBIDDEN naming

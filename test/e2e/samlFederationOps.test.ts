@@ -9,9 +9,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localConfig } from '../../infra/local/config.js';
 import { findLocalFederation } from '../../infra/local/emulators.js';
-import { graphql, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { graphql, newTenant, ok, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { readAuthnRequest, samlResponse } from '../support/saml.js';
-import { ok } from './accessHelpers.js';
 import { freshClientIp, send, type AccountResponse } from './accountHelpers.js';
 import { configureSaml, idpMetadata } from './scimHelpers.js';
 import { verifyDomain } from '../../lib/orgs/operator.js';

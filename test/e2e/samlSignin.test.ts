@@ -2,9 +2,9 @@ import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addMember, verifyDomain } from '../../lib/orgs/operator.js';
 import { findUserIdByEmail } from '../../lib/store/user.js';
-import { graphql, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { graphql, newTenant, ok, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { idpCertificate, readAuthnRequest, samlResponse } from '../support/saml.js';
-import { ok, refusal } from './accessHelpers.js';
+import { refusal } from './accessHelpers.js';
 import { freshClientIp, postAuth, send, sessionFrom, strongPassword, type AccountResponse } from './accountHelpers.js';
 import { configureSaml, idpMetadata, patchOp, scim, scimTenant, userSchema } from './scimHelpers.js';
 

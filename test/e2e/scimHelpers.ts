@@ -1,7 +1,6 @@
 import { verifyDomain } from '../../lib/orgs/operator.js';
-import { graphql, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { graphql, newTenant, ok, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { idpMetadata } from '../support/saml.js';
-import { ok } from './accessHelpers.js';
 
 export { idpCertificate, idpMetadata } from '../support/saml.js';
 

@@ -8,8 +8,8 @@ import { newUserRecord } from '../../lib/people/users.js';
 import { verifyDomain } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
 import { findUserIdByEmail, getUser, userPuts } from '../../lib/store/user.js';
-import { testStore } from '../support/api.js';
-import { ok, refusal } from './accessHelpers.js';
+import { ok, testStore } from '../support/api.js';
+import { refusal } from './accessHelpers.js';
 import { errorSchema, listSchema, patchOp, scim, scimTenant, userSchema, enterpriseSchema, groupSchema, type ScimTenant } from './scimHelpers.js';
 
 const filter = (text: string) => encodeURIComponent(text);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setPlan } from '../../lib/orgs/operator.js';
-import { newTenant, tenantHeaders, testStore } from '../support/api.js';
-import { memberWithRole, ok, refusal } from './accessHelpers.js';
+import { newTenant, ok, tenantHeaders, testStore } from '../support/api.js';
+import { memberWithRole, refusal } from './accessHelpers.js';
 import { configureSaml, configureScim, createToken, groupSchema, idpMetadata, patchOp, revokeToken, scim, scimTenant, userSchema, verifiedDomainOf, type ScimTenant } from './scimHelpers.js';
 
 const tokens = '{ scimToken { tokens { id status displayPrefix createdBy retiresAt } } }';

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchPartition } from '../../lib/search/entries.js';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
-import { expectError } from './componentHelpers.js';
+import { expectError } from '../support/errors.js';
 import { compactSearchIndex, createAt, markReleased, putUser, seedComponents, updateAt } from './searchHelpers.js';
 
 const filterQuery = `query($input: AdvancedComponentFilterInput) { component { filter(input: $input) {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
-import { expectError } from './componentHelpers.js';
+import { expectError } from '../support/errors.js';
 import { createAt, putUser, seedComponents, seededInput } from './searchHelpers.js';
 
 const groupsQuery = `query($groupBy: ComponentGroupBy!, $pagination: PaginationInput, $filter: ComponentFilterInput, $advancedFilter: AdvancedComponentFilterInput, $previewSize: Int) {

@@ -4,7 +4,12 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { systemRoles } from '../../lib/access/roles.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from '../../lib/components/commands.js';
 import type { WriteContext } from '../../lib/components/rules.js';
+import { planCpn } from '../../lib/components/cpn.js';
+import { buildNewComponent } from '../../lib/components/rules.js';
 import { createComponents, updateComponents } from '../../lib/components/service.js';
+import { newComponentItems } from '../../lib/components/transactItems.js';
+import { batchWrite } from '../../lib/store/items.js';
+import { findCategory } from '../../lib/config/libraryConfig.js';
 import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
 import { grantMembership } from '../../lib/orgs/members.js';
 import { plans } from '../../lib/orgs/plans.js';
@@ -71,18 +76,21 @@ export function seededInput(n: number): CreateComponentCommand {
 }
 
 /**
- * Creates count components through the domain's createComponents (what component.create runs), 25 per
- * call, several calls at once, each call a minute after the previous one in createdAt.
+ * Creates count components, 25 per call, several calls at once, each call a minute after the previous one
+ * in createdAt: through the domain's createComponents (what component.create runs, one transaction a call),
+ * or with `write: 'batch'` as the very items createComponents writes (component, history record, search
+ * entry, CPN claim) put by BatchWriteItem, for the large fixtures whose test is about reading them.
  */
 export async function seedComponents(
   store: Store,
   target: SeedTarget,
   count: number,
-  options: { startAt?: number; concurrency?: number; input?: (n: number) => CreateComponentCommand } = {},
+  options: { startAt?: number; concurrency?: number; input?: (n: number) => CreateComponentCommand; write?: 'transaction' | 'batch' } = {},
 ): Promise<ComponentRecord[]> {
   const base = await seedContext(store, target, new Date().toISOString());
   const startAt = options.startAt ?? Date.parse('2024-01-01T00:00:00.000Z');
   const input = options.input ?? seededInput;
+  const write = options.write === 'batch' ? batchCreate : createComponents;
   const batches = Math.ceil(count / 25);
   const created: ComponentRecord[][] = new Array(batches);
   let next = 0;
@@ -90,11 +98,24 @@ export async function seedComponents(
     for (let batch = next++; batch < batches; batch = next++) {
       const ctx = { ...base, at: new Date(startAt + batch * 60_000).toISOString() };
       const inputs = Array.from({ length: Math.min(25, count - batch * 25) }, (_, i) => input(batch * 25 + i));
-      created[batch] = await createComponents(store, ctx, inputs);
+      created[batch] = await write(store, ctx, inputs);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
   return created.flat();
+}
+
+/** The records and items createComponents would write for inputs with chosen CPNs, put without a transaction. */
+async function batchCreate(store: Store, ctx: WriteContext, inputs: CreateComponentCommand[]): Promise<ComponentRecord[]> {
+  const records = inputs.map((input, index) => {
+    const draft = buildNewComponent(ctx, input, index, randomUUID());
+    const plan = planCpn(ctx.config.cpnScheme, input, findCategory(ctx.config, draft.categoryId)!, index);
+    if (plan.kind !== 'chosen') throw new Error('a batch seed takes chosen CPNs only (no counters)');
+    return { ...draft, cpn: plan.cpn };
+  });
+  const items = records.flatMap((record) => newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, record).map((item) => item.Put.Item));
+  await batchWrite(store, items.map((put) => ({ put })));
+  return records;
 }
 
 /** Creates one component as `userId` at `at` (the domain call component.create makes). */

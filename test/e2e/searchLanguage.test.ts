@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
-import { expectError } from './componentHelpers.js';
+import { expectError } from '../support/errors.js';
 import { putUser, seedComponents, updateAt } from './searchHelpers.js';
 
 const filterQuery = `query($input: AdvancedComponentFilterInput) { component { filter(input: $input) {

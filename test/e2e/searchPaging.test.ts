@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
-import { compactSearchIndex, seedComponents } from './searchHelpers.js';
+import { gqlOk, testStore, type Tenant } from '../support/api.js';
+import { seed } from '../support/seed.js';
+import { compactSearchIndex } from './searchHelpers.js';
 
 const filterQuery = `query($input: AdvancedComponentFilterInput) { component { filter(input: $input) {
   totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id name createdAt updatedAt } } } } }`;
@@ -43,9 +44,10 @@ describe('paging through 10,000 components', () => {
   let seededIds: Set<string>;
 
   beforeAll(async () => {
-    tenant = await newTenant();
-    seededIds = new Set((await seedComponents(testStore(), tenant, 10_000, { concurrency: 4 })).map((c) => c.id));
-    await compactSearchIndex(testStore(), tenant);
+    // The items component.create writes, put in batches: this test reads them.
+    const seeded = await seed().components(10_000, { write: 'batch', compact: true }).build();
+    tenant = seeded.tenant;
+    seededIds = new Set(seeded.components.map((c) => c.id));
     // A hang guard, not a budget: seeding 10,000 components takes minutes on a loaded 2-core machine.
   }, 600_000);
 
@@ -68,9 +70,7 @@ describe('paging while the library changes', () => {
   let tenant: Tenant;
 
   beforeAll(async () => {
-    tenant = await newTenant();
-    await seedComponents(testStore(), tenant, 300);
-    await compactSearchIndex(testStore(), tenant);
+    ({ tenant } = await seed().components(300, { compact: true }).build());
   }, 120_000);
 
   it.each([
@@ -106,9 +106,7 @@ describe('paging while the library changes', () => {
 
 describe('concurrent writers and compactions', () => {
   it('lose no search entry', async () => {
-    const tenant = await newTenant();
-    const seeded = await seedComponents(testStore(), tenant, 150);
-    await compactSearchIndex(testStore(), tenant);
+    const { tenant, components: seeded } = await seed().components(150, { compact: true }).build();
     let writing = true;
     // Ten writers rename components (two of them the same ones), while searches and compactions run.
     const writers = Array.from({ length: 10 }, async (_, w) => {

@@ -17,6 +17,7 @@ import { syntheticLibraryCsv } from '../../lib/transfer/synthetic.js';
 import { readImportDirectory, writeExportDirectory } from '../../lib/transfer/files.js';
 import { importLibrary, SimulatedImportFailure, type ImportOptions } from '../../lib/transfer/import.js';
 import { gqlOk, newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
+import { sha256Hex } from '../support/files.js';
 import { markReleased, seedContext } from './searchHelpers.js';
 import { createComponents, updateComponents } from '../../lib/components/service.js';
 import { canonical, canonicalLibrary, newEmptyLibrary, partitionSnapshot, seedTemplatesAndFiles, stackFiles, templateDocument, type LibraryTarget } from './transferHelpers.js';
@@ -27,7 +28,6 @@ import { listTemplates } from '../../lib/store/changeOrderTemplate.js';
 import { importedTemplateItems } from '../../lib/store/changeOrderTemplate.js';
 import { markLibraryImporting, putItemsInParallel } from '../../lib/store/libraryTransfer.js';
 import { abandonLibraryImport } from '../../lib/transfer/import.js';
-import { createHash } from 'node:crypto';
 import { createTemplate } from '../../lib/changeOrders/templates.js';
 
 const store = testStore();
@@ -223,7 +223,7 @@ describe('library export and import', () => {
     expect(file).toMatchObject({ status: 'READY', name: original.name, contentType: original.contentType, size: original.size, sha256: original.sha256, storageKey: `${target.ref.organizationId}/${target.ref.libraryId}/${file.id}` });
     expect(file.id).not.toBe(original.id);
     const bytes = (await stackFiles().get(file.storageKey))!;
-    expect(createHash('sha256').update(bytes).digest('hex')).toBe(original.sha256);
+    expect(sha256Hex(bytes)).toBe(original.sha256);
     expect(drawing.history[1]!.changes.find((c) => c.field === 'fileId')).toMatchObject({ to: file.id });
     const image = imported.components.find((c) => c.name === 'Resistor with photo')!.imageFileId!;
     expect((await getFile(store, target.ref.organizationId, target.ref.libraryId, image))).toMatchObject({ name: 'resistor.png', contentType: 'image/png' });

@@ -9,7 +9,7 @@ import { createImportJob, importJobKey, type ImportJobRecord } from '../../lib/s
 import { abortLibraryImport } from '../../lib/transfer/jobs.js';
 import { memberWithRole, refusal } from './accessHelpers.js';
 import { gqlOk, graphql, newTenant, tenantHeaders, testStore, uniqueSlug, type Tenant } from '../support/api.js';
-import { uploadFile } from './itemHelpers.js';
+import { uploadFile } from '../support/files.js';
 import { seedContext } from './searchHelpers.js';
 import { createComponents } from '../../lib/components/service.js';
 import { canonicalLibrary, newEmptyLibrary, partitionSnapshot, seedTemplatesAndFiles } from './transferHelpers.js';

@@ -11,8 +11,8 @@ import { LocalBlobStorage } from '../../lib/files/blobStorage.js';
 import { createComponents, updateComponents } from '../../lib/components/service.js';
 import { writeItems } from '../../lib/items/writer.js';
 import { gqlOk, stack, type Tenant } from '../support/api.js';
+import { uploadFile } from '../support/files.js';
 import { memberWithRole, type Member } from './accessHelpers.js';
-import { uploadFile } from './itemHelpers.js';
 
 export interface LibraryTarget extends SeedTarget {
   ref: { organizationId: string; libraryId: string };

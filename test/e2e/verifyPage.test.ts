@@ -9,6 +9,9 @@ import { mailTo } from './accessHelpers.js';
  */
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path)) ?? process.env.CHROMIUM_PATH;
 
+/** How long the page may take to show the outcome: a hang guard (expect.poll's default of 1 s is not one on a busy machine). */
+const settles = { timeout: 20_000 };
+
 describe('the verification page', () => {
   it('spends the token with a POST when the person confirms, never on opening the link', async () => {
     expect(chromium, 'chromium is needed for this test (.ci/run installs it: apt-get install chromium)').toBeDefined();
@@ -29,7 +32,7 @@ describe('the verification page', () => {
       // Opening the link spends nothing: the token still verifies... once.
       expect(posts).toEqual([]);
       await page.getByRole('button', { name: 'Verify my address' }).click();
-      await expect.poll(() => page.locator('#result').getAttribute('data-outcome')).toBe('verified');
+      await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), settles).toBe('verified');
       expect(await page.locator('#result').textContent()).toContain('verified');
       expect(posts).toEqual(['POST /auth/verify-email']);
       // The session cookie landed in the browser (HttpOnly, so only the cookie jar shows it).
@@ -38,7 +41,7 @@ describe('the verification page', () => {
       // Opening the link again: the token is spent.
       await page.goto(link);
       await page.getByRole('button', { name: 'Verify my address' }).click();
-      await expect.poll(() => page.locator('#result').getAttribute('data-outcome')).toBe('AUTH_TOKEN_INVALID');
+      await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), settles).toBe('AUTH_TOKEN_INVALID');
     } finally {
       await browser.close();
     }

@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../lib/webhooks/signing.js';
-import { newTenant, tenantHeaders, type Tenant } from '../support/api.js';
-import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { memberWithRole, refusal, type Member } from './accessHelpers.js';
 
 interface Received {
   headers: IncomingHttpHeaders;

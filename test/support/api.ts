@@ -61,11 +61,16 @@ export async function graphql<T = Record<string, unknown>>(
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
-/** POST /graphql as the tenant; fails the test on any GraphQL error. */
-export async function gqlOk<T = Record<string, unknown>>(tenant: Tenant, query: string, variables?: Record<string, unknown>): Promise<T> {
-  const response = await graphql<T>(query, variables, tenantHeaders(tenant));
+/** POST /graphql with the headers; fails the test on any GraphQL error. */
+export async function ok<T = any>(headers: Record<string, string | undefined>, query: string, variables?: Record<string, unknown>): Promise<T> {
+  const response = await graphql<T>(query, variables, headers);
   if (response.status !== 200 || response.body.errors?.length) {
     throw new Error(`GraphQL call failed (${response.status}): ${JSON.stringify(response.body.errors)}`);
   }
   return response.body.data as T;
+}
+
+/** POST /graphql as the tenant; fails the test on any GraphQL error. */
+export function gqlOk<T = Record<string, unknown>>(tenant: Tenant, query: string, variables?: Record<string, unknown>): Promise<T> {
+  return ok<T>(tenantHeaders(tenant), query, variables);
 }

@@ -1,0 +1,23 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take longest, started first, so that on a few cores the run does not end with one of
+ * them alone (a fresh clone has no durations cached, and vitest would start the largest files first).
+ */
+const slowest = [
+  'test/e2e/transfer.test.ts', // two imports and an export of 10,000 components
+  'test/e2e/searchPaging.test.ts', // pages through 10,000 components three times
+  'test/infra/stack.test.ts', // synthesizes the CDK stack, bundling each function
+  'test/infra/bundles.test.ts', // bundles each function and runs it in fresh processes
+];
+
+export default class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const index = slowest.findIndex((path) => file.moduleId.endsWith(path));
+      return index === -1 ? slowest.length : index;
+    };
+    return sorted.map((file, index) => ({ file, index })).sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index).map(({ file }) => file);
+  }
+}
