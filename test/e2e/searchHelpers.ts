@@ -113,7 +113,7 @@ async function batchCreate(store: Store, ctx: WriteContext, inputs: CreateCompon
     if (plan.kind !== 'chosen') throw new Error('a batch seed takes chosen CPNs only (no counters)');
     return { ...draft, cpn: plan.cpn };
   });
-  const items = records.flatMap((record) => newComponentItems(store.tableName, ctx, ctx.config.cpnScheme, record).map((item) => item.Put.Item));
+  const items = records.flatMap((record) => newComponentItems(ctx, ctx.config.cpnScheme, record).map((item) => item.Put!.Item as Record<string, unknown>));
   await batchWrite(store, items.map((put) => ({ put })));
   return records;
 }
