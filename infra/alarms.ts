@@ -72,8 +72,7 @@ export class PlmAlarms extends Construct {
       alarm(`${label}ServerErrors`, api.metricServerError({ period: fiveMinutes, statistic: 'Sum' }), 5, `The ${name} API answered 5xx at least 5 times in 5 minutes`);
       alarm(`${label}Latency`, api.metricLatency({ period: fiveMinutes, statistic: 'p95' }), 3000, `The ${name} API's p95 latency is above 3 s`, 3);
     }
-    const tableMetric = (metricName: string) =>
-      new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: props.tableName }, period: fiveMinutes, statistic: 'Sum' });
+    const tableMetric = (metricName: string) => new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: props.tableName }, period: fiveMinutes, statistic: 'Sum' });
     alarm('TableReadThrottles', tableMetric('ReadThrottleEvents'), 1, 'DynamoDB throttled reads of the table');
     alarm('TableWriteThrottles', tableMetric('WriteThrottleEvents'), 1, 'DynamoDB throttled writes to the table');
     alarm('TableSystemErrors', tableMetric('SystemErrors'), 1, 'DynamoDB answered 500 to requests on the table');

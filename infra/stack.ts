@@ -153,9 +153,7 @@ export class PlmStack extends Stack {
       auth: environment,
       scim: environment,
     };
-    const functions = Object.fromEntries(
-      functionNames.map((name) => [name, this.createFunction(name, functionEnvironment[name], table)]),
-    ) as Record<FunctionName, NodejsFunction>;
+    const functions = Object.fromEntries(functionNames.map((name) => [name, this.createFunction(name, functionEnvironment[name], table)])) as Record<FunctionName, NodejsFunction>;
     this.grantAuthPermissions(functions.auth, userPool, props.mailFrom);
     // Invitations are emailed from the GraphQL function (organization.bulkInvite).
     this.grantSendMail(functions.graphql, props.mailFrom);
@@ -172,7 +170,11 @@ export class PlmStack extends Stack {
     const scimBase = props.scimDomain ? this.customDomain('Scim', scimApi, props.scimDomain) : scimApi.apiEndpoint;
     const federation = this.createFederation(userPool, apiUrl, props);
     functions.graphql.addEnvironment('COGNITO_FEDERATED_CLIENT_ID', federation.client.userPoolClientId);
-    for (const [name, value] of Object.entries({ SAML_FEDERATION_URL: federation.domainUrl, COGNITO_FEDERATED_CLIENT_ID: federation.client.userPoolClientId, SAML_CALLBACK_URL: federation.callbackUrl })) {
+    for (const [name, value] of Object.entries({
+      SAML_FEDERATION_URL: federation.domainUrl,
+      COGNITO_FEDERATED_CLIENT_ID: federation.client.userPoolClientId,
+      SAML_CALLBACK_URL: federation.callbackUrl,
+    })) {
       functions.auth.addEnvironment(name, value);
     }
 
@@ -196,7 +198,10 @@ export class PlmStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
-    new CfnOutput(this, 'FederatedClientId', { value: federation.client.userPoolClientId, description: 'The app client SSO users sign in with (COGNITO_FEDERATED_CLIENT_ID of npm run admin -- saml-resync; client_id of a CLI\'s code flow)' });
+    new CfnOutput(this, 'FederatedClientId', {
+      value: federation.client.userPoolClientId,
+      description: "The app client SSO users sign in with (COGNITO_FEDERATED_CLIENT_ID of npm run admin -- saml-resync; client_id of a CLI's code flow)",
+    });
     new CfnOutput(this, 'SamlAcsUrl', { value: `${federation.domainUrl}/saml2/idpresponse`, description: 'The ACS (single sign-on) URL to give the identity provider' });
     new CfnOutput(this, 'SamlEntityId', { value: `urn:amazon:cognito:sp:${userPool.userPoolId}`, description: 'The SP entity id (audience) to give the identity provider' });
     new CfnOutput(this, 'FilesBucketName', { value: filesBucket.bucketName });
@@ -212,8 +217,17 @@ export class PlmStack extends Stack {
     const domainProp = props.authDomain ?? { prefix: `plm-${props.tenantName ?? this.stackName}` };
     const domain =
       'prefix' in domainProp
-        ? userPool.addDomain('FederationDomain', { cognitoDomain: { domainPrefix: domainProp.prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 63) } })
-        : userPool.addDomain('FederationDomain', { customDomain: { domainName: domainProp.domainName, certificate: acm.Certificate.fromCertificateArn(this, 'FederationCertificate', domainProp.certificateArn) } });
+        ? userPool.addDomain('FederationDomain', {
+            cognitoDomain: {
+              domainPrefix: domainProp.prefix
+                .toLowerCase()
+                .replace(/[^a-z0-9-]/g, '-')
+                .slice(0, 63),
+            },
+          })
+        : userPool.addDomain('FederationDomain', {
+            customDomain: { domainName: domainProp.domainName, certificate: acm.Certificate.fromCertificateArn(this, 'FederationCertificate', domainProp.certificateArn) },
+          });
     const domainUrl = 'prefix' in domainProp ? domain.baseUrl() : `https://${domainProp.domainName}`;
     const callbackUrl = `${apiUrl}/auth/saml/callback`;
     const client = userPool.addClient('FederatedClient', {
@@ -250,7 +264,8 @@ export class PlmStack extends Stack {
       Validations.of(provider).acknowledge(
         {
           id: 'AwsSolutions-IAM4',
-          reason: "The CDK's trigger provider (aws-cdk-lib/triggers) logs with AWSLambdaBasicExecutionRole; it only invokes the resync function's versions (lambda:InvokeFunction on that one function).",
+          reason:
+            "The CDK's trigger provider (aws-cdk-lib/triggers) logs with AWSLambdaBasicExecutionRole; it only invokes the resync function's versions (lambda:InvokeFunction on that one function).",
         },
         {
           id: 'AwsSolutions-L1',
@@ -319,7 +334,8 @@ export class PlmStack extends Stack {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [filesBucket.arnForObjects('*')] }));
     Validations.of(fn.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(filesBucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
-      reason: 'Imports read the uploaded file of any library and the files of the library a bundle came from, and write their copies (keys <organizationId>/<libraryId>/<file id>); GetObject and PutObject only, on the objects of this one bucket.',
+      reason:
+        'Imports read the uploaded file of any library and the files of the library a bundle came from, and write their copies (keys <organizationId>/<libraryId>/<file id>); GetObject and PutObject only, on the objects of this one bucket.',
     });
     fn.addEventSource(
       new DynamoEventSource(table, {
@@ -507,7 +523,8 @@ export class PlmStack extends Stack {
     this.grantSendMail(authFunction, mailFrom);
     Validations.of(authFunction.role!).acknowledge({
       id: 'AwsSolutions-IAM5[Action::cognito-idp:Admin*]',
-      reason: 'The auth routes drive identities only through the Cognito Admin APIs (AdminCreateUser, AdminSetUserPassword, AdminInitiateAuth and their kin); the grant is scoped to this one user pool.',
+      reason:
+        'The auth routes drive identities only through the Cognito Admin APIs (AdminCreateUser, AdminSetUserPassword, AdminInitiateAuth and their kin); the grant is scoped to this one user pool.',
     });
   }
 
@@ -523,7 +540,8 @@ export class PlmStack extends Stack {
     );
     Validations.of(fn.role!).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-      reason: 'SendEmail is authorized against SES identity ARNs, and whether MAIL_FROM is verified as an address or as its domain is decided per account; the ses:FromAddress condition pins the sender to MAIL_FROM.',
+      reason:
+        'SendEmail is authorized against SES identity ARNs, and whether MAIL_FROM is verified as an address or as its domain is decided per account; the ses:FromAddress condition pins the sender to MAIL_FROM.',
     });
   }
 
@@ -533,9 +551,7 @@ export class PlmStack extends Stack {
    * never uploaded answer 404 rather than 403, which S3BlobStorage.inspect reports as "nothing uploaded yet".
    */
   private grantFilesPermissions(graphqlFunction: NodejsFunction, filesBucket: s3.Bucket): void {
-    graphqlFunction.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [filesBucket.arnForObjects('*')] }),
-    );
+    graphqlFunction.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [filesBucket.arnForObjects('*')] }));
     graphqlFunction.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [filesBucket.bucketArn] }));
     Validations.of(graphqlFunction.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(filesBucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
@@ -551,18 +567,21 @@ export class PlmStack extends Stack {
   private createScimApi(scimFunction: NodejsFunction): HttpApi {
     const accessLogs = new logs.LogGroup(this, 'ScimApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
     const api = new HttpApi(this, 'ScimApi', { description: 'PLM service: SCIM 2.0 for identity providers', createDefaultStage: false });
-    this.stages.set(api, api.addStage('ScimDefaultStage', {
-      stageName: '$default',
-      autoDeploy: true,
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
-      throttle: { rateLimit: 50, burstLimit: 100 },
-    }));
+    this.stages.set(
+      api,
+      api.addStage('ScimDefaultStage', {
+        stageName: '$default',
+        autoDeploy: true,
+        accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
+        throttle: { rateLimit: 50, burstLimit: 100 },
+      }),
+    );
     const scim = new HttpLambdaIntegration('ScimIntegration', scimFunction, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
     api.addRoutes({ path: '/scim/v2', methods: [HttpMethod.ANY], integration: scim });
     api.addRoutes({ path: '/scim/v2/{proxy+}', methods: [HttpMethod.ANY], integration: scim });
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'The SCIM handler authenticates every request with the organization\'s SCIM bearer token (RFC 7644), checked against its hash on every request.',
+      reason: "The SCIM handler authenticates every request with the organization's SCIM bearer token (RFC 7644), checked against its hash on every request.",
     });
     return api;
   }
@@ -587,14 +606,17 @@ export class PlmStack extends Stack {
       description: 'PLM service: GraphQL and account routes',
       createDefaultStage: false,
     });
-    this.stages.set(api, api.addStage('DefaultStage', {
-      stageName: '$default',
-      autoDeploy: true,
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
-      // The stage's rate limit of the GraphQL and SCIM routes (per deployment, i.e. per tenant); account
-      // routes add their own per-IP limits.
-      throttle: { rateLimit: 200, burstLimit: 400 },
-    }));
+    this.stages.set(
+      api,
+      api.addStage('DefaultStage', {
+        stageName: '$default',
+        autoDeploy: true,
+        accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: httpApiAccessLogFormat },
+        // The stage's rate limit of the GraphQL and SCIM routes (per deployment, i.e. per tenant); account
+        // routes add their own per-IP limits.
+        throttle: { rateLimit: 200, burstLimit: 400 },
+      }),
+    );
 
     const integrate = (name: FunctionName) =>
       new HttpLambdaIntegration(`${pascalCase(name)}Integration`, functions[name], {
@@ -609,7 +631,8 @@ export class PlmStack extends Stack {
 
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'Every handler authenticates the caller itself (x-api-key, Bearer JWT, session cookie with CSRF header, SCIM bearer token), as the interface spec requires; /auth/signup and /auth/config are public by design.',
+      reason:
+        'Every handler authenticates the caller itself (x-api-key, Bearer JWT, session cookie with CSRF header, SCIM bearer token), as the interface spec requires; /auth/signup and /auth/config are public by design.',
     });
     return api;
   }

@@ -115,12 +115,12 @@ export class ComponentNotFoundError extends DomainError {
 
 export class VersionConflictError extends DomainError {
   constructor(id: string, expectedVersion: number, currentVersion: number | undefined, inputIndex?: number) {
-    super(
-      'VERSION_CONFLICT',
-      at(inputIndex, `Component ${id} is at version ${currentVersion ?? 'unknown'}, not ${expectedVersion}: it was changed by someone else; read it again`),
-      undefined,
-      { id, expectedVersion, currentVersion, inputIndex },
-    );
+    super('VERSION_CONFLICT', at(inputIndex, `Component ${id} is at version ${currentVersion ?? 'unknown'}, not ${expectedVersion}: it was changed by someone else; read it again`), undefined, {
+      id,
+      expectedVersion,
+      currentVersion,
+      inputIndex,
+    });
   }
 }
 
@@ -215,7 +215,11 @@ export class ConflictError extends DomainError {
 // ---- BOMs, item writes, files, API keys, configuration ---------------------------------------------------
 
 export class BomError extends DomainError {
-  constructor(code: 'NOT_AN_ASSEMBLY' | 'CHILD_NOT_FOUND' | 'DOCUMENT_NOT_FOUND' | 'INVALID_BOM_LINE' | 'NOT_A_DOCUMENT' | 'DOCUMENT_LINK_NOT_FOUND', message: string, details: Record<string, unknown> = {}) {
+  constructor(
+    code: 'NOT_AN_ASSEMBLY' | 'CHILD_NOT_FOUND' | 'DOCUMENT_NOT_FOUND' | 'INVALID_BOM_LINE' | 'NOT_A_DOCUMENT' | 'DOCUMENT_LINK_NOT_FOUND',
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
     super(code, message, undefined, details);
   }
 }
@@ -252,7 +256,10 @@ export interface DynamoDbUse {
  * go over it, answered 400 with the budget and what was used (extensions.budget, extensions.used).
  */
 export class QueryBudgetExceededError extends DomainError {
-  constructor(readonly budget: DynamoDbUse, readonly used: DynamoDbUse) {
+  constructor(
+    readonly budget: DynamoDbUse,
+    readonly used: DynamoDbUse,
+  ) {
     super(
       'QUERY_BUDGET_EXCEEDED',
       `The query needs more than its budget of ${budget.requests} DynamoDB requests and ${budget.readCapacityUnits} read capacity units: select fewer relations per component or a smaller page`,
@@ -271,7 +278,10 @@ export class RequestAbortedError extends DomainError {
 
 /** Too many requests from one caller (API key, user, SCIM token): 429 with Retry-After. */
 export class RateLimitedError extends DomainError {
-  constructor(readonly retryAfterSeconds: number, limit: { limit: number; windowSeconds: number }) {
+  constructor(
+    readonly retryAfterSeconds: number,
+    limit: { limit: number; windowSeconds: number },
+  ) {
     super('RATE_LIMITED', `Too many requests from this credential: at most ${limit.limit} per ${limit.windowSeconds} s; retry after ${retryAfterSeconds} s`, 429, {
       retryAfterSeconds,
       ...limit,
@@ -300,7 +310,10 @@ export class ApiKeyRevokedError extends DomainError {
 
 /** A configuration document that fails validation; every problem is listed, nothing is stored. */
 export class ConfigInvalidError extends DomainError {
-  constructor(type: string, readonly problems: { path: string; message: string }[]) {
+  constructor(
+    type: string,
+    readonly problems: { path: string; message: string }[],
+  ) {
     super('CONFIG_INVALID', `The ${type} document is invalid: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`, undefined, {
       configType: type,
       problems,
@@ -381,18 +394,19 @@ export class ComponentLockedError extends DomainError {
 /** A refused change order template: every problem, each with its JSON path and the rule it breaks. */
 export class TemplateInvalidError extends DomainError {
   constructor(readonly problems: readonly { path: string; rule: string; message: string }[]) {
-    super('TEMPLATE_INVALID', `The template has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${problems.slice(0, 3).map((p) => p.message).join('; ')}${problems.length > 3 ? '; …' : ''}`, undefined, { problems });
+    super(
+      'TEMPLATE_INVALID',
+      `The template has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${problems
+        .slice(0, 3)
+        .map((p) => p.message)
+        .join('; ')}${problems.length > 3 ? '; …' : ''}`,
+      undefined,
+      { problems },
+    );
   }
 }
 
-export type ChangeOrderErrorCode =
-  | 'CHANGE_ORDER_STATE'
-  | 'NOT_A_REVIEWER'
-  | 'ALREADY_DECIDED'
-  | 'STAGE_WITHOUT_REVIEWERS'
-  | 'CHANGE_ORDER_TOO_LARGE'
-  | 'CHANGE_ORDER_EMPTY'
-  | 'VALUES_INVALID';
+export type ChangeOrderErrorCode = 'CHANGE_ORDER_STATE' | 'NOT_A_REVIEWER' | 'ALREADY_DECIDED' | 'STAGE_WITHOUT_REVIEWERS' | 'CHANGE_ORDER_TOO_LARGE' | 'CHANGE_ORDER_EMPTY' | 'VALUES_INVALID';
 
 /** A refused change order action; the code says which rule. */
 export class ChangeOrderError extends DomainError {

@@ -91,7 +91,10 @@ const mappers = {
 export async function generate(): Promise<Record<string, string>> {
   const files = (await readdir(schemaDir)).filter((f) => f.endsWith('.graphql')).sort();
   const sources = await Promise.all(files.map((f) => readFile(join(schemaDir, f), 'utf8')));
-  const merged = mergeTypeDefs(sources.map((s) => parse(s)), { sort: false });
+  const merged = mergeTypeDefs(
+    sources.map((s) => parse(s)),
+    { sort: false },
+  );
   const sdl = print(merged);
   const schemaAst = parse(sdl);
   buildASTSchema(schemaAst);

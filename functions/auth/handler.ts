@@ -2,16 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { identitiesFromEnv } from '../../lib/accounts/identities.js';
 import { passwordPolicyFromEnv } from '../../lib/accounts/passwordPolicy.js';
 import { applyRateLimit, type RateLimitedRoute } from '../../lib/accounts/rateLimit.js';
-import {
-  completePasswordReset,
-  issueTokens,
-  requestPasswordReset,
-  signIn,
-  signOut,
-  signup,
-  verifyEmail,
-  type AccountDeps,
-} from '../../lib/accounts/service.js';
+import { completePasswordReset, issueTokens, requestPasswordReset, signIn, signOut, signup, verifyEmail, type AccountDeps } from '../../lib/accounts/service.js';
 import { federationFromEnv } from '../../lib/saml/federation.js';
 import { clearedStateCookie, completeSamlSignin, samlStateCookieName, startSamlSignin } from '../../lib/saml/signin.js';
 import { readCookie, sessionCookie, sessionCookieName, type IssuedSession } from '../../lib/people/sessions.js';
@@ -95,10 +86,7 @@ const redirectRoutes: Record<string, (deps: AccountDeps, event: APIGatewayProxyE
 export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   return withRequestLog('auth', event, async () => {
     const origin = event.headers?.origin;
-    const cors: Record<string, string> =
-      origin && allowedOrigins.includes(origin)
-        ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
-        : {};
+    const cors: Record<string, string> = origin && allowedOrigins.includes(origin) ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' } : {};
     const result = await route(event, cors);
     return { ...result, headers: { ...cors, ...result.headers } };
   });
@@ -116,12 +104,15 @@ async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>
   const redirect = redirectRoutes[path];
   if (redirect) {
     if (method !== 'GET') return fail(405, 'AUTH_REQUEST_REJECTED', `Use GET for ${path}`, { allow: 'GET' });
-    return answerErrors(async () => {
-      const d = accountDeps();
-      await applyRateLimit(d.store, 'sso', sourceIp(event));
-      const { location, cookies } = await redirect(d, event);
-      return { statusCode: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, cookies, body: '' };
-    }, path === '/auth/saml/callback' ? [clearedStateCookie] : []);
+    return answerErrors(
+      async () => {
+        const d = accountDeps();
+        await applyRateLimit(d.store, 'sso', sourceIp(event));
+        const { location, cookies } = await redirect(d, event);
+        return { statusCode: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, cookies, body: '' };
+      },
+      path === '/auth/saml/callback' ? [clearedStateCookie] : [],
+    );
   }
   const known = routes[path];
   if (!known) return fail(404, 'NOT_FOUND', `No route ${method} ${event.rawPath}`);

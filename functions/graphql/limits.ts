@@ -142,18 +142,20 @@ export const objectEstimateRule: ValidationRule = (context) => {
 
   return {
     // On leave, so that the depth limit (checked on enter) names a deep document first.
-    OperationDefinition: { leave(operation) {
-      const root = operation.operation === 'mutation' ? context.getSchema().getMutationType() : context.getSchema().getQueryType();
-      if (!root) return;
-      const objects = estimate(operation.selectionSet, root.name, new Set());
-      if (objects > requestLimits.maxObjects) {
-        throw new RequestLimitError(
-          'QUERY_TOO_COMPLEX',
-          `The response could hold about ${Math.round(objects)} objects; at most ${requestLimits.maxObjects} are allowed. Select fewer nested lists or page them.`,
-          { limit: requestLimits.maxObjects },
-        );
-      }
-    } },
+    OperationDefinition: {
+      leave(operation) {
+        const root = operation.operation === 'mutation' ? context.getSchema().getMutationType() : context.getSchema().getQueryType();
+        if (!root) return;
+        const objects = estimate(operation.selectionSet, root.name, new Set());
+        if (objects > requestLimits.maxObjects) {
+          throw new RequestLimitError(
+            'QUERY_TOO_COMPLEX',
+            `The response could hold about ${Math.round(objects)} objects; at most ${requestLimits.maxObjects} are allowed. Select fewer nested lists or page them.`,
+            { limit: requestLimits.maxObjects },
+          );
+        }
+      },
+    },
   } satisfies ASTVisitor;
 };
 
@@ -173,10 +175,7 @@ export function useRequestLimits({ introspection }: { introspection: boolean }):
         const { http: _http, ...extensions } = (error as GraphQLError).extensions ?? {};
         return { message: error.message, extensions };
       });
-      setResultProcessor(
-        (_result, fetchAPI) => new fetchAPI.Response(JSON.stringify({ errors }), { status: 400, headers: { 'content-type': 'application/json; charset=utf-8' } }),
-        'application/json',
-      );
+      setResultProcessor((_result, fetchAPI) => new fetchAPI.Response(JSON.stringify({ errors }), { status: 400, headers: { 'content-type': 'application/json; charset=utf-8' } }), 'application/json');
     },
     onValidate: ({ addValidationRule }) => {
       addValidationRule(objectEstimateRule);

@@ -46,7 +46,14 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
 
 const withCode = (error: GraphQLError) =>
   error.extensions?.code === undefined
-    ? new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: { ...error.extensions, code: 'BAD_USER_INPUT' } })
+    ? new GraphQLError(error.message, {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+        path: error.path,
+        originalError: error.originalError,
+        extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
+      })
     : error;
 
 /**
@@ -243,7 +250,14 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
       const resolved = contexts.get(request);
       // Only GraphiQL's own page skips the credential check, and it executes nothing.
       if (!resolved) throw new UnauthenticatedError();
-      const faults = new Set(faultInjection ? (request.headers.get('x-plm-fault') ?? '').split(',').map((f) => f.trim()).filter(Boolean) : []);
+      const faults = new Set(
+        faultInjection
+          ? (request.headers.get('x-plm-fault') ?? '')
+              .split(',')
+              .map((f) => f.trim())
+              .filter(Boolean)
+          : [],
+      );
       return { store, caller: resolved.caller, access: resolved.access, blobs, mail, faults, once: requestMemo(), batched: requestBatches() };
     },
   });

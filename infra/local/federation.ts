@@ -149,7 +149,14 @@ export function createFederationStandIn(options: { baseUrl: string; userPoolId: 
     };
   }
 
-  const describeProvider = (p: Provider) => ({ UserPoolId: options.userPoolId, ProviderName: p.name, ProviderType: 'SAML', ProviderDetails: { MetadataFile: p.metadataXml }, AttributeMapping: p.attributeMapping, IdpIdentifiers: p.identifiers });
+  const describeProvider = (p: Provider) => ({
+    UserPoolId: options.userPoolId,
+    ProviderName: p.name,
+    ProviderType: 'SAML',
+    ProviderDetails: { MetadataFile: p.metadataXml },
+    AttributeMapping: p.attributeMapping,
+    IdpIdentifiers: p.identifiers,
+  });
 
   const operations: Record<string, (input: Record<string, unknown>) => unknown> = {
     CreateIdentityProvider: (input) => {
@@ -185,7 +192,10 @@ export function createFederationStandIn(options: { baseUrl: string; userPoolId: 
       if (unknown) throw new AwsError('InvalidParameterException', `The provider ${unknown} does not exist for this user pool`);
       // As Cognito: what the update omits goes back to its default.
       for (const key of Object.keys(client)) if (!['ClientId', 'UserPoolId'].includes(key)) delete client[key];
-      Object.assign(client, { CallbackURLs: [], AllowedOAuthFlows: [], AllowedOAuthScopes: [], AllowedOAuthFlowsUserPoolClient: false, SupportedIdentityProviders: [] }, input, { ClientId: client.ClientId, UserPoolId: client.UserPoolId });
+      Object.assign(client, { CallbackURLs: [], AllowedOAuthFlows: [], AllowedOAuthScopes: [], AllowedOAuthFlowsUserPoolClient: false, SupportedIdentityProviders: [] }, input, {
+        ClientId: client.ClientId,
+        UserPoolId: client.UserPoolId,
+      });
       return { UserPoolClient: client };
     },
   };
@@ -224,7 +234,14 @@ export function createFederationStandIn(options: { baseUrl: string; userPoolId: 
     prune();
     if (pending.size >= maxPending) return send(response, 503, { error: 'temporarily_unavailable' });
     const relayState = randomBytes(24).toString('base64url');
-    pending.set(relayState, { clientId: client.ClientId, redirectUri, state: query.get('state') ?? '', codeChallenge: query.get('code_challenge')!, providerName, expires: Date.now() + pendingLifetimeMs });
+    pending.set(relayState, {
+      clientId: client.ClientId,
+      redirectUri,
+      state: query.get('state') ?? '',
+      codeChallenge: query.get('code_challenge')!,
+      providerName,
+      expires: Date.now() + pendingLifetimeMs,
+    });
     redirect(response, await registered.saml.getAuthorizeUrlAsync(relayState, undefined, {}));
   }
 
@@ -269,13 +286,22 @@ export function createFederationStandIn(options: { baseUrl: string; userPoolId: 
     codes.delete(form.get('code') ?? '');
     if (!issued || issued.expires < Date.now()) return invalidGrant();
     if (form.get('client_id') !== issued.clientId || form.get('redirect_uri') !== issued.redirectUri) return invalidGrant();
-    const challenge = createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url');
+    const challenge = createHash('sha256')
+      .update(form.get('code_verifier') ?? '')
+      .digest('base64url');
     if (challenge !== issued.codeChallenge) return invalidGrant();
     const now = Math.floor(Date.now() / 1000);
     const common = { iss: url, iat: now, exp: now + 3600, jti: randomUUID() };
     send(response, 200, {
       id_token: jwt(privateKey, kid, { ...issued.claims, ...common, aud: issued.clientId, token_use: 'id' }),
-      access_token: jwt(privateKey, kid, { sub: issued.claims.sub, ...common, auth_time: issued.claims.auth_time ?? now, client_id: issued.clientId, token_use: 'access', scope: client.AllowedOAuthScopes.join(' ') }),
+      access_token: jwt(privateKey, kid, {
+        sub: issued.claims.sub,
+        ...common,
+        auth_time: issued.claims.auth_time ?? now,
+        client_id: issued.clientId,
+        token_use: 'access',
+        scope: client.AllowedOAuthScopes.join(' '),
+      }),
       token_type: 'Bearer',
       expires_in: 3600,
     });

@@ -94,7 +94,10 @@ async function serveFile(files: LocalBlobStorage, url: URL, request: IncomingMes
   const expires = Number(url.searchParams.get('expires'));
   const signature = url.searchParams.get('signature');
   const refuse = (verdict: 'expired' | 'invalid') =>
-    send(response, 403, { code: verdict === 'expired' ? 'URL_EXPIRED' : 'SIGNATURE_INVALID', message: verdict === 'expired' ? 'This file URL has expired: ask the API for a new one' : 'This file URL is not signed for this request' });
+    send(response, 403, {
+      code: verdict === 'expired' ? 'URL_EXPIRED' : 'SIGNATURE_INVALID',
+      message: verdict === 'expired' ? 'This file URL has expired: ask the API for a new one' : 'This file URL is not signed for this request',
+    });
   if (request.method === 'PUT') {
     const declared = Number(request.headers['content-length']);
     if (!Number.isFinite(declared) || declared > maxFileSize) return send(response, 413, { code: 'FILE_TOO_LARGE', message: `At most ${maxFileSize} bytes` });

@@ -29,9 +29,7 @@ export function startStreamPoller(options: { endpoint: string; tableName: string
       known.add(shard.ShardId);
       const closed = Boolean(shard.SequenceNumberRange?.EndingSequenceNumber);
       if (initial && closed) continue;
-      const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: initial ? 'LATEST' : 'TRIM_HORIZON' }),
-      );
+      const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: initial ? 'LATEST' : 'TRIM_HORIZON' }));
       iterators.set(shard.ShardId, ShardIterator);
     }
     lastDescribe = Date.now();

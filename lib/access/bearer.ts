@@ -43,7 +43,7 @@ export function bearerVerifierFromEnv(env: NodeJS.ProcessEnv = process.env): Bea
     if (federatedClientId && env.SAML_TOKEN_ISSUER) issuers.push(issuerOf(env.SAML_TOKEN_ISSUER.replace(/\/+$/, ''), federatedClientId));
     const local = JwtRsaVerifier.create(issuers, {
       jwksCache: new SimpleJwksCache({
-        fetcher: { fetch: async (uri: string) => (await (await fetch(uri)).arrayBuffer()) },
+        fetcher: { fetch: async (uri: string) => await (await fetch(uri)).arrayBuffer() },
       }),
     });
     return async (token) => {

@@ -7,8 +7,7 @@ export type Caller =
    * roleId: the role the key acts with, capped by its owner's permissions (null: the owner's permissions,
    * or for an integration's key the default integration key permissions: lib/apikeys/keyRole.ts).
    */
-  | { kind: 'apiKey'; userId: string; apiKeyId: string; organizationId: string; libraryId: string; integrationId: string | null; roleId: string | null }
-  | { kind: 'user'; userId: string };
+  { kind: 'apiKey'; userId: string; apiKeyId: string; organizationId: string; libraryId: string; integrationId: string | null; roleId: string | null } | { kind: 'user'; userId: string };
 
 export interface Credentials {
   apiKey?: string | undefined;

@@ -19,13 +19,7 @@ export function viewerAccess(permissions: ReadonlySet<PermissionName>) {
  * withheld from it; canWrite with components.update, unless archived or refused by the attribute access
  * rules on this component's links (managed by another linked principal, frozen, or NO_WRITE).
  */
-export function effectiveAttributeAccess(
-  permissions: ReadonlySet<PermissionName>,
-  attributes: readonly AttributeDefinition[],
-  policy: AccessPolicy,
-  principal: string,
-  links: readonly string[],
-) {
+export function effectiveAttributeAccess(permissions: ReadonlySet<PermissionName>, attributes: readonly AttributeDefinition[], policy: AccessPolicy, principal: string, links: readonly string[]) {
   const mayUpdate = permissions.has('components.update');
   return attributes.map((attribute) => ({
     attributeId: attribute.id,

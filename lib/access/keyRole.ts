@@ -12,9 +12,7 @@ import type { Store } from '../store/client.js';
  * create integrations or define or assign roles). Only an administrator who holds them can give a key
  * `integrations.configure` or `roles.*`, by naming a role that has them.
  */
-export const defaultIntegrationKeyPermissions: ReadonlySet<PermissionName> = new Set(
-  [...systemRoles.EDITOR.permissions].filter((p) => !p.startsWith('roles.') && p !== 'integrations.configure'),
-);
+export const defaultIntegrationKeyPermissions: ReadonlySet<PermissionName> = new Set([...systemRoles.EDITOR.permissions].filter((p) => !p.startsWith('roles.') && p !== 'integrations.configure'));
 
 /** Whether the key acts with a role (its own, or the integration default) rather than as its owner. */
 export const keyHasRole = (key: { integrationId: string | null; roleId: string | null }) => key.roleId !== null || key.integrationId !== null;

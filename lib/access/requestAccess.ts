@@ -16,14 +16,7 @@ import type { Store } from '../store/client.js';
 import { batchGetItems, keyString, parseItem } from '../store/items.js';
 import { findLibraryIdBySlug, getLibrary, libraryKey, libraryRecord, librarySlugKey, type LibraryRecord } from '../store/library.js';
 import { getMembership, membershipKey, membershipRecord, type MembershipRecord } from '../store/membership.js';
-import {
-  findOrganizationIdBySlug,
-  getOrganization,
-  organizationKey,
-  organizationRecord,
-  organizationSlugKey,
-  type OrganizationRecord,
-} from '../store/organization.js';
+import { findOrganizationIdBySlug, getOrganization, organizationKey, organizationRecord, organizationSlugKey, type OrganizationRecord } from '../store/organization.js';
 import type { Caller } from './caller.js';
 import type { PermissionName } from './permissions.js';
 import { loadEffectiveAccess, type EffectiveAccess } from './effective.js';
@@ -192,10 +185,7 @@ export class RequestAccess {
     if (!reference) throw new MissingHeadersError(['x-organization']);
     const organizationId = await this.organizationIdFor(reference);
     if (!organizationId) throw new OrganizationAccessDeniedError();
-    const [organization, membership] = await Promise.all([
-      getOrganization(this.store, organizationId),
-      getMembership(this.store, organizationId, this.caller.userId),
-    ]);
+    const [organization, membership] = await Promise.all([getOrganization(this.store, organizationId), getMembership(this.store, organizationId, this.caller.userId)]);
     if (!organization || !membership || organization.archived) throw new OrganizationAccessDeniedError();
     return { organization, membership };
   }
@@ -236,7 +226,12 @@ export class RequestAccess {
     const keys = apiKeyContextKeys(caller, this.headers);
     const orgSlug = keys.organizationSlug !== undefined;
     const libPath = libRef ? parseLibraryRef(libRef) : undefined;
-    const items = this.prefetched ?? (await batchGetItems(this.store, Object.values(keys).filter((key) => key !== undefined)));
+    const items =
+      this.prefetched ??
+      (await batchGetItems(
+        this.store,
+        Object.values(keys).filter((key) => key !== undefined),
+      ));
     const item = (key: { PK: string; SK: string } | undefined) => (key ? items.get(keyString(key)) : undefined);
 
     if (orgSlug ? item(keys.organizationSlug)?.organizationId !== caller.organizationId : orgRef.toLowerCase() !== caller.organizationId) {
@@ -250,9 +245,7 @@ export class RequestAccess {
     if (organization.archived) throw new OrganizationAccessDeniedError();
     if (!libRef) return { organization, membership };
 
-    const namesKeyLibrary = libPath
-      ? libPath.organizationSlug === organization.slug && item(keys.librarySlug)?.libraryId === caller.libraryId
-      : libRef.toLowerCase() === caller.libraryId;
+    const namesKeyLibrary = libPath ? libPath.organizationSlug === organization.slug && item(keys.librarySlug)?.libraryId === caller.libraryId : libRef.toLowerCase() === caller.libraryId;
     if (!namesKeyLibrary) throw new LibraryAccessDeniedError('x-library does not name the library this API key was created for');
     const libraryItem = item(keys.library);
     if (!libraryItem) throw new LibraryAccessDeniedError();

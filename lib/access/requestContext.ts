@@ -89,7 +89,7 @@ async function bearerUser(store: Store, token: string, verifyBearer: BearerVerif
     const saml = enabledSamlConfiguration(organization);
     // ... and while it still lists the domain of the address the IdP asserted (a verified domain of the organization).
     if (!saml || saml.providerName !== identity.providerName || !identity.domain || !saml.domains.includes(identity.domain)) {
-      throw new UnauthenticatedError("The Bearer token was issued through an identity provider that no longer signs in to this service");
+      throw new UnauthenticatedError('The Bearer token was issued through an identity provider that no longer signs in to this service');
     }
   }
   return identity.userId;
@@ -119,6 +119,14 @@ async function resolveApiKeyRequest(store: Store, secret: string, scope: NonNull
     throw new UnauthenticatedError('The API key in x-api-key is unknown or revoked');
   }
   if (record.expiresAtIso && Date.parse(record.expiresAtIso) <= now.getTime()) throw new UnauthenticatedError('The API key in x-api-key has expired');
-  const caller: Caller = { kind: 'apiKey', userId: record.ownerUserId, apiKeyId: record.keyId, organizationId: record.organizationId, libraryId: record.libraryId, integrationId: record.integrationId, roleId: record.roleId };
+  const caller: Caller = {
+    kind: 'apiKey',
+    userId: record.ownerUserId,
+    apiKeyId: record.keyId,
+    organizationId: record.organizationId,
+    libraryId: record.libraryId,
+    integrationId: record.integrationId,
+    roleId: record.roleId,
+  };
   return { caller, access: new RequestAccess(store, caller, headers, headersWellFormed ? items : undefined) };
 }

@@ -62,7 +62,14 @@ function systemRole(id: string, type: RoleType, name: string, description: strin
 
 /** The system organization roles. */
 export const systemRoles: Record<OrganizationRoleName, Role> = {
-  SITE_ADMIN: systemRole('SITE_ADMIN', 'ORG', 'Site Admin', 'Every permission in the organization and all its libraries', true, permissionsWhere(() => true)),
+  SITE_ADMIN: systemRole(
+    'SITE_ADMIN',
+    'ORG',
+    'Site Admin',
+    'Every permission in the organization and all its libraries',
+    true,
+    permissionsWhere(() => true),
+  ),
   ADMIN: systemRole(
     'ADMIN',
     'ORG',
@@ -122,7 +129,10 @@ const legacyRoleNames: Record<string, OrganizationRoleName> = { USER: 'EDITOR', 
 
 /** The system organization role a name or id means (SITE_ADMIN, "Site Admin", legacy USER...), if any. */
 export function systemOrganizationRoleNamed(value: string): Role | undefined {
-  const key = value.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  const key = value
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
   const legacy = legacyRoleNames[key];
   if (legacy) return systemRoles[legacy];
   return Object.hasOwn(systemRoles, key) ? systemRoles[key as OrganizationRoleName] : undefined;
@@ -130,7 +140,10 @@ export function systemOrganizationRoleNamed(value: string): Role | undefined {
 
 /** The system library role a name or id means ("Editor", LIBRARY_EDITOR, EDITOR, legacy USER...), if any. */
 export function systemLibraryRoleNamed(value: string): Role | undefined {
-  const key = value.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  const key = value
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
   const bare = key.startsWith('LIBRARY_') ? key.slice('LIBRARY_'.length) : key;
   const mapped = legacyRoleNames[bare] ?? bare;
   const id = `LIBRARY_${mapped}`;

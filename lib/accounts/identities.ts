@@ -125,9 +125,7 @@ export class CognitoIdentities implements IdentityProvider {
 
   async markVerified(email: string): Promise<void> {
     const { sdk, client } = await this.sdk();
-    await client.send(
-      new sdk.AdminUpdateUserAttributesCommand({ UserPoolId: this.config.userPoolId, Username: email, UserAttributes: [{ Name: 'email_verified', Value: 'true' }] }),
-    );
+    await client.send(new sdk.AdminUpdateUserAttributesCommand({ UserPoolId: this.config.userPoolId, Username: email, UserAttributes: [{ Name: 'email_verified', Value: 'true' }] }));
   }
 }
 

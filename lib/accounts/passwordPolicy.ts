@@ -42,7 +42,25 @@ export interface PasswordRefusal {
 }
 
 /** Rows and sequences whose runs are easy to guess: keyboard rows (QWERTY, AZERTY), digits, the alphabet. */
-const sequences = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm', 'azertyuiop', 'qsdfghjklm', 'wxcvbn', 'qwertzuiop', 'yxcvbnm', '1234567890', 'abcdefghijklmnopqrstuvwxyz', 'qaz', 'wsx', 'edc', 'rfv', 'tgb', 'yhn', 'ujm'];
+const sequences = [
+  'qwertyuiop',
+  'asdfghjkl',
+  'zxcvbnm',
+  'azertyuiop',
+  'qsdfghjklm',
+  'wxcvbn',
+  'qwertzuiop',
+  'yxcvbnm',
+  '1234567890',
+  'abcdefghijklmnopqrstuvwxyz',
+  'qaz',
+  'wsx',
+  'edc',
+  'rfv',
+  'tgb',
+  'yhn',
+  'ujm',
+];
 /** A run of this many consecutive keys (forwards or backwards) makes a password guessable. */
 export const keyboardRunLength = 5;
 

@@ -4,7 +4,17 @@ import { AccountError } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';
 import { admitByAllowlist } from '../orgs/allowlist.js';
 import { admitByInvitations } from '../orgs/invitations.js';
-import { accountTokenPut, accountTokenSpend, deleteSessions, findUserIdByIdentity, listSessionHashesOfUser, getAccountToken, identityPut, identityTokensRevoke, type AccountTokenRecord } from '../store/account.js';
+import {
+  accountTokenPut,
+  accountTokenSpend,
+  deleteSessions,
+  findUserIdByIdentity,
+  listSessionHashesOfUser,
+  getAccountToken,
+  identityPut,
+  identityTokensRevoke,
+  type AccountTokenRecord,
+} from '../store/account.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite } from '../store/items.js';
 import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userKey, userPuts } from '../store/user.js';
@@ -38,12 +48,7 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   return parsed.data;
 }
 
-const email = z
-  .string({ error: 'email is required' })
-  .trim()
-  .max(254, 'email is at most 254 characters')
-  .pipe(z.email('email must be an email address'))
-  .transform(normalizeEmail);
+const email = z.string({ error: 'email is required' }).trim().max(254, 'email is at most 254 characters').pipe(z.email('email must be an email address')).transform(normalizeEmail);
 const password = z.string({ error: 'password is required' }).min(1, 'password is required').max(1024, 'password is too long');
 const token = z.string({ error: 'token is required' }).trim().min(1, 'token is required').max(200, 'token is not a token of this service');
 
@@ -110,7 +115,10 @@ export async function signup(deps: AccountDeps, body: unknown): Promise<typeof s
     const user = newUserRecord({ email: input.email, emailVerified: false, ...(input.name ? { name: input.name } : {}) }, at);
     const verification = newToken('VERIFY_EMAIL', user.id, user.primaryEmail, at);
     try {
-      await transactWrite(deps.store, [...userPuts(user), identityPut(identity.sub, user.id), verification.item], { otherwise: () => new AddressTakenMeanwhileError(), onConflict: () => new AddressTakenMeanwhileError() });
+      await transactWrite(deps.store, [...userPuts(user), identityPut(identity.sub, user.id), verification.item], {
+        otherwise: () => new AddressTakenMeanwhileError(),
+        onConflict: () => new AddressTakenMeanwhileError(),
+      });
     } catch (error) {
       if (!(error instanceof AddressTakenMeanwhileError)) throw error;
       await sendAlreadyRegistered(deps, input.email);
@@ -131,10 +139,12 @@ class AddressTakenMeanwhileError extends Error {}
 
 async function sendAlreadyRegistered(deps: AccountDeps, address: string): Promise<void> {
   await deps.mailer.send(
-    mail(address, 'Someone tried to sign up with your address', [
-      'Someone (perhaps you) tried to create an account with this address, which already has one. Nothing was changed.',
-      'If you have forgotten your password, you can reset it.',
-    ], { url: `${deps.appUrl}/reset-password`, label: 'Reset your password' }),
+    mail(
+      address,
+      'Someone tried to sign up with your address',
+      ['Someone (perhaps you) tried to create an account with this address, which already has one. Nothing was changed.', 'If you have forgotten your password, you can reset it.'],
+      { url: `${deps.appUrl}/reset-password`, label: 'Reset your password' },
+    ),
   );
 }
 

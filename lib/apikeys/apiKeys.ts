@@ -5,20 +5,11 @@ import * as z from 'zod';
 import { ApiKeyRevokedError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
 
 import type { Store } from '../store/client.js';
-import {
-  getApiKey,
-  insertApiKey,
-  listApiKeys,
-  replaceApiKeySecret,
-  revokeApiKey,
-  updateApiKeyName,
-  type ApiKeyRecord,
-} from '../store/apiKey.js';
+import { getApiKey, insertApiKey, listApiKeys, replaceApiKeySecret, revokeApiKey, updateApiKeyName, type ApiKeyRecord } from '../store/apiKey.js';
 
 import { nowIso } from '../store/items.js';
 
 import { generateApiKeySecret } from '../access/apiKeySecrets.js';
-
 
 /** The library and owner an API key operation acts in: taken from the request context, never from input. */
 import type { LibraryScope as ApiKeyScope } from '../model/scope.js';
@@ -41,7 +32,13 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   return parsed.data;
 }
 
-export function newApiKey(scope: ApiKeyScope, input: { name: string; expiresAt?: string | null | undefined }, at = nowIso(), integrationId: string | null = null, roleId: string | null = null): IssuedApiKey {
+export function newApiKey(
+  scope: ApiKeyScope,
+  input: { name: string; expiresAt?: string | null | undefined },
+  at = nowIso(),
+  integrationId: string | null = null,
+  roleId: string | null = null,
+): IssuedApiKey {
   const { name, expiresAt } = parse(createInput, input);
   if (expiresAt && Date.parse(expiresAt) <= Date.parse(at)) throw new InvalidInputError('expiresAt must be in the future', { field: 'expiresAt' });
   const { secret, hash, displayPrefix } = generateApiKeySecret(scope);
@@ -70,7 +67,13 @@ export function newApiKey(scope: ApiKeyScope, input: { name: string; expiresAt?:
  * integrationId: the key acts as that integration principal; roleId: the key acts with that role (both
  * checked by the caller: the integration exists and is enabled, the role exists and the creator holds it).
  */
-export async function createApiKey(store: Store, scope: ApiKeyScope, input: { name: string; expiresAt?: string | null }, integrationId: string | null = null, roleId: string | null = null): Promise<IssuedApiKey> {
+export async function createApiKey(
+  store: Store,
+  scope: ApiKeyScope,
+  input: { name: string; expiresAt?: string | null },
+  integrationId: string | null = null,
+  roleId: string | null = null,
+): Promise<IssuedApiKey> {
   const issued = newApiKey(scope, input, nowIso(), integrationId, roleId);
   await insertApiKey(store, issued.apiKey);
   return issued;

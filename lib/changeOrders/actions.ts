@@ -51,11 +51,13 @@ type Participant = string | { id?: string | undefined; isRequired?: boolean | un
 /** The stages of a new change order: the template's, with the reviewers and approval choices the author adds. */
 async function buildStages(store: Store, scope: LibraryScope, template: ChangeOrderTemplate, inputs: z.infer<typeof stageInput>[]) {
   const open = template.document.stages.open;
-  for (const input of inputs) if (input.index >= open.length) throw new InvalidInputError(`input.stages: the template has ${open.length} stage(s); there is no stage ${input.index}`, { field: 'input.stages' });
+  for (const input of inputs)
+    if (input.index >= open.length) throw new InvalidInputError(`input.stages: the template has ${open.length} stage(s); there is no stage ${input.index}`, { field: 'input.stages' });
   const added = inputs.flatMap((input) => input.reviewerIds ?? []).map((id) => id.toLowerCase());
   const members = await getMemberships(store, scope.organizationId, [...new Set(added)]);
   const outsiders = added.filter((id) => !members.has(id));
-  if (outsiders.length) throw new InvalidInputError(`input.stages: ${outsiders.join(', ')} ${outsiders.length > 1 ? 'are not members' : 'is not a member'} of this organization`, { field: 'input.stages' });
+  if (outsiders.length)
+    throw new InvalidInputError(`input.stages: ${outsiders.join(', ')} ${outsiders.length > 1 ? 'are not members' : 'is not a member'} of this organization`, { field: 'input.stages' });
   return open.map((stage, index) => {
     const input = inputs.find((candidate) => candidate.index === index);
     const approvalType: ApprovalType = input?.approvalType ?? stage.default;
@@ -138,7 +140,9 @@ export function submitChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id
     record.stages.forEach((stage, index) => {
       const needed = stage.approvalType === 'Minimum' ? stage.minReviewers : 1;
       if (stage.reviewers.length < needed) {
-        throw new ChangeOrderError('STAGE_WITHOUT_REVIEWERS', `Stage ${index} "${stage.name}" needs at least ${needed} reviewer(s) (${stage.approvalType}); it has ${stage.reviewers.length}`, { stage: index });
+        throw new ChangeOrderError('STAGE_WITHOUT_REVIEWERS', `Stage ${index} "${stage.name}" needs at least ${needed} reviewer(s) (${stage.approvalType}); it has ${stage.reviewers.length}`, {
+          stage: index,
+        });
       }
     });
     record.status = 'OPEN';
@@ -201,7 +205,8 @@ export function closeChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id:
 /** changeOrders.reset: back to DRAFT with every decision cleared and the components unlocked; not after a release. */
 export function resetChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id: string) {
   return act(deps, scope, id, 'reset', async (record, at) => {
-    if (record.resolution === 'APPROVED') throw new ChangeOrderError('CHANGE_ORDER_STATE', `${record.number} was approved and its components released: it cannot be reset`, { status: record.status, action: 'reset' });
+    if (record.resolution === 'APPROVED')
+      throw new ChangeOrderError('CHANGE_ORDER_STATE', `${record.number} was approved and its components released: it cannot be reset`, { status: record.status, action: 'reset' });
     const locked = record.status === 'OPEN' || record.status === 'ON_HOLD';
     const items = locked ? unlockItems(record) : [];
     record.status = 'DRAFT';

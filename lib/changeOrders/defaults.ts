@@ -8,7 +8,16 @@ const details: TemplateDocument['details'] = {
         icon: 'mdi-file-document-edit',
         fields: [
           { type: 'longtext', label: 'Reason for change', name: 'reason', validations: { required: true } },
-          { type: 'enum', label: 'Priority', name: 'priority', default: 'normal', options: [{ label: 'Normal', value: 'normal' }, { label: 'Urgent', value: 'urgent' }] },
+          {
+            type: 'enum',
+            label: 'Priority',
+            name: 'priority',
+            default: 'normal',
+            options: [
+              { label: 'Normal', value: 'normal' },
+              { label: 'Urgent', value: 'urgent' },
+            ],
+          },
         ],
       },
     ],

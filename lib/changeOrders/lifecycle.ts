@@ -62,9 +62,7 @@ export function stageOutcome(stage: StageState): StageOutcome {
       break;
   }
   if (byType !== 'PASSED') return byType;
-  const waiting = stage.reviewers.some(
-    (r) => (r.isRequiredToApprove && decided.get(r.userId) !== 'APPROVE') || (r.isRequired && !decided.has(r.userId)),
-  );
+  const waiting = stage.reviewers.some((r) => (r.isRequiredToApprove && decided.get(r.userId) !== 'APPROVE') || (r.isRequired && !decided.has(r.userId)));
   if (!waiting) return 'PASSED';
   // Everyone has decided and a required approval is missing: the stage can no longer pass.
   return decided.size === total ? 'REJECTED' : 'PENDING';

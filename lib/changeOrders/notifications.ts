@@ -30,7 +30,12 @@ export function reviewerMail(record: ChangeOrderRecord, stageIndex: number) {
 }
 
 export function resolutionMail(record: ChangeOrderRecord) {
-  return { to: [], userIds: [record.createdBy], subject: `${record.number} ${record.resolution!.toLowerCase()}: ${record.name}`, lines: [`Change order ${record.number} was ${record.resolution!.toLowerCase()} and is now ${record.status}.`] };
+  return {
+    to: [],
+    userIds: [record.createdBy],
+    subject: `${record.number} ${record.resolution!.toLowerCase()}: ${record.name}`,
+    lines: [`Change order ${record.number} was ${record.resolution!.toLowerCase()} and is now ${record.status}.`],
+  };
 }
 
 /** To each stage's notifyList: a change order was created. */
@@ -59,7 +64,12 @@ async function emailsOf(store: Store, userIds: readonly string[]): Promise<strin
 async function sendAll(deps: MailDeps, to: string[], subject: string, lines: string[], record: ChangeOrderRecord): Promise<void> {
   const link = `${deps.appUrl}/change-orders/${record.id}`;
   for (const address of to) {
-    const mail: OutboundMail = { to: [address], subject, text: [...lines, '', `Open: ${link}`].join('\n'), html: `${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}<p><a href="${escapeHtml(link)}">Open ${escapeHtml(record.number)}</a></p>` };
+    const mail: OutboundMail = {
+      to: [address],
+      subject,
+      text: [...lines, '', `Open: ${link}`].join('\n'),
+      html: `${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}<p><a href="${escapeHtml(link)}">Open ${escapeHtml(record.number)}</a></p>`,
+    };
     await deps.mailer.send(mail);
   }
 }

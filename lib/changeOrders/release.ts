@@ -38,7 +38,13 @@ const singleTransactionRelease = Math.floor((maxTransactionItems - 1) / 3);
 export async function release(store: Store, scope: LibraryScope, record: ChangeOrderRecord, at: string, fail = false): Promise<Omit<Step, 'mails'>> {
   const [config, components] = await Promise.all([
     loadLibraryConfiguration(store, scope.organizationId, scope.libraryId),
-    getComponents(store, scope.organizationId, scope.libraryId, record.components.map((c) => c.componentId), true),
+    getComponents(
+      store,
+      scope.organizationId,
+      scope.libraryId,
+      record.components.map((c) => c.componentId),
+      true,
+    ),
   ]);
   const writeId = record.components.length > singleTransactionRelease ? randomUUID() : undefined;
   const componentPuts: WriteItem[] = [];

@@ -49,10 +49,8 @@ export const history = (record: ChangeOrderRecord, action: string, by: string, a
   record.history.push({ action, by, at, comment, status: record.status });
 };
 
-export const lockItems = (record: ChangeOrderRecord) =>
-  record.components.map((c) => ofComponent(c.componentId, componentLock(record.organizationId, record.libraryId, c.componentId, record.id)));
-export const unlockItems = (record: ChangeOrderRecord) =>
-  record.components.map((c) => ofComponent(c.componentId, componentUnlock(record.organizationId, record.libraryId, c.componentId, record.id)));
+export const lockItems = (record: ChangeOrderRecord) => record.components.map((c) => ofComponent(c.componentId, componentLock(record.organizationId, record.libraryId, c.componentId, record.id)));
+export const unlockItems = (record: ChangeOrderRecord) => record.components.map((c) => ofComponent(c.componentId, componentUnlock(record.organizationId, record.libraryId, c.componentId, record.id)));
 
 export function resolve(record: ChangeOrderRecord, resolution: ChangeOrderResolution, at: string, by: string): void {
   record.resolution = resolution;

@@ -59,14 +59,22 @@ const fieldValidations = z.strictObject({
   required: z.boolean().optional(),
   min: z.number().int().optional(),
   max: z.number().int().optional(),
-  pattern: z.string().max(500).refine(isRegExp, { message: 'pattern must be a valid regular expression (RE2 syntax: no lookaround or backreferences)', ...rule('format') }).optional(),
+  pattern: z
+    .string()
+    .max(500)
+    .refine(isRegExp, { message: 'pattern must be a valid regular expression (RE2 syntax: no lookaround or backreferences)', ...rule('format') })
+    .optional(),
 });
 
 const field = z
   .strictObject({
     type: z.enum(fieldTypes),
     label: text(1, 100),
-    name: z.string().max(100).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'name: letters, digits and underscore, not starting with a digit').optional(),
+    name: z
+      .string()
+      .max(100)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'name: letters, digits and underscore, not starting with a digit')
+      .optional(),
     description: optionalText(500),
     placeholder: optionalText(200),
     required: z.boolean().optional(),
@@ -78,8 +86,10 @@ const field = z
   .superRefine((value, ctx) => {
     const choice = value.type === 'list' || value.type === 'enum';
     if (choice && value.options === undefined) ctx.addIssue({ code: 'custom', path: ['options'], message: `options are required for a ${value.type} field`, ...rule('optionsRequired') });
-    if (!choice && value.options !== undefined) ctx.addIssue({ code: 'custom', path: ['options'], message: `options are only for list and enum fields, not ${value.type}`, ...rule('optionsForbidden') });
-    if (value.multiSelect !== undefined && value.type !== 'list') ctx.addIssue({ code: 'custom', path: ['multiSelect'], message: 'multiSelect is only for list fields', ...rule('multiSelectListOnly') });
+    if (!choice && value.options !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: `options are only for list and enum fields, not ${value.type}`, ...rule('optionsForbidden') });
+    if (value.multiSelect !== undefined && value.type !== 'list')
+      ctx.addIssue({ code: 'custom', path: ['multiSelect'], message: 'multiSelect is only for list fields', ...rule('multiSelectListOnly') });
     if (value.default !== undefined && value.type !== 'enum') ctx.addIssue({ code: 'custom', path: ['default'], message: 'default is only for enum fields', ...rule('defaultEnumOnly') });
     if (value.default !== undefined && value.type === 'enum' && value.options?.length && !value.options.some((o) => o.value === value.default)) {
       ctx.addIssue({ code: 'custom', path: ['default'], message: 'default must be the value of one of the options', ...rule('defaultInOptions') });
@@ -95,7 +105,10 @@ const field = z
 
 const group = z.strictObject({
   name: text(1, 100),
-  icon: z.string().regex(/^mdi-[a-z0-9-]+$/, 'icon: mdi- followed by lowercase letters, digits and hyphens').optional(),
+  icon: z
+    .string()
+    .regex(/^mdi-[a-z0-9-]+$/, 'icon: mdi- followed by lowercase letters, digits and hyphens')
+    .optional(),
   description: optionalText(500),
   fields: z.array(field).min(1),
 });
@@ -148,7 +161,10 @@ export const templateDocument = z.strictObject({
 export type TemplateDocument = z.infer<typeof templateDocument>;
 
 export function jsonPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : /^[A-Za-z_$][\w$]*$/.test(String(part)) ? `${out}.${String(part)}` : `${out}[${JSON.stringify(String(part))}]`), '$');
+  return path.reduce<string>(
+    (out, part) => (typeof part === 'number' ? `${out}[${part}]` : /^[A-Za-z_$][\w$]*$/.test(String(part)) ? `${out}.${String(part)}` : `${out}[${JSON.stringify(String(part))}]`),
+    '$',
+  );
 }
 
 function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {

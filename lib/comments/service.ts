@@ -190,7 +190,10 @@ export async function updateComment(deps: CommentDeps, input: { id: string; body
   if (!moderator && (await rootOf(deps, comment)).locked) throw new CommentThreadLockedError(comment.rootId);
   const body = checkedBody(input.body);
   const mentions = mentionsOf(body, input.mentions ?? []);
-  await checkMentions(deps, mentions.filter((id) => !comment.mentions.includes(id)));
+  await checkMentions(
+    deps,
+    mentions.filter((id) => !comment.mentions.includes(id)),
+  );
   return replaced(deps, comment, { body, mentions, editedBy: deps.scope.userId });
 }
 
@@ -201,7 +204,10 @@ export async function deleteComment(deps: CommentDeps, id: string): Promise<Comm
   if (!moderator && (await rootOf(deps, comment)).locked) throw new CommentThreadLockedError(comment.rootId);
   const at = new Date().toISOString();
   const tombstone: Comment = { ...comment, body: null, mentions: [], deleted: true, deletedBy: deps.scope.userId, deletedAt: at, updatedAt: at, version: comment.version + 1 };
-  await transactWrite(deps.store, commentTombstoneItems(tombstone, comment.version, () => new ConcurrentWriteError(`Comment ${comment.id}`)));
+  await transactWrite(
+    deps.store,
+    commentTombstoneItems(tombstone, comment.version, () => new ConcurrentWriteError(`Comment ${comment.id}`)),
+  );
   return tombstone;
 }
 

@@ -6,9 +6,7 @@ import type { CreateComponentCommand } from './commands.js';
 import { CpnError } from '../errors.js';
 
 /** How a new component gets its CPN: chosen by the caller, or rendered with counters still to allocate. */
-export type CpnPlan =
-  | { kind: 'chosen'; cpn: string }
-  | { kind: 'generated'; categoryPrefix: string; overrides: Record<string, string> };
+export type CpnPlan = { kind: 'chosen'; cpn: string } | { kind: 'generated'; categoryPrefix: string; overrides: Record<string, string> };
 
 function overridesOf(input: CreateComponentCommand): Record<string, string> {
   return Object.fromEntries((input.cpnOverrides ?? []).map((o) => [o.element, o.value]));

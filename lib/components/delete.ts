@@ -44,11 +44,7 @@ class UsageChangedError extends Error {}
 
 async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique: string[]): Promise<DeleteResult> {
   const { organizationId: org, libraryId: lib } = ctx;
-  const [current, usages, ownBoms] = await Promise.all([
-    getComponents(store, org, lib, unique, true),
-    getUsages(store, org, lib, unique, true),
-    getBoms(store, org, lib, unique, true),
-  ]);
+  const [current, usages, ownBoms] = await Promise.all([getComponents(store, org, lib, unique, true), getUsages(store, org, lib, unique, true), getBoms(store, org, lib, unique, true)]);
   const found = unique.filter((id) => current.has(id));
   if (found.length === 0) return { deletedIds: [], notFoundIds: unique };
   await refuseComponentsInUse(store, ctx, ids, found, current, usages);
@@ -100,7 +96,12 @@ async function refuseComponentsInUse(store: Store, ctx: WriteContext, ids: strin
     const users = candidates.filter((assemblyId) => boms.get(assemblyId)?.childIds.includes(id) && assemblies.has(assemblyId));
     if (users.length > 0) {
       const component = current.get(id)!;
-      throw new ComponentInUseError(id, component.name, users.map((assemblyId) => ({ id: assemblyId, name: assemblies.get(assemblyId)!.name, cpn: assemblies.get(assemblyId)!.cpn })), ids.indexOf(id));
+      throw new ComponentInUseError(
+        id,
+        component.name,
+        users.map((assemblyId) => ({ id: assemblyId, name: assemblies.get(assemblyId)!.name, cpn: assemblies.get(assemblyId)!.cpn })),
+        ids.indexOf(id),
+      );
     }
   }
   const inFlight = (await listPendingWrites(store, org, lib)).some((write) => write.status === 'PENDING');

@@ -82,12 +82,7 @@ export interface GroupInstance {
  * The instances of a reusable CPN group already in use in the library: the distinct value combinations
  * of the group's elements across existing CPNs, filtered by element values, most used first.
  */
-export async function reusableGroupInstances(
-  scope: IdentifierScope,
-  configId: string,
-  groupName: string,
-  filters: { element: string; value: string }[],
-): Promise<GroupInstance[]> {
+export async function reusableGroupInstances(scope: IdentifierScope, configId: string, groupName: string, filters: { element: string; value: string }[]): Promise<GroupInstance[]> {
   if (configId !== 'CPN_SCHEME') throw new InvalidInputError(`configId must be CPN_SCHEME (got "${configId}")`, { field: 'configId' });
   const scheme = scope.config.cpnScheme;
   const group = elementsByName(scheme).get(groupName);

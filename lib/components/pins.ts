@@ -31,7 +31,10 @@ export async function markComponents(store: Store, scope: UserLibraryScope, kind
 export async function unmarkComponents(store: Store, scope: UserLibraryScope, kind: Mark, ids: string[]): Promise<string[]> {
   if (ids.length > maxIdsPerCall) throw new TooManyInputsError(kind === 'PIN' ? 'component.unpin' : 'component.unbookmark', maxIdsPerCall, ids.length);
   const unique = [...new Set(ids)];
-  await deleteItems(store, unique.map((componentId) => pinKey(scope.organizationId, scope.libraryId, kind, scope.userId, componentId)));
+  await deleteItems(
+    store,
+    unique.map((componentId) => pinKey(scope.organizationId, scope.libraryId, kind, scope.userId, componentId)),
+  );
   return unique;
 }
 
@@ -43,6 +46,11 @@ export async function markedIds(store: Store, scope: UserLibraryScope, kind: Mar
 /** The calling user's pinned components, most recently pinned first; pins of deleted components are skipped. */
 export async function pinnedComponents(store: Store, scope: UserLibraryScope): Promise<ComponentRecord[]> {
   const pins = (await listPinnedIds(store, scope.organizationId, scope.libraryId, 'PIN', scope.userId)).sort((a, b) => b.at.localeCompare(a.at));
-  const found = await getComponents(store, scope.organizationId, scope.libraryId, pins.map((p) => p.componentId));
+  const found = await getComponents(
+    store,
+    scope.organizationId,
+    scope.libraryId,
+    pins.map((p) => p.componentId),
+  );
   return pins.flatMap((pin) => (found.has(pin.componentId) ? [found.get(pin.componentId)!] : []));
 }

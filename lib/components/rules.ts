@@ -117,7 +117,9 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
 /** `withheld`: stored values the acting principal cannot read: a problem with one is reported without the value. */
 function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number, withheld: ReadonlySet<string> = new Set()): void {
   const errors = validateAttributeValues(category, values).map((error) =>
-    withheld.has(error.attributeId) ? { attributeId: error.attributeId, message: `${error.attributeId}: a value withheld from the acting principal is not valid for category ${category.name}` } : error,
+    withheld.has(error.attributeId)
+      ? { attributeId: error.attributeId, message: `${error.attributeId}: a value withheld from the acting principal is not valid for category ${category.name}` }
+      : error,
   );
   if (errors.length > 0) throw new AttributeValidationError(errors, index);
 }
@@ -249,7 +251,14 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
     const withheld = new Set([...withheldAttributes(ctx.config.accessPolicy, ctx.principalId)].filter((id) => !sent.has(id)));
     checkAttributes(category, next.attributeValues, index, withheld);
   }
-  checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index, input.attributeValues?.map((change) => change.attributeId));
+  checkAttributeWrites(
+    ctx,
+    current.links,
+    current.attributeValues,
+    next.attributeValues,
+    index,
+    input.attributeValues?.map((change) => change.attributeId),
+  );
   return next;
 }
 

@@ -21,7 +21,6 @@ import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } fro
 
 import { newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
 
-
 /** Inputs per component.create / component.update call: each is 3 or 4 items of one transaction. */
 export const maxComponentsPerCall = 25;
 
@@ -78,7 +77,11 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
     const category = findCategory(ctx.config, draft.categoryId)!;
     return { draft, plan: planCpn(ctx.config.cpnScheme, input, category, index) };
   });
-  await checkFilesOfInputs(ctx, planned.map(({ draft }) => draft), []);
+  await checkFilesOfInputs(
+    ctx,
+    planned.map(({ draft }) => draft),
+    [],
+  );
   const scheme = ctx.config.cpnScheme;
   const chosen = new Map<string, number>();
   planned.forEach(({ plan }, index) => {
@@ -88,7 +91,13 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
     chosen.set(key, index);
   });
 
-  await assertChosenCpnsFree(store, ctx.organizationId, ctx.libraryId, scheme, planned.map(({ plan }, inputIndex) => ({ plan, inputIndex })));
+  await assertChosenCpnsFree(
+    store,
+    ctx.organizationId,
+    ctx.libraryId,
+    scheme,
+    planned.map(({ plan }, inputIndex) => ({ plan, inputIndex })),
+  );
   const cpns: string[] = [];
   for (const [index, { plan }] of planned.entries()) cpns.push(await allocateCpn(store, ctx.organizationId, ctx.libraryId, scheme, plan, index));
 
@@ -142,7 +151,11 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     });
     const writes = results.filter((r) => r.changed);
     if (writes.length === 0) return results.map((r) => r.after);
-    await checkFilesOfInputs(ctx, results.map((r) => (r.changed ? r.after : null)), results.map((r) => r.before));
+    await checkFilesOfInputs(
+      ctx,
+      results.map((r) => (r.changed ? r.after : null)),
+      results.map((r) => r.before),
+    );
     // An assembly that stops being one must have no BOM lines left (item.update can clear them with it).
     const inputIndexOf = (id: string) => inputs.findIndex((input) => input.id === id);
     const items = writes.flatMap(({ before, after }) => {
@@ -150,8 +163,12 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
       const writeItems = updatedComponentItems(ctx, before, after);
       if (before.category.type === 'ASSEMBLY' && after.category.type !== 'ASSEMBLY') {
         writeItems.push(
-          bomEmptyCheck(ctx.organizationId, ctx.libraryId, before.id, () =>
-            new BomError('NOT_AN_ASSEMBLY', `inputs[${index}]: ${before.name} has BOM lines; clear them (item.update with children: []) before it stops being an assembly`, { inputIndex: index }),
+          bomEmptyCheck(
+            ctx.organizationId,
+            ctx.libraryId,
+            before.id,
+            () =>
+              new BomError('NOT_AN_ASSEMBLY', `inputs[${index}]: ${before.name} has BOM lines; clear them (item.update with children: []) before it stops being an assembly`, { inputIndex: index }),
           ),
         );
       }

@@ -22,14 +22,7 @@ export function historyRecord(ctx: WriteContext, before: ComponentRecord | null,
  * A new component: the component, its first history record, its search entry and its CPN claim (in this
  * order). `writeId` marks items of a large item write that are invisible until that write commits.
  */
-export function newComponentItems(
-  ctx: WriteContext,
-  scheme: CpnScheme,
-  record: ComponentRecord,
-  relationChanges: HistoryChange[] = [],
-  writeId?: string,
-  cpnTaken?: ConditionFailure,
-): WriteItem[] {
+export function newComponentItems(ctx: WriteContext, scheme: CpnScheme, record: ComponentRecord, relationChanges: HistoryChange[] = [], writeId?: string, cpnTaken?: ConditionFailure): WriteItem[] {
   const { organizationId: org, libraryId: lib } = ctx;
   return [
     componentCreatePut(record, writeId),

@@ -11,7 +11,6 @@ const storableNumber = z.number().superRefine((value, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
-
 export const attributeValueTypes = ['STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'DATE', 'ENUM'] as const;
 export type AttributeValueType = (typeof attributeValueTypes)[number];
 
@@ -131,7 +130,11 @@ export const defaultCategories: CategoriesDocument = {
       name: 'Mechanical Part',
       type: 'PART',
       prefix: '200',
-      attributes: [attr({ id: 'material', name: 'Material', valueType: 'STRING', max: 100 }), attr({ id: 'finish', name: 'Finish', valueType: 'STRING', max: 100 }), attr({ id: 'mass', name: 'Mass', valueType: 'NUMBER', unit: 'g', min: 0 })],
+      attributes: [
+        attr({ id: 'material', name: 'Material', valueType: 'STRING', max: 100 }),
+        attr({ id: 'finish', name: 'Finish', valueType: 'STRING', max: 100 }),
+        attr({ id: 'mass', name: 'Mass', valueType: 'NUMBER', unit: 'g', min: 0 }),
+      ],
     }),
     category({
       id: 'fastener',

@@ -62,10 +62,7 @@ const leafElement = z.discriminatedUnion('type', [
     .transform((counter) => ({ ...counter, max: counter.max ?? counter.base ** counter.digits - 1 })),
 ]);
 
-const cpnElement = z.union([
-  leafElement,
-  z.object({ type: z.literal('GROUP'), name: elementName, elements: z.array(leafElement).min(1).max(8) }).strict(),
-]);
+const cpnElement = z.union([leafElement, z.object({ type: z.literal('GROUP'), name: elementName, elements: z.array(leafElement).min(1).max(8) }).strict()]);
 
 const cpnSchemeObject = z
   .object({
@@ -250,7 +247,12 @@ export function parseCpn(scheme: CpnScheme, value: string): Record<string, strin
   if (!values) return null;
   const result: Record<string, string> = {};
   for (const element of elementsByName(scheme).values()) {
-    result[element.name] = element.type === 'GROUP' ? leavesOf(element.elements).map((leaf) => values.get(leaf.name) ?? '').join(scheme.delimiter) : (values.get(element.name) ?? '');
+    result[element.name] =
+      element.type === 'GROUP'
+        ? leavesOf(element.elements)
+            .map((leaf) => values.get(leaf.name) ?? '')
+            .join(scheme.delimiter)
+        : (values.get(element.name) ?? '');
   }
   return result;
 }

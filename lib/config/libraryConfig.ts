@@ -3,14 +3,7 @@ import type * as z from 'zod';
 import { ConfigInvalidError, ConfigVersionConflictError } from '../errors.js';
 
 import type { Store } from '../store/client.js';
-import {
-  configTypes,
-  getLibraryConfigs,
-  libraryConfigPut,
-  putLibraryConfigVersion,
-  type ConfigType,
-  type LibraryConfigRecord,
-} from '../store/libraryConfig.js';
+import { configTypes, getLibraryConfigs, libraryConfigPut, putLibraryConfigVersion, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';
 
 import { libraryHasCpns } from '../store/component.js';
 
@@ -23,7 +16,6 @@ import { cpnSchemeDocument, defaultCpnScheme, type CpnScheme } from './cpnScheme
 import { defaultRevisionScheme, revisionSchemeDocument, type RevisionScheme } from './revisionScheme.js';
 
 import { defaultStatuses, statusesDocument, type StatusDefinition, type StatusesDocument } from './statuses.js';
-
 
 /** The validated configuration of one library, as every component write and read uses it. */
 export interface LibraryConfiguration {
@@ -91,9 +83,10 @@ function parseDocument<T>(type: ConfigType, document: unknown): T {
 /** Reads (one BatchGetItem) and validates a library's configuration; absent documents are the defaults. */
 export async function loadLibraryConfiguration(store: Store, orgId: string, libraryId: string): Promise<LibraryConfiguration> {
   const { configs: stored, accessPolicy } = await getLibraryConfigs(store, orgId, libraryId);
-  const records = Object.fromEntries(
-    configTypes.map((type) => [type, stored[type] ?? newRecord(type, defaultDocuments[type], 1, 'system', new Date(0).toISOString(), true)]),
-  ) as Record<ConfigType, LibraryConfigRecord>;
+  const records = Object.fromEntries(configTypes.map((type) => [type, stored[type] ?? newRecord(type, defaultDocuments[type], 1, 'system', new Date(0).toISOString(), true)])) as Record<
+    ConfigType,
+    LibraryConfigRecord
+  >;
   return {
     revisionScheme: parseDocument<RevisionScheme>('REVISION_SCHEME', records.REVISION_SCHEME.document),
     cpnScheme: parseDocument<CpnScheme>('CPN_SCHEME', records.CPN_SCHEME.document),

@@ -4,9 +4,7 @@ import { documentRule, duplicateIds, entriesOf } from './documentRules.js';
 
 /** The lifecycle classification every status maps to. */
 
-export const configId = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1 to 64 lowercase letters, digits, hyphens or underscores, starting with a letter or digit');
+export const configId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1 to 64 lowercase letters, digits, hyphens or underscores, starting with a letter or digit');
 
 export const statusDefinition = z
   .object({

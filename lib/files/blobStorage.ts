@@ -56,11 +56,10 @@ export class S3BlobStorage implements BlobStorage {
   async createUpload(key: string, file: { contentType: string; size: number; sha256: string }): Promise<UploadTarget> {
     const { s3, sdk } = await this.connect();
     const checksum = hexToBase64(file.sha256);
-    const url = await sdk.getSignedUrl(
-      s3,
-      new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: file.contentType, ContentLength: file.size, ChecksumSHA256: checksum }),
-      { expiresIn: uploadTtlSeconds, signableHeaders: new Set(['content-type', 'content-length', 'x-amz-checksum-sha256']) },
-    );
+    const url = await sdk.getSignedUrl(s3, new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: file.contentType, ContentLength: file.size, ChecksumSHA256: checksum }), {
+      expiresIn: uploadTtlSeconds,
+      signableHeaders: new Set(['content-type', 'content-length', 'x-amz-checksum-sha256']),
+    });
     return {
       url,
       method: 'PUT',
@@ -82,11 +81,9 @@ export class S3BlobStorage implements BlobStorage {
 
   async downloadUrl(key: string, fileName: string): Promise<string> {
     const { s3, sdk } = await this.connect();
-    return sdk.getSignedUrl(
-      s3,
-      new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName.replace(/["\\]/g, '_')}"` }),
-      { expiresIn: uploadTtlSeconds },
-    );
+    return sdk.getSignedUrl(s3, new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName.replace(/["\\]/g, '_')}"` }), {
+      expiresIn: uploadTtlSeconds,
+    });
   }
 
   async put(key: string, bytes: Buffer, contentType: string): Promise<void> {

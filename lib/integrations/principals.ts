@@ -57,4 +57,3 @@ export async function updateIntegration(store: Store, organizationId: string, in
   await transactWrite(store, integrationUpdateItems(before, after), { onConflict: () => new ConcurrentWriteError(`Integration ${before.name}`) });
   return asPrincipal(after);
 }
-

@@ -11,7 +11,18 @@ import { putAccessPolicy } from '../store/accessPolicy.js';
 import type { Store } from '../store/client.js';
 import { getComponent, type ComponentRecord } from '../store/component.js';
 import { nowIso, transactWrite } from '../store/items.js';
-import { applyChanges, canRead, designationOf, managersOf, readAccesses, suggestedDesignation, writeDecision, writeDesignations, type AccessPolicy, type WriteDesignation } from '../model/attributeAccess.js';
+import {
+  applyChanges,
+  canRead,
+  designationOf,
+  managersOf,
+  readAccesses,
+  suggestedDesignation,
+  writeDecision,
+  writeDesignations,
+  type AccessPolicy,
+  type WriteDesignation,
+} from '../model/attributeAccess.js';
 import { findPrincipal, listPrincipals } from './principals.js';
 
 /** Every attribute the library's categories define (archived ones included: their designations stay). */
@@ -51,7 +62,10 @@ export async function setAttributeAccess(store: Store, scope: { organizationId: 
     const attributes = libraryAttributes(config);
     changes.forEach((change, index) => {
       if (!attributes.has(change.attribute)) {
-        throw new IntegrationAccessError('ATTRIBUTE_NOT_FOUND', `entries[${index}]: no category of this library defines attribute "${change.attribute}"`, { entryIndex: index, attribute: change.attribute });
+        throw new IntegrationAccessError('ATTRIBUTE_NOT_FOUND', `entries[${index}]: no category of this library defines attribute "${change.attribute}"`, {
+          entryIndex: index,
+          attribute: change.attribute,
+        });
       }
     });
     await Promise.all([...new Set(changes.map((c) => c.principal))].map((id) => findPrincipal(store, scope.organizationId, id)));

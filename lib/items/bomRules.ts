@@ -43,7 +43,8 @@ export function desiredLines(
     const where = `inputs[${inputIndex}].children[${lineIndex}]`;
     const component = stored.get(child.childId);
     if (!component) throw new BomError('CHILD_NOT_FOUND', `${where}: component ${child.childId} does not exist in this library`, { inputIndex, lineIndex, childId: child.childId });
-    const quantityProblem = child.quantity === undefined || child.quantity === null ? null : child.quantity <= 0 ? `must be a positive number (got ${child.quantity})` : storableNumberProblem(child.quantity);
+    const quantityProblem =
+      child.quantity === undefined || child.quantity === null ? null : child.quantity <= 0 ? `must be a positive number (got ${child.quantity})` : storableNumberProblem(child.quantity);
     if (quantityProblem) {
       throw new BomError('INVALID_BOM_LINE', `${where}: quantity ${quantityProblem}`, { inputIndex, lineIndex, field: 'quantity' });
     }
@@ -96,10 +97,7 @@ export function bomChange(before: BomLine[], after: BomLine[]): HistoryChange | 
  * following the new BOMs of this call and the stored BOMs of everything else. Loads stored BOMs level by
  * level (one batch read per level).
  */
-export async function findBomCycle(
-  changed: Map<string, string[]>,
-  loadChildren: (ids: string[]) => Promise<Map<string, string[]>>,
-): Promise<string[] | null> {
+export async function findBomCycle(changed: Map<string, string[]>, loadChildren: (ids: string[]) => Promise<Map<string, string[]>>): Promise<string[] | null> {
   const known = new Map(changed);
   const edgesOf = (id: string) => known.get(id) ?? [];
   for (const root of changed.keys()) {

@@ -11,7 +11,6 @@ import { listComponentHistorySince, type ComponentRecord } from '../store/compon
 
 import { parseChildHistoryId } from './bomRules.js';
 
-
 import type { LibraryRef } from '../model/scope.js';
 export type { LibraryRef };
 

@@ -41,7 +41,6 @@ import { removeUsage, usageAddItem } from '../store/usage.js';
 import type { CreateItemCommand, DocumentCommand, UpdateItemCommand } from './commands.js';
 import { checkItemWriteLimits } from './limits.js';
 
-
 /** DynamoDB's limit of items in one TransactWriteItems. */
 const maxTransactionItems = 100;
 
@@ -82,7 +81,19 @@ async function readStored(store: Store, ctx: WriteContext, parentIds: string[], 
   const { components: found, boms, links } = await getComponentsWithRelations(store, org, lib, componentIds, parentIds);
   const components = new Map<string, ComponentRecord>();
   // Re-read through the store's visibility rules: uncommitted components of other writes do not exist.
-  const visible = found.some((r) => r.writeId) ? [...(await getComponents(store, org, lib, found.map((r) => r.id), true)).values()] : found;
+  const visible = found.some((r) => r.writeId)
+    ? [
+        ...(
+          await getComponents(
+            store,
+            org,
+            lib,
+            found.map((r) => r.id),
+            true,
+          )
+        ).values(),
+      ]
+    : found;
   for (const record of visible) components.set(record.id, record);
   return { components, boms, links };
 }
@@ -159,9 +170,7 @@ function relationChanges(write: Pick<ParentWrite, 'bom' | 'links'>): HistoryChan
 function parentItems(ctx: WriteContext, write: ParentWrite) {
   const { organizationId: org, libraryId: lib } = ctx;
   const changes = relationChanges(write);
-  const items: WriteItem[] = write.before
-    ? updatedComponentItems(ctx, write.before, write.after, changes)
-    : newComponentItems(ctx, ctx.config.cpnScheme, write.after, changes);
+  const items: WriteItem[] = write.before ? updatedComponentItems(ctx, write.before, write.after, changes) : newComponentItems(ctx, ctx.config.cpnScheme, write.after, changes);
   if (write.bom && changes.some((c) => c.field === 'children')) {
     const record: BomRecord = {
       assemblyId: write.after.id,
@@ -190,13 +199,7 @@ function parentItems(ctx: WriteContext, write: ParentWrite) {
  * with the commit record; a failure before that commit leaves nothing visible, and abandoned items are
  * removed by cleanupAbandonedWrites.
  */
-export async function writeItems(
-  store: Store,
-  ctx: WriteContext,
-  mode: 'create' | 'update',
-  inputs: (CreateItemCommand | UpdateItemCommand)[],
-  options: ItemWriteOptions,
-): Promise<ComponentRecord[]> {
+export async function writeItems(store: Store, ctx: WriteContext, mode: 'create' | 'update', inputs: (CreateItemCommand | UpdateItemCommand)[], options: ItemWriteOptions): Promise<ComponentRecord[]> {
   checkItemWriteLimits(inputs);
   const updates = mode === 'update' ? (inputs as UpdateItemCommand[]) : [];
   const parentIds = updates.map((input) => input.id);
@@ -268,8 +271,9 @@ export async function writeItems(
   const parentItemLists = changedWrites.map((w) => parentItems(ctx, w));
   const usage = usageChanges(changedWrites);
   const usageItemLists = [...usage.added].map(([childId, { assemblyIds, inputIndex }]) =>
-    explainedBy([usageAddItem(ctx.organizationId, ctx.libraryId, childId, assemblyIds)], () =>
-      new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: component ${childId} was deleted while this call ran`, { inputIndex, childId }),
+    explainedBy(
+      [usageAddItem(ctx.organizationId, ctx.libraryId, childId, assemblyIds)],
+      () => new BomError('CHILD_NOT_FOUND', `inputs[${inputIndex}]: component ${childId} was deleted while this call ran`, { inputIndex, childId }),
     ),
   );
   const total = documentItems.flat().length + parentItemLists.flat().length + usageItemLists.flat().length;
@@ -330,8 +334,9 @@ function writeFailure(write: ParentWrite): Error {
  * document of a large write, invisible until that write commits.
  */
 function documentWriteItems(ctx: WriteContext, document: NewDocument, writeId?: string): WriteItem[] {
-  return explainedBy(newComponentItems(ctx, ctx.config.cpnScheme, { ...document.draft, cpn: document.cpn! }, [], writeId), () =>
-    new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn }),
+  return explainedBy(
+    newComponentItems(ctx, ctx.config.cpnScheme, { ...document.draft, cpn: document.cpn! }, [], writeId),
+    () => new CpnError('CPN_TAKEN', `CPN "${document.cpn}" is already used in this library (CPNs are never reused)`, document.inputIndex, { cpn: document.cpn }),
   );
 }
 

@@ -54,7 +54,10 @@ export function applyChanges(policy: AccessPolicy, changes: readonly AccessEntry
     const write = change.write ?? existing?.write ?? 'OPEN';
     const read = change.read ?? existing?.read ?? 'READ';
     if (change.principal === nativePrincipalId && read !== 'READ') {
-      throw new IntegrationAccessError('STORE_PRINCIPAL_ALWAYS_READS', `${at}: the service's own principal always reads "${change.attribute}"; it cannot be ${read}`, { entryIndex: index, attribute: change.attribute });
+      throw new IntegrationAccessError('STORE_PRINCIPAL_ALWAYS_READS', `${at}: the service's own principal always reads "${change.attribute}"; it cannot be ${read}`, {
+        entryIndex: index,
+        attribute: change.attribute,
+      });
     }
     const others = entries.filter((e) => e.attribute === change.attribute && e.principal !== change.principal);
     if (write === 'EXCLUSIVE_WRITE') {
@@ -70,11 +73,12 @@ export function applyChanges(policy: AccessPolicy, changes: readonly AccessEntry
     if (write === 'WRITE') {
       const exclusive = others.find((e) => e.write === 'EXCLUSIVE_WRITE');
       if (exclusive) {
-        throw new IntegrationAccessError(
-          'ATTRIBUTE_MANAGED_EXCLUSIVELY',
-          `${at}: "${change.attribute}" is managed exclusively by ${exclusive.principal}; no other principal may write it`,
-          { entryIndex: index, attribute: change.attribute, principal: change.principal, heldBy: exclusive.principal },
-        );
+        throw new IntegrationAccessError('ATTRIBUTE_MANAGED_EXCLUSIVELY', `${at}: "${change.attribute}" is managed exclusively by ${exclusive.principal}; no other principal may write it`, {
+          entryIndex: index,
+          attribute: change.attribute,
+          principal: change.principal,
+          heldBy: exclusive.principal,
+        });
       }
     }
     if (existing) Object.assign(existing, { write, read });
@@ -92,9 +96,7 @@ export function managersOf(policy: AccessPolicy, attribute: string): AccessEntry
   return policy.entries.filter((e) => e.attribute === attribute && isManager(e.write));
 }
 
-export type WriteDecision =
-  | { allowed: true }
-  | { allowed: false; code: 'ATTRIBUTE_WRITE_DENIED' | 'ATTRIBUTE_FROZEN'; reason: string; managers: string[] };
+export type WriteDecision = { allowed: true } | { allowed: false; code: 'ATTRIBUTE_WRITE_DENIED' | 'ATTRIBUTE_FROZEN'; reason: string; managers: string[] };
 
 /**
  * May `principal` write `attribute` of a component linked to `links`? Open (no manager): yes, unless the
@@ -107,7 +109,12 @@ export function writeDecision(policy: AccessPolicy, principal: string, attribute
   if (managers.length === 0) return { allowed: true };
   const linkedManagers = managers.filter((m) => links.includes(m));
   if (linkedManagers.length === 0) {
-    return { allowed: false, code: 'ATTRIBUTE_FROZEN', reason: `"${attribute}" is managed by ${managers.join(', ')}, none of them linked to this component: it is frozen until a manager is linked`, managers };
+    return {
+      allowed: false,
+      code: 'ATTRIBUTE_FROZEN',
+      reason: `"${attribute}" is managed by ${managers.join(', ')}, none of them linked to this component: it is frozen until a manager is linked`,
+      managers,
+    };
   }
   if (linkedManagers.includes(principal)) return { allowed: true };
   return {

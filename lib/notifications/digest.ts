@@ -39,7 +39,14 @@ export async function sendDueDigests(deps: { store: Store; mailer: Mailer; appUr
   let sent = 0;
   for (const due of await listDigestsDue(deps.store)) {
     const [user, unread] = await Promise.all([findUser(deps.store, due.userId), listUnreadNotifications(deps.store, due.userId)]);
-    const mail = user && !user.archived ? buildDigest(user.primaryEmail, unread.filter((n) => n.createdAt >= due.since && n.kind !== 'MENTION'), deps.appUrl) : undefined;
+    const mail =
+      user && !user.archived
+        ? buildDigest(
+            user.primaryEmail,
+            unread.filter((n) => n.createdAt >= due.since && n.kind !== 'MENTION'),
+            deps.appUrl,
+          )
+        : undefined;
     if (mail) {
       await deps.mailer.send(mail);
       sent += 1;

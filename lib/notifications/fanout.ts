@@ -86,15 +86,36 @@ export function touchOf(event: WebhookEvent, change?: ChangedItem): Touch | unde
       return { kind: event.type, subjectId: str(component?.id)!, actorId: str(component?.updatedBy), summary: `${label(component)} ${verb}`, upward: true, mentions: [] };
     }
     case 'BOM_CHANGED':
-      return { kind: 'BOM_CHANGED', subjectId: str(data.assemblyId)!, actorId: str(change?.newImage?.updatedBy), summary: `The BOM of an assembly changed (version ${String(data.bomVersion)})`, upward: true, mentions: [] };
+      return {
+        kind: 'BOM_CHANGED',
+        subjectId: str(data.assemblyId)!,
+        actorId: str(change?.newImage?.updatedBy),
+        summary: `The BOM of an assembly changed (version ${String(data.bomVersion)})`,
+        upward: true,
+        mentions: [],
+      };
     case 'CHANGE_ORDER_TRANSITIONED': {
       const co = data.changeOrder as Record<string, unknown>;
       const to = data.to as Record<string, unknown>;
-      return { kind: 'CHANGE_ORDER_TRANSITIONED', subjectId: str(co.id)!, actorId: str(data.by), summary: `Change order ${str(co.number) ?? ''} ${str(co.name) ?? ''}: ${String(data.action)} (now ${String(to.status)})`, upward: false, mentions: [] };
+      return {
+        kind: 'CHANGE_ORDER_TRANSITIONED',
+        subjectId: str(co.id)!,
+        actorId: str(data.by),
+        summary: `Change order ${str(co.number) ?? ''} ${str(co.name) ?? ''}: ${String(data.action)} (now ${String(to.status)})`,
+        upward: false,
+        mentions: [],
+      };
     }
     case 'COMMENT_CREATED': {
       const comment = data.comment as Record<string, unknown>;
-      return { kind: 'COMMENT', subjectId: str(comment.targetId)!, actorId: str(comment.createdBy), summary: `New comment: ${String(comment.body ?? '').slice(0, 200)}`, upward: false, mentions: (comment.mentions as string[]) ?? [] };
+      return {
+        kind: 'COMMENT',
+        subjectId: str(comment.targetId)!,
+        actorId: str(comment.createdBy),
+        summary: `New comment: ${String(comment.body ?? '').slice(0, 200)}`,
+        upward: false,
+        mentions: (comment.mentions as string[]) ?? [],
+      };
     }
     default:
       return undefined;
@@ -120,8 +141,12 @@ async function recipientsOf(deps: NotificationDeps, event: WebhookEvent, touch: 
  */
 async function readersOnly(store: Store, event: WebhookEvent, touch: Touch, recipients: Recipient[]): Promise<Recipient[]> {
   if (recipients.length === 0) return recipients;
-  const memberships = await getMemberships(store, event.organizationId, recipients.map((r) => r.userId));
-  const needsChangeOrders = touch.kind === 'CHANGE_ORDER_TRANSITIONED' || event.data.comment !== undefined && (event.data.comment as Record<string, unknown>).targetType === 'CHANGE_ORDER';
+  const memberships = await getMemberships(
+    store,
+    event.organizationId,
+    recipients.map((r) => r.userId),
+  );
+  const needsChangeOrders = touch.kind === 'CHANGE_ORDER_TRANSITIONED' || (event.data.comment !== undefined && (event.data.comment as Record<string, unknown>).targetType === 'CHANGE_ORDER');
   const allowed = await Promise.all(
     recipients.map(async (recipient) => {
       const membership = memberships.get(recipient.userId);

@@ -62,8 +62,11 @@ export async function admitByAllowlist(store: Store, userId: string): Promise<st
     if (joined.includes(entry.organizationId) || (await getMembership(store, entry.organizationId, userId))) continue;
     const organization = await getOrganization(store, entry.organizationId);
     if (!organization || organization.archived) continue;
-    await changeMembership(store, organization, userId, (current) =>
-      current ?? membershipRecord.parse({ organizationId: organization.id, userId, role: entry.roleId, libraryRoles: {}, createdAt: nowIso() }),
+    await changeMembership(
+      store,
+      organization,
+      userId,
+      (current) => current ?? membershipRecord.parse({ organizationId: organization.id, userId, role: entry.roleId, libraryRoles: {}, createdAt: nowIso() }),
     );
     joined.push(organization.id);
   }

@@ -5,14 +5,7 @@ import { AccessAdminError, InvalidInputError, NotFoundError } from '../errors.js
 import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/client.js';
 import { failingWith, nowIso, transactWrite } from '../store/items.js';
-import {
-  getInvitation,
-  invitationPut,
-  invitationSettle,
-  listInvitationsForEmail,
-  listInvitationsOfOrganization,
-  type InvitationRecord,
-} from '../store/invitation.js';
+import { getInvitation, invitationPut, invitationSettle, listInvitationsForEmail, listInvitationsOfOrganization, type InvitationRecord } from '../store/invitation.js';
 import { getLibrary } from '../store/library.js';
 import { getMembership, membershipRecord, type MembershipRecord } from '../store/membership.js';
 import { getOrganization, type OrganizationRecord } from '../store/organization.js';
@@ -31,7 +24,10 @@ export const bulkInviteInput = z.object({
   role: z.string().nullish(),
   roleId: z.string().nullish(),
   orgRoleId: z.string().nullish(),
-  libraryRoles: z.array(z.object({ libraryId: z.string(), roleName: z.string() })).max(200).nullish(),
+  libraryRoles: z
+    .array(z.object({ libraryId: z.string(), roleName: z.string() }))
+    .max(200)
+    .nullish(),
 });
 
 const emailSchema = z.email().max(254);
@@ -141,7 +137,10 @@ function verifiedAddresses(user: UserRecord | undefined): string[] {
 export async function invitationsForUser(store: Store, userId: string): Promise<InvitationRecord[]> {
   const user = await getUser(store, userId);
   const lists = await Promise.all(verifiedAddresses(user).map((email) => listInvitationsForEmail(store, email)));
-  return lists.flat().filter((inv) => inv.status === 'PENDING').sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  return lists
+    .flat()
+    .filter((inv) => inv.status === 'PENDING')
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
 export const invitationFilter = z.object({ status: z.enum(['PENDING', 'ACCEPTED', 'DECLINED']).nullish(), email: z.string().nullish() });
@@ -219,12 +218,7 @@ export async function admitByInvitations(store: Store, userId: string): Promise<
  * an administrator of the organization (organization.users.invite) revokes one. Either way it is settled
  * DECLINED and can no longer be accepted.
  */
-export async function declineInvitation(
-  store: Store,
-  userId: string,
-  id: string,
-  asAdministrator: () => Promise<OrganizationRecord | undefined>,
-): Promise<boolean> {
+export async function declineInvitation(store: Store, userId: string, id: string, asAdministrator: () => Promise<OrganizationRecord | undefined>): Promise<boolean> {
   let { invitation } = await invitationAddressedTo(store, userId, id);
   if (!invitation) {
     const organization = isUuid(id) ? await asAdministrator() : undefined;

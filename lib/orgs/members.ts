@@ -5,16 +5,7 @@ import { AccessAdminError, ConflictError, InvalidInputError, NotFoundError } fro
 import type { Store } from '../store/client.js';
 import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { getLibrary } from '../store/library.js';
-import {
-  getMembership,
-  listMembers,
-  membershipDelete,
-  formerMemberPut,
-  membershipPut,
-  membershipRecord,
-  membershipReplace,
-  type MembershipRecord,
-} from '../store/membership.js';
+import { getMembership, listMembers, membershipDelete, formerMemberPut, membershipPut, membershipRecord, membershipReplace, type MembershipRecord } from '../store/membership.js';
 import { getOrganization, initSiteAdminCount, siteAdminCountUpdate, type OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';

@@ -85,7 +85,7 @@ export async function addMember(store: Store, input: MemberAddInput) {
 export async function setPlan(store: Store, orgSlug: string, plan: string) {
   assertPlanName(plan);
   const organization = await organizationBySlug(store, orgSlug);
-  if (organization.type === 'SANDBOX') throw new InvalidInputError('A sandbox follows its parent organization\'s plan: set the parent\'s', { field: 'orgSlug' });
+  if (organization.type === 'SANDBOX') throw new InvalidInputError("A sandbox follows its parent organization's plan: set the parent's", { field: 'orgSlug' });
   const sandboxes = await listSandboxes(store, organization.id);
   await transactWrite(store, [organizationPlanSet(organization.id, plan), ...sandboxes.map((sandbox) => organizationPlanSet(sandbox.id, plan))]);
   return { organization: { id: organization.id, slug: organization.slug }, plan, sandboxes: sandboxes.map((sandbox) => sandbox.slug) };

@@ -96,12 +96,13 @@ export async function creationStanding(store: Store, userId: string, env: NodeJS
   // Only a direct SITE_ADMIN role or a team can make someone Site Admin: the other memberships cost no read.
   const candidates = memberships.filter((membership) => membership.role === 'SITE_ADMIN' || membership.teamIds.length > 0);
   const [organizations, admins] = await Promise.all([
-    getOrganizations(store, candidates.map((membership) => membership.organizationId)),
+    getOrganizations(
+      store,
+      candidates.map((membership) => membership.organizationId),
+    ),
     Promise.all(candidates.map(async (membership) => (await loadEffectiveAccess(store, membership)).isSiteAdmin)),
   ]);
-  const adminOf = candidates
-    .map((membership, index) => (admins[index] ? organizations.get(membership.organizationId) : undefined))
-    .filter((org): org is OrganizationRecord => isActiveProduction(org));
+  const adminOf = candidates.map((membership, index) => (admins[index] ? organizations.get(membership.organizationId) : undefined)).filter((org): org is OrganizationRecord => isActiveProduction(org));
   const sandboxParents = adminOf
     .map((organization) => {
       const sandboxLimit = entitlementsOf(organization).sandboxOrgs;
@@ -179,7 +180,10 @@ export async function createOrganization(store: Store, userId: string, rawInput:
   } else {
     const standing = await creationStanding(store, userId, env);
     if (!standing.canCreateOrg) {
-      throw new AccessAdminError('ORG_CREATION_NOT_ALLOWED', 'You cannot create an organization now: it needs an organization-creation grant for your verified address, or Site Admin of an organization whose plan allows it');
+      throw new AccessAdminError(
+        'ORG_CREATION_NOT_ALLOWED',
+        'You cannot create an organization now: it needs an organization-creation grant for your verified address, or Site Admin of an organization whose plan allows it',
+      );
     }
     grant = standing.grantToSpend;
     plan = grant ? 'free' : creatorPlan(standing);
@@ -220,12 +224,14 @@ export async function archiveSandbox(store: Store, userId: string, id: string): 
   const forbidden = (why: string) => new AccessAdminError('SANDBOX_ARCHIVE_FORBIDDEN', `This organization cannot be archived: ${why}`, { id });
   const sandbox = isUuid(id) ? await getOrganization(store, id.toLowerCase()) : undefined;
   if (!sandbox) throw forbidden('it is not a sandbox you administer');
-  const administers =
-    (await isSiteAdminOf(store, sandbox.id, userId)) || (sandbox.parentOrganizationId !== null && (await isSiteAdminOf(store, sandbox.parentOrganizationId, userId)));
+  const administers = (await isSiteAdminOf(store, sandbox.id, userId)) || (sandbox.parentOrganizationId !== null && (await isSiteAdminOf(store, sandbox.parentOrganizationId, userId)));
   if (!administers || sandbox.type !== 'SANDBOX') throw forbidden('it is not a sandbox you administer');
   if (sandbox.archived) throw forbidden('it is already archived');
   const at = nowIso();
-  await transactWrite(store, sandboxArchiveItems(sandbox, at, () => forbidden('it is already archived')));
+  await transactWrite(
+    store,
+    sandboxArchiveItems(sandbox, at, () => forbidden('it is already archived')),
+  );
   return { ...sandbox, archived: true, archivedAt: at };
 }
 

@@ -2,16 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { customRole, findRole } from '../access/effective.js';
 import { allPermissions, isPermissionName, type PermissionName } from '../access/permissions.js';
-import {
-  allSystemRoles,
-  isLibraryPermission,
-  isSystemRoleId,
-  systemLibraryRoleNamed,
-  systemOrganizationRoleNamed,
-  systemRoleFor,
-  type Role,
-  type RoleType,
-} from '../access/roles.js';
+import { allSystemRoles, isLibraryPermission, isSystemRoleId, systemLibraryRoleNamed, systemOrganizationRoleNamed, systemRoleFor, type Role, type RoleType } from '../access/roles.js';
 import { AccessAdminError, AlreadyExistsError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite } from '../store/items.js';
@@ -42,7 +33,9 @@ export async function resolveRole(store: Store, orgId: string, reference: string
   }
   if (!role) throw new InvalidInputError(`${field}: no role "${reference}" in this organization`, { field });
   if (role.type !== type) {
-    throw new InvalidInputError(`${field}: "${role.name}" is ${role.type === 'ORG' ? 'an organization' : 'a library'} role; a ${type === 'ORG' ? 'organization' : 'library'} role is needed here`, { field });
+    throw new InvalidInputError(`${field}: "${role.name}" is ${role.type === 'ORG' ? 'an organization' : 'a library'} role; a ${type === 'ORG' ? 'organization' : 'library'} role is needed here`, {
+      field,
+    });
   }
   return role;
 }
@@ -62,15 +55,21 @@ export const createRoleInput = z.object({
   name: roleName,
   description: roleDescription.nullish(),
   type: z.enum(['ORG', 'LIBRARY']),
-  permissions: z.array(z.string()).min(1, 'permissions must name at least one permission').max(allPermissions.length * 2),
+  permissions: z
+    .array(z.string())
+    .min(1, 'permissions must name at least one permission')
+    .max(allPermissions.length * 2),
 });
 export const updateRoleInput = z.object({
   id: z.string(),
   name: roleName.nullish(),
   description: roleDescription.nullish(),
-  permissions: z.array(z.string()).min(1, 'permissions must name at least one permission').max(allPermissions.length * 2).nullish(),
+  permissions: z
+    .array(z.string())
+    .min(1, 'permissions must name at least one permission')
+    .max(allPermissions.length * 2)
+    .nullish(),
 });
-
 
 /** Permission names of a role definition: known ones only, and only library resources in a library role. */
 function checkedPermissions(type: RoleType, names: readonly string[]): PermissionName[] {

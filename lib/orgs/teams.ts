@@ -8,19 +8,7 @@ import { getLibrary } from '../store/library.js';
 import { getMemberships, type MembershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
-import {
-  getTeam,
-  getTeams,
-  listTeamMemberIds,
-  listTeams,
-  teamExists,
-  teamMemberDelete,
-  teamMemberPut,
-  teamNameDelete,
-  teamNamePut,
-  teamPut,
-  type TeamRecord,
-} from '../store/team.js';
+import { getTeam, getTeams, listTeamMemberIds, listTeams, teamExists, teamMemberDelete, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
 import { membershipChangeItems } from './members.js';
 import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
 import { parseInput } from '../input.js';
@@ -45,9 +33,7 @@ export const setTeamRolesInput = z.object({
 });
 const memberIdsInput = z.array(z.string()).min(1, 'name at least one member').max(maxTeamMembersPerCall, `at most ${maxTeamMembersPerCall} members per call`);
 
-
-const teamRoleIds = (team: Pick<TeamRecord, 'orgRoleId' | 'libraryRoles'> | undefined) =>
-  team ? [team.orgRoleId, ...Object.values(team.libraryRoles)].filter((id): id is string => id !== null) : [];
+const teamRoleIds = (team: Pick<TeamRecord, 'orgRoleId' | 'libraryRoles'> | undefined) => (team ? [team.orgRoleId, ...Object.values(team.libraryRoles)].filter((id): id is string => id !== null) : []);
 
 /** Resolves a team's roles (names or ids) and checks the actor could grant each of them. */
 async function resolveTeamRoles(
@@ -83,7 +69,9 @@ async function requireTeam(store: Store, organization: OrganizationRecord, id: s
 async function requireUnmanagedTeam(store: Store, organization: OrganizationRecord, id: string, change: string): Promise<TeamRecord> {
   const team = await requireTeam(store, organization, id);
   if (team.managedBy === 'SCIM') {
-    throw new AccessAdminError('TEAM_MANAGED_BY_SCIM', `Team "${team.name}" is provisioned by the identity provider (SCIM): ${change} it there. Its roles are still set here (teams.setRoles).`, { id: team.id });
+    throw new AccessAdminError('TEAM_MANAGED_BY_SCIM', `Team "${team.name}" is provisioned by the identity provider (SCIM): ${change} it there. Its roles are still set here (teams.setRoles).`, {
+      id: team.id,
+    });
   }
   return team;
 }
@@ -109,11 +97,7 @@ export async function createTeam(store: Store, organization: OrganizationRecord,
   const memberships = await requireMembers(store, organization, input.memberIds ?? [], 'input.memberIds');
   const at = nowIso();
   const team: TeamRecord = { id: randomUUID(), organizationId: organization.id, name: input.name, ...roles, archived: false, managedBy: null, externalId: null, rev: 0, createdAt: at, updatedAt: at };
-  const items: WriteItem[] = [
-    teamPut(team, 'new'),
-    teamNamePut(organization.id, team.name, team.id),
-    ...roleHolderUpdates(organization.id, [], teamRoleIds(team), isCustomRoleId),
-  ];
+  const items: WriteItem[] = [teamPut(team, 'new'), teamNamePut(organization.id, team.name, team.id), ...roleHolderUpdates(organization.id, [], teamRoleIds(team), isCustomRoleId)];
   for (const membership of memberships.values()) {
     items.push(...membershipChangeItems(membership, { ...membership, teamIds: [...membership.teamIds, team.id] }).items);
     items.push(teamMemberPut(organization.id, team.id, membership.userId, at));

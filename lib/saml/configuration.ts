@@ -52,7 +52,8 @@ export async function configureSaml(store: Store, registry: SamlProviderRegistry
   // The XML the provider is (re)registered with: the upload, else the stored one, else (a configuration saved
   // before the metadata was stored) the pool's copy, which is stored now.
   const metadataXml = input.idpMetadataXml ?? (await getSamlMetadata(store, organization.id))?.metadataXml ?? (await registry.describe(providerName))?.metadataXml;
-  if (!metadataXml) throw new InvalidInputError('input.idpMetadataXml: the user pool no longer has the identity provider and no metadata is stored; upload it again', { field: 'input.idpMetadataXml' });
+  if (!metadataXml)
+    throw new InvalidInputError('input.idpMetadataXml: the user pool no longer has the identity provider and no metadata is stored; upload it again', { field: 'input.idpMetadataXml' });
   // The XML parser loads on the first metadata upload, not with every request.
   const identityProvider = input.idpMetadataXml ? (await import('./metadata.js')).parseIdpMetadata(input.idpMetadataXml) : current!;
   await assertDomainsVerified(store, organization.id, domains);
@@ -88,8 +89,5 @@ async function assertDomainsVerified(store: Store, organizationId: string, domai
 
 /** The configuration and its metadata in one transaction. */
 async function saveConfiguration(store: Store, organizationId: string, next: SamlConfiguration, metadata: SamlMetadataRecord): Promise<void> {
-  await transactWrite(store, [
-    samlConfigurationSet(organizationId, next),
-    samlMetadataPut(metadata),
-  ]);
+  await transactWrite(store, [samlConfigurationSet(organizationId, next), samlMetadataPut(metadata)]);
 }

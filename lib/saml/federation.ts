@@ -96,7 +96,7 @@ export class PoolFederation implements Federation {
           if (payload.token_use !== 'id') throw new Error('not an ID token');
         },
       },
-      { jwksCache: new SimpleJwksCache({ fetcher: { fetch: async (uri: string) => (await (await fetch(uri)).arrayBuffer()) } }) },
+      { jwksCache: new SimpleJwksCache({ fetcher: { fetch: async (uri: string) => await (await fetch(uri)).arrayBuffer() } }) },
     );
     return async (token) => {
       const payload = await local.verify(token);

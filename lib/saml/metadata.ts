@@ -17,7 +17,8 @@ const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@'
 
 const invalid = (message: string) => new AccessAdminError('SAML_METADATA_INVALID', `idpMetadataXml: ${message}`, { field: 'input.idpMetadataXml' });
 const asList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : typeof value === 'object' && value !== null && '#text' in value ? String((value as { '#text': unknown })['#text']) : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : typeof value === 'object' && value !== null && '#text' in value ? String((value as { '#text': unknown })['#text']) : undefined;
 
 interface KeyDescriptor {
   '@use'?: string;

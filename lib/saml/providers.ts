@@ -63,7 +63,8 @@ export class CognitoSamlProviders implements SamlProviderRegistry {
       }
     } catch (error) {
       // The pool validates the metadata again (and the domains as identifiers): its refusal is the client's.
-      if (errorName(error) === 'InvalidParameterException') throw new AccessAdminError('SAML_METADATA_INVALID', `The user pool refused the identity provider: ${(error as Error).message}`, { field: 'input' });
+      if (errorName(error) === 'InvalidParameterException')
+        throw new AccessAdminError('SAML_METADATA_INVALID', `The user pool refused the identity provider: ${(error as Error).message}`, { field: 'input' });
       throw error;
     }
     return this.config.endpoint ? 'RECORDED' : 'COGNITO';

@@ -62,7 +62,8 @@ export interface ResyncResult {
  */
 async function ensureRegistered(registry: SamlProviderRegistry, saml: SamlConfiguration, metadata: SamlMetadataRecord | undefined): Promise<{ reregistered: boolean; problem?: string }> {
   if (await registry.describe(saml.providerName)) return { reregistered: false };
-  if (!metadata || metadata.providerName !== saml.providerName) return { reregistered: false, problem: 'The user pool has no such identity provider and no metadata is stored: run saml.configure with idpMetadataXml' };
+  if (!metadata || metadata.providerName !== saml.providerName)
+    return { reregistered: false, problem: 'The user pool has no such identity provider and no metadata is stored: run saml.configure with idpMetadataXml' };
   try {
     await registry.register(saml.providerName, metadata.metadataXml, saml.domains);
     return { reregistered: true };

@@ -43,10 +43,7 @@ const notAdmitted = () =>
   new AccountError('SSO_NOT_ADMITTED', 403, 'The identity provider signed this address in, but the organization has not admitted it (no membership, SCIM provisioning, invitation or allowlist entry)');
 const rejected = (message: string) => new AccountError('AUTH_REQUEST_REJECTED', 400, message);
 
-const startQuery = z.union([
-  z.object({ email: z.string().trim().max(254).pipe(z.email()).transform(normalizeEmail) }),
-  z.object({ organization: z.string().trim().min(1).max(100) }),
-]);
+const startQuery = z.union([z.object({ email: z.string().trim().max(254).pipe(z.email()).transform(normalizeEmail) }), z.object({ organization: z.string().trim().min(1).max(100) })]);
 
 const domainOf = (address: string) => address.split('@')[1] ?? '';
 

@@ -28,11 +28,7 @@ export function mergeGrants(earlier: SuspendedGrants, later: SuspendedGrants): S
  * what they were. Their member items of the teams in `holdTeamIds` stay, marked held (they are still in
  * the identity provider's groups); those of other teams go.
  */
-export function suspendItems(
-  membership: MembershipRecord | undefined,
-  holdTeamIds: ReadonlySet<string>,
-  lastSiteAdmin?: () => Error,
-): { items: WriteItem[]; suspended: SuspendedGrants } {
+export function suspendItems(membership: MembershipRecord | undefined, holdTeamIds: ReadonlySet<string>, lastSiteAdmin?: () => Error): { items: WriteItem[]; suspended: SuspendedGrants } {
   if (!membership) return { items: [], suspended: noGrants };
   const { items } = membershipChangeItems(membership, undefined, [], lastSiteAdmin ? { lastSiteAdmin } : {});
   const at = nowIso();

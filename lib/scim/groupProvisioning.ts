@@ -6,7 +6,23 @@ import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/ite
 import { getMemberships, membershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { getScimUsers, scimUserPut, type ScimUserRecord } from '../store/scim.js';
-import { findTeamIdByName, getTeam, getTeams, listTeamMembers, listTeams, teamActive, teamKey, teamMemberHold, teamMemberKey, teamMemberPut, teamMemberRemove, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
+import {
+  findTeamIdByName,
+  getTeam,
+  getTeams,
+  listTeamMembers,
+  listTeams,
+  teamActive,
+  teamKey,
+  teamMemberHold,
+  teamMemberKey,
+  teamMemberPut,
+  teamMemberRemove,
+  teamNameDelete,
+  teamNamePut,
+  teamPut,
+  type TeamRecord,
+} from '../store/team.js';
 import { membershipChangeItems } from '../orgs/members.js';
 import { endOrganizationSessions, noGrants, restoreItems, suspendItems } from './grants.js';
 import { isUuid } from '../model/slugs.js';
@@ -82,7 +98,12 @@ class GroupNameHeldError extends Error {}
 async function memberChangeItems(store: Store, organization: OrganizationRecord, team: TeamRecord, users: ScimUserRecord[], change: 'add' | 'remove', displays: Map<string, string | undefined>) {
   const raceLost = () => new MemberRaceLostError(team);
   const at = nowIso();
-  const memberships = await getMemberships(store, organization.id, users.filter((user) => user.active).map((user) => user.userId), true);
+  const memberships = await getMemberships(
+    store,
+    organization.id,
+    users.filter((user) => user.active).map((user) => user.userId),
+    true,
+  );
   const otherTeamIds = change === 'remove' ? [...new Set([...memberships.values()].flatMap((membership) => membership.teamIds))].filter((id) => id !== team.id) : [];
   const otherTeams = await getTeams(store, organization.id, otherTeamIds);
   const items: WriteItem[] = [];
@@ -147,7 +168,19 @@ async function changeMembers(store: Store, organization: OrganizationRecord, tea
 export async function createScimGroup(store: Store, organization: OrganizationRecord, input: ScimGroupInput): Promise<TeamRecord> {
   await requireScimUsers(store, organization, input.members);
   const at = nowIso();
-  const team: TeamRecord = { id: randomUUID(), organizationId: organization.id, name: input.displayName, orgRoleId: null, libraryRoles: {}, archived: false, managedBy: 'SCIM', externalId: input.externalId, rev: 0, createdAt: at, updatedAt: at };
+  const team: TeamRecord = {
+    id: randomUUID(),
+    organizationId: organization.id,
+    name: input.displayName,
+    orgRoleId: null,
+    libraryRoles: {},
+    archived: false,
+    managedBy: 'SCIM',
+    externalId: input.externalId,
+    rev: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
   try {
     await transactWrite(store, [teamPut(team, 'new'), failingWith(teamNamePut(organization.id, team.name, team.id), () => new GroupNameHeldError())]);
   } catch (error) {
@@ -194,7 +227,13 @@ export async function replaceScimGroup(store: Store, organization: OrganizationR
   const removed = present.filter((member) => !wanted.has(member.userId)).map((member) => ({ value: member.userId }));
   const presentIds = new Set(present.map((member) => member.userId));
   await changeMembers(store, organization, current, removed, 'remove');
-  await changeMembers(store, organization, current, input.members.filter((member) => !presentIds.has(member.value)), 'add');
+  await changeMembers(
+    store,
+    organization,
+    current,
+    input.members.filter((member) => !presentIds.has(member.value)),
+    'add',
+  );
   return current;
 }
 

@@ -262,12 +262,18 @@ function applyOne(resource: Node, operation: PatchOperation, target: Target, pat
       setIn(container, name, [...list, ...asList(value).filter((item) => !seen.has(JSON.stringify(item)))]);
     } else if (value !== undefined && attribute.subAttributes) {
       // Entra: { op: Remove, path: members, value: [{ value: id }] } removes those values only.
-      const removed = new Set(asList(value).map((item, index) => {
-        const id = isObject(item) ? item[keyOf(item, 'value')] : undefined;
-        if (typeof id !== 'string' && typeof id !== 'number') throw invalidValue(`${path}: the value to remove at ${index} names no value`);
-        return String(id).toLowerCase();
-      }));
-      setIn(container, name, list.filter((item) => !(isObject(item) && removed.has(String(item[keyOf(item, 'value')]).toLowerCase()))));
+      const removed = new Set(
+        asList(value).map((item, index) => {
+          const id = isObject(item) ? item[keyOf(item, 'value')] : undefined;
+          if (typeof id !== 'string' && typeof id !== 'number') throw invalidValue(`${path}: the value to remove at ${index} names no value`);
+          return String(id).toLowerCase();
+        }),
+      );
+      setIn(
+        container,
+        name,
+        list.filter((item) => !(isObject(item) && removed.has(String(item[keyOf(item, 'value')]).toLowerCase()))),
+      );
     } else deleteIn(container, name);
     return;
   }
@@ -275,7 +281,12 @@ function applyOne(resource: Node, operation: PatchOperation, target: Target, pat
   const selected = new Set(list.filter((item) => isObject(item) && (!target.filter || matches(item, target.filter, [name]))) as Node[]);
   if (op === 'remove') {
     if (target.sub) selected.forEach((item) => deleteIn(item, target.sub!.name));
-    else setIn(container, name, list.filter((item) => !selected.has(item as Node)));
+    else
+      setIn(
+        container,
+        name,
+        list.filter((item) => !selected.has(item as Node)),
+      );
     return;
   }
   if (selected.size === 0) {
@@ -286,7 +297,11 @@ function applyOne(resource: Node, operation: PatchOperation, target: Target, pat
     return;
   }
   const replacement = (item: Node) => (target.sub ? merge(item, { [target.sub.name]: value }, path) : op === 'add' ? merge(item, value, path) : merge(Object.create(null), value, path));
-  setIn(container, name, list.map((item) => (selected.has(item as Node) ? replacement(item as Node) : item)));
+  setIn(
+    container,
+    name,
+    list.map((item) => (selected.has(item as Node) ? replacement(item as Node) : item)),
+  );
 }
 
 /** add or replace without a path: each key of the value object is an attribute (or an extension URN, or a path). */

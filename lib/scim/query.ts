@@ -72,16 +72,26 @@ function compare(op: string, actual: unknown, expected: Value, caseExact: boolea
   const dates = [Date.parse(actual), Date.parse(expected)];
   const ordered = (cmp: (x: number) => boolean) => (dates.every(Number.isFinite) ? cmp(dates[0]! - dates[1]!) : cmp(a.localeCompare(e)));
   switch (op) {
-    case 'eq': return a === e;
-    case 'ne': return a !== e;
-    case 'co': return a.includes(e);
-    case 'sw': return a.startsWith(e);
-    case 'ew': return a.endsWith(e);
-    case 'gt': return ordered((d) => d > 0);
-    case 'ge': return ordered((d) => d >= 0);
-    case 'lt': return ordered((d) => d < 0);
-    case 'le': return ordered((d) => d <= 0);
-    default: return false;
+    case 'eq':
+      return a === e;
+    case 'ne':
+      return a !== e;
+    case 'co':
+      return a.includes(e);
+    case 'sw':
+      return a.startsWith(e);
+    case 'ew':
+      return a.endsWith(e);
+    case 'gt':
+      return ordered((d) => d > 0);
+    case 'ge':
+      return ordered((d) => d >= 0);
+    case 'lt':
+      return ordered((d) => d < 0);
+    case 'le':
+      return ordered((d) => d <= 0);
+    default:
+      return false;
   }
 }
 
@@ -94,14 +104,18 @@ const isPresent = (value: unknown) => value !== undefined && value !== null && v
  */
 export function matches(resource: unknown, filter: Filter, prefix: string[] = []): boolean {
   switch (filter.op) {
-    case 'and': return filter.filters.every((inner) => matches(resource, inner, prefix));
-    case 'or': return filter.filters.some((inner) => matches(resource, inner, prefix));
-    case 'not': return !matches(resource, filter.filter, prefix);
+    case 'and':
+      return filter.filters.every((inner) => matches(resource, inner, prefix));
+    case 'or':
+      return filter.filters.some((inner) => matches(resource, inner, prefix));
+    case 'not':
+      return !matches(resource, filter.filter, prefix);
     case '[]': {
       const steps = pathSteps(filter.attrPath);
       return valuesAt(resource, steps).some((element) => matches(element, filter.valFilter, [...prefix, ...steps]));
     }
-    case 'pr': return valuesAt(resource, pathSteps(filter.attrPath)).some(isPresent);
+    case 'pr':
+      return valuesAt(resource, pathSteps(filter.attrPath)).some(isPresent);
     default: {
       const steps = pathSteps(filter.attrPath);
       const caseExact = caseExactPaths.has([...prefix, ...steps].join('.').toLowerCase());
@@ -131,7 +145,12 @@ function positiveInt(text: string | null, fallback: number, name: string): numbe
 }
 
 const attributeList = (text: string | null) =>
-  text === null || text.trim() === '' ? undefined : text.split(',').map((name) => name.trim().replace(/\[.*\]$/, '')).filter(Boolean);
+  text === null || text.trim() === ''
+    ? undefined
+    : text
+        .split(',')
+        .map((name) => name.trim().replace(/\[.*\]$/, ''))
+        .filter(Boolean);
 
 /** The query parameters of a list (RFC 7644 §3.4.2): filter, startIndex (1-based), count, attributes. */
 export function parseListQuery(params: URLSearchParams): ListQuery {
@@ -204,8 +223,7 @@ export function project(resource: Resource, query: Pick<ListQuery, 'attributes' 
 }
 
 function pick(value: object, names: string[]): unknown {
-  const one = (item: unknown) =>
-    typeof item === 'object' && item !== null ? Object.fromEntries(Object.entries(item).filter(([key]) => names.includes(key.toLowerCase()))) : item;
+  const one = (item: unknown) => (typeof item === 'object' && item !== null ? Object.fromEntries(Object.entries(item).filter(([key]) => names.includes(key.toLowerCase()))) : item);
   return Array.isArray(value) ? value.map(one) : one(value);
 }
 

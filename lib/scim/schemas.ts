@@ -41,8 +41,7 @@ function attribute(name: string, type: AttributeType, options: Partial<Attribute
   };
 }
 
-const multi = (name: string, description: string, sub: AttributeDefinition[]) =>
-  attribute(name, 'complex', { multiValued: true, description, subAttributes: sub });
+const multi = (name: string, description: string, sub: AttributeDefinition[]) => attribute(name, 'complex', { multiValued: true, description, subAttributes: sub });
 /** RFC 7643 §2.3.7: a reference attribute names what it may refer to (photos are URLs: "external"). */
 const typedValue = (valueType: AttributeType = 'string', extra: AttributeDefinition[] = []) => [
   attribute('value', valueType, valueType === 'reference' ? { referenceTypes: ['external'] } : {}),
@@ -53,7 +52,11 @@ const typedValue = (valueType: AttributeType = 'string', extra: AttributeDefinit
 ];
 
 export const userAttributes: AttributeDefinition[] = [
-  attribute('userName', 'string', { required: true, uniqueness: 'server', description: 'Unique identifier for the User, typically used to sign in. Unique in the organization, compared case-insensitively.' }),
+  attribute('userName', 'string', {
+    required: true,
+    uniqueness: 'server',
+    description: 'Unique identifier for the User, typically used to sign in. Unique in the organization, compared case-insensitively.',
+  }),
   attribute('name', 'complex', {
     description: "The components of the user's real name.",
     subAttributes: ['formatted', 'familyName', 'givenName', 'middleName', 'honorificPrefix', 'honorificSuffix'].map((n) => attribute(n, 'string')),
@@ -139,10 +142,7 @@ export function resourceTypes(baseUrl: string) {
     schemaExtensions: extensions,
     meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/${id}` },
   });
-  return [
-    type('User', '/Users', userSchemaId, 'User Account', [{ schema: enterpriseSchemaId, required: false }]),
-    type('Group', '/Groups', groupSchemaId, 'Group (a team of the organization)'),
-  ];
+  return [type('User', '/Users', userSchemaId, 'User Account', [{ schema: enterpriseSchemaId, required: false }]), type('Group', '/Groups', groupSchemaId, 'Group (a team of the organization)')];
 }
 
 export const maxResults = 200;

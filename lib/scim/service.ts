@@ -118,7 +118,10 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
       // Filter and page first (without members), then read the members of the page's groups only.
       const { filter, startIndex, count } = query;
       const { sortBy, sortOrder } = query;
-      const list = listResponse(teams.map((team) => groupResource(team, baseUrl)), { ...(filter ? { filter } : {}), startIndex, count, ...(sortBy ? { sortBy, sortOrder } : {}) }) as { Resources: { id: string }[] };
+      const list = listResponse(
+        teams.map((team) => groupResource(team, baseUrl)),
+        { ...(filter ? { filter } : {}), startIndex, count, ...(sortBy ? { sortBy, sortOrder } : {}) },
+      ) as { Resources: { id: string }[] };
       const byId = new Map(teams.map((team) => [team.id, team]));
       list.Resources = await Promise.all(
         list.Resources.map(async (resource) => {

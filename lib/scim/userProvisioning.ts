@@ -7,14 +7,7 @@ import { getVerifiedDomain } from '../store/domain.js';
 import { getMembership, listMembers } from '../store/membership.js';
 import { getTeams, teamMemberRemove } from '../store/team.js';
 import type { OrganizationRecord } from '../store/organization.js';
-import {
-  getScimUser,
-  scimUserDelete,
-  scimUserNameDelete,
-  scimUserNamePut,
-  scimUserPut,
-  type ScimUserRecord,
-} from '../store/scim.js';
+import { getScimUser, scimUserDelete, scimUserNameDelete, scimUserNamePut, scimUserPut, type ScimUserRecord } from '../store/scim.js';
 import { findUserIdByEmail, getUser, userNameUpdate, userPuts } from '../store/user.js';
 import { ensureSiteAdminCount } from '../orgs/members.js';
 import { isScimTeam, scimTeams } from './groupProvisioning.js';
@@ -180,7 +173,11 @@ export async function replaceScimUser(store: Store, organization: OrganizationRe
   if (accountName && JSON.stringify(accountName) !== JSON.stringify(accountNameOf(before))) items.push(userNameUpdate(after.userId, accountName));
   const renamed = before.userName.toLowerCase() !== after.userName.toLowerCase();
   // A taken userName speaks first: its items lead the transaction.
-  if (renamed) items.unshift(scimUserNameDelete(organization.id, before.userName), failingWith(scimUserNamePut(organization.id, after.userName, after.userId), () => userNameTaken(after.userName)));
+  if (renamed)
+    items.unshift(
+      scimUserNameDelete(organization.id, before.userName),
+      failingWith(scimUserNamePut(organization.id, after.userName, after.userId), () => userNameTaken(after.userName)),
+    );
   const changedMeanwhile = () => new ConflictError('User', before.userId);
   await transactWrite(store, items, { otherwise: changedMeanwhile, onConflict: changedMeanwhile });
   if (before.active && !after.active) await endOrganizationSessions(store, organization.id, after.userId);

@@ -48,7 +48,12 @@ export async function filterContext(scope: SearchScope, filter: SearchFilter): P
 
 /** The components of hits, in hit order (one BatchGetItem per 100); a component deleted meanwhile is left out. */
 export async function componentPage(scope: SearchScope, page: HitPage): Promise<ComponentPage> {
-  const found = await getComponents(scope.store, scope.organizationId, scope.libraryId, page.hits.map((hit) => hit.id));
+  const found = await getComponents(
+    scope.store,
+    scope.organizationId,
+    scope.libraryId,
+    page.hits.map((hit) => hit.id),
+  );
   const edges = page.hits.flatMap((hit) => {
     const node = found.get(hit.id);
     return node ? [{ cursor: hit.cursor, node }] : [];
@@ -125,9 +130,7 @@ export async function findComponentGroups(
   const after = groupsRequest.after ? decodeCursor(groupsRequest.after) : undefined;
   const remaining = after ? groups.filter((g) => g.sort[0] > after[0] || (g.sort[0] === after[0] && g.sort[1] > after[1])) : groups;
   const page = remaining.slice(0, groupsRequest.first);
-  const hits = await Promise.all(
-    page.map((group) => scope.index.find({ filter, context, order, first: size, group: { by, key: group.key } })),
-  );
+  const hits = await Promise.all(page.map((group) => scope.index.find({ filter, context, order, first: size, group: { by, key: group.key } })));
   // One batch read for the previews of every group on the page.
   const all = await componentPage(scope, { hits: hits.flatMap((h) => h.hits), hasNextPage: false, totalCount: 0 });
   const nodes = new Map(all.edges.map((edge) => [edge.node.id, edge.node]));
@@ -141,13 +144,7 @@ export async function findComponentGroups(
 }
 
 /** component.componentsInGroup: the components of one group, paged as component.filter pages. */
-export async function findComponentsInGroup(
-  scope: SearchScope,
-  by: GroupBy,
-  key: string,
-  filter: SearchFilter,
-  pagination: Pagination | null | undefined,
-): Promise<ComponentPage> {
+export async function findComponentsInGroup(scope: SearchScope, by: GroupBy, key: string, filter: SearchFilter, pagination: Pagination | null | undefined): Promise<ComponentPage> {
   const request = pageRequest(pagination);
   const context = await filterContext(scope, filter);
   return componentPage(scope, await scope.index.find({ filter, context, ...request, group: { by, key } }));

@@ -2,16 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConcurrentWriteError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
-import {
-  getVendors,
-  listVendors,
-  vendorIdByName,
-  vendorNameClaim,
-  vendorNameRelease,
-  vendorPut,
-  type VendorKind,
-  type VendorRecord,
-} from '../store/sourcing.js';
+import { getVendors, listVendors, vendorIdByName, vendorNameClaim, vendorNameRelease, vendorPut, type VendorKind, type VendorRecord } from '../store/sourcing.js';
 import { SourcingError } from './errors.js';
 import { normalizeName, parseInput, vendorInput, vendorUpdate } from './input.js';
 

@@ -83,9 +83,7 @@ export const quoteUpdate = z.object({ componentId: z.string(), id: z.string(), .
 
 export const ratesInput = z.object({
   baseCurrency: currency,
-  rates: z
-    .array(z.object({ currency, rate: z.number().refine((v) => Number.isFinite(v) && v > 0 && v <= 1e9, 'a rate is a positive finite number') }))
-    .max(200),
+  rates: z.array(z.object({ currency, rate: z.number().refine((v) => Number.isFinite(v) && v > 0 && v <= 1e9, 'a rate is a positive finite number') })).max(200),
 });
 
 /** Parses an input; the first problem becomes the refusal. */

@@ -10,7 +10,17 @@ import { changeSourcing, type SourcingActor } from './writes.js';
 /** Manufacturer parts, their quotes and the primary source of a component (the approved manufacturer list). */
 
 const amlOf = (p: PartRecord) => ({ manufacturerId: p.manufacturerId, mpn: p.mpn, approval: p.approval, lifecycle: p.lifecycle });
-const quoteOf = (q: QuoteRecord) => ({ distributorId: q.distributorId, distributorPartNumber: q.distributorPartNumber, currency: q.currency, priceBreaks: q.priceBreaks, moq: q.moq, orderMultiple: q.orderMultiple, stock: q.stock, leadTimeDays: q.leadTimeDays, validUntil: q.validUntil });
+const quoteOf = (q: QuoteRecord) => ({
+  distributorId: q.distributorId,
+  distributorPartNumber: q.distributorPartNumber,
+  currency: q.currency,
+  priceBreaks: q.priceBreaks,
+  moq: q.moq,
+  orderMultiple: q.orderMultiple,
+  stock: q.stock,
+  leadTimeDays: q.leadTimeDays,
+  validUntil: q.validUntil,
+});
 
 function findPart(sourcing: SourcingRecord, partId: string): PartRecord {
   const part = sourcing.parts.find((p) => p.id === partId);
@@ -38,7 +48,8 @@ export async function createPart(store: Store, actor: SourcingActor, raw: unknow
   const input = parseInput(partInput, raw);
   const manufacturer = await resolveVendor(store, actor.organizationId, 'MANUFACTURER', input.manufacturerId, input.manufacturerName);
   return changeSourcing(store, actor, input.componentId, (current, _component, at) => {
-    if (current.parts.length >= limits.partsPerComponent) throw new SourcingError('TOO_MANY_SOURCING_ROWS', `A component has at most ${limits.partsPerComponent} manufacturer parts`, { field: 'componentId' });
+    if (current.parts.length >= limits.partsPerComponent)
+      throw new SourcingError('TOO_MANY_SOURCING_ROWS', `A component has at most ${limits.partsPerComponent} manufacturer parts`, { field: 'componentId' });
     const part: PartRecord = {
       id: randomUUID(),
       manufacturerId: manufacturer.id,
@@ -61,8 +72,7 @@ export async function createPart(store: Store, actor: SourcingActor, raw: unknow
 
 export async function updatePart(store: Store, actor: SourcingActor, raw: unknown): Promise<PartView> {
   const input = parseInput(partUpdate, raw);
-  const manufacturer =
-    input.manufacturerId || input.manufacturerName ? await resolveVendor(store, actor.organizationId, 'MANUFACTURER', input.manufacturerId, input.manufacturerName) : null;
+  const manufacturer = input.manufacturerId || input.manufacturerName ? await resolveVendor(store, actor.organizationId, 'MANUFACTURER', input.manufacturerId, input.manufacturerName) : null;
   return changeSourcing(store, actor, input.componentId, (current, _component, at) => {
     const before = findPart(current, input.id);
     const after: PartRecord = {
@@ -83,7 +93,12 @@ export async function updatePart(store: Store, actor: SourcingActor, raw: unknow
     }
     const amlChange = after.approval !== before.approval || after.manufacturerId !== before.manufacturerId || after.mpn !== before.mpn;
     const next = replacePart(current, after);
-    return { next, changes: [{ field: `sourcing.part.${after.id}`, from: { ...amlOf(before), rank: before.rank }, to: { ...amlOf(after), rank: after.rank } }], amlChange, result: partView(next, after) };
+    return {
+      next,
+      changes: [{ field: `sourcing.part.${after.id}`, from: { ...amlOf(before), rank: before.rank }, to: { ...amlOf(after), rank: after.rank } }],
+      amlChange,
+      result: partView(next, after),
+    };
   });
 }
 
@@ -172,11 +187,7 @@ export async function deleteQuote(store: Store, actor: SourcingActor, componentI
  * Marks the primary source: an APPROVED part of the component and, optionally, one of its quotes (the one a
  * cost roll-up prices). partId null clears it.
  */
-export async function setPrimarySource(
-  store: Store,
-  actor: SourcingActor,
-  input: { componentId: string; partId?: string | null; quoteId?: string | null },
-): Promise<ComponentSourcingView> {
+export async function setPrimarySource(store: Store, actor: SourcingActor, input: { componentId: string; partId?: string | null; quoteId?: string | null }): Promise<ComponentSourcingView> {
   return changeSourcing(store, actor, input.componentId, (current) => {
     let partId: string | null = null;
     let quoteId: string | null = null;

@@ -68,7 +68,11 @@ export async function sourcingRisks(store: Store, ref: LibraryRef): Promise<Sour
       return risk ? [{ componentId: c.id, ...risk }] : [];
     });
   if (risky.length === 0) return [];
-  const parents = await parentsUpwards(store, ref, risky.map((r) => r.componentId));
+  const parents = await parentsUpwards(
+    store,
+    ref,
+    risky.map((r) => r.componentId),
+  );
   return risky.map((risk) => {
     const distance = new Map<string, number>();
     let level = [risk.componentId];

@@ -57,15 +57,20 @@ export async function changeSourcing<T>(
     updatedAt: at,
     updatedBy: actor.userId,
   };
-  const history = componentHistoryPut(actor.organizationId, actor.libraryId, {
-    componentId,
-    version: after.version,
-    action: 'UPDATE',
-    at,
-    by: actor.userId,
-    actingIntegrationId: actor.actingIntegrationId,
-    changes: [...changes, ...(modified ? [{ field: 'state', from: 'RELEASED', to: 'MODIFIED' }] : [])],
-  }, { once: true });
+  const history = componentHistoryPut(
+    actor.organizationId,
+    actor.libraryId,
+    {
+      componentId,
+      version: after.version,
+      action: 'UPDATE',
+      at,
+      by: actor.userId,
+      actingIntegrationId: actor.actingIntegrationId,
+      changes: [...changes, ...(modified ? [{ field: 'state', from: 'RELEASED', to: 'MODIFIED' }] : [])],
+    },
+    { once: true },
+  );
   const conflict = () => new ConcurrentWriteError(`Component ${componentId} or its sourcing`);
   await transactWrite(store, [
     sourcingPut(actor.organizationId, actor.libraryId, { ...next, rev: current.rev + 1, updatedAt: at }, current.rev, conflict),

@@ -212,5 +212,3 @@ export async function countRequest(store: Store, bucket: string, ip: string, win
     return { current: 1, previous: 0 };
   }
 }
-
-

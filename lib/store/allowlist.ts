@@ -38,19 +38,9 @@ export function allowlistDelete(record: AllowlistRecord): WriteItem {
 }
 
 export function listAllowlistOfOrganization(store: Store, orgId: string): Promise<AllowlistRecord[]> {
-  return queryAll(
-    store,
-    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `ORGALLOW#${orgId}` } },
-    allowlistRecord,
-    'allowlist entry',
-  );
+  return queryAll(store, { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `ORGALLOW#${orgId}` } }, allowlistRecord, 'allowlist entry');
 }
 
 export function listAllowlistForEntry(store: Store, entry: string): Promise<AllowlistRecord[]> {
-  return queryAll(
-    store,
-    { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `ALLOWENTRY#${entry}` } },
-    allowlistRecord,
-    'allowlist entry',
-  );
+  return queryAll(store, { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `ALLOWENTRY#${entry}` } }, allowlistRecord, 'allowlist entry');
 }

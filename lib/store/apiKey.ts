@@ -69,10 +69,7 @@ function secretPut(key: ApiKeyRecord) {
 }
 
 export function apiKeyPuts(key: ApiKeyRecord) {
-  return [
-    { Put: { Item: { ...apiKeyKey(key.organizationId, key.libraryId, key.id), entity: 'ApiKey', ...key }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    secretPut(key),
-  ];
+  return [{ Put: { Item: { ...apiKeyKey(key.organizationId, key.libraryId, key.id), entity: 'ApiKey', ...key }, ConditionExpression: 'attribute_not_exists(PK)' } }, secretPut(key)];
 }
 
 export function getApiKey(store: Store, orgId: string, libraryId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -86,7 +83,6 @@ export function listApiKeys(store: Store, orgId: string, libraryId: string): Pro
 export async function insertApiKey(store: Store, key: ApiKeyRecord): Promise<void> {
   await store.ddb.send(new TransactWriteCommand({ TransactItems: apiKeyPuts(key).map((item) => withTable(store, item)) }));
 }
-
 
 /**
  * Changes an active key whose secret is still the one read, and deletes that secret's lookup item in the
@@ -122,12 +118,7 @@ async function changeActiveKey(store: Store, key: ApiKeyRecord, change: { set: s
 /** Swaps the secret: the old one stops working in the same transaction that makes the new one work. */
 export async function replaceApiKeySecret(store: Store, key: ApiKeyRecord, newSecretHash: string, newPrefix: string, at: string): Promise<ApiKeyRecord> {
   const updated: ApiKeyRecord = { ...key, secretHash: newSecretHash, prefix: newPrefix, rotatedAt: at };
-  await changeActiveKey(
-    store,
-    key,
-    { set: 'secretHash = :new, prefix = :prefix, rotatedAt = :at', values: { ':new': newSecretHash, ':prefix': newPrefix, ':at': at } },
-    [secretPut(updated)],
-  );
+  await changeActiveKey(store, key, { set: 'secretHash = :new, prefix = :prefix, rotatedAt = :at', values: { ':new': newSecretHash, ':prefix': newPrefix, ':at': at } }, [secretPut(updated)]);
   return updated;
 }
 

@@ -133,10 +133,7 @@ export async function getComponentsWithRelations(
   componentIds: string[],
   parentIds: string[],
 ): Promise<{ components: ComponentRecord[]; boms: Map<string, BomRecord>; links: Map<string, DocumentLinksRecord> }> {
-  const keys: Key[] = [
-    ...componentIds.map((id) => componentKey(orgId, libraryId, id)),
-    ...parentIds.flatMap((id) => [bomKey(orgId, libraryId, id), documentLinksKey(orgId, libraryId, id)]),
-  ];
+  const keys: Key[] = [...componentIds.map((id) => componentKey(orgId, libraryId, id)), ...parentIds.flatMap((id) => [bomKey(orgId, libraryId, id), documentLinksKey(orgId, libraryId, id)])];
   const items = await batchGetItems(store, keys, true);
   const components = componentIds.flatMap((id) => {
     const item = items.get(keyString(componentKey(orgId, libraryId, id)));

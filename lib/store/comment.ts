@@ -62,10 +62,7 @@ const keyOf = (record: CommentRecord) => commentKey(record.organizationId, recor
 
 /** The target must exist when the comment is written (a component or change order of this library). */
 export function commentTargetCheck(record: CommentRecord, onConditionFailed: ConditionFailure): WriteItem {
-  const key =
-    record.targetType === 'COMPONENT'
-      ? componentKey(record.organizationId, record.libraryId, record.targetId)
-      : changeOrderKey(record.organizationId, record.libraryId, record.targetId);
+  const key = record.targetType === 'COMPONENT' ? componentKey(record.organizationId, record.libraryId, record.targetId) : changeOrderKey(record.organizationId, record.libraryId, record.targetId);
   return { ConditionCheck: { Key: key, ConditionExpression: 'attribute_exists(PK)' }, onConditionFailed };
 }
 
@@ -91,7 +88,10 @@ export function commentCreateItems(record: CommentRecord, onConditionFailed: Con
   return [
     { Put: { Item: { ...keyOf(record), entity: 'Comment', ...record }, ConditionExpression: 'attribute_not_exists(PK)' }, onConditionFailed },
     {
-      Put: { Item: { ...commentPointerKey(record.organizationId, record.libraryId, record.id), entity: 'CommentPointer', targetId: record.targetId, rootId: record.rootId }, ConditionExpression: 'attribute_not_exists(PK)' },
+      Put: {
+        Item: { ...commentPointerKey(record.organizationId, record.libraryId, record.id), entity: 'CommentPointer', targetId: record.targetId, rootId: record.rootId },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
       onConditionFailed,
     },
     countUpdate(record, 1),

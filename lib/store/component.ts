@@ -213,7 +213,10 @@ export async function getComponent(store: Store, orgId: string, libraryId: strin
 
 async function getComponentsByKeys(store: Store, keys: { PK: string; SK: string }[], consistent: boolean): Promise<ComponentRecord[]> {
   const found = await batchGetItems(store, keys, consistent);
-  return visibleComponents(store, [...found.values()].map((item) => parseItem(componentRecord, item, 'component')));
+  return visibleComponents(
+    store,
+    [...found.values()].map((item) => parseItem(componentRecord, item, 'component')),
+  );
 }
 
 /**
@@ -229,14 +232,23 @@ async function visibleComponents(store: Store, records: ComponentRecord[]): Prom
 async function committedOnly<R extends { writeId?: string | null | undefined }>(store: Store, orgId: string, libraryId: string, records: R[]): Promise<R[]> {
   const pending = records.filter((r) => r.writeId);
   if (pending.length === 0) return records;
-  const committed = await committedWriteIds(store, orgId, libraryId, pending.map((r) => r.writeId!));
+  const committed = await committedWriteIds(
+    store,
+    orgId,
+    libraryId,
+    pending.map((r) => r.writeId!),
+  );
   return records.filter((r) => !r.writeId || committed.has(r.writeId));
 }
 
 /** Components by id, in one BatchGetItem per 100; missing ids are absent from the map. */
 export async function getComponents(store: Store, orgId: string, libraryId: string, ids: string[], consistent = false): Promise<Map<string, ComponentRecord>> {
   const unique = [...new Set(ids)];
-  const records = await getComponentsByKeys(store, unique.map((id) => componentKey(orgId, libraryId, id)), consistent);
+  const records = await getComponentsByKeys(
+    store,
+    unique.map((id) => componentKey(orgId, libraryId, id)),
+    consistent,
+  );
   return new Map(records.map((record) => [record.id, record]));
 }
 

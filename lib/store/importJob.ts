@@ -69,8 +69,7 @@ export const libraryImportJobRef = z.object({ jobId: z.string(), createdAt: z.st
  * did not release it). LIBRARY_IMPORT_IN_PROGRESS otherwise.
  */
 export async function createImportJob(store: Store, job: ImportJobRecord, replacing: string | null): Promise<void> {
-  const inProgress = () =>
-    new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is queued or running; wait for its job to finish (transfer.importJobs)');
+  const inProgress = () => new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is queued or running; wait for its job to finish (transfer.importJobs)');
   await transactWrite(
     store,
     [
@@ -136,7 +135,17 @@ const finishedFields = (at: string) => ({ finishedAt: at, heartbeatAt: at, expir
 
 /** A running job -> SUCCEEDED as a transaction item (its WRITING progress may not have landed yet): it lands in the import's commit transaction, with everything else. */
 export function importJobSucceededItem(job: ImportJobRecord, at: string, result: { counts: z.infer<typeof counts>; itemsWritten: number; durationMs: number }): Record<string, unknown> {
-  return { Update: jobUpdate(job, ['VALIDATING', 'WRITING'], { status: 'SUCCEEDED', ...finishedFields(at), counts: result.counts, components: result.counts.components, itemsWritten: result.itemsWritten, itemsTotal: result.itemsWritten, durationMs: result.durationMs }) };
+  return {
+    Update: jobUpdate(job, ['VALIDATING', 'WRITING'], {
+      status: 'SUCCEEDED',
+      ...finishedFields(at),
+      counts: result.counts,
+      components: result.counts.components,
+      itemsWritten: result.itemsWritten,
+      itemsTotal: result.itemsWritten,
+      durationMs: result.durationMs,
+    }),
+  };
 }
 
 /** The problems kept on a job: at most `max`, and fewer if their JSON would make the item too large. */

@@ -30,10 +30,7 @@ function integrationNamePut(record: IntegrationRecord): WriteItem {
 }
 
 export function integrationPuts(record: IntegrationRecord): WriteItem[] {
-  return [
-    { Put: { Item: { ...integrationKey(record.organizationId, record.id), entity: 'Integration', ...record }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    integrationNamePut(record),
-  ];
+  return [{ Put: { Item: { ...integrationKey(record.organizationId, record.id), entity: 'Integration', ...record }, ConditionExpression: 'attribute_not_exists(PK)' } }, integrationNamePut(record)];
 }
 
 /** Renames or disables; conditioned on the version read (updatedAt); the name item moves with the name. */

@@ -1,6 +1,20 @@
 import { type AttributeValue, TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DeleteCommand, type DeleteCommandInput, GetCommand, PutCommand, type PutCommandInput, TransactWriteCommand, UpdateCommand, type UpdateCommandInput, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  type DeleteCommandInput,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  TransactWriteCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ConcurrentWriteError } from '../errors.js';
 import type { Store } from './client.js';
@@ -34,12 +48,7 @@ export async function getItem<S extends z.ZodType>(store: Store, key: Key, schem
 }
 
 /** Every page of a query, parsed. For collections that stay small (a user's keys, an organization's libraries). */
-export async function queryAll<S extends z.ZodType>(
-  store: Store,
-  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
-  schema: S,
-  what: string,
-): Promise<z.infer<S>[]> {
+export async function queryAll<S extends z.ZodType>(store: Store, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, schema: S, what: string): Promise<z.infer<S>[]> {
   const items: z.infer<S>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -57,7 +66,10 @@ const prefixCondition = 'PK = :pk AND begins_with(SK, :prefix)';
  * How a prefix query reads: consistency, projection, order, and a filter (its values beside `:pk` and
  * `:prefix`, which the key condition uses).
  */
-export type PrefixQueryOptions = Pick<QueryCommandInput, 'ConsistentRead' | 'ProjectionExpression' | 'ScanIndexForward' | 'ExpressionAttributeNames' | 'FilterExpression' | 'ExpressionAttributeValues'>;
+export type PrefixQueryOptions = Pick<
+  QueryCommandInput,
+  'ConsistentRead' | 'ProjectionExpression' | 'ScanIndexForward' | 'ExpressionAttributeNames' | 'FilterExpression' | 'ExpressionAttributeValues'
+>;
 
 function prefixQuery(pk: string, prefix: string, options: PrefixQueryOptions) {
   return { ...options, KeyConditionExpression: prefixCondition, ExpressionAttributeValues: { ...options.ExpressionAttributeValues, ':pk': pk, ':prefix': prefix } };
@@ -273,5 +285,8 @@ export async function batchWrite(store: Store, requests: ({ put: Record<string, 
 }
 
 export function deleteItems(store: Store, keys: Key[]): Promise<void> {
-  return batchWrite(store, keys.map((key) => ({ delete: key })));
+  return batchWrite(
+    store,
+    keys.map((key) => ({ delete: key })),
+  );
 }

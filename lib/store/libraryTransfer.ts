@@ -132,7 +132,10 @@ export async function putItemsInParallel(store: Store, items: Record<string, unk
       for (let start = next; start < items.length; start = next) {
         next += chunk;
         const slice = items.slice(start, start + chunk);
-        await batchWrite(store, slice.map((put) => ({ put })));
+        await batchWrite(
+          store,
+          slice.map((put) => ({ put })),
+        );
         written += slice.length;
         onProgress?.(written);
       }
@@ -147,7 +150,10 @@ export async function deleteKeysInParallel(store: Store, keys: Key[], parallel: 
     Array.from({ length: parallel }, async () => {
       for (let start = next; start < keys.length; start = next) {
         next += 100;
-        await batchWrite(store, keys.slice(start, start + 100).map((key) => ({ delete: key })));
+        await batchWrite(
+          store,
+          keys.slice(start, start + 100).map((key) => ({ delete: key })),
+        );
       }
     }),
   );
@@ -169,12 +175,7 @@ export async function listImportedKeys(store: Store, orgId: string, libraryId: s
         ProjectionExpression: 'PK, SK',
       }),
     ),
-    queryAll(
-      store,
-      { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': searchPartition }, ProjectionExpression: 'PK, SK' },
-      keyRow,
-      'search key',
-    ),
+    queryAll(store, { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': searchPartition }, ProjectionExpression: 'PK, SK' }, keyRow, 'search key'),
   ]);
   return lists.flat();
 }
@@ -202,9 +203,7 @@ export async function commitLibraryImport(
   const items: Record<string, unknown>[] = configs.map(({ record, previousVersion }) => ({
     Put: {
       Item: { ...libraryConfigKey(orgId, libraryId, record.type as ConfigType), entity: 'LibraryConfig', ...record },
-      ...(previousVersion === null
-        ? { ConditionExpression: 'attribute_not_exists(PK)' }
-        : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }),
+      ...(previousVersion === null ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }),
     },
   }));
   if (accessPolicy) items.push({ Put: { Item: { ...accessPolicyKey(orgId, libraryId), entity: 'AccessPolicy', ...accessPolicy } } });

@@ -76,7 +76,10 @@ export function formerMemberPut(orgId: string, userId: string, at: string) {
 /** Which of these users are, or were, members of the organization (one BatchGetItem of their membership and former-member items). */
 export async function membersOrFormerMembers(store: Store, orgId: string, userIds: readonly string[]): Promise<Set<string>> {
   const unique = [...new Set(userIds)];
-  const items = await batchGetItems(store, unique.flatMap((id) => [membershipKey(orgId, id), formerMemberKey(orgId, id)]));
+  const items = await batchGetItems(
+    store,
+    unique.flatMap((id) => [membershipKey(orgId, id), formerMemberKey(orgId, id)]),
+  );
   return new Set(unique.filter((id) => items.has(keyString(membershipKey(orgId, id))) || items.has(keyString(formerMemberKey(orgId, id)))));
 }
 

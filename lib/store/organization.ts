@@ -51,8 +51,7 @@ export const organizationRecord = z.object({
 export type OrganizationRecord = z.infer<typeof organizationRecord>;
 
 /** The organization's SAML configuration while it signs people in: enabled, and the organization not archived. */
-export const enabledSamlConfiguration = (organization: OrganizationRecord | undefined) =>
-  organization && !organization.archived && organization.saml?.enabled ? organization.saml : undefined;
+export const enabledSamlConfiguration = (organization: OrganizationRecord | undefined) => (organization && !organization.archived && organization.saml?.enabled ? organization.saml : undefined);
 
 const slugRecord = z.object({ organizationId: z.string().uuid() });
 
@@ -74,8 +73,7 @@ export function sandboxSlotTake(parentId: string, limit: number, onConditionFail
     Update: {
       Key: organizationKey(parentId),
       UpdateExpression: 'SET sandboxCount = if_not_exists(sandboxCount, :zero) + :one',
-      ConditionExpression:
-        'attribute_exists(PK) AND #type = :production AND (attribute_not_exists(archived) OR archived = :false) AND (attribute_not_exists(sandboxCount) OR sandboxCount < :limit)',
+      ConditionExpression: 'attribute_exists(PK) AND #type = :production AND (attribute_not_exists(archived) OR archived = :false) AND (attribute_not_exists(sandboxCount) OR sandboxCount < :limit)',
       ExpressionAttributeNames: { '#type': 'type' },
       ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':production': 'PRODUCTION', ':false': false, ':limit': limit },
     },
@@ -110,7 +108,13 @@ export function sandboxArchiveItems(sandbox: OrganizationRecord, at: string, alr
 /** Sets an organization's plan (an operator's `plan set`). */
 export function organizationPlanSet(orgId: string, plan: string): WriteItem {
   return {
-    Update: { Key: organizationKey(orgId), UpdateExpression: 'SET #plan = :plan', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } },
+    Update: {
+      Key: organizationKey(orgId),
+      UpdateExpression: 'SET #plan = :plan',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#plan': 'plan' },
+      ExpressionAttributeValues: { ':plan': plan },
+    },
     onConditionFailed: () => new NotFoundError('Organization', orgId),
   };
 }
@@ -157,7 +161,12 @@ export function scimActiveTokenSet(orgId: string, previousId: string | null, tok
 /** The organization has no active SCIM token any more, if `tokenId` still was it. */
 export function scimActiveTokenClear(orgId: string, tokenId: string): WriteItem {
   return {
-    Update: { Key: organizationKey(orgId), UpdateExpression: 'SET scimActiveTokenId = :null', ConditionExpression: 'scimActiveTokenId = :id', ExpressionAttributeValues: { ':null': null, ':id': tokenId } },
+    Update: {
+      Key: organizationKey(orgId),
+      UpdateExpression: 'SET scimActiveTokenId = :null',
+      ConditionExpression: 'scimActiveTokenId = :id',
+      ExpressionAttributeValues: { ':null': null, ':id': tokenId },
+    },
   };
 }
 
@@ -187,12 +196,7 @@ export async function findOrganizationIdBySlug(store: Store, slug: string): Prom
 
 /** The sandboxes created under an organization, archived ones included. */
 export function listSandboxes(store: Store, parentId: string): Promise<OrganizationRecord[]> {
-  return queryAll(
-    store,
-    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `SANDBOXOF#${parentId}` } },
-    organizationRecord,
-    'organization',
-  );
+  return queryAll(store, { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `SANDBOXOF#${parentId}` } }, organizationRecord, 'organization');
 }
 
 /**
@@ -229,7 +233,12 @@ export async function scanOrganizations(store: Store): Promise<OrganizationRecor
   let start: Record<string, unknown> | undefined;
   do {
     const page = await store.ddb.send(
-      new ScanCommand({ TableName: store.tableName, FilterExpression: 'SK = :org AND entity = :entity', ExpressionAttributeValues: { ':org': 'ORG', ':entity': 'Organization' }, ExclusiveStartKey: start }),
+      new ScanCommand({
+        TableName: store.tableName,
+        FilterExpression: 'SK = :org AND entity = :entity',
+        ExpressionAttributeValues: { ':org': 'ORG', ':entity': 'Organization' },
+        ExclusiveStartKey: start,
+      }),
     );
     for (const item of page.Items ?? []) found.push(parseItem(organizationRecord, item, 'organization'));
     start = page.LastEvaluatedKey;

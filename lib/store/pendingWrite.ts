@@ -98,8 +98,7 @@ export function listPendingWrites(store: Store, orgId: string, libraryId: string
 
 /** Items of a committed write lose its write id (they are visible either way); items changed since keep theirs. */
 export async function stripWriteId(store: Store, keys: Key[], writeId: string): Promise<void> {
-  const strip = (key: Key) =>
-    updateIf(store, { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
+  const strip = (key: Key) => updateIf(store, { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
   for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(strip));
 }
 

@@ -116,9 +116,7 @@ export function vendorPut(record: VendorRecord, previousRev: number | null, onCo
   return {
     Put: {
       Item: { ...vendorKey(record.organizationId, record.id), entity: 'Vendor', ...record },
-      ...(previousRev === null
-        ? { ConditionExpression: 'attribute_not_exists(PK)' }
-        : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previousRev } }),
+      ...(previousRev === null ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previousRev } }),
     },
     onConditionFailed,
   };
@@ -162,9 +160,7 @@ export function sourcingPut(orgId: string, libraryId: string, record: SourcingRe
   return {
     Put: {
       Item: { ...sourcingKey(orgId, libraryId, record.componentId), entity: 'Sourcing', ...record },
-      ...(previousRev === 0
-        ? { ConditionExpression: 'attribute_not_exists(PK)' }
-        : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previousRev } }),
+      ...(previousRev === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': previousRev } }),
     },
     onConditionFailed,
   };
@@ -184,9 +180,7 @@ export function exchangeRatesPut(orgId: string, libraryId: string, record: Excha
   return {
     Put: {
       Item: { ...exchangeRatesKey(orgId, libraryId), entity: 'ExchangeRates', ...record },
-      ...(previousVersion === 0
-        ? { ConditionExpression: 'attribute_not_exists(PK)' }
-        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': previousVersion } }),
+      ...(previousVersion === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': previousVersion } }),
     },
     onConditionFailed,
   };

@@ -5,11 +5,13 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 export interface StreamRecord {
   eventID?: string | undefined;
   eventName?: string | undefined;
-  dynamodb?: {
-    ApproximateCreationDateTime?: number | Date | undefined;
-    NewImage?: Record<string, unknown> | undefined;
-    OldImage?: Record<string, unknown> | undefined;
-  } | undefined;
+  dynamodb?:
+    | {
+        ApproximateCreationDateTime?: number | Date | undefined;
+        NewImage?: Record<string, unknown> | undefined;
+        OldImage?: Record<string, unknown> | undefined;
+      }
+    | undefined;
 }
 
 /** One changed item of the table's stream, decoded: what the webhook events are made from. */

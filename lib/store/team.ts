@@ -34,9 +34,7 @@ export function teamPut(team: TeamRecord, condition: 'new' | 'unchanged'): Write
   return {
     Put: {
       Item: { ...teamKey(team.organizationId, team.id), entity: 'Team', ...team },
-      ...(condition === 'new'
-        ? { ConditionExpression: 'attribute_not_exists(PK)' }
-        : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': team.rev - 1 } }),
+      ...(condition === 'new' ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': team.rev - 1 } }),
     },
     onConditionFailed: () => new ConflictError('Team', team.id),
   };

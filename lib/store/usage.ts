@@ -45,9 +45,7 @@ export function usageDeletedItem(orgId: string, libraryId: string, childId: stri
   return {
     Put: {
       Item: { ...usageKey(orgId, libraryId, childId), entity: 'Usage', childId, deleted: true },
-      ...(readRev === undefined
-        ? { ConditionExpression: 'attribute_not_exists(PK)' }
-        : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': readRev } }),
+      ...(readRev === undefined ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': readRev } }),
     },
   };
 }

@@ -55,10 +55,5 @@ export async function listWatchers(store: Store, orgId: string, libraryId: strin
 
 /** What a user watches, in every library. */
 export function listWatchesOfUser(store: Store, userId: string): Promise<WatchRecord[]> {
-  return queryAll(
-    store,
-    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `USERWATCH#${userId}` } },
-    watchRecord,
-    'watch',
-  );
+  return queryAll(store, { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `USERWATCH#${userId}` } }, watchRecord, 'watch');
 }

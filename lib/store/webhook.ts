@@ -14,7 +14,16 @@ export const deliveryKey = (orgId: string, libraryId: string, webhookId: string,
 /** Deliveries waiting for a retry, by when it is due, in the ByUser index (one partition per stack: one tenant). */
 const retryPartition = 'WEBHOOKRETRY';
 
-export const webhookEventTypes = ['COMPONENT_CREATED', 'COMPONENT_UPDATED', 'COMPONENT_DELETED', 'COMPONENT_RELEASED', 'BOM_CHANGED', 'CHANGE_ORDER_TRANSITIONED', 'COMMENT_CREATED', 'COMMENT_DELETED'] as const;
+export const webhookEventTypes = [
+  'COMPONENT_CREATED',
+  'COMPONENT_UPDATED',
+  'COMPONENT_DELETED',
+  'COMPONENT_RELEASED',
+  'BOM_CHANGED',
+  'CHANGE_ORDER_TRANSITIONED',
+  'COMMENT_CREATED',
+  'COMMENT_DELETED',
+] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 export const webhookRecord = z.object({
@@ -77,8 +86,7 @@ export function listWebhooks(store: Store, orgId: string, libraryId: string): Pr
   return queryPrefix(store, libraryPartition(orgId, libraryId), 'WEBHOOK#', webhookRecord, 'webhook', { ConsistentRead: true });
 }
 
-const retryKeys = (record: DeliveryRecord) =>
-  record.status === 'PENDING' && record.nextAttemptAt ? { GSI1PK: retryPartition, GSI1SK: `${record.nextAttemptAt}#${record.id}` } : {};
+const retryKeys = (record: DeliveryRecord) => (record.status === 'PENDING' && record.nextAttemptAt ? { GSI1PK: retryPartition, GSI1SK: `${record.nextAttemptAt}#${record.id}` } : {});
 
 function deliveryItem(record: DeliveryRecord) {
   return {

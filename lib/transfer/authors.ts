@@ -12,7 +12,14 @@ import type { ExportedComponent, ExportedFile } from './format.js';
  * (createdBy { name primaryEmail }): the export file is the importer's to write, ids included. The source's
  * authorship is not kept as a string beside it: the history's times and actions stay as they were.
  */
-export async function authorMapping(store: Store, organizationId: string, actorUserId: string, components: readonly ExportedComponent[], files: readonly ExportedFile[], templates: readonly TemplateRecord[]): Promise<(userId: string) => string> {
+export async function authorMapping(
+  store: Store,
+  organizationId: string,
+  actorUserId: string,
+  components: readonly ExportedComponent[],
+  files: readonly ExportedFile[],
+  templates: readonly TemplateRecord[],
+): Promise<(userId: string) => string> {
   const named = new Set<string>();
   for (const c of components) {
     named.add(c.createdBy).add(c.updatedBy);
@@ -32,7 +39,11 @@ export async function authorMapping(store: Store, organizationId: string, actorU
 
 /** The components with their authors mapped (new objects; the export is left as it was). */
 export function withAuthors(components: readonly ExportedComponent[], author: (userId: string) => string): ExportedComponent[] {
-  const bomOf = <B extends { updatedBy: string; lines: { createdBy: string }[] }>(bom: B): B => ({ ...bom, updatedBy: author(bom.updatedBy), lines: bom.lines.map((line) => ({ ...line, createdBy: author(line.createdBy) })) });
+  const bomOf = <B extends { updatedBy: string; lines: { createdBy: string }[] }>(bom: B): B => ({
+    ...bom,
+    updatedBy: author(bom.updatedBy),
+    lines: bom.lines.map((line) => ({ ...line, createdBy: author(line.createdBy) })),
+  });
   return components.map((c) => ({
     ...c,
     createdBy: author(c.createdBy),

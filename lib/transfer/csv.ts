@@ -106,7 +106,14 @@ export function componentsToCsv(components: ExportedComponent[], categories: Cat
 export function bomToCsv(components: ExportedComponent[]): string {
   const cpnOf = new Map(components.map((c) => [c.id, c.cpn]));
   const rows = components.flatMap((c) =>
-    (c.bom?.lines ?? []).map((line) => [c.cpn, cpnOf.get(line.childId) ?? line.childId, line.quantity === null ? '' : String(line.quantity), line.refDes ?? '', line.itemNumber ?? '', line.notes ?? '']),
+    (c.bom?.lines ?? []).map((line) => [
+      c.cpn,
+      cpnOf.get(line.childId) ?? line.childId,
+      line.quantity === null ? '' : String(line.quantity),
+      line.refDes ?? '',
+      line.itemNumber ?? '',
+      line.notes ?? '',
+    ]),
   );
   return stringify([[...bomColumns], ...escapedRows(rows)]);
 }
@@ -198,7 +205,13 @@ function parseList(cell: string, where: string, problems: ImportProblem[]): stri
 }
 
 export function parseComponentsCsv(text: string, problems: ImportProblem[], file = 'components.csv'): CsvComponentRow[] {
-  const table = parseTable(text, file, (c) => (componentColumns as readonly string[]).includes(c) || (c.startsWith(attributePrefix) && c.length > attributePrefix.length), ['cpn', 'name', 'category'], problems);
+  const table = parseTable(
+    text,
+    file,
+    (c) => (componentColumns as readonly string[]).includes(c) || (c.startsWith(attributePrefix) && c.length > attributePrefix.length),
+    ['cpn', 'name', 'category'],
+    problems,
+  );
   return table.map(({ row, cells }) => {
     const where = (column: string) => `${file} row ${row}, ${column}`;
     const attributes = new Map<string, string>();

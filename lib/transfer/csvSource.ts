@@ -121,17 +121,29 @@ export function componentsFromCsv(
       updatedBy: actor.userId,
     };
     const relationChanges = [
-      ...[bomChange([], lines.map((l) => ({ ...l })))].filter((c) => c !== null),
+      ...[
+        bomChange(
+          [],
+          lines.map((l) => ({ ...l })),
+        ),
+      ].filter((c) => c !== null),
       ...(documentIds.length ? [{ field: 'documentLinks', from: [], to: documentIds }] : []),
     ];
     return {
       ...record,
-      history: [{ version: 1, action: 'CREATE', at: actor.at, by: actor.userId, actingIntegrationId: actor.actingIntegrationId, changes: [...diffComponents(null, record as unknown as ComponentRecord), ...relationChanges] }],
+      history: [
+        {
+          version: 1,
+          action: 'CREATE',
+          at: actor.at,
+          by: actor.userId,
+          actingIntegrationId: actor.actingIntegrationId,
+          changes: [...diffComponents(null, record as unknown as ComponentRecord), ...relationChanges],
+        },
+      ],
       bom: lines.length ? { bomVersion: 1, lines, updatedAt: actor.at, updatedBy: actor.userId } : null,
       bomHistory: lines.length ? [{ bomVersion: 1, lines, updatedAt: actor.at, updatedBy: actor.userId, actingIntegrationId: actor.actingIntegrationId }] : [],
-      documentLinks: documentIds.length
-        ? { updatedAt: actor.at, links: documentIds.map((documentId) => ({ linkId: randomUUID(), documentId, createdAt: actor.at, createdBy: actor.userId })) }
-        : null,
+      documentLinks: documentIds.length ? { updatedAt: actor.at, links: documentIds.map((documentId) => ({ linkId: randomUUID(), documentId, createdAt: actor.at, createdBy: actor.userId })) } : null,
     };
   });
 

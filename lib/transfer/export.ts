@@ -3,14 +3,7 @@ import type { LibraryRef } from '../model/scope.js';
 import type { Store } from '../store/client.js';
 import { getLibrary } from '../store/library.js';
 import { configTypes } from '../store/libraryConfig.js';
-import {
-  listBomRecords,
-  listBomSnapshotRecords,
-  listComponentRecords,
-  listCpnCounters,
-  listDocumentLinkRecords,
-  listHistoryRecords,
-} from '../store/libraryTransfer.js';
+import { listBomRecords, listBomSnapshotRecords, listComponentRecords, listCpnCounters, listDocumentLinkRecords, listHistoryRecords } from '../store/libraryTransfer.js';
 import { committedWriteIds } from '../store/pendingWrite.js';
 import { listFileRecords } from '../store/file.js';
 import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
@@ -92,7 +85,9 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
       counters: counters.sort((a, b) => `${a.element}#${a.scopeKey}`.localeCompare(`${b.element}#${b.scopeKey}`)),
       counts: countsOf(exported),
       changeOrderTemplates: templates,
-      files: files.map((f): ExportedFile => ({ id: f.id, name: f.name, contentType: f.contentType, size: f.size, sha256: f.sha256, createdAt: f.createdAt, createdBy: f.createdBy, completedAt: f.completedAt })),
+      files: files.map(
+        (f): ExportedFile => ({ id: f.id, name: f.name, contentType: f.contentType, size: f.size, sha256: f.sha256, createdAt: f.createdAt, createdBy: f.createdBy, completedAt: f.completedAt }),
+      ),
     },
     components: exported,
   };

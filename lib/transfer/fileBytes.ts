@@ -63,7 +63,8 @@ export function directoryFileBytes(directory: string): FileBytesSource {
           return;
         }
         const sha256 = hash.digest('hex');
-        if (size !== file.size || sha256 !== file.sha256) found.push([index, { path: at(index), code: 'FILE_CORRUPT', message: `files/${file.id} (${file.name}): ${mismatch(file, { size, sha256 })}` }]);
+        if (size !== file.size || sha256 !== file.sha256)
+          found.push([index, { path: at(index), code: 'FILE_CORRUPT', message: `files/${file.id} (${file.name}): ${mismatch(file, { size, sha256 })}` }]);
       });
       return inOrder(found);
     },
@@ -102,10 +103,21 @@ export function libraryFileBytes(
       const membership = keyAllows ? await getMembership(store, source.organizationId, importer.userId, true) : undefined;
       const allowed = membership && (await loadEffectiveAccess(store, membership)).libraryPermissions(source.libraryId).has('library.settings.update');
       if (!allowed) {
-        return [{ path: sourcePath, code: 'FILES_NOT_ACCESSIBLE', message: 'the files of a bundle are copied from the library it was exported from; the importing user may not export that library (library.settings.update there)' }];
+        return [
+          {
+            path: sourcePath,
+            code: 'FILES_NOT_ACCESSIBLE',
+            message: 'the files of a bundle are copied from the library it was exported from; the importing user may not export that library (library.settings.update there)',
+          },
+        ];
       }
       const found: [number, ImportProblem][] = [];
-      const records = await getFiles(store, source.organizationId, source.libraryId, files.map((f) => f.id));
+      const records = await getFiles(
+        store,
+        source.organizationId,
+        source.libraryId,
+        files.map((f) => f.id),
+      );
       await eachLimited(files, 8, async (file, index) => {
         const record = records.get(file.id);
         if (!record || record.status !== 'READY') {

@@ -39,7 +39,8 @@ export async function writeExportDirectory(directory: string, library: LibraryEx
   await mkdir(join(directory, 'files'), { recursive: true });
   for (const file of uploaded) {
     const bytes = await blobs.get(library.fileStorageKeys?.[file.id] ?? '');
-    if (!bytes || bytes.length !== file.size || sha256Hex(bytes) !== file.sha256) throw new Error(`The bytes of file ${file.id} (${file.name}) are missing from the file store or do not match its record`);
+    if (!bytes || bytes.length !== file.size || sha256Hex(bytes) !== file.sha256)
+      throw new Error(`The bytes of file ${file.id} (${file.name}) are missing from the file store or do not match its record`);
     await writeFile(join(directory, 'files', file.id), bytes);
   }
   return [...Object.keys(files), ...uploaded.map((f) => `files/${f.id}`)];
@@ -79,9 +80,9 @@ async function readOptional(path: string): Promise<string | null> {
  * a format: json when components.json is there, else csv. Malformed files are IMPORT_INVALID.
  */
 export async function readImportDirectory(directory: string, format?: 'json' | 'csv'): Promise<ImportSource> {
-  const [manifestText, componentsJson, componentsCsv, bomCsv] = await Promise.all(
+  const [manifestText, componentsJson, componentsCsv, bomCsv] = (await Promise.all(
     ['library.json', 'components.json', 'components.csv', 'bom.csv'].map((name) => readOptional(join(directory, name))),
-  ) as [string | null, string | null, string | null, string | null];
+  )) as [string | null, string | null, string | null, string | null];
   const problems: ImportProblem[] = [];
   const chosen = format ?? (componentsJson !== null ? 'json' : 'csv');
   let manifest: Manifest | null = null;

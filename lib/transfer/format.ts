@@ -100,9 +100,7 @@ export const manifestSchema = z.object({
   source: z.object({ organizationId: z.string().uuid(), libraryId: z.string().uuid(), slug: z.string(), name: z.string() }).nullable(),
   /** The four documents as stored (validated again on import). */
   configuration: z.object(Object.fromEntries(configTypes.map((type) => [type, z.record(z.string(), z.unknown())])) as Record<(typeof configTypes)[number], z.ZodRecord<z.ZodString, z.ZodUnknown>>),
-  accessPolicy: z
-    .object({ entries: z.array(z.object({ attribute: z.string(), principal: z.string(), write: z.enum(writeDesignations), read: z.enum(readAccesses) })) })
-    .nullable(),
+  accessPolicy: z.object({ entries: z.array(z.object({ attribute: z.string(), principal: z.string(), write: z.enum(writeDesignations), read: z.enum(readAccesses) })) }).nullable(),
   /** The last value each CPN counter handed out; an import also advances them past every imported CPN. */
   counters: z.array(exportedCounter),
   counts: z.object({ components: z.number().int(), bomLines: z.number().int(), documentLinks: z.number().int(), historyRecords: z.number().int(), bomSnapshots: z.number().int() }),

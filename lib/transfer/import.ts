@@ -134,7 +134,12 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   // The search index is built here, as blocks: its manifest lands in the commit transaction.
   const search = bulkIndexItems(target, records);
   items.push(...search.parts);
-  const counters = mergeCounters(config.cpnScheme, components.map((c) => c.cpn), manifest?.counters ?? [], targetCounters);
+  const counters = mergeCounters(
+    config.cpnScheme,
+    components.map((c) => c.cpn),
+    manifest?.counters ?? [],
+    targetCounters,
+  );
   items.push(...counters.map((counter: CounterValue) => cpnCounterItem(org, lib, counter)));
   // Templates and files are kinds the target may already hold: their items carry the import's id.
   for (const template of templates) items.push(...importedTemplateItems(template, importId));
@@ -178,7 +183,9 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
       await eachLimited(files, 2, async (file, index) => {
         const bytes = await bytesSource.read(file);
         if (!bytes || bytes.length !== file.size || sha256Hex(bytes) !== file.sha256) {
-          throw new ImportInvalidError([{ path: `${manifestRoot}files[${index}]`, code: bytes ? 'FILE_CORRUPT' : 'FILE_MISSING', message: `the bytes of file ${file.id} (${file.name}) changed or went away during the import` }]);
+          throw new ImportInvalidError([
+            { path: `${manifestRoot}files[${index}]`, code: bytes ? 'FILE_CORRUPT' : 'FILE_MISSING', message: `the bytes of file ${file.id} (${file.name}) changed or went away during the import` },
+          ]);
         }
         await options.blobs!.put(fileRecords[index]!.storageKey, bytes, file.contentType);
       });
@@ -238,7 +245,13 @@ function policyRecord(currentVersion: number, policy: NonNullable<Manifest['acce
  * to files the export does not list (when it lists files at all), and the bytes (absent or not the listed
  * size and SHA-256).
  */
-async function fileProblems(source: Extract<ImportSource, { kind: 'json' }>, components: ExportedComponent[], at: Locations, blobs: BlobStorage | undefined, manifestRoot: string): Promise<ImportProblem[]> {
+async function fileProblems(
+  source: Extract<ImportSource, { kind: 'json' }>,
+  components: ExportedComponent[],
+  at: Locations,
+  blobs: BlobStorage | undefined,
+  manifestRoot: string,
+): Promise<ImportProblem[]> {
   const listed = source.library.manifest.files;
   if (listed === undefined) return [];
   const problems: ImportProblem[] = [];
@@ -255,7 +268,11 @@ async function fileProblems(source: Extract<ImportSource, { kind: 'json' }>, com
   }
   if (listed.length === 0) return problems;
   if (!blobs || !source.fileBytes) {
-    problems.push({ path: `${manifestRoot}files`, code: 'FILES_UNAVAILABLE', message: 'the export lists uploaded files, but this import has no file store to copy them into or no place to read them from' });
+    problems.push({
+      path: `${manifestRoot}files`,
+      code: 'FILES_UNAVAILABLE',
+      message: 'the export lists uploaded files, but this import has no file store to copy them into or no place to read them from',
+    });
     return problems;
   }
   problems.push(...(await source.fileBytes.verify(listed, (i) => `${manifestRoot}files[${i}]`)));
@@ -289,7 +306,9 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
     const list = (value: unknown, map: (entry: unknown) => unknown) => (Array.isArray(value) ? value.map(map) : value);
     if (change.field === 'children') {
       const mapSummary = (entry: unknown) =>
-        entry && typeof entry === 'object' ? { ...entry, childId: mapRef((entry as { childId?: unknown }).childId), childHistoryId: mapPin(((entry as { childHistoryId?: string | null }).childHistoryId ?? null)) } : entry;
+        entry && typeof entry === 'object'
+          ? { ...entry, childId: mapRef((entry as { childId?: unknown }).childId), childHistoryId: mapPin((entry as { childHistoryId?: string | null }).childHistoryId ?? null) }
+          : entry;
       return { ...change, from: list(change.from, mapSummary), to: list(change.to, mapSummary) };
     }
     if (change.field === 'documentLinks') return { ...change, from: list(change.from, mapRef), to: list(change.to, mapRef) };

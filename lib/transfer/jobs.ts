@@ -89,7 +89,13 @@ export async function enqueueLibraryImport(store: Store, scope: LibraryScope, ca
       holder?.status === 'QUEUED' &&
       isStaleImportJob(holder) &&
       // False when a worker claimed it after all, just now: then it is in progress.
-      (await failImportJob(store, holder, new Date().toISOString(), { code: 'IMPORT_ABANDONED', message: 'No worker took this job; a later import replaced it', problems: [], problemCount: 0, maxProblems: 0 }, ['QUEUED']));
+      (await failImportJob(
+        store,
+        holder,
+        new Date().toISOString(),
+        { code: 'IMPORT_ABANDONED', message: 'No worker took this job; a later import replaced it', problems: [], problemCount: 0, maxProblems: 0 },
+        ['QUEUED'],
+      ));
     if (holder && !lost && unfinishedImportJobStatuses.includes(holder.status)) {
       throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', `Import job ${holder.id} is ${holder.status} in this library; wait for it to finish (transfer.importJob)`, { jobId: holder.id });
     }
@@ -144,7 +150,8 @@ export function isStaleImportJob(job: ImportJobRecord, now = Date.now()): boolea
 async function readImportSource(store: Store, blobs: BlobStorage, job: ImportJobRecord): Promise<ImportSource> {
   const { bytes } = await readFileBytes(store, blobs, job, job.fileId);
   // The files a bundle lists are copied from the library it was exported from (see libraryFileBytes).
-  if (job.format === 'JSON') return readImportBundle(bytes.toString('utf8'), (manifest) => libraryFileBytes(store, blobs, manifest.source, { userId: job.createdBy, keyLibraryId: job.keyLibraryId }, 'bundle.source'));
+  if (job.format === 'JSON')
+    return readImportBundle(bytes.toString('utf8'), (manifest) => libraryFileBytes(store, blobs, manifest.source, { userId: job.createdBy, keyLibraryId: job.keyLibraryId }, 'bundle.source'));
   const bom = job.bomFileId ? await readFileBytes(store, blobs, job, job.bomFileId) : null;
   return { kind: 'csv', manifest: null, componentsCsv: bytes.toString('utf8'), bomCsv: bom ? bom.bytes.toString('utf8') : null };
 }
@@ -166,10 +173,12 @@ export async function runImportJob(store: Store, blobs: BlobStorage, queued: Imp
   let lastWrite = Date.now();
   const record = (fields: Parameters<typeof updateImportJobProgress>[2]) => {
     lastWrite = Date.now();
-    writes = writes.then(() => updateImportJobProgress(store, job, { ...fields, heartbeatAt: new Date().toISOString() })).then(
-      () => undefined,
-      (error: unknown) => console.error(JSON.stringify({ level: 'WARN', message: 'import job: recording progress failed', jobId: job.id, error: String(error) })),
-    );
+    writes = writes
+      .then(() => updateImportJobProgress(store, job, { ...fields, heartbeatAt: new Date().toISOString() }))
+      .then(
+        () => undefined,
+        (error: unknown) => console.error(JSON.stringify({ level: 'WARN', message: 'import job: recording progress failed', jobId: job.id, error: String(error) })),
+      );
   };
   const heartbeat = setInterval(() => record({}), importJobHeartbeatMs);
   const onProgress = (progress: ImportProgress) => {
@@ -186,12 +195,13 @@ export async function runImportJob(store: Store, blobs: BlobStorage, queued: Imp
       entitlements: entitlementsOf(organization),
       blobs,
       onProgress,
-      commitItems: (result) =>
-        [importJobSucceededItem(job, new Date().toISOString(), {
+      commitItems: (result) => [
+        importJobSucceededItem(job, new Date().toISOString(), {
           counts: { components: result.components, bomLines: result.bomLines, documentLinks: result.documentLinks, historyRecords: result.historyRecords },
           itemsWritten: result.itemsWritten,
           durationMs: result.durationMs,
-        })],
+        }),
+      ],
     });
   } catch (error) {
     clearInterval(heartbeat);
@@ -226,7 +236,11 @@ export async function abortLibraryImport(store: Store, target: LibraryRef, optio
   const job = library?.importJob ? await getImportJob(store, target.organizationId, target.libraryId, library.importJob.jobId) : undefined;
   if (!library?.importing && !job) throw new LibraryImportError('IMPORT_FAILED', 'No import holds this library');
   if (job && !options.force && unfinishedImportJobStatuses.includes(job.status) && !isStaleImportJob(job)) {
-    throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', `Import job ${job.id} is ${job.status} and its worker was heard from at ${job.heartbeatAt}; it is stale after ${staleImportJobAfterMs / 60_000} minutes without a heartbeat (or pass --force)`, { jobId: job.id });
+    throw new LibraryImportError(
+      'LIBRARY_IMPORT_IN_PROGRESS',
+      `Import job ${job.id} is ${job.status} and its worker was heard from at ${job.heartbeatAt}; it is stale after ${staleImportJobAfterMs / 60_000} minutes without a heartbeat (or pass --force)`,
+      { jobId: job.id },
+    );
   }
   const { deleted } = library?.importing ? await abandonLibraryImport(store, target, library.importing.importId) : { deleted: 0 };
   if (job) {

@@ -23,7 +23,13 @@ export type ExportFormat = 'JSON' | 'CSV';
  * `principal`: who the export is for. An integration's export leaves out the attribute values withheld from
  * it (JSON and CSV alike), as its reads do.
  */
-export async function exportLibraryToFiles(store: Store, blobs: BlobStorage, scope: LibraryScope, format: ExportFormat, principal: string = nativePrincipalId): Promise<{ files: FileRecord[]; counts: Manifest['counts'] }> {
+export async function exportLibraryToFiles(
+  store: Store,
+  blobs: BlobStorage,
+  scope: LibraryScope,
+  format: ExportFormat,
+  principal: string = nativePrincipalId,
+): Promise<{ files: FileRecord[]; counts: Manifest['counts'] }> {
   const exported = exportFor(await exportLibrary(store, scope), principal);
   const stamp = exported.manifest.exportedAt.replace(/[:.]/g, '-');
   const name = `${exported.manifest.source?.slug ?? 'library'}-${stamp}`;
@@ -31,7 +37,14 @@ export async function exportLibraryToFiles(store: Store, blobs: BlobStorage, sco
     format === 'JSON'
       ? [await storeGeneratedFile(store, blobs, scope, `${name}.json`, 'application/json', Buffer.from(bundleText(exported)))]
       : await Promise.all([
-          storeGeneratedFile(store, blobs, scope, `${name}-components.csv`, 'text/csv', Buffer.from(componentsToCsv(exported.components, categoriesDocument.parse(exported.manifest.configuration.CATEGORIES)))),
+          storeGeneratedFile(
+            store,
+            blobs,
+            scope,
+            `${name}-components.csv`,
+            'text/csv',
+            Buffer.from(componentsToCsv(exported.components, categoriesDocument.parse(exported.manifest.configuration.CATEGORIES))),
+          ),
           storeGeneratedFile(store, blobs, scope, `${name}-bom.csv`, 'text/csv', Buffer.from(bomToCsv(exported.components))),
         ]);
   return { files, counts: exported.manifest.counts };

@@ -36,7 +36,20 @@ export function syntheticLibraryCsv(count: number): { componentsCsv: string; bom
     }
     const part = parts[n % parts.length]!;
     const cpn = cpnOf(part.prefix);
-    rows.push([cpn, `${part.category} ${n}`, part.category, statuses[n % 3]!, '', n % 7 === 0 ? 'RELEASED' : '', n % 2 ? `seeded part ${n}` : '', `ERP-${n}`, n % 2 ? 'rohs' : 'rohs;reach', '', '', ...attrColumns.map((c) => (c === part.attr ? part.value(n) : ''))]);
+    rows.push([
+      cpn,
+      `${part.category} ${n}`,
+      part.category,
+      statuses[n % 3]!,
+      '',
+      n % 7 === 0 ? 'RELEASED' : '',
+      n % 2 ? `seeded part ${n}` : '',
+      `ERP-${n}`,
+      n % 2 ? 'rohs' : 'rohs;reach',
+      '',
+      '',
+      ...attrColumns.map((c) => (c === part.attr ? part.value(n) : '')),
+    ]);
     if (assembly && children < 20) {
       children += 1;
       bom.push([assembly, cpn, String(1 + (n % 4)), `R${children}`, String(children * 10), '']);

@@ -136,7 +136,15 @@ export async function importTemplates(
       problems.push({ path: `${at}.document`, code: 'TEMPLATE_INVALID', message: `The template is larger than ${maxTemplateBytes} bytes` });
       continue;
     }
-    records.push({ id: randomUUID(), organizationId: target.organizationId, libraryId: target.libraryId, name: template.name.trim(), document, createdAt: template.createdAt, createdBy: template.createdBy });
+    records.push({
+      id: randomUUID(),
+      organizationId: target.organizationId,
+      libraryId: target.libraryId,
+      name: template.name.trim(),
+      document,
+      createdAt: template.createdAt,
+      createdBy: template.createdBy,
+    });
   }
   return records;
 }

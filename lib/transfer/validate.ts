@@ -37,7 +37,9 @@ export function parseImportConfiguration(documents: Record<ConfigType, unknown>,
   for (const type of Object.keys(schemas) as ConfigType[]) {
     const result = schemas[type].safeParse(documents[type]);
     if (result.success) parsed[type] = result.data;
-    else for (const issue of result.error.issues) problems.push({ path: `${path}.${type}${issue.path.length ? `.${issue.path.map(String).join('.')}` : ''}`, code: 'CONFIG_INVALID', message: issue.message });
+    else
+      for (const issue of result.error.issues)
+        problems.push({ path: `${path}.${type}${issue.path.length ? `.${issue.path.map(String).join('.')}` : ''}`, code: 'CONFIG_INVALID', message: issue.message });
   }
   if (Object.keys(parsed).length < 4) return undefined;
   return {
@@ -76,17 +78,20 @@ export function validateComponents(components: ExportedComponent[], config: Impo
     const where = at.component(i);
     if (byId.has(c.id)) problem(`${where}.id`, 'DUPLICATE_ID', `id ${c.id} appears twice`);
     byId.set(c.id, c);
-    if (c.cpn.trim() === '' || c.cpn.length > limits.cpn || c.cpn.trim() !== c.cpn) problem(`${where}.cpn`, 'CPN_INVALID', `a CPN must be 1 to ${limits.cpn} characters without surrounding spaces (got "${c.cpn}")`);
+    if (c.cpn.trim() === '' || c.cpn.length > limits.cpn || c.cpn.trim() !== c.cpn)
+      problem(`${where}.cpn`, 'CPN_INVALID', `a CPN must be 1 to ${limits.cpn} characters without surrounding spaces (got "${c.cpn}")`);
     else {
       const key = normalizeCpn(config.cpnScheme, c.cpn);
       const first = cpnFirst.get(key);
       if (first !== undefined) problem(`${where}.cpn`, 'DUPLICATE_CPN', `CPN "${c.cpn}" is also the CPN of ${at.component(first)}`);
       else cpnFirst.set(key, i);
     }
-    if (c.name.trim() === '' || c.name.trim() !== c.name || c.name.length > limits.name) problem(`${where}.name`, 'BAD_USER_INPUT', `name must be 1 to ${limits.name} characters without surrounding spaces`);
+    if (c.name.trim() === '' || c.name.trim() !== c.name || c.name.length > limits.name)
+      problem(`${where}.name`, 'BAD_USER_INPUT', `name must be 1 to ${limits.name} characters without surrounding spaces`);
     if ((c.description?.length ?? 0) > limits.description) problem(`${where}.description`, 'BAD_USER_INPUT', `description must be at most ${limits.description} characters`);
     if ((c.eid?.length ?? 0) > limits.eid) problem(`${where}.eid`, 'BAD_USER_INPUT', `eid must be at most ${limits.eid} characters`);
-    if (c.labels.length > limits.labels || c.labels.some((l) => l.trim() === '' || l.length > limits.label)) problem(`${where}.labels`, 'BAD_USER_INPUT', `at most ${limits.labels} labels of 1 to ${limits.label} characters`);
+    if (c.labels.length > limits.labels || c.labels.some((l) => l.trim() === '' || l.length > limits.label))
+      problem(`${where}.labels`, 'BAD_USER_INPUT', `at most ${limits.labels} labels of 1 to ${limits.label} characters`);
     if (c.documentFormats && (c.documentFormats.length > limits.documentFormats || c.documentFormats.some((f) => f.trim() === '' || f.length > limits.documentFormat))) {
       problem(`${where}.documentFormats`, 'BAD_USER_INPUT', `at most ${limits.documentFormats} document formats of 1 to ${limits.documentFormat} characters`);
     }
@@ -106,7 +111,8 @@ export function validateComponents(components: ExportedComponent[], config: Impo
       if (!entitlements.notRevisionManaged) problem(`${where}.notRevisionManaged`, 'FEATURE_NOT_IN_PLAN', "the organization's plan does not include Not Revision Managed components");
       if (category?.type === 'ASSEMBLY') problem(`${where}.notRevisionManaged`, 'NRM_NOT_ALLOWED', 'Not Revision Managed applies only to parts and documents');
       if (status?.mapsTo === 'OBSOLETE') problem(`${where}.notRevisionManaged`, 'NRM_NOT_ALLOWED_ON_OBSOLETE', 'an OBSOLETE component cannot be Not Revision Managed');
-      else if (status && status.mapsTo !== 'PRODUCTION') problem(`${where}.notRevisionManaged`, 'NRM_REQUIRES_PRODUCTION_STATUS', `a Not Revision Managed component is held at a production status; "${status.name}" maps to ${status.mapsTo}`);
+      else if (status && status.mapsTo !== 'PRODUCTION')
+        problem(`${where}.notRevisionManaged`, 'NRM_REQUIRES_PRODUCTION_STATUS', `a Not Revision Managed component is held at a production status; "${status.name}" maps to ${status.mapsTo}`);
     }
     const versions = c.history.map((h) => h.version);
     if (versions.length !== c.version || versions.some((v, k) => v !== k + 1) || c.history[0]?.action !== 'CREATE') {

@@ -13,7 +13,28 @@ export interface UrlPolicy {
 }
 
 /** ipaddr.js ranges a webhook may not reach: anything that is not a public unicast address. */
-const forbiddenRanges = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved', 'uniqueLocal', 'ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo', 'benchmarking', 'amt', 'as112', 'deprecated', 'orchid2', 'droneRemoteIdProtocolEntityTags']);
+const forbiddenRanges = new Set([
+  'unspecified',
+  'broadcast',
+  'multicast',
+  'linkLocal',
+  'loopback',
+  'carrierGradeNat',
+  'private',
+  'reserved',
+  'uniqueLocal',
+  'ipv4Mapped',
+  'rfc6145',
+  'rfc6052',
+  '6to4',
+  'teredo',
+  'benchmarking',
+  'amt',
+  'as112',
+  'deprecated',
+  'orchid2',
+  'droneRemoteIdProtocolEntityTags',
+]);
 
 /** The range of an address, an IPv4-mapped IPv6 address (::ffff:a.b.c.d) taken as its IPv4 address. */
 function rangeOf(address: string): string | undefined {

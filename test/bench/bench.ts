@@ -145,7 +145,10 @@ const SEEDED_API_KEYS = 5;
 const iterations = positiveInt('BENCH_ITERATIONS', 200);
 const warmupCalls = positiveInt('BENCH_WARMUP', 20, true);
 const jsonOutput = process.argv.includes('--json');
-const only = (process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim().toLowerCase()).filter(Boolean);
+const only = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((part) => part.trim().toLowerCase())
+  .filter(Boolean);
 const tableName = 'plm';
 const region = 'us-east-1';
 
@@ -169,7 +172,6 @@ interface Stack {
   dynamodbEndpoint: string;
   output: () => string;
 }
-
 
 let stack: Stack | undefined;
 
@@ -530,7 +532,9 @@ function operations(tenant: BootstrapResult, seeded: Seeded): Operation[] {
       // library policy, which comes with the configuration read; the integration itself is one GetItem.
       name: 'component.update (as an integration)',
       query: 'mutation ($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { id version actingIntegrationId } } }',
-      variables: (call) => ({ inputs: [{ id: seeded.componentId, description: `Integration description ${run} ${call}`, attributeValues: [{ attributeId: 'power', value: (call % 10) / 10 + 0.2 }] }] }),
+      variables: (call) => ({
+        inputs: [{ id: seeded.componentId, description: `Integration description ${run} ${call}`, attributeValues: [{ attributeId: 'power', value: (call % 10) / 10 + 0.2 }] }],
+      }),
       headers: { ...bySlug, 'x-api-key': seeded.integrationKey },
       budget: COMPONENT_UPDATE_AS_INTEGRATION_BUDGET,
       check: (data) => {
@@ -665,26 +669,29 @@ async function seed(store: Store): Promise<Seeded> {
   // An integration with a key of its own, and a library policy that names it (so its requests read a real one).
   const integration = await createIntegration(store, tenant.organization.id, tenant.user.id, { name: 'Bench ERP' });
   const integrationKey = (await createApiKey(store, scope, { name: 'bench integration' }, integration.id)).secret;
-  await setAttributeAccess(store, scope, [{ attribute: 'tolerance', principal: integration.id, read: 'NO_ACCESS' }, { attribute: 'package', principal: integration.id, write: 'NO_WRITE' }]);
+  await setAttributeAccess(store, scope, [
+    { attribute: 'tolerance', principal: integration.id, read: 'NO_ACCESS' },
+    { attribute: 'package', principal: integration.id, write: 'NO_WRITE' },
+  ]);
   const ctx = {
-      ...scope,
-      at: new Date().toISOString(),
-      config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
-      entitlements: plans.enterprise,
-      permissions: systemRoles.SITE_ADMIN.permissions,
-      principalId: nativePrincipalId,
-      actingIntegrationId: null,
-      checkFiles: async () => {},
+    ...scope,
+    at: new Date().toISOString(),
+    config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
+    entitlements: plans.enterprise,
+    permissions: systemRoles.SITE_ADMIN.permissions,
+    principalId: nativePrincipalId,
+    actingIntegrationId: null,
+    checkFiles: async () => {},
   };
   const [component] = await createComponents(store, ctx, [
-      {
-        name: '10k resistor',
-        categoryId: 'resistor',
-        attributeValues: [
-          { attributeId: 'resistance', hasValue: true, value: 10_000 },
-          { attributeId: 'package', hasValue: true, value: '0603' },
-        ],
-      },
+    {
+      name: '10k resistor',
+      categoryId: 'resistor',
+      attributeValues: [
+        { attributeId: 'resistance', hasValue: true, value: 10_000 },
+        { attributeId: 'package', hasValue: true, value: '0603' },
+      ],
+    },
   ]);
   const parts = await createComponents(
     store,
@@ -733,7 +740,11 @@ function renderTable(results: Result[]): string {
   const cells = rows.filter((row): row is string[] => Array.isArray(row));
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
   const numeric = (column: number) => column > 0 && column < 9;
-  const line = (row: string[]) => row.map((cell, column) => (numeric(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => (numeric(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   const out = [line(header), rule];
   for (const row of rows) {
@@ -787,7 +798,7 @@ async function main(): Promise<number> {
   const likeComparison = compareLikeWithContains(results);
   let noisy: NoisyNeighbourResult | undefined;
   if (noisyNeighbour !== 'false' && only.length === 0) {
-    log('  noisy neighbour: 200 concurrent fan-out queries against another organization\'s trivial query');
+    log("  noisy neighbour: 200 concurrent fan-out queries against another organization's trivial query");
     noisy = await measureNoisyNeighbour(store, started.baseUrl);
   }
 
@@ -803,7 +814,9 @@ async function main(): Promise<number> {
   const floor = results.find((result) => result.name.startsWith('raw GetItem'));
   if (findOne && floor) {
     const ratio = findOne.latencyMs.p50 / floor.latencyMs.p50;
-    console.log(`component.findOne: ${units(findOne.perCall.requests)} DynamoDB requests (target <= 2), p50 ${ms(findOne.latencyMs.p50)} ms = ${ratio.toFixed(2)}x the raw GetItem p50 (target <= 2x)${ratio <= 2 ? '' : ': OVER the latency target (reported, not failed)'}`);
+    console.log(
+      `component.findOne: ${units(findOne.perCall.requests)} DynamoDB requests (target <= 2), p50 ${ms(findOne.latencyMs.p50)} ms = ${ratio.toFixed(2)}x the raw GetItem p50 (target <= 2x)${ratio <= 2 ? '' : ': OVER the latency target (reported, not failed)'}`,
+    );
     console.log('');
   }
   if (likeComparison) {
@@ -881,7 +894,8 @@ function compareLikeWithContains(results: Result[]): { report: string; ratios: R
   const violations = Object.entries(ratios)
     .filter(([, value]) => value > LIKE_VS_CONTAINS_MAX_RATIO + 1e-9)
     .map(([name, value]) => `${name} ${value.toFixed(2)}x`);
-  const row = (label: string, result: Result) => `  ${label.padEnd(40)} p50 ${ms(result.latencyMs.p50).padStart(7)} ms  p95 ${ms(result.latencyMs.p95).padStart(7)} ms  ${units(result.perCall.requests)} req  ${units(result.perCall.readCapacityUnits)} RCU`;
+  const row = (label: string, result: Result) =>
+    `  ${label.padEnd(40)} p50 ${ms(result.latencyMs.p50).padStart(7)} ms  p95 ${ms(result.latencyMs.p95).padStart(7)} ms  ${units(result.perCall.requests)} req  ${units(result.perCall.readCapacityUnits)} RCU`;
   // The matchers alone, in this process, on the same description (reported, not judged).
   const perCall = (test: () => boolean) => {
     for (let i = 0; i < 500; i++) test();

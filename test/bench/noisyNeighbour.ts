@@ -133,7 +133,9 @@ export async function measureNoisyNeighbour(store: Store, baseUrl: string): Prom
 }
 
 export function renderNoisyNeighbour(result: NoisyNeighbourResult): string {
-  const statuses = Object.entries(result.attack.statuses).map(([status, count]) => `${count} x ${status}`).join(', ');
+  const statuses = Object.entries(result.attack.statuses)
+    .map(([status, count]) => `${count} x ${status}`)
+    .join(', ');
   return [
     `attack: ${result.copies} concurrent copies of the fan-out query (400 components, children, where-used) from one API key`,
     `  answered: ${statuses || 'none'}${result.attack.abandoned ? `, ${result.attack.abandoned} abandoned at the deadline` : ''}; drained in ${result.attack.seconds} s`,

@@ -53,11 +53,7 @@ interface Measured {
   totalCount: number;
 }
 
-const andFilter: Record<string, unknown>[] = [
-  { category: { type: { eq: 'PART' } } },
-  { status: { mapsTo: { in: ['DESIGN', 'DEVELOPMENT'] } } },
-  { labels: { name: { eq: 'rohs' } } },
-];
+const andFilter: Record<string, unknown>[] = [{ category: { type: { eq: 'PART' } } }, { status: { mapsTo: { in: ['DESIGN', 'DEVELOPMENT'] } } }, { labels: { name: { eq: 'rohs' } } }];
 const filterQuery = `query($input: AdvancedComponentFilterInput) { component { filter(input: $input) {
   totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id name cpn revisionValue status { name } category { name type } } } } } }`;
 const findAllQuery = `query($pagination: PaginationInput) { component { findAll(pagination: $pagination) {
@@ -121,10 +117,12 @@ async function benchSize(stack: StackInfo, store: Store, size: number): Promise<
   const library = { organizationId: tenant.organization.id, libraryId: tenant.library.id };
   const columnBytes = await Promise.all(columnNames.map(async (column) => (await readColumn(store, library, column)).reduce((sum, part) => sum + part.data.length, 0)));
   notes.push(`${size}: stored column groups: ${columnNames.map((column, i) => `${column} ${(columnBytes[i]! / 1024).toFixed(1)} KB`).join(', ')}`);
-  const filter = (pagination: Record<string, unknown>, and = andFilter) => async () => {
-    const { data, cost } = await call(stack, tenant, filterQuery, { input: { and, pagination } });
-    return { cost, totalCount: (data.component as { filter: Connection }).filter.totalCount };
-  };
+  const filter =
+    (pagination: Record<string, unknown>, and = andFilter) =>
+    async () => {
+      const { data, cost } = await call(stack, tenant, filterQuery, { input: { and, pagination } });
+      return { cost, totalCount: (data.component as { filter: Connection }).filter.totalCount };
+    };
   results.push(await measure('AND filter, first page of 50', size, filter({ first: 50 })));
   // A cursor 80 % through the result: walk there in pages of 1000.
   const total = results[0]!.totalCount;
@@ -185,7 +183,9 @@ async function benchSize(stack: StackInfo, store: Store, size: number): Promise<
 function table(results: Measured[]): string {
   const lines = ['| components | query | matches | p50 ms | p95 ms | RCU/query | requests |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: |'];
   for (const r of results) {
-    lines.push(`| ${r.size.toLocaleString('en-US')} | ${r.name} | ${r.totalCount.toLocaleString('en-US')} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.rcu.toFixed(1)} | ${r.requests.toFixed(1)} |`);
+    lines.push(
+      `| ${r.size.toLocaleString('en-US')} | ${r.name} | ${r.totalCount.toLocaleString('en-US')} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.rcu.toFixed(1)} | ${r.requests.toFixed(1)} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -64,5 +64,8 @@ export async function measureTransfer(store: Store, count: number): Promise<Tran
 
 export function renderTransfer(results: TransferResult[]): string {
   const header = '| library export / import | components | items written | seconds | components/s |\n| --- | ---: | ---: | ---: | ---: |';
-  return [header, ...results.map((r) => `| ${r.name} | ${r.components.toLocaleString('en-US')} | ${r.items === null ? '' : r.items.toLocaleString('en-US')} | ${r.seconds} | ${r.componentsPerSecond} |`)].join('\n');
+  return [
+    header,
+    ...results.map((r) => `| ${r.name} | ${r.components.toLocaleString('en-US')} | ${r.items === null ? '' : r.items.toLocaleString('en-US')} | ${r.seconds} | ${r.componentsPerSecond} |`),
+  ].join('\n');
 }

@@ -167,7 +167,16 @@ describe('roles', () => {
     expect(data.roles.allPermissions).toHaveLength(41);
     expect(data.roles.allPermissions).toContainEqual(expect.objectContaining({ id: 'components.revision.create', resource: 'components', action: 'revision.create' }));
     expect(data.organization.current.roles.map((r: { id: string }) => r.id)).toEqual([
-      'SITE_ADMIN', 'ADMIN', 'EDITOR', 'REVIEWER', 'VIEWER', 'SUPPLIER', 'LIBRARY_ADMIN', 'LIBRARY_EDITOR', 'LIBRARY_REVIEWER', 'LIBRARY_VIEWER',
+      'SITE_ADMIN',
+      'ADMIN',
+      'EDITOR',
+      'REVIEWER',
+      'VIEWER',
+      'SUPPLIER',
+      'LIBRARY_ADMIN',
+      'LIBRARY_EDITOR',
+      'LIBRARY_REVIEWER',
+      'LIBRARY_VIEWER',
     ]);
   });
 

@@ -65,8 +65,7 @@ export function send(method: string, path: string, options: { body?: unknown; he
 /** The Origin of the web application (APP_URL), which the account routes allow. */
 export const appOrigin = () => new URL(stack.env.APP_URL ?? stack.baseUrl).origin;
 
-export const postAuth = (path: string, body: unknown, from: string, headers: Record<string, string> = {}) =>
-  send('POST', path, { body, from, headers: { origin: appOrigin(), ...headers } });
+export const postAuth = (path: string, body: unknown, from: string, headers: Record<string, string> = {}) => send('POST', path, { body, from, headers: { origin: appOrigin(), ...headers } });
 
 const defaultPolicy = passwordPolicyFromEnv({});
 /**

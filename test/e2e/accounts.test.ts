@@ -251,7 +251,9 @@ describe('rate limits per client IP', () => {
     const other = await postAuth('/auth/signup', { email: newAddress('calm'), password: strongPassword() }, calm);
     expect(other.status).toBe(202);
     const counter = await testStore().ddb.send(new GetCommand({ TableName: testStore().tableName, Key: { PK: `RATE#signup#${calm}`, SK: 'RATE' } }));
-    const counts = Object.entries(counter.Item ?? {}).filter(([name]) => /^w\d+$/.test(name)).map(([, value]) => value);
+    const counts = Object.entries(counter.Item ?? {})
+      .filter(([name]) => /^w\d+$/.test(name))
+      .map(([, value]) => value);
     expect(counts).toEqual([1]);
   }, 60_000);
 });

@@ -30,7 +30,14 @@ describe('change order templates', () => {
     const reviewers = [engineer.userId, { email: engineer.email.toUpperCase(), isRequired: true }, { email: tenant.user.email, isRequiredToApprove: true }];
     const created = (await ok(admin, create, { input: { name: 'Production ECO', template: document(reviewers, { users: [{ email: engineer.email }], emails: ['vendor@supplier.example'] }) } }))
       .changeOrders.createTemplate;
-    expect(created).toMatchObject({ name: 'Production ECO', isDefault: false, version: '1.0', description: 'ECO for production parts', stageNames: ['Engineering', 'Quality'], createdBy: { id: tenant.user.id } });
+    expect(created).toMatchObject({
+      name: 'Production ECO',
+      isDefault: false,
+      version: '1.0',
+      description: 'ECO for production parts',
+      stageNames: ['Engineering', 'Quality'],
+      createdBy: { id: tenant.user.id },
+    });
     expect(created.template.stages.open[0].reviewers.users).toEqual([engineer.userId, { id: tenant.user.id, isRequiredToApprove: true }]);
     expect(created.template.stages.open[0].notifyList).toEqual({ users: [{ id: engineer.userId }], emails: ['vendor@supplier.example'] });
     expect((await ok(engineer.headers, list)).changeOrders.getTemplates.map((t: { name: string }) => t.name)).toContain('Production ECO');
@@ -75,9 +82,7 @@ describe('change order templates', () => {
       { path: '$.version', rule: 'pattern', message: expect.any(String) },
       { path: '$.extra', rule: 'additionalProperties', message: expect.any(String) },
     ]);
-    expect((await refusal(admin, create, { input: { name: 'Not YAML', template: 'version: [' } })).error?.extensions?.problems).toEqual([
-      { path: '$', rule: 'yaml', message: expect.any(String) },
-    ]);
+    expect((await refusal(admin, create, { input: { name: 'Not YAML', template: 'version: [' } })).error?.extensions?.problems).toEqual([{ path: '$', rule: 'yaml', message: expect.any(String) }]);
     // Nothing was stored.
     expect((await ok(admin, list)).changeOrders.getTemplates.map((t: { name: string }) => t.name)).not.toContain('Outsiders');
   });

@@ -32,7 +32,10 @@ describe('change orders', () => {
   const isMember = (who: Member | Record<string, string>): who is Member => typeof (who as Member).headers === 'object';
 
   it('runs a Majority stage to release: the components become RELEASED at their next revision, with history and emails', async () => {
-    const [part, doc] = await createComponents(tenant, [{ name: 'CO bolt', categoryId: 'mechanical' }, { name: 'CO spec', categoryId: 'specification' }]);
+    const [part, doc] = await createComponents(tenant, [
+      { name: 'CO bolt', categoryId: 'mechanical' },
+      { name: 'CO spec', categoryId: 'specification' },
+    ]);
     const co = await draft([part!.id, doc!.id], [{ index: 0, reviewerIds: [bob.userId, carol.userId], approvalType: 'Majority' }]);
     expect(co).toMatchObject({ number: expect.stringMatching(/^CO-\d{6}$/), status: 'DRAFT', currentStage: null, values: { reason: 'Supplier change', priority: 'normal' } });
     expect(co.stages[0]).toMatchObject({ name: 'Review', approvalType: 'Majority', reviewers: [{ userId: bob.userId }, { userId: carol.userId }] });
@@ -60,7 +63,13 @@ describe('change orders', () => {
     ]);
     const after = await findOne(tenant, part!.id);
     expect(after).toMatchObject({ state: 'RELEASED', revisionValue: 'B', version: part!.version + 1, lastReleasedNotRevisionManaged: false });
-    expect((await historyOf(tenant, part!.id))[0]).toMatchObject({ action: 'RELEASE', changes: expect.arrayContaining([{ field: 'revisionValue', from: 'A', to: 'B' }, { field: 'changeOrder', from: null, to: co.number }]) });
+    expect((await historyOf(tenant, part!.id))[0]).toMatchObject({
+      action: 'RELEASE',
+      changes: expect.arrayContaining([
+        { field: 'revisionValue', from: 'A', to: 'B' },
+        { field: 'changeOrder', from: null, to: co.number },
+      ]),
+    });
     expect((await mailTo(alice.email)).at(-1)!.subject).toBe(`${co.number} approved: Swap resistor supplier`);
     // Searchable as released.
     const found = await ok(admin, 'query($id: ID!) { component { findAll(filter: { ids: [$id] }) { edges { node { state revisionValue } } } } }', { id: part!.id }).catch(() => null);
@@ -72,14 +81,21 @@ describe('change orders', () => {
 
   it('a rejection resolves the change order (MANUAL_CLOSE waits for close) and lets the components go', async () => {
     const part = await createComponent(tenant, { name: 'CO bracket', categoryId: 'mechanical' });
-    const co = await draft([part.id], [{ index: 0, reviewerIds: [bob.userId] }, { index: 1, reviewerIds: [carol.userId] }], 'default-two-stage');
+    const co = await draft(
+      [part.id],
+      [
+        { index: 0, reviewerIds: [bob.userId] },
+        { index: 1, reviewerIds: [carol.userId] },
+      ],
+      'default-two-stage',
+    );
     await run(alice, 'submit', co.id);
     const passed = await run(bob, 'approve', co.id);
     expect(passed).toMatchObject({ status: 'OPEN', currentStage: 1, stages: [{ outcome: 'PASSED' }, { outcome: null }] });
     expect((await mailTo(carol.email)).at(-1)!.subject).toContain('Release approval');
     const rejected = await run(carol, 'reject', co.id, 'Wrong torque');
     expect(rejected).toMatchObject({ status: 'RESOLVED', resolution: 'REJECTED', stages: [{ outcome: 'PASSED' }, { outcome: 'REJECTED' }] });
-    expect((await findOne(tenant, part.id))).toMatchObject({ state: 'MODIFIED', revisionValue: part.revisionValue });
+    expect(await findOne(tenant, part.id)).toMatchObject({ state: 'MODIFIED', revisionValue: part.revisionValue });
     await ok(admin, 'mutation($id: ID!) { component { update(inputs: [{ id: $id, name: "free again" }]) { id } } }', { id: part.id });
     expect(await run(alice, 'close', co.id)).toMatchObject({ status: 'CLOSED', resolution: 'REJECTED' });
     expect((await refusal(alice.headers, action('close'), { id: co.id })).code).toBe('CHANGE_ORDER_STATE');
@@ -105,10 +121,16 @@ describe('change orders', () => {
 
   it('submitting needs the authority to release (change_orders.release), beside change_orders.submit', async () => {
     const permissions = ['organization.read', 'library.read', 'components.read', 'change_orders.read', 'change_orders.create', 'change_orders.submit'];
-    const role = (await ok(admin, 'mutation($input: CreateRoleInput!) { roles { create(input: $input) { id } } }', { input: { name: `Drafter ${crypto.randomUUID().slice(0, 6)}`, type: 'ORG', permissions } })).roles.create;
+    const role = (
+      await ok(admin, 'mutation($input: CreateRoleInput!) { roles { create(input: $input) { id } } }', { input: { name: `Drafter ${crypto.randomUUID().slice(0, 6)}`, type: 'ORG', permissions } })
+    ).roles.create;
     const drafter = await memberWithRole(tenant, role.id);
     const part = await createComponent(tenant, { name: 'Drafted part', categoryId: 'mechanical' });
-    const co = (await ok(drafter.headers, create, { input: { name: 'Drafted', templateId: 'default-one-stage', componentIds: [part.id], values: { reason: 'x' }, stages: [{ index: 0, reviewerIds: [bob.userId] }] } })).changeOrders.create;
+    const co = (
+      await ok(drafter.headers, create, {
+        input: { name: 'Drafted', templateId: 'default-one-stage', componentIds: [part.id], values: { reason: 'x' }, stages: [{ index: 0, reviewerIds: [bob.userId] }] },
+      })
+    ).changeOrders.create;
     const refused = await refusal(drafter.headers, action('submit'), { id: co.id });
     expect(refused).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     expect(refused.error!.extensions).toMatchObject({ requiredPermission: 'change_orders.release' });
@@ -126,30 +148,62 @@ describe('change orders', () => {
     expect(await findOne(tenant, nrm.id)).toMatchObject({ notRevisionManaged: true, lastReleasedNotRevisionManaged: true, status: { id: 'production' } });
   });
 
-  it.each([1, 40])('two approvals racing on the last vote release exactly once (%i components)', async (size) => {
-    const parts = (await Promise.all(Array.from({ length: Math.ceil(size / 10) }, (_, batch) =>
-      createComponents(tenant, Array.from({ length: Math.min(10, size - batch * 10) }, (_, i) => ({ name: `CO race ${size} ${batch}-${i}`, categoryId: 'mechanical' })))))).flat();
-    const co = await draft(parts.map((p) => p.id), [{ index: 0, reviewerIds: [bob.userId, carol.userId], approvalType: 'Minimum', minReviewers: 1 }]);
-    await run(alice, 'submit', co.id);
-    const both = await Promise.all([bob, carol].map((who) => graphql(action('approve'), { id: co.id }, who.headers)));
-    const succeeded = both.filter((r) => !r.body.errors);
-    expect(succeeded).toHaveLength(1);
-    expect(both.find((r) => r.body.errors)!.body.errors![0]!.extensions!.code).toBe('CHANGE_ORDER_STATE');
-    for (const part of [parts[0]!, parts.at(-1)!]) {
-      const history = await historyOf(tenant, part.id);
-      expect(history.filter((h) => h.action === 'RELEASE')).toHaveLength(1);
-      expect((await findOne(tenant, part.id))).toMatchObject({ state: 'RELEASED', revisionValue: 'B', version: part.version + 1 });
-    }
-  }, 60_000);
+  it.each([1, 40])(
+    'two approvals racing on the last vote release exactly once (%i components)',
+    async (size) => {
+      const parts = (
+        await Promise.all(
+          Array.from({ length: Math.ceil(size / 10) }, (_, batch) =>
+            createComponents(
+              tenant,
+              Array.from({ length: Math.min(10, size - batch * 10) }, (_, i) => ({ name: `CO race ${size} ${batch}-${i}`, categoryId: 'mechanical' })),
+            ),
+          ),
+        )
+      ).flat();
+      const co = await draft(
+        parts.map((p) => p.id),
+        [{ index: 0, reviewerIds: [bob.userId, carol.userId], approvalType: 'Minimum', minReviewers: 1 }],
+      );
+      await run(alice, 'submit', co.id);
+      const both = await Promise.all([bob, carol].map((who) => graphql(action('approve'), { id: co.id }, who.headers)));
+      const succeeded = both.filter((r) => !r.body.errors);
+      expect(succeeded).toHaveLength(1);
+      expect(both.find((r) => r.body.errors)!.body.errors![0]!.extensions!.code).toBe('CHANGE_ORDER_STATE');
+      for (const part of [parts[0]!, parts.at(-1)!]) {
+        const history = await historyOf(tenant, part.id);
+        expect(history.filter((h) => h.action === 'RELEASE')).toHaveLength(1);
+        expect(await findOne(tenant, part.id)).toMatchObject({ state: 'RELEASED', revisionValue: 'B', version: part.version + 1 });
+      }
+    },
+    60_000,
+  );
 
   it(`releases the largest single-transaction size (33 components) atomically: a failed release leaves every component as it was`, async () => {
-    const parts = await createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `bulk ${i}`, categoryId: 'mechanical' })));
-    const more = [...(await createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `bulk b${i}`, categoryId: 'mechanical' })))),
-      ...(await createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `bulk c${i}`, categoryId: 'mechanical' })))),
-      ...(await createComponents(tenant, Array.from({ length: 3 }, (_, i) => ({ name: `bulk d${i}`, categoryId: 'mechanical' }))))];
+    const parts = await createComponents(
+      tenant,
+      Array.from({ length: 10 }, (_, i) => ({ name: `bulk ${i}`, categoryId: 'mechanical' })),
+    );
+    const more = [
+      ...(await createComponents(
+        tenant,
+        Array.from({ length: 10 }, (_, i) => ({ name: `bulk b${i}`, categoryId: 'mechanical' })),
+      )),
+      ...(await createComponents(
+        tenant,
+        Array.from({ length: 10 }, (_, i) => ({ name: `bulk c${i}`, categoryId: 'mechanical' })),
+      )),
+      ...(await createComponents(
+        tenant,
+        Array.from({ length: 3 }, (_, i) => ({ name: `bulk d${i}`, categoryId: 'mechanical' })),
+      )),
+    ];
     const all = [...parts, ...more];
     expect(all).toHaveLength(33);
-    const co = await draft(all.map((p) => p.id), [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }]);
+    const co = await draft(
+      all.map((p) => p.id),
+      [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }],
+    );
     await run(alice, 'submit', co.id);
     // The release transaction fails at its last component write (after the 32 others in it): nothing may stay.
     const failed = await graphql(action('approve'), { id: co.id }, { ...bob.headers, 'x-plm-fault': 'change-order-release-fails' });
@@ -164,9 +218,21 @@ describe('change orders', () => {
   }, 60_000);
 
   it(`releases 50 components atomically through a commit record: a failed release leaves no trace, a retry releases all`, async () => {
-    const all = (await Promise.all(Array.from({ length: 5 }, (_, batch) => createComponents(tenant, Array.from({ length: 10 }, (_, i) => ({ name: `lr50 ${batch}-${i}`, categoryId: 'mechanical' })))))).flat();
+    const all = (
+      await Promise.all(
+        Array.from({ length: 5 }, (_, batch) =>
+          createComponents(
+            tenant,
+            Array.from({ length: 10 }, (_, i) => ({ name: `lr50 ${batch}-${i}`, categoryId: 'mechanical' })),
+          ),
+        ),
+      )
+    ).flat();
     expect(all).toHaveLength(50);
-    const co = await draft(all.map((p) => p.id), [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }]);
+    const co = await draft(
+      all.map((p) => p.id),
+      [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }],
+    );
     await run(alice, 'submit', co.id);
     const released = async () =>
       (await ok(alice.headers, `query { component { filter(input: { and: [{ name: { contains: "lr50" } }, { state: { eq: RELEASED } }] }) { totalCount } } }`)).component.filter.totalCount;
@@ -194,8 +260,14 @@ describe('change orders', () => {
     expect(await released()).toBe(50);
     const after = await partitionItems(libraryPartition(tenant), ['H#', 'WRITE#']);
     expect(after.filter((item) => item.entity === 'ComponentHistory' && ids.has(item.componentId as string) && item.writeId)).toEqual([]);
-    expect(ours(after).map((item) => item.status).sort()).toEqual(['ABORTED', 'COMMITTED']);
-    const tooMany = await refusal(alice.headers, create, { input: { name: 'too big', templateId: 'default-one-stage', componentIds: [...all.map((p) => p.id), ...Array.from({ length: 49 }, () => crypto.randomUUID())], values: { reason: 'x' } } });
+    expect(
+      ours(after)
+        .map((item) => item.status)
+        .sort(),
+    ).toEqual(['ABORTED', 'COMMITTED']);
+    const tooMany = await refusal(alice.headers, create, {
+      input: { name: 'too big', templateId: 'default-one-stage', componentIds: [...all.map((p) => p.id), ...Array.from({ length: 49 }, () => crypto.randomUUID())], values: { reason: 'x' } },
+    });
     expect(tooMany.code).toBe('CHANGE_ORDER_TOO_LARGE');
     expect(tooMany.error!.extensions).toMatchObject({ limit: 98 });
   }, 120_000);
@@ -205,10 +277,32 @@ describe('change orders', () => {
       version: '1.0',
       description: 'With notifications',
       schema_type: 'change_order_scheme',
-      details: { info: { groups: [{ name: 'G', fields: [{ type: 'number', label: 'Units', name: 'units', validations: { required: true, min: 1, max: 10 } }, { type: 'list', label: 'Plants', name: 'plants', multiSelect: true, options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b' }] }] }] } },
+      details: {
+        info: {
+          groups: [
+            {
+              name: 'G',
+              fields: [
+                { type: 'number', label: 'Units', name: 'units', validations: { required: true, min: 1, max: 10 } },
+                {
+                  type: 'list',
+                  label: 'Plants',
+                  name: 'plants',
+                  multiSelect: true,
+                  options: [
+                    { label: 'A', value: 'a' },
+                    { label: 'B', value: 'b' },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      },
       stages: { open: [{ name: 'Check', types: ['Minimum'], default: 'Minimum', reviewers: { users: [bob.userId] }, notifyList: { users: [carol.userId], emails: ['buyer@supplier.example'] } }] },
     };
-    const created = (await ok(admin, 'mutation($input: CreateTemplateInput!) { changeOrders { createTemplate(input: $input) { id } } }', { input: { name: 'Notify', template } })).changeOrders.createTemplate;
+    const created = (await ok(admin, 'mutation($input: CreateTemplateInput!) { changeOrders { createTemplate(input: $input) { id } } }', { input: { name: 'Notify', template } })).changeOrders
+      .createTemplate;
     const bad = await refusal(alice.headers, create, { input: { name: 'x', templateId: created.id, values: { units: 11, plants: ['a', 'c'], color: 'red' } } });
     expect(bad.code).toBe('VALUES_INVALID');
     expect((bad.error?.extensions?.problems as { field: string }[]).map((p) => p.field).sort()).toEqual(['color', 'plants', 'units']);
@@ -223,11 +317,16 @@ describe('change orders', () => {
     const own = await newTenant({ plan: 'team' });
     const headers = tenantHeaders(own);
     const make = async (name: string) =>
-      (await ok(headers, 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { number } } }', { input: { name, templateId: 'default-one-stage', values: { reason: 'x' } } })).changeOrders.create.number as string;
+      (
+        await ok(headers, 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { number } } }', {
+          input: { name, templateId: 'default-one-stage', values: { reason: 'x' } },
+        })
+      ).changeOrders.create.number as string;
     const numbers: string[] = [];
     for (const name of ['first', 'second', 'third']) numbers.push(await make(name));
     const page = async (after: string | null) =>
-      (await ok(headers, 'query($p: ChangeOrderPaginationInput) { changeOrders { get(pagination: $p) { totalCount nodes { number } endCursor hasNextPage } } }', { p: { first: 2, after } })).changeOrders.get;
+      (await ok(headers, 'query($p: ChangeOrderPaginationInput) { changeOrders { get(pagination: $p) { totalCount nodes { number } endCursor hasNextPage } } }', { p: { first: 2, after } }))
+        .changeOrders.get;
 
     const one = await page(null);
     expect(one).toMatchObject({ totalCount: 3, nodes: [{ number: numbers[2] }, { number: numbers[1] }], hasNextPage: true });

@@ -2,17 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { gqlOk, graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
 import { historyOf } from '../support/history.js';
 import { expectError } from '../support/errors.js';
-import {
-  componentWrites,
-  createComponent,
-  createMutation,
-  findOne,
-  libraryPartition,
-  partitionItems,
-  totalCount,
-  updateComponent,
-  updateMutation,
-} from './componentHelpers.js';
+import { componentWrites, createComponent, createMutation, findOne, libraryPartition, partitionItems, totalCount, updateComponent, updateMutation } from './componentHelpers.js';
 
 const setConfig = 'mutation($input: SetLibraryConfigInput!) { config { setLibraryConfig(input: $input) { id type version document updatedAt updatedBy { id } } } }';
 const configsQuery = 'query($filter: ConfigFilterInput) { configs(filter: $filter) { id type version document updatedAt } }';
@@ -306,7 +296,11 @@ describe('library configuration', () => {
         const { version } = await config(tenant, 'CPN_SCHEME');
         const pinned = await Promise.all(
           [true, false].map((allow_freeform) =>
-            graphql(setConfig, { input: { type: 'CPN_SCHEME', document: { ...defaultCpnScheme, settings: { ...defaultCpnScheme.settings, allow_freeform } }, expectedVersion: version } }, tenantHeaders(tenant)),
+            graphql(
+              setConfig,
+              { input: { type: 'CPN_SCHEME', document: { ...defaultCpnScheme, settings: { ...defaultCpnScheme.settings, allow_freeform } }, expectedVersion: version } },
+              tenantHeaders(tenant),
+            ),
           ),
         );
         expect(pinned.map((r) => r.body.errors?.[0]?.extensions?.code ?? 'OK').sort()).toEqual(['OK', 'VERSION_CONFLICT']);
@@ -317,7 +311,10 @@ describe('library configuration', () => {
             graphql(setConfig, { input: { type: 'CPN_SCHEME', document: { ...defaultCpnScheme, settings: { ...defaultCpnScheme.settings, allow_freeform } } } }, tenantHeaders(tenant)),
           ),
         );
-        expect(free.map((r) => r.body.errors), JSON.stringify(free.map((r) => r.body))).toEqual([undefined, undefined]);
+        expect(
+          free.map((r) => r.body.errors),
+          JSON.stringify(free.map((r) => r.body)),
+        ).toEqual([undefined, undefined]);
         expect((await config(tenant, 'CPN_SCHEME')).version).toBe(version + 3);
       }
     });
@@ -331,12 +328,7 @@ describe('library configuration', () => {
       const inDesign = await totalCount(tenant, { statusId: 'design' });
       const archivedInDesign = await totalCount(tenant, { statusId: 'design', isArchived: true });
       const current = await config(tenant, 'STATUSES');
-      const renamed = await setDocument(
-        tenant,
-        'STATUSES',
-        { statuses: defaultStatuses.map((s) => (s.id === 'design' ? { ...s, name: 'Concept', color: '#123456' } : s)) },
-        current.version,
-      );
+      const renamed = await setDocument(tenant, 'STATUSES', { statuses: defaultStatuses.map((s) => (s.id === 'design' ? { ...s, name: 'Concept', color: '#123456' } : s)) }, current.version);
       expect(renamed.version).toBe(current.version + 1);
       const status = await sync(tenant, 'STATUSES');
       expect(status).toMatchObject({
@@ -409,7 +401,14 @@ describe('library configuration', () => {
         tenant,
         'mutation { config { manuallyProcessCategoriesConfig { type status configVersion syncedVersion componentsUpdated error updatedAt } } }',
       );
-      expect(rerun.config.manuallyProcessCategoriesConfig).toMatchObject({ type: 'CATEGORIES', status: 'SYNCED', configVersion: saved.version, syncedVersion: saved.version, componentsUpdated: 0, error: null });
+      expect(rerun.config.manuallyProcessCategoriesConfig).toMatchObject({
+        type: 'CATEGORIES',
+        status: 'SYNCED',
+        configVersion: saved.version,
+        syncedVersion: saved.version,
+        componentsUpdated: 0,
+        error: null,
+      });
       expect(await sync(tenant, 'CATEGORIES')).toMatchObject({ status: 'SYNCED', configVersion: saved.version, syncedVersion: saved.version });
     });
   });
@@ -435,7 +434,10 @@ describe('revision scheme', () => {
     expect(saved.version).toBe(2);
     expect(saved.document).toEqual({
       delimiter: '.',
-      segments: [{ type: 'LETTERS', excludedLetters: ['I', 'O'] }, { type: 'INTEGER', min: 1, padWidth: 0 }],
+      segments: [
+        { type: 'LETTERS', excludedLetters: ['I', 'O'] },
+        { type: 'INTEGER', min: 1, padWidth: 0 },
+      ],
       rules: [
         { mapsTo: ['DESIGN'], initialValue: '', allowBlank: true },
         { mapsTo: ['PRODUCTION', 'MAINTENANCE'], initialValue: 'B.1', allowBlank: false },

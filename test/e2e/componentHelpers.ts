@@ -69,11 +69,7 @@ export async function findOne(tenant: Tenant, id: string): Promise<Component | n
 }
 
 export async function totalCount(tenant: Tenant, filter: Record<string, unknown> = {}): Promise<number> {
-  const data = await gqlOk<{ component: { findAll: { totalCount: number } } }>(
-    tenant,
-    'query($filter: ComponentFilterInput) { component { findAll(filter: $filter) { totalCount } } }',
-    { filter },
-  );
+  const data = await gqlOk<{ component: { findAll: { totalCount: number } } }>(tenant, 'query($filter: ComponentFilterInput) { component { findAll(filter: $filter) { totalCount } } }', { filter });
   return data.component.findAll.totalCount;
 }
 

@@ -32,7 +32,12 @@ describe('components', () => {
 
   describe('create, findOne, findAll, delete', () => {
     it('creates a component and resolves every field, the same through findOne', async () => {
-      const [fileId, imageFileId] = (await Promise.all([uploadFile(tenant, Buffer.from('%PDF-1.4 resistor'), { name: 'datasheet.pdf' }), uploadFile(tenant, Buffer.from('png bytes'), { name: 'photo.png', contentType: 'image/png' })])).map((file) => file.id);
+      const [fileId, imageFileId] = (
+        await Promise.all([
+          uploadFile(tenant, Buffer.from('%PDF-1.4 resistor'), { name: 'datasheet.pdf' }),
+          uploadFile(tenant, Buffer.from('png bytes'), { name: 'photo.png', contentType: 'image/png' }),
+        ])
+      ).map((file) => file.id);
       const { component } = await gqlOk<{ component: { create: Record<string, unknown>[] } }>(
         tenant,
         `mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { ${allComponentFields} attributeValue(attributeId: "resistance") } } }`,
@@ -106,7 +111,14 @@ describe('components', () => {
         { attributeId: 'power', canRead: true, canWrite: true },
         { attributeId: 'package', canRead: true, canWrite: true },
       ]);
-      const history = created.history as { version: number; action: string; createdAt: string; user: { id: string }; actingIntegrationId: null; changes: { field: string; from: unknown; to: unknown }[] }[];
+      const history = created.history as {
+        version: number;
+        action: string;
+        createdAt: string;
+        user: { id: string };
+        actingIntegrationId: null;
+        changes: { field: string; from: unknown; to: unknown }[];
+      }[];
       expect(history).toHaveLength(1);
       expect(history[0]).toMatchObject({ version: 1, action: 'CREATE', createdAt: created.createdAt, user: { id: tenant.user.id }, actingIntegrationId: null });
       expect(history[0]!.changes).toEqual(
@@ -450,7 +462,12 @@ describe('components', () => {
       expect(await findOne(tenant, part.id)).toMatchObject({ name: 'unpinned, renamed', description: 'described', version: 3 });
       const history = await historyOf(tenant, part.id);
       expect(history.map((h) => h.version)).toEqual([3, 2, 1]);
-      expect(history.slice(0, 2).flatMap((h) => h.changes.map((c) => c.field)).sort()).toEqual(['description', 'name']);
+      expect(
+        history
+          .slice(0, 2)
+          .flatMap((h) => h.changes.map((c) => c.field))
+          .sort(),
+      ).toEqual(['description', 'name']);
     });
 
     it('history holds one record per write, newest first, with version, action, user and changes', async () => {
@@ -523,7 +540,17 @@ describe('components', () => {
     it('an unknown file is FILE_NOT_FOUND naming the input it belongs to', async () => {
       const before = await componentWrites(tenant);
       const fileId = randomUUID();
-      const response = await expectError(tenant, createMutation, { inputs: [{ name: 'fine', categoryId: 'mechanical' }, { name: 'with a file', categoryId: 'mechanical', fileId }] }, 'FILE_NOT_FOUND');
+      const response = await expectError(
+        tenant,
+        createMutation,
+        {
+          inputs: [
+            { name: 'fine', categoryId: 'mechanical' },
+            { name: 'with a file', categoryId: 'mechanical', fileId },
+          ],
+        },
+        'FILE_NOT_FOUND',
+      );
       expect(await componentWrites(tenant)).toEqual(before);
       expect(response.body.errors![0]!.extensions).toMatchObject({ fileId, inputIndex: 1 });
     });
@@ -561,8 +588,10 @@ describe('components', () => {
   });
 
   describe('attribute validation', () => {
-    const validate = 'query($categoryId: ID!, $values: [AttributeValueInput!]!) { component { validateAttributes(categoryId: $categoryId, attributeValues: $values) { success message errors { attributeId message } } } }';
-    const batch = 'query($requests: [AttributeValidationRequestInput!]!) { component { validateAttributesBatch(requests: $requests) { success results { key success message errors { attributeId message } } } } }';
+    const validate =
+      'query($categoryId: ID!, $values: [AttributeValueInput!]!) { component { validateAttributes(categoryId: $categoryId, attributeValues: $values) { success message errors { attributeId message } } } }';
+    const batch =
+      'query($requests: [AttributeValidationRequestInput!]!) { component { validateAttributesBatch(requests: $requests) { success results { key success message errors { attributeId message } } } } }';
     type Result = { success: boolean; message: string | null; errors: { attributeId: string; message: string }[] };
 
     async function check(categoryId: string, values: unknown[]): Promise<Result> {
@@ -571,7 +600,12 @@ describe('components', () => {
 
     it('validateAttributes: passes valid values, lists every problem, and says when it could not run', async () => {
       const before = await componentWrites(tenant);
-      expect(await check('resistor', [{ attributeId: 'resistance', value: 4700 }, { attributeId: 'package', value: '0402' }])).toEqual({ success: true, message: null, errors: [] });
+      expect(
+        await check('resistor', [
+          { attributeId: 'resistance', value: 4700 },
+          { attributeId: 'package', value: '0402' },
+        ]),
+      ).toEqual({ success: true, message: null, errors: [] });
       const bad = await check('resistor', [
         { attributeId: 'tolerance', value: 'five' },
         { attributeId: 'package', value: '0000' },
@@ -625,7 +659,11 @@ describe('components', () => {
     it('validateAttributesBatch accepts 10,000 requests and refuses 10,001 with HTTP 400 BATCH_TOO_LARGE', async () => {
       const requests = (n: number) => Array.from({ length: n }, (_, i) => ({ key: String(i), categoryId: 'pcb', attributeValues: i === n - 1 ? [{ attributeId: 'layers', value: 0 }] : [] }));
       const small = 'query($requests: [AttributeValidationRequestInput!]!) { component { validateAttributesBatch(requests: $requests) { success results { key success } } } }';
-      const accepted = await graphql<{ component: { validateAttributesBatch: { success: boolean; results: { key: string; success: boolean }[] } } }>(small, { requests: requests(10_000) }, tenantHeaders(tenant));
+      const accepted = await graphql<{ component: { validateAttributesBatch: { success: boolean; results: { key: string; success: boolean }[] } } }>(
+        small,
+        { requests: requests(10_000) },
+        tenantHeaders(tenant),
+      );
       expect(accepted.status).toBe(200);
       expect(accepted.body.errors).toBeUndefined();
       const results = accepted.body.data!.component.validateAttributesBatch;

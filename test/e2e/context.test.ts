@@ -106,11 +106,9 @@ describe('request context: credential, x-organization and x-library', () => {
   });
 
   it('answers user.me without context headers', async () => {
-    const response = await graphql<{ user: { me: Record<string, unknown> } }>(
-      '{ user { me { permitted canCreateOrg hasOrganizations user { id name primaryEmail emails } } } }',
-      undefined,
-      { 'x-api-key': tenant.apiKey },
-    );
+    const response = await graphql<{ user: { me: Record<string, unknown> } }>('{ user { me { permitted canCreateOrg hasOrganizations user { id name primaryEmail emails } } } }', undefined, {
+      'x-api-key': tenant.apiKey,
+    });
     expect(response.status).toBe(200);
     expect(response.body.data?.user.me).toEqual({
       permitted: true,

@@ -111,13 +111,16 @@ describe("one organization's SCIM and another organization's people", () => {
     expect(again.body.id).not.toBe(admin.id);
   });
 
-  it("binds a member of A legitimately, and deprovisioning ends only what A granted", async () => {
+  it('binds a member of A legitimately, and deprovisioning ends only what A granted', async () => {
     // B's admin is also a member of A (invited there): A's IdP may provision them.
     await addMember(store, { orgSlug: a.tenant.organization.slug, email: admin.address, role: 'EDITOR' });
     // A session A's SAML sign-in opened, and a federated identity of A's IdP: A's to end.
     const ssoSession = newSession(admin.id, new Date().toISOString(), a.tenant.organization.id);
     const sub = randomUUID();
-    await transactWrite(store, [sessionPutItem(ssoSession), federatedIdentityPut(sub, admin.id, { providerName: `p-${a.tenant.organization.id.slice(0, 8)}`, organizationId: a.tenant.organization.id, domain: `${a.tenant.organization.slug}.test` })]);
+    await transactWrite(store, [
+      sessionPutItem(ssoSession),
+      federatedIdentityPut(sub, admin.id, { providerName: `p-${a.tenant.organization.id.slice(0, 8)}`, organizationId: a.tenant.organization.id, domain: `${a.tenant.organization.slug}.test` }),
+    ]);
 
     const posted = await scim(a.token, 'POST', '/Users', { schemas: [userSchema], userName: `member.${randomUUID().slice(0, 6)}`, emails: [{ value: admin.address, primary: true }] });
     expect(posted).toMatchObject({ status: 201, body: { id: admin.id } });
@@ -173,7 +176,15 @@ describe("an import naming another tenant's users", () => {
     expect(read.body.errors).toBeUndefined();
     expect(JSON.stringify(read.body)).not.toContain(b.user.id);
     expect(JSON.stringify(read.body)).not.toContain(bAdminEmail);
-    expect(read.body.data).toEqual({ component: { findOne: { createdBy: { id: a.user.id, name: expect.any(String), primaryEmail: a.user.email }, updatedBy: { id: a.user.id }, history: [{ user: { id: a.user.id, primaryEmail: a.user.email } }] } } });
+    expect(read.body.data).toEqual({
+      component: {
+        findOne: {
+          createdBy: { id: a.user.id, name: expect.any(String), primaryEmail: a.user.email },
+          updatedBy: { id: a.user.id },
+          history: [{ user: { id: a.user.id, primaryEmail: a.user.email } }],
+        },
+      },
+    });
   });
 
   it("resolves a reference already stored to B's Site Admin as nobody (data imported before the fix)", async () => {
@@ -204,11 +215,13 @@ describe("an import naming another tenant's users", () => {
   });
 });
 
-describe("a SUPPLIER and the people behind the data", () => {
-  it("reads the names of createdBy and history users, not their addresses (FORBIDDEN on primaryEmail and emails)", async () => {
+describe('a SUPPLIER and the people behind the data', () => {
+  it('reads the names of createdBy and history users, not their addresses (FORBIDDEN on primaryEmail and emails)', async () => {
     const t = await newTenant();
     const supplier = await memberWithRole(t, 'SUPPLIER');
-    const [component] = await createComponents(store, await seedContext(store, t, new Date().toISOString()), [{ name: 'Supplied part', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 4 }] }]);
+    const [component] = await createComponents(store, await seedContext(store, t, new Date().toISOString()), [
+      { name: 'Supplied part', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 4 }] },
+    ]);
     const names = await ok(supplier.headers, 'query($id: ID!) { component { findOne(id: $id) { createdBy { id name firstName lastName } history { user { id name } } } } }', { id: component!.id });
     expect(names.component.findOne.createdBy).toMatchObject({ id: t.user.id, name: expect.any(String) });
     expect(names.component.findOne.history).toEqual([{ user: { id: t.user.id, name: expect.any(String) } }]);
@@ -226,6 +239,8 @@ describe("a SUPPLIER and the people behind the data", () => {
     // A SUPPLIER still reads their own address, and a VIEWER reads the author's.
     expect((await ok(supplier.headers, me)).user.me.user.primaryEmail).toBe(supplier.email);
     const viewer = await memberWithRole(t, 'VIEWER');
-    expect((await ok(viewer.headers, 'query($id: ID!) { component { findOne(id: $id) { createdBy { primaryEmail } } } }', { id: component!.id })).component.findOne.createdBy.primaryEmail).toBe(t.user.email);
+    expect((await ok(viewer.headers, 'query($id: ID!) { component { findOne(id: $id) { createdBy { primaryEmail } } } }', { id: component!.id })).component.findOne.createdBy.primaryEmail).toBe(
+      t.user.email,
+    );
   });
 });

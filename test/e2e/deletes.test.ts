@@ -16,7 +16,8 @@ async function create(inputs: Record<string, unknown>[]): Promise<Created[]> {
 const part = (name: string) => ({ name, categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] });
 const assembly = (name: string, childIds: string[] = []) => ({ name, categoryId: 'pcba', children: childIds.map((childId) => ({ childId, quantity: 2 })) });
 const remove = (ids: string[] | null) => graphql<{ component: { delete: { deletedIds: string[]; notFoundIds: string[] } } }>(deleteMutation, { ids }, tenantHeaders(tenant));
-const exists = async (id: string) => (await gqlOk<{ component: { findOne: { id: string } | null } }>(tenant, 'query($id: ID!) { component { findOne(id: $id) { id } } }', { id })).component.findOne !== null;
+const exists = async (id: string) =>
+  (await gqlOk<{ component: { findOne: { id: string } | null } }>(tenant, 'query($id: ID!) { component { findOne(id: $id) { id } } }', { id })).component.findOne !== null;
 const whereUsed = async (id: string) => (await gqlOk<{ component: { findOne: { whereUsed: { assemblyId: string; childId: string }[] } } }>(tenant, whereUsedQuery, { id })).component.findOne.whereUsed;
 
 beforeAll(async () => {
@@ -70,11 +71,13 @@ describe('component.delete of a BOM child', () => {
       const deleteLanded = !deleted.body.errors && deleted.body.data?.component.delete.deletedIds.length === 1;
       const updateLanded = !updated.body.errors;
       expect(deleteLanded !== updateLanded, `attempt ${attempt}: delete ${JSON.stringify(deleted.body)} update ${JSON.stringify(updated.body)}`).toBe(true);
-      const lines = (await gqlOk<{ component: { findOne: { children: { childId: string; child: { id: string } | null }[] } } }>(
-        tenant,
-        'query($id: ID!) { component { findOne(id: $id) { children { childId child { id } } } } }',
-        { id: board!.id },
-      )).component.findOne.children;
+      const lines = (
+        await gqlOk<{ component: { findOne: { children: { childId: string; child: { id: string } | null }[] } } }>(
+          tenant,
+          'query($id: ID!) { component { findOne(id: $id) { children { childId child { id } } } } }',
+          { id: board!.id },
+        )
+      ).component.findOne.children;
       expect(lines.every((line) => line.child !== null)).toBe(true);
       expect(lines.length).toBe(updateLanded ? 1 : 0);
       expect(await exists(child!.id)).toBe(updateLanded);
@@ -104,9 +107,28 @@ describe('whereUsed', () => {
 describe('indentedBom', () => {
   it('answers within its line cap and refuses beyond with BOM_TOO_LARGE', async () => {
     const parts = await create(Array.from({ length: 10 }, (_, i) => part(`P${i}`)));
-    const level3 = await create(Array.from({ length: 10 }, (_, i) => assembly(`T${i}`, parts.map((p) => p.id))));
-    const level2 = await create(Array.from({ length: 10 }, (_, i) => assembly(`S${i}`, level3.map((t) => t.id))));
-    const [top] = await create([assembly('Top', level2.map((s) => s.id))]);
+    const level3 = await create(
+      Array.from({ length: 10 }, (_, i) =>
+        assembly(
+          `T${i}`,
+          parts.map((p) => p.id),
+        ),
+      ),
+    );
+    const level2 = await create(
+      Array.from({ length: 10 }, (_, i) =>
+        assembly(
+          `S${i}`,
+          level3.map((t) => t.id),
+        ),
+      ),
+    );
+    const [top] = await create([
+      assembly(
+        'Top',
+        level2.map((s) => s.id),
+      ),
+    ]);
     const query = 'query($id: ID!, $depth: Int) { component { findOne(id: $id) { indentedBom(depth: $depth) { level } } } }';
     const shallow = await gqlOk<{ component: { findOne: { indentedBom: unknown[] } } }>(tenant, query, { id: top!.id, depth: 2 });
     expect(shallow.component.findOne.indentedBom).toHaveLength(110);

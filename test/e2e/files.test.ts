@@ -4,12 +4,7 @@ import { gqlOk, graphql, newTenant, tenantHeaders, type Tenant } from '../suppor
 import { expectCode } from '../support/errors.js';
 import { completeMutation, completeUpload, createUpload, createUploadMutation, putBytes, sha256Hex, uploadFile, type FileView } from '../support/files.js';
 import { createMutation, libraryPartition, partitionItems, updateMutation } from './componentHelpers.js';
-import {
-  createItems,
-  itemCreateMutation,
-  itemUpdateMutation,
-  itemWrites,
-} from './itemHelpers.js';
+import { createItems, itemCreateMutation, itemUpdateMutation, itemWrites } from './itemHelpers.js';
 
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const fileQuery = 'query($id: ID!) { file { findOne(id: $id) { id name contentType size sha256 status createdAt completedAt downloadUrl } } }';
@@ -127,7 +122,10 @@ describe('files: upload, complete, and use as fileId, imageFileId and documents'
     ])('createUpload refuses %s (BAD_USER_INPUT) and records nothing', async (_name, input) => {
       const before = await fileItems(tenant);
       const response = await graphql(createUploadMutation, { input }, tenantHeaders(tenant));
-      expect(response.body.errors?.map((e) => e.extensions?.code), JSON.stringify(response.body.errors)).toEqual(['BAD_USER_INPUT']);
+      expect(
+        response.body.errors?.map((e) => e.extensions?.code),
+        JSON.stringify(response.body.errors),
+      ).toEqual(['BAD_USER_INPUT']);
       expect(await fileItems(tenant)).toEqual(before);
     });
 
@@ -196,7 +194,23 @@ describe('files: upload, complete, and use as fileId, imageFileId and documents'
         ['component.update fileId unknown', updateMutation, { inputs: [{ id: partId, fileId: unknown }] }, 'FILE_NOT_FOUND'],
         ['component.update imageFileId pending', updateMutation, { inputs: [{ id: partId, imageFileId: pending.id }] }, 'FILE_NOT_READY'],
         ['item.create fileId pending', itemCreateMutation, { inputs: [{ name: 'x', categoryId: 'pcba', fileId: pending.id }] }, 'FILE_NOT_READY'],
-        ['item.create document from an unknown file', itemCreateMutation, { inputs: [{ name: 'x', categoryId: 'pcba', documents: [{ fileId: ready.id, name: 'ok' }, { fileId: unknown, name: 'd' }] }] }, 'FILE_NOT_FOUND'],
+        [
+          'item.create document from an unknown file',
+          itemCreateMutation,
+          {
+            inputs: [
+              {
+                name: 'x',
+                categoryId: 'pcba',
+                documents: [
+                  { fileId: ready.id, name: 'ok' },
+                  { fileId: unknown, name: 'd' },
+                ],
+              },
+            ],
+          },
+          'FILE_NOT_FOUND',
+        ],
         ['item.create document from a pending file', itemCreateMutation, { inputs: [{ name: 'x', categoryId: 'pcba', documents: [{ fileId: pending.id, name: 'd' }] }] }, 'FILE_NOT_READY'],
         ['item.update document from a pending file', itemUpdateMutation, { inputs: [{ id: assemblyId, name: 'renamed', documents: [{ fileId: pending.id, name: 'd' }] }] }, 'FILE_NOT_READY'],
         ['item.update document from a file of another library', itemUpdateMutation, { inputs: [{ id: assemblyId, documents: [{ fileId: foreign.id, name: 'd' }] }] }, 'FILE_NOT_FOUND'],

@@ -190,7 +190,10 @@ describe('input DynamoDB would refuse never reaches it', () => {
   }
 
   it('accepts the largest and smallest storable magnitudes', async () => {
-    const values = [{ attributeId: 'resistance', value: 9007199254740991 }, { attributeId: 'tolerance', value: 1e-100 }];
+    const values = [
+      { attributeId: 'resistance', value: 9007199254740991 },
+      { attributeId: 'tolerance', value: 1e-100 },
+    ];
     const checked = await run(validate, { values });
     expect(checked.body.data!.component.validateAttributes).toMatchObject({ success: true, errors: [] });
     const written = await run(create, { inputs: [{ name: 'R extreme', categoryId: 'resistor', attributeValues: values }] });

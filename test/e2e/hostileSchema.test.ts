@@ -50,10 +50,7 @@ function operation(kind: 'query' | 'mutation', name: string): Operation {
   return { kind, path, field: field! };
 }
 
-const operations: Operation[] = [
-  ...Object.keys(operationRules.query).map((name) => operation('query', name)),
-  ...Object.keys(operationRules.mutation).map((name) => operation('mutation', name)),
-];
+const operations: Operation[] = [...Object.keys(operationRules.query).map((name) => operation('query', name)), ...Object.keys(operationRules.mutation).map((name) => operation('mutation', name))];
 
 /** Calls that end the caller's own standing: they would leave the rest of a run answering 401. */
 const selfEnding = new Set(['organization.delete', 'organization.leave', 'user.delete', 'apiKey.revoke', 'apiKey.rotate']);
@@ -85,7 +82,10 @@ function scalarArbitrary(name: string, known: Known): fc.Arbitrary<unknown> {
     case 'Boolean':
       return fc.boolean();
     case 'DateTime':
-      return fc.oneof(fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), hostileString);
+      return fc.oneof(
+        fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+        hostileString,
+      );
     default:
       // JSON and any other custom scalar: anything JSON can carry.
       return fc.oneof(fc.jsonValue({ maxDepth: 3 }), hostileString, fc.constant({ __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } }));
@@ -132,7 +132,9 @@ function document(op: Operation): string {
 }
 
 const organizationItems = async (tenant: Tenant) => {
-  const page = await testStore().ddb.send(new QueryCommand({ TableName: testStore().tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `ORG#${tenant.organization.id}` }, ConsistentRead: true }));
+  const page = await testStore().ddb.send(
+    new QueryCommand({ TableName: testStore().tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `ORG#${tenant.organization.id}` }, ConsistentRead: true }),
+  );
   return page.Items ?? [];
 };
 const snapshot = async (tenant: Tenant) => JSON.stringify([await partitionItems(libraryPartition(tenant), ['']), await organizationItems(tenant)]);
@@ -140,7 +142,10 @@ const snapshot = async (tenant: Tenant) => JSON.stringify([await partitionItems(
 async function seededTenant(): Promise<{ tenant: Tenant; known: Known }> {
   const tenant = await newTenant();
   const created = await gqlOk<{ item: { create: { id: string }[] } }>(tenant, 'mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }', {
-    inputs: [{ name: 'Part', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] }, { name: 'Board', categoryId: 'pcba' }],
+    inputs: [
+      { name: 'Part', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] },
+      { name: 'Board', categoryId: 'pcba' },
+    ],
   });
   const ids = [...created.item.create.map((c) => c.id), tenant.library.id, tenant.organization.id, tenant.user.id];
   return { tenant, known: { ids, slugs: [tenant.organization.slug, tenant.library.slug, 'resistor', 'pcba', 'EDITOR'], emails: [tenant.user.email] } };
@@ -163,13 +168,20 @@ let healthWatch: Promise<void>;
 
 beforeAll(async () => {
   ({ tenant: bystander } = await seededTenant());
-  bystanderPartId = (await gqlOk<{ item: { create: { id: string }[] } }>(bystander, 'mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }', { inputs: [{ name: 'Bystander', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 10 }] }] })).item.create[0]!.id;
+  bystanderPartId = (
+    await gqlOk<{ item: { create: { id: string }[] } }>(bystander, 'mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }', {
+      inputs: [{ name: 'Bystander', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 10 }] }],
+    })
+  ).item.create[0]!.id;
   const first = await bystanderAnswer();
   expect(first.status).toBe(200);
   bystanderBaseline = { body: first.body, requests: first.requests };
   healthWatch = (async () => {
     while (watching) {
-      const status = await fetch(`${stack.baseUrl}/health`).then((r) => r.status, () => 0);
+      const status = await fetch(`${stack.baseUrl}/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status !== 200) healthy = false;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -201,7 +213,10 @@ describe('generated hostile input at every operation of the schema', () => {
           expect(response.status, `${name} ${sent} → ${JSON.stringify(response.body).slice(0, 500)}`).toBeLessThan(500);
           const codes = (response.body.errors ?? []).map((error) => error.extensions?.code);
           expect(codes, `${name} ${sent}`).not.toContain('INTERNAL_SERVER_ERROR');
-          expect(codes.every((code) => typeof code === 'string'), `${name}: every error carries a code: ${JSON.stringify(response.body.errors)}`).toBe(true);
+          expect(
+            codes.every((code) => typeof code === 'string'),
+            `${name}: every error carries a code: ${JSON.stringify(response.body.errors)}`,
+          ).toBe(true);
           if (op.kind === 'mutation' && codes.length > 0) expect(await snapshot(tenant), `${name} refused (${codes.join(', ')}) but wrote: ${sent}`).toEqual(before);
         }),
         { numRuns: runs, seed: 20261124 },

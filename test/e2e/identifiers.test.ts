@@ -8,7 +8,8 @@ import { componentWrites, createComponent, createComponents, createMutation, lib
 const completeOverride =
   'query($overrides: [IdElementOverrideInput!]!, $componentId: String) { identifier { validateCompleteOverride(overrides: $overrides, componentId: $componentId) { displayValue isDeterministic isUnique errors { element message } } } }';
 const overridesQuery = 'query($overrides: [IdElementOverrideInput!]!) { identifier { validateOverrides(overrides: $overrides) { success message errors { element message } isUnique } } }';
-const freeform = 'query($value: String!, $componentId: String) { identifier { validateFreeformOverride(value: $value, componentId: $componentId) { success message errors { element message } isUnique } } }';
+const freeform =
+  'query($value: String!, $componentId: String) { identifier { validateFreeformOverride(value: $value, componentId: $componentId) { success message errors { element message } isUnique } } }';
 const permissions = '{ identifier { overridePermissions { allowOverride allowFreeform caseSensitive canOverride canUseFreeform } } }';
 const groupInstances =
   'query($configId: String!, $groupName: String!, $filters: [ElementValueInput!]) { identifier { reusableGroupInstances(configId: $configId, groupName: $groupName, filters: $filters) { values { element value } displayValue usageCount } } }';
@@ -19,8 +20,7 @@ type Preview = { displayValue: string | null; isDeterministic: boolean; isUnique
 type Check = { success: boolean; message: string | null; errors: { element: string; message: string }[]; isUnique: boolean | null };
 
 async function preview(tenant: Tenant, overrides: { element: string; value: string }[], componentId?: string): Promise<Preview> {
-  return (await gqlOk<{ identifier: { validateCompleteOverride: Preview } }>(tenant, completeOverride, { overrides, ...(componentId ? { componentId } : {}) })).identifier
-    .validateCompleteOverride;
+  return (await gqlOk<{ identifier: { validateCompleteOverride: Preview } }>(tenant, completeOverride, { overrides, ...(componentId ? { componentId } : {}) })).identifier.validateCompleteOverride;
 }
 
 async function freeformCheck(tenant: Tenant, value: string, componentId?: string): Promise<Check> {
@@ -71,7 +71,12 @@ describe('CPNs with the default scheme', () => {
     await expectError(tenant, createMutation, { inputs: [resistor('reuse by parts', { cpnOverrides: [{ element: 'counter', value: '00010' }] })] }, 'CPN_TAKEN');
     await expectError(tenant, createMutation, { inputs: [resistor('taken live', { cpn: '100-00001' })] }, 'CPN_TAKEN');
     expect(await componentWrites(tenant)).toEqual(before);
-    expect(await preview(tenant, [{ element: 'category', value: '100' }, { element: 'counter', value: '00010' }])).toEqual({
+    expect(
+      await preview(tenant, [
+        { element: 'category', value: '100' },
+        { element: 'counter', value: '00010' },
+      ]),
+    ).toEqual({
       displayValue: '100-00010',
       isDeterministic: true,
       isUnique: false,
@@ -107,16 +112,29 @@ describe('CPNs with the default scheme', () => {
     expect(await preview(tenant, [{ element: 'category', value: '100' }])).toEqual({ displayValue: '100-XXXXX', isDeterministic: false, isUnique: false, errors: [] });
     expect(await preview(tenant, [], first.id)).toEqual({ displayValue: '100-XXXXX', isDeterministic: false, isUnique: false, errors: [] });
     expect(await preview(tenant, [{ element: 'counter', value: '00042' }])).toEqual({ displayValue: 'XXX-00042', isDeterministic: false, isUnique: false, errors: [] });
-    expect(await preview(tenant, [{ element: 'category', value: '100' }, { element: 'counter', value: '00099' }])).toEqual({
+    expect(
+      await preview(tenant, [
+        { element: 'category', value: '100' },
+        { element: 'counter', value: '00099' },
+      ]),
+    ).toEqual({
       displayValue: '100-00099',
       isDeterministic: true,
       isUnique: true,
       errors: [],
     });
-    expect(await preview(tenant, [{ element: 'category', value: '100' }, { element: 'counter', value: '00001' }])).toMatchObject({ displayValue: '100-00001', isDeterministic: true, isUnique: false });
+    expect(
+      await preview(tenant, [
+        { element: 'category', value: '100' },
+        { element: 'counter', value: '00001' },
+      ]),
+    ).toMatchObject({ displayValue: '100-00001', isDeterministic: true, isUnique: false });
     // A component's own CPN is unique for it.
     expect(await preview(tenant, [{ element: 'counter', value: '00001' }], first.id)).toMatchObject({ displayValue: '100-00001', isDeterministic: true, isUnique: true });
-    const invalid = await preview(tenant, [{ element: 'category', value: '100' }, { element: 'counter', value: '12' }]);
+    const invalid = await preview(tenant, [
+      { element: 'category', value: '100' },
+      { element: 'counter', value: '12' },
+    ]);
     expect(invalid).toMatchObject({ displayValue: '100-XXXXX', isDeterministic: false, isUnique: false, errors: [{ element: 'counter', message: expect.stringContaining('"12"') }] });
     const unknown = await preview(tenant, [{ element: 'nope', value: '1' }]);
     expect(unknown.errors).toEqual([{ element: 'nope', message: expect.stringContaining('unknown CPN element') }]);
@@ -132,9 +150,17 @@ describe('CPNs with the default scheme', () => {
   it('validateOverrides checks each element value on its own', async () => {
     const check = async (overrides: { element: string; value: string }[]) =>
       (await gqlOk<{ identifier: { validateOverrides: Check } }>(tenant, overridesQuery, { overrides })).identifier.validateOverrides;
-    expect(await check([{ element: 'category', value: '100' }, { element: 'counter', value: '00012' }])).toEqual({ success: true, message: null, errors: [], isUnique: null });
+    expect(
+      await check([
+        { element: 'category', value: '100' },
+        { element: 'counter', value: '00012' },
+      ]),
+    ).toEqual({ success: true, message: null, errors: [], isUnique: null });
     expect(await check([])).toMatchObject({ success: true, errors: [] });
-    const bad = await check([{ element: 'category', value: '1000' }, { element: 'counter', value: '1' }]);
+    const bad = await check([
+      { element: 'category', value: '1000' },
+      { element: 'counter', value: '1' },
+    ]);
     expect(bad.success).toBe(false);
     expect(bad.errors.map((e) => e.element)).toEqual(['category', 'counter']);
   });
@@ -196,13 +222,23 @@ describe('CPNs with a custom scheme with a reusable group', () => {
   it('renders an unresolved counter as as many X as the digits of its max value', async () => {
     expect(await preview(tenant, [])).toEqual({ displayValue: 'XX-XXX-XXX', isDeterministic: false, isUnique: false, errors: [] });
     expect(await preview(tenant, [{ element: 'kind', value: 'EL' }])).toEqual({ displayValue: 'EL-XXX-XXX', isDeterministic: false, isUnique: false, errors: [] });
-    expect(await preview(tenant, [{ element: 'kind', value: 'EL' }, { element: 'category', value: '100' }])).toEqual({
+    expect(
+      await preview(tenant, [
+        { element: 'kind', value: 'EL' },
+        { element: 'category', value: '100' },
+      ]),
+    ).toEqual({
       displayValue: 'EL-100-XXX',
       isDeterministic: false,
       isUnique: false,
       errors: [],
     });
-    expect(await preview(tenant, [{ element: 'family', value: 'ME-200' }, { element: 'seq', value: '0005' }])).toEqual({
+    expect(
+      await preview(tenant, [
+        { element: 'family', value: 'ME-200' },
+        { element: 'seq', value: '0005' },
+      ]),
+    ).toEqual({
       displayValue: 'ME-200-0005',
       isDeterministic: true,
       isUnique: true,
@@ -224,8 +260,22 @@ describe('CPNs with a custom scheme with a reusable group', () => {
     expect(made.map((c) => c.cpn)).toEqual(['EL-100-0001', 'EL-100-0002', 'EL-110-0001', 'ME-200-0001', 'ME-200-0002', 'FREE-FORM 1']);
     made.forEach((c) => (ids[c.name] = c.id));
     expect(await preview(tenant, [{ element: 'kind', value: 'EL' }], ids.R1)).toMatchObject({ displayValue: 'EL-100-XXX', isDeterministic: false });
-    expect(await preview(tenant, [{ element: 'family', value: 'EL-100' }, { element: 'seq', value: '0001' }])).toMatchObject({ isDeterministic: true, isUnique: false });
-    expect(await preview(tenant, [{ element: 'family', value: 'EL-100' }, { element: 'seq', value: '0001' }], ids.R1)).toMatchObject({ isDeterministic: true, isUnique: true });
+    expect(
+      await preview(tenant, [
+        { element: 'family', value: 'EL-100' },
+        { element: 'seq', value: '0001' },
+      ]),
+    ).toMatchObject({ isDeterministic: true, isUnique: false });
+    expect(
+      await preview(
+        tenant,
+        [
+          { element: 'family', value: 'EL-100' },
+          { element: 'seq', value: '0001' },
+        ],
+        ids.R1,
+      ),
+    ).toMatchObject({ isDeterministic: true, isUnique: true });
   });
 
   it('refuses a CPN that cannot be completed or contradicts the category, writing nothing', async () => {
@@ -233,7 +283,21 @@ describe('CPNs with a custom scheme with a reusable group', () => {
     await expectError(tenant, createMutation, { inputs: [resistor('no kind')] }, 'CPN_INVALID');
     await expectError(tenant, createMutation, { inputs: [resistor('wrong family', { cpnOverrides: [{ element: 'family', value: 'ME-200' }] })] }, 'CPN_INVALID');
     await expectError(tenant, createMutation, { inputs: [resistor('bad kind', { cpnOverrides: [{ element: 'kind', value: 'XX' }] })] }, 'CPN_INVALID');
-    await expectError(tenant, createMutation, { inputs: [resistor('bad seq', { cpnOverrides: [{ element: 'kind', value: 'EL' }, { element: 'seq', value: '1000' }] })] }, 'CPN_INVALID');
+    await expectError(
+      tenant,
+      createMutation,
+      {
+        inputs: [
+          resistor('bad seq', {
+            cpnOverrides: [
+              { element: 'kind', value: 'EL' },
+              { element: 'seq', value: '1000' },
+            ],
+          }),
+        ],
+      },
+      'CPN_INVALID',
+    );
     await expectError(tenant, createMutation, { inputs: [resistor('taken freeform', { cpn: 'free-form 1' })] }, 'CPN_TAKEN');
     expect(await componentWrites(tenant)).toEqual(before);
   });
@@ -241,13 +305,39 @@ describe('CPNs with a custom scheme with a reusable group', () => {
   it('reusableGroupInstances lists the group value combinations in use, most used first, filtered by element', async () => {
     const instances = async (groupName: string, filters?: { element: string; value: string }[]) =>
       (await gqlOk<{ identifier: { reusableGroupInstances: unknown[] } }>(tenant, groupInstances, { configId: 'CPN_SCHEME', groupName, filters })).identifier.reusableGroupInstances;
-    const el100 = { values: [{ element: 'kind', value: 'EL' }, { element: 'category', value: '100' }], displayValue: 'EL-100', usageCount: 2 };
-    const me200 = { values: [{ element: 'kind', value: 'ME' }, { element: 'category', value: '200' }], displayValue: 'ME-200', usageCount: 2 };
-    const el110 = { values: [{ element: 'kind', value: 'EL' }, { element: 'category', value: '110' }], displayValue: 'EL-110', usageCount: 1 };
+    const el100 = {
+      values: [
+        { element: 'kind', value: 'EL' },
+        { element: 'category', value: '100' },
+      ],
+      displayValue: 'EL-100',
+      usageCount: 2,
+    };
+    const me200 = {
+      values: [
+        { element: 'kind', value: 'ME' },
+        { element: 'category', value: '200' },
+      ],
+      displayValue: 'ME-200',
+      usageCount: 2,
+    };
+    const el110 = {
+      values: [
+        { element: 'kind', value: 'EL' },
+        { element: 'category', value: '110' },
+      ],
+      displayValue: 'EL-110',
+      usageCount: 1,
+    };
     expect(await instances('family')).toEqual([el100, me200, el110]);
     expect(await instances('family', [{ element: 'kind', value: 'EL' }])).toEqual([el100, el110]);
     expect(await instances('family', [{ element: 'category', value: '200' }])).toEqual([me200]);
-    expect(await instances('family', [{ element: 'kind', value: 'EL' }, { element: 'category', value: '200' }])).toEqual([]);
+    expect(
+      await instances('family', [
+        { element: 'kind', value: 'EL' },
+        { element: 'category', value: '200' },
+      ]),
+    ).toEqual([]);
     for (const [configId, groupName] of [
       ['CPN_SCHEME', 'seq'],
       ['CPN_SCHEME', 'nope'],
@@ -270,9 +360,7 @@ describe('CPNs with a custom scheme with a reusable group', () => {
 
   it('stops at the counter maximum with CPN_COUNTER_EXHAUSTED and writes no component', async () => {
     const store = testStore();
-    await store.ddb.send(
-      new PutCommand({ TableName: store.tableName, Item: { PK: libraryPartition(tenant), SK: 'CTR#seq#PREFIX:EL-110-', entity: 'CpnCounter', value: 997 } }),
-    );
+    await store.ddb.send(new PutCommand({ TableName: store.tableName, Item: { PK: libraryPartition(tenant), SK: 'CTR#seq#PREFIX:EL-110-', entity: 'CpnCounter', value: 997 } }));
     expect((await createComponent(tenant, capacitor('C998', { cpnOverrides: [{ element: 'kind', value: 'EL' }] }))).cpn).toBe('EL-110-0998');
     expect((await createComponent(tenant, capacitor('C999', { cpnOverrides: [{ element: 'kind', value: 'EL' }] }))).cpn).toBe('EL-110-0999');
     const before = await partitionItems(libraryPartition(tenant), ['C#', 'H#', 'CPN#']);

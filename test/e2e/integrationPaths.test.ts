@@ -54,9 +54,21 @@ describe('integration access on every path', () => {
         { attribute: 'finish', principal: cad.id, read: 'RECEIVE_ONLY' },
       ],
     });
-    const part = (await ok(cad.headers, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
-      inputs: [{ name: 'Traced bracket', categoryId: 'mechanical', attributeValues: [{ attributeId: 'mass', value: mass[0] }, { attributeId: 'material', value: 'Al 6061' }, { attributeId: 'finish', value: finish[0] }] }],
-    })).component.create[0];
+    const part = (
+      await ok(cad.headers, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
+        inputs: [
+          {
+            name: 'Traced bracket',
+            categoryId: 'mechanical',
+            attributeValues: [
+              { attributeId: 'mass', value: mass[0] },
+              { attributeId: 'material', value: 'Al 6061' },
+              { attributeId: 'finish', value: finish[0] },
+            ],
+          },
+        ],
+      })
+    ).component.create[0];
     partId = part.id;
     // Both values change once, so history carries each old and new value.
     await ok(cad.headers, updateMutation, { inputs: [{ id: partId, attributeValues: [{ attributeId: 'mass', value: mass[1] }] }] });
@@ -155,14 +167,29 @@ describe('integration access on every path', () => {
       await ok(erp.headers, 'mutation($input: CreateWebhookInput!) { webhooks { create(input: $input) { webhook { id } } } }', {
         input: { url, events: ['COMPONENT_CREATED', 'COMPONENT_UPDATED'] },
       });
-      const created = (await ok(cad.headers, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
-        inputs: [{ name: 'Hooked bracket', categoryId: 'mechanical', attributeValues: [{ attributeId: 'mass', value: mass[0] }, { attributeId: 'finish', value: finish[0] }] }],
-      })).component.create[0];
+      const created = (
+        await ok(cad.headers, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
+          inputs: [
+            {
+              name: 'Hooked bracket',
+              categoryId: 'mechanical',
+              attributeValues: [
+                { attributeId: 'mass', value: mass[0] },
+                { attributeId: 'finish', value: finish[0] },
+              ],
+            },
+          ],
+        })
+      ).component.create[0];
       await ok(cad.headers, updateMutation, { inputs: [{ id: created.id, attributeValues: [{ attributeId: 'mass', value: mass[1] }] }] });
       const deadline = Date.now() + 90_000;
       const about = () => bodies.filter((b) => b.includes(created.id));
       while (about().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(about().map((b) => JSON.parse(b).type).sort()).toEqual(['component.created', 'component.updated']);
+      expect(
+        about()
+          .map((b) => JSON.parse(b).type)
+          .sort(),
+      ).toEqual(['component.created', 'component.updated']);
       expect(traces(bodies.join('\n'))).toEqual([]);
       const log = (await ok(erp.headers, 'query { webhooks { findAll { deliveries(first: 50) { body } } } }')).webhooks.findAll;
       expect(traces(JSON.stringify(log))).toEqual([]);
@@ -175,19 +202,25 @@ describe('integration access on every path', () => {
     const stored = (await ok(admin, `query { component { findOne(id: "${partId}") { version mass: attributeValue(attributeId: "mass") } } }`)).component.findOne;
     expect(stored.mass).toBe(mass[1]);
     // The ERP (NO_ACCESS on mass) guesses right and wrong: the answers are the same refusal.
-    const answers = await Promise.all([mass[1], mass[0], 1].map(async (value) => {
-      const result = await refusal(erp.headers, updateMutation, { inputs: [{ id: partId, attributeValues: [{ attributeId: 'mass', value }] }] });
-      return { status: result.status, code: result.code, message: result.error?.message, extensions: result.error?.extensions, data: result.data };
-    }));
+    const answers = await Promise.all(
+      [mass[1], mass[0], 1].map(async (value) => {
+        const result = await refusal(erp.headers, updateMutation, { inputs: [{ id: partId, attributeValues: [{ attributeId: 'mass', value }] }] });
+        return { status: result.status, code: result.code, message: result.error?.message, extensions: result.error?.extensions, data: result.data };
+      }),
+    );
     expect(answers[0]).toMatchObject({ code: 'ATTRIBUTE_WRITE_DENIED' });
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
     // reconcile reports it refused either way and applies the rest.
-    const views = await Promise.all([mass[1], 1].map(async (value) => (await ok(erp.headers, reconcileMutation, { input: { componentId: partId, attributeValues: [{ attributeId: 'mass', value }] } })).reconcile));
+    const views = await Promise.all(
+      [mass[1], 1].map(async (value) => (await ok(erp.headers, reconcileMutation, { input: { componentId: partId, attributeValues: [{ attributeId: 'mass', value }] } })).reconcile),
+    );
     expect(views[0]).toEqual(views[1]);
     expect(views[0]).toMatchObject({ applied: [], refused: [{ attributeId: 'mass', code: 'ATTRIBUTE_WRITE_DENIED' }], component: { version: stored.version } });
     // item.update follows the same rule.
-    const item = await refusal(erp.headers, 'mutation($inputs: [UpdateItemInput!]!) { item { update(inputs: $inputs) { id } } }', { inputs: [{ id: partId, attributeValues: [{ attributeId: 'mass', value: mass[1] }] }] });
+    const item = await refusal(erp.headers, 'mutation($inputs: [UpdateItemInput!]!) { item { update(inputs: $inputs) { id } } }', {
+      inputs: [{ id: partId, attributeValues: [{ attributeId: 'mass', value: mass[1] }] }],
+    });
     expect(item.code).toBe('ATTRIBUTE_WRITE_DENIED');
     expect((await ok(admin, `query { component { findOne(id: "${partId}") { version } } }`)).component.findOne.version).toBe(stored.version);
   });

@@ -20,8 +20,7 @@ const link = `mutation($componentId: ID!, $principalId: ID) { linkComponent(comp
 const unlink = `mutation($componentId: ID!, $principalId: ID) { unlinkComponent(componentId: $componentId, principalId: $principalId) { ${fields} } }`;
 const reconcileMutation = `mutation($input: ReconcileInput!) { reconcile(input: $input) { component { ${fields} } applied { field attributeId } refused { field attributeId code message } } }`;
 
-const values = (component: { attributeValues: { attributeId: string; value: unknown }[] }) =>
-  Object.fromEntries(component.attributeValues.map((v) => [v.attributeId, v.value]));
+const values = (component: { attributeValues: { attributeId: string; value: unknown }[] }) => Object.fromEntries(component.attributeValues.map((v) => [v.attributeId, v.value]));
 
 describe('integration principals and per-attribute access', () => {
   let tenant: Tenant;
@@ -33,12 +32,15 @@ describe('integration principals and per-attribute access', () => {
   async function integration(name: string) {
     const created = (await ok(admin, 'mutation($input: CreateIntegrationInput!) { integration { create(input: $input) { id name isNative disabled } } }', { input: { name } })).integration.create;
     expect(created).toMatchObject({ name, isNative: false, disabled: false });
-    const key = (await ok(admin, 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret apiKey { integrationId } } } }', { input: { name: `${name} key`, integrationId: created.id } })).apiKey.create;
+    const key = (
+      await ok(admin, 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret apiKey { integrationId } } } }', { input: { name: `${name} key`, integrationId: created.id } })
+    ).apiKey.create;
     expect(key.apiKey.integrationId).toBe(created.id);
     return { id: created.id as string, headers: { ...admin, 'x-api-key': key.secret as string } };
   }
   const libraryItems = () => partitionItems(libraryPartition(tenant), ['C#', 'H#', 'ACCESSPOLICY']);
-  const create = async (headers: Record<string, string>, input: Record<string, unknown>) => (await ok(headers, createMutation, { inputs: [{ categoryId: 'mechanical', ...input }] })).component.create[0];
+  const create = async (headers: Record<string, string>, input: Record<string, unknown>) =>
+    (await ok(headers, createMutation, { inputs: [{ categoryId: 'mechanical', ...input }] })).component.create[0];
   const update = (headers: Record<string, string>, input: Record<string, unknown>) => refusal(headers, updateMutation, { inputs: [input] });
   const read = async (headers: Record<string, string>, id: string) => (await ok(headers, findOne, { id })).component.findOne;
 
@@ -61,16 +63,18 @@ describe('integration principals and per-attribute access', () => {
   });
 
   it('sets designations by the rules; a refused call changes nothing (table snapshot)', async () => {
-    const policy = (await ok(admin, setAccess, {
-      entries: [
-        { attribute: 'mass', principal: cad.id, write: 'EXCLUSIVE_WRITE' },
-        { attribute: 'material', principal: cad.id, write: 'WRITE' },
-        { attribute: 'material', principal: erp.id, write: 'WRITE' },
-        { attribute: 'finish', principal: erp.id, write: 'NO_WRITE' },
-        { attribute: 'mass', principal: erp.id, read: 'NO_ACCESS' },
-        { attribute: 'finish', principal: cad.id, read: 'RECEIVE_ONLY' },
-      ],
-    })).setAttributeAccess;
+    const policy = (
+      await ok(admin, setAccess, {
+        entries: [
+          { attribute: 'mass', principal: cad.id, write: 'EXCLUSIVE_WRITE' },
+          { attribute: 'material', principal: cad.id, write: 'WRITE' },
+          { attribute: 'material', principal: erp.id, write: 'WRITE' },
+          { attribute: 'finish', principal: erp.id, write: 'NO_WRITE' },
+          { attribute: 'mass', principal: erp.id, read: 'NO_ACCESS' },
+          { attribute: 'finish', principal: cad.id, read: 'RECEIVE_ONLY' },
+        ],
+      })
+    ).setAttributeAccess;
     expect(policy.version).toBe(1);
     // Stored as set: EXCLUSIVE_WRITE round-trips, omitted read is READ, omitted write is OPEN.
     expect((await ok(alice.headers, policyQuery)).accessPolicy).toEqual(policy);
@@ -84,7 +88,13 @@ describe('integration principals and per-attribute access', () => {
       [[{ attribute: 'mass', principal: 'native', read: 'NO_ACCESS' }], 'STORE_PRINCIPAL_ALWAYS_READS'],
       [[{ attribute: 'finish', principal: 'native', read: 'RECEIVE_ONLY' }], 'STORE_PRINCIPAL_ALWAYS_READS'],
       // The first entry alone would be fine: the call is all or none.
-      [[{ attribute: 'finish', principal: cad.id, write: 'WRITE' }, { attribute: 'mass', principal: 'native', write: 'EXCLUSIVE_WRITE' }], 'EXCLUSIVE_WRITE_CONFLICT'],
+      [
+        [
+          { attribute: 'finish', principal: cad.id, write: 'WRITE' },
+          { attribute: 'mass', principal: 'native', write: 'EXCLUSIVE_WRITE' },
+        ],
+        'EXCLUSIVE_WRITE_CONFLICT',
+      ],
       [[{ attribute: 'no-such-attribute', principal: cad.id, write: 'WRITE' }], 'ATTRIBUTE_NOT_FOUND'],
       [[{ attribute: 'mass', principal: crypto.randomUUID(), write: 'NO_WRITE' }], 'INTEGRATION_NOT_FOUND'],
     ];
@@ -94,13 +104,27 @@ describe('integration principals and per-attribute access', () => {
     expect(denied.error!.extensions).toMatchObject({ requiredPermission: 'integrations.configure' });
     expect(await libraryItems()).toEqual(before);
     // A manager can hand over: OPEN first, then EXCLUSIVE for the other, in one call (order matters).
-    const handed = (await ok(admin, setAccess, { entries: [{ attribute: 'finish', principal: erp.id, write: 'OPEN' }, { attribute: 'finish', principal: erp.id, write: 'NO_WRITE' }] })).setAttributeAccess;
+    const handed = (
+      await ok(admin, setAccess, {
+        entries: [
+          { attribute: 'finish', principal: erp.id, write: 'OPEN' },
+          { attribute: 'finish', principal: erp.id, write: 'NO_WRITE' },
+        ],
+      })
+    ).setAttributeAccess;
     expect(handed.version).toBe(2);
   });
 
   it('enforces every designation on writes, by link, and refuses without writing anything', async () => {
     // CAD creates: linked to it, originating from it; it writes what it manages and what is open.
-    const part = await create(cad.headers, { name: 'Bracket', attributeValues: [{ attributeId: 'mass', value: 12 }, { attributeId: 'material', value: 'Al 6061' }, { attributeId: 'finish', value: 'anodized' }] });
+    const part = await create(cad.headers, {
+      name: 'Bracket',
+      attributeValues: [
+        { attributeId: 'mass', value: 12 },
+        { attributeId: 'material', value: 'Al 6061' },
+        { attributeId: 'finish', value: 'anodized' },
+      ],
+    });
     expect(part).toMatchObject({ linkedPrincipalIds: [cad.id], originIntegrationId: cad.id, originIntegration: { id: cad.id, name: 'Onshape CAD', isNative: false }, actingIntegrationId: cad.id });
     const before = await libraryItems();
 
@@ -119,8 +143,22 @@ describe('integration principals and per-attribute access', () => {
     expect(await libraryItems()).toEqual(before);
 
     // Allowed cells: the person on an open attribute, CAD on what it manages (exclusively or shared).
-    expect(values((await ok(alice.headers, updateMutation, { inputs: [{ id: part.id, attributeValues: [{ attributeId: 'finish', value: 'bead blasted' }] }] })).component.update[0])).toMatchObject({ finish: 'bead blasted' });
-    const byCad = (await ok(cad.headers, updateMutation, { inputs: [{ id: part.id, attributeValues: [{ attributeId: 'mass', value: 12.5 }, { attributeId: 'material', value: 'Al 7075' }] }] })).component.update[0];
+    expect(values((await ok(alice.headers, updateMutation, { inputs: [{ id: part.id, attributeValues: [{ attributeId: 'finish', value: 'bead blasted' }] }] })).component.update[0])).toMatchObject({
+      finish: 'bead blasted',
+    });
+    const byCad = (
+      await ok(cad.headers, updateMutation, {
+        inputs: [
+          {
+            id: part.id,
+            attributeValues: [
+              { attributeId: 'mass', value: 12.5 },
+              { attributeId: 'material', value: 'Al 7075' },
+            ],
+          },
+        ],
+      })
+    ).component.update[0];
     // CAD's own reads withhold finish (RECEIVE_ONLY).
     expect(values(byCad)).toEqual({ mass: 12.5, material: 'Al 7075' });
     // Writing a value again unchanged is no write: ERP may send its whole view.
@@ -130,7 +168,9 @@ describe('integration principals and per-attribute access', () => {
     const linked = (await ok(erp.headers, link, { componentId: part.id })).linkComponent;
     expect(linked.linkedPrincipalIds).toEqual([cad.id, erp.id]);
     expect((await ok(erp.headers, link, { componentId: part.id })).linkComponent.version).toBe(linked.version);
-    expect(values((await ok(erp.headers, updateMutation, { inputs: [{ id: part.id, attributeValues: [{ attributeId: 'material', value: 'Steel 304' }] }] })).component.update[0])).toMatchObject({ material: 'Steel 304' });
+    expect(values((await ok(erp.headers, updateMutation, { inputs: [{ id: part.id, attributeValues: [{ attributeId: 'material', value: 'Steel 304' }] }] })).component.update[0])).toMatchObject({
+      material: 'Steel 304',
+    });
     expect((await update(erp.headers, { id: part.id, attributeValues: [{ attributeId: 'mass', value: 1 }] })).code).toBe('ATTRIBUTE_WRITE_DENIED');
     // Linking another principal needs integrations.configure.
     expect((await refusal(alice.headers, link, { componentId: part.id, principalId: erp.id })).error!.extensions).toMatchObject({ requiredPermission: 'integrations.configure' });
@@ -150,17 +190,27 @@ describe('integration principals and per-attribute access', () => {
     // Unlinking CAD freezes mass (its only manager) for everyone, CAD included; material stays ERP's.
     await ok(admin, unlink, { componentId: part.id, principalId: cad.id });
     const frozenBefore = await libraryItems();
-    for (const headers of [cad.headers, alice.headers, erp.headers]) expect((await update(headers, { id: part.id, attributeValues: [{ attributeId: 'mass', value: 99 }] })).code).toBe('ATTRIBUTE_FROZEN');
+    for (const headers of [cad.headers, alice.headers, erp.headers])
+      expect((await update(headers, { id: part.id, attributeValues: [{ attributeId: 'mass', value: 99 }] })).code).toBe('ATTRIBUTE_FROZEN');
     expect((await update(cad.headers, { id: part.id, attributeValues: [{ attributeId: 'material', value: 'Ti' }] })).code).toBe('ATTRIBUTE_WRITE_DENIED');
     expect(await libraryItems()).toEqual(frozenBefore);
     expect((await read(alice.headers, part.id)).integrationLock).toEqual({ locked: true, integrationId: erp.id });
 
     // A person creating a part cannot set a frozen attribute either (CAD manages mass and is not linked).
-    expect((await refusal(alice.headers, createMutation, { inputs: [{ categoryId: 'mechanical', name: 'Spacer', attributeValues: [{ attributeId: 'mass', value: 3 }] }] })).code).toBe('ATTRIBUTE_FROZEN');
+    expect((await refusal(alice.headers, createMutation, { inputs: [{ categoryId: 'mechanical', name: 'Spacer', attributeValues: [{ attributeId: 'mass', value: 3 }] }] })).code).toBe(
+      'ATTRIBUTE_FROZEN',
+    );
   });
 
   it('withholds receive-only and no-access values from the integration, in reads, history and search', async () => {
-    const part = await create(cad.headers, { name: 'Withheld housing', attributeValues: [{ attributeId: 'mass', value: 40 }, { attributeId: 'material', value: 'PA12' }, { attributeId: 'finish', value: 'dyed' }] });
+    const part = await create(cad.headers, {
+      name: 'Withheld housing',
+      attributeValues: [
+        { attributeId: 'mass', value: 40 },
+        { attributeId: 'material', value: 'PA12' },
+        { attributeId: 'finish', value: 'dyed' },
+      ],
+    });
     const forErp = await read(erp.headers, part.id);
     expect(values(forErp)).toEqual({ material: 'PA12', finish: 'dyed' });
     expect(forErp.mass).toBeNull();
@@ -174,14 +224,29 @@ describe('integration principals and per-attribute access', () => {
     expect(values((await ok(cad.headers, search)).component.filter.edges[0].node)).toEqual({ mass: 40, material: 'PA12' });
     const groups = `query { component { componentGroups(groupBy: CATEGORY) { edges { node { components { edges { node { id attributeValues { attributeId } } } } } } } } }`;
     const grouped = (await ok(erp.headers, groups)).component.componentGroups.edges.flatMap((g: any) => g.node.components.edges.map((e: any) => e.node));
-    expect(grouped.find((n: { id: string }) => n.id === part.id).attributeValues.map((a: { attributeId: string }) => a.attributeId).sort()).toEqual(['finish', 'material']);
+    expect(
+      grouped
+        .find((n: { id: string }) => n.id === part.id)
+        .attributeValues.map((a: { attributeId: string }) => a.attributeId)
+        .sort(),
+    ).toEqual(['finish', 'material']);
   });
 
   it("reconcile applies what the integration may write and reports the rest with the rule's code", async () => {
     const part = await create(cad.headers, { name: 'Reconciled plate', attributeValues: [{ attributeId: 'mass', value: 5 }] });
-    const result = (await ok(erp.headers, reconcileMutation, {
-      input: { componentId: part.id, description: 'From ERP', attributeValues: [{ attributeId: 'mass', value: 6 }, { attributeId: 'material', value: 'Steel' }, { attributeId: 'finish', value: 'zinc' }] },
-    })).reconcile;
+    const result = (
+      await ok(erp.headers, reconcileMutation, {
+        input: {
+          componentId: part.id,
+          description: 'From ERP',
+          attributeValues: [
+            { attributeId: 'mass', value: 6 },
+            { attributeId: 'material', value: 'Steel' },
+            { attributeId: 'finish', value: 'zinc' },
+          ],
+        },
+      })
+    ).reconcile;
     expect(result.applied).toEqual([{ field: 'description', attributeId: null }]);
     expect(result.refused.map((r: { attributeId: string; code: string }) => [r.attributeId, r.code])).toEqual([
       ['finish', 'ATTRIBUTE_WRITE_DENIED'],
@@ -196,7 +261,17 @@ describe('integration principals and per-attribute access', () => {
     const same = (await ok(erp.headers, reconcileMutation, { input: { componentId: part.id, attributeValues: [{ attributeId: 'material', value: 'Steel' }] } })).reconcile;
     expect(same).toMatchObject({ applied: [], refused: [], component: { version: again.component.version } });
     // mass is withheld from ERP: sent unchanged it is still refused, so the answer never tells ERP the stored value.
-    const guessed = (await ok(erp.headers, reconcileMutation, { input: { componentId: part.id, attributeValues: [{ attributeId: 'material', value: 'Steel' }, { attributeId: 'mass', value: 5 }] } })).reconcile;
+    const guessed = (
+      await ok(erp.headers, reconcileMutation, {
+        input: {
+          componentId: part.id,
+          attributeValues: [
+            { attributeId: 'material', value: 'Steel' },
+            { attributeId: 'mass', value: 5 },
+          ],
+        },
+      })
+    ).reconcile;
     expect(guessed).toMatchObject({ applied: [], refused: [{ attributeId: 'mass', code: 'ATTRIBUTE_WRITE_DENIED' }], component: { version: again.component.version } });
     // Bad values still fail the call as a direct update would.
     expect((await refusal(erp.headers, reconcileMutation, { input: { componentId: part.id, name: '' } })).code).toBeDefined();
@@ -204,9 +279,11 @@ describe('integration principals and per-attribute access', () => {
 
   it('records the integration on BOM lines and snapshots; recommendedAttributes describes the standing', async () => {
     const screw = await create(erp.headers, { name: 'ERP screw' });
-    const assembly = (await ok(erp.headers, `mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id children { createdByIntegrationId } bomHistory { actingIntegrationId } } } }`, {
-      inputs: [{ name: 'ERP assembly', categoryId: 'pcba', children: [{ childId: screw.id, quantity: 2 }] }],
-    })).item.create[0];
+    const assembly = (
+      await ok(erp.headers, `mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id children { createdByIntegrationId } bomHistory { actingIntegrationId } } } }`, {
+        inputs: [{ name: 'ERP assembly', categoryId: 'pcba', children: [{ childId: screw.id, quantity: 2 }] }],
+      })
+    ).item.create[0];
     expect(assembly.children).toEqual([{ createdByIntegrationId: erp.id }]);
     expect(assembly.bomHistory[0].actingIntegrationId).toBe(erp.id);
     const recommended = (await ok(erp.headers, 'query { recommendedAttributes { attributeId write read canRead managedBy recommendedWrite } }')).recommendedAttributes;
@@ -220,7 +297,9 @@ describe('integration principals and per-attribute access', () => {
     await ok(admin, 'mutation($input: UpdateIntegrationInput!) { integration { update(input: $input) { disabled } } }', { input: { id: erp.id, disabled: true } });
     const refused = await refusal(erp.headers, 'query { component { findAll { totalCount } } }');
     expect(refused).toMatchObject({ status: 403, code: 'INTEGRATION_DISABLED' });
-    expect((await refusal(admin, 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret } } }', { input: { name: 'x', integrationId: erp.id } })).code).toBe('INTEGRATION_DISABLED');
+    expect((await refusal(admin, 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret } } }', { input: { name: 'x', integrationId: erp.id } })).code).toBe(
+      'INTEGRATION_DISABLED',
+    );
     await ok(admin, 'mutation($input: UpdateIntegrationInput!) { integration { update(input: $input) { disabled } } }', { input: { id: erp.id, disabled: false } });
     expect((await ok(erp.headers, 'query { component { findAll { totalCount } } }')).component.findAll.totalCount).toBeGreaterThan(0);
   });

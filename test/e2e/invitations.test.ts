@@ -30,7 +30,7 @@ describe('invitations', () => {
     admin = tenantHeaders(tenant);
   });
 
-  it('accepting by the matching verified address joins with the invitation\'s roles', async () => {
+  it("accepting by the matching verified address joins with the invitation's roles", async () => {
     // Someone who already has an account elsewhere, with a verified address.
     const elsewhere = await newTenant({ email: uniqueEmail('ada').toLowerCase() });
     const address = elsewhere.user.email;

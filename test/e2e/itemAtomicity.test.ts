@@ -6,19 +6,7 @@ import { uploadFile } from '../support/files.js';
 import { historyOf } from '../support/history.js';
 import { expectCode } from '../support/errors.js';
 import { libraryPartition, partitionItems, totalCount } from './componentHelpers.js';
-import {
-  capacityOf,
-  createItems,
-  createParts,
-  itemCreateMutation,
-  itemFields,
-  itemUpdateMutation,
-  itemWrites,
-  lineSummary,
-  readItem,
-  type Item,
-  type Link,
-} from './itemHelpers.js';
+import { capacityOf, createItems, createParts, itemCreateMutation, itemFields, itemUpdateMutation, itemWrites, lineSummary, readItem, type Item, type Link } from './itemHelpers.js';
 
 /** What must not change on a parent when a call fails: version, BOM, links, history, BOM history (one query per parent). */
 async function parentState(tenant: Tenant, ids: string[]) {
@@ -102,14 +90,18 @@ describe('item writes land whole or not at all', () => {
       }));
 
     const failures: [string, string, (inputs: Record<string, unknown>[], ids: string[]) => void][] = [
-      ['a child that does not exist', 'CHILD_NOT_FOUND', (inputs) => ((inputs[9]!.children as unknown[]).push({ childId: randomUUID() }))],
-      ['a child that would make a cycle', 'BOM_CYCLE', (inputs, ids) => {
-        (inputs[0]!.children as unknown[]).push({ childId: ids[9] });
-        (inputs[9]!.children as unknown[]).push({ childId: ids[0] });
-      }],
-      ['a child pinned to a version that does not exist', 'INVALID_BOM_LINE', (inputs) => ((inputs[9]!.children as unknown[]).push({ childId: parts[0]!.id, childHistoryId: `${parts[0]!.id}:7` }))],
-      ['a document from a file not completed', 'FILE_NOT_READY', (inputs) => ((inputs[9]!.documents as unknown[]).push({ fileId: pendingFileId, name: 'late' }))],
-      ['a document from a file that does not exist', 'FILE_NOT_FOUND', (inputs) => ((inputs[9]!.documents as unknown[]).push({ fileId: randomUUID(), name: 'missing' }))],
+      ['a child that does not exist', 'CHILD_NOT_FOUND', (inputs) => (inputs[9]!.children as unknown[]).push({ childId: randomUUID() })],
+      [
+        'a child that would make a cycle',
+        'BOM_CYCLE',
+        (inputs, ids) => {
+          (inputs[0]!.children as unknown[]).push({ childId: ids[9] });
+          (inputs[9]!.children as unknown[]).push({ childId: ids[0] });
+        },
+      ],
+      ['a child pinned to a version that does not exist', 'INVALID_BOM_LINE', (inputs) => (inputs[9]!.children as unknown[]).push({ childId: parts[0]!.id, childHistoryId: `${parts[0]!.id}:7` })],
+      ['a document from a file not completed', 'FILE_NOT_READY', (inputs) => (inputs[9]!.documents as unknown[]).push({ fileId: pendingFileId, name: 'late' })],
+      ['a document from a file that does not exist', 'FILE_NOT_FOUND', (inputs) => (inputs[9]!.documents as unknown[]).push({ fileId: randomUUID(), name: 'missing' })],
       ['a stale expectedVersion', 'VERSION_CONFLICT', (inputs) => (inputs[9]!.expectedVersion = 99)],
     ];
 
@@ -276,7 +268,10 @@ describe('item writes land whole or not at all', () => {
         expect(state.documents).toHaveLength(21);
       });
       for (const [i, u] of updated.entries()) {
-        const names = u.documents.filter((d) => d.documentId !== existingDoc.id).map((d) => d.document!.name).sort();
+        const names = u.documents
+          .filter((d) => d.documentId !== existingDoc.id)
+          .map((d) => d.document!.name)
+          .sort();
         expect(names).toEqual(Array.from({ length: 20 }, (_, j) => `Max ${i} landed doc ${j}`).sort());
         for (const d of u.documents) expect(d.document).not.toBeNull();
       }

@@ -76,7 +76,12 @@ export async function readItem(tenant: Tenant, id: string): Promise<Item | null>
 export async function createParts(tenant: Tenant, names: string[], extra: Record<string, unknown> = {}): Promise<Item[]> {
   const created: Item[] = [];
   for (let start = 0; start < names.length; start += 10) {
-    created.push(...(await createItems(tenant, names.slice(start, start + 10).map((name) => ({ name, categoryId: 'mechanical', ...extra })))));
+    created.push(
+      ...(await createItems(
+        tenant,
+        names.slice(start, start + 10).map((name) => ({ name, categoryId: 'mechanical', ...extra })),
+      )),
+    );
   }
   return created;
 }

@@ -89,11 +89,7 @@ describe('items: BOMs, documents and relation fields', () => {
     });
 
     it('item.create has no removeDocumentLinkIds (update only)', async () => {
-      const response = await graphql(
-        `mutation { item { create(inputs: [{ name: "x", categoryId: "pcba", removeDocumentLinkIds: ["${randomUUID()}"] }]) { id } } }`,
-        undefined,
-        tenantHeaders(tenant),
-      );
+      const response = await graphql(`mutation { item { create(inputs: [{ name: "x", categoryId: "pcba", removeDocumentLinkIds: ["${randomUUID()}"] }]) { id } } }`, undefined, tenantHeaders(tenant));
       expect(response.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
       expect(response.body.errors?.[0]?.message).toContain('"removeDocumentLinkIds"');
     });
@@ -110,8 +106,16 @@ describe('items: BOMs, documents and relation fields', () => {
       const fields = (key: string) => Object.fromEntries(data[key]!.inputFields.map((f) => [f.name, f.type]));
       expect(fields('ci')).toEqual(expect.objectContaining(fields('cc')));
       expect(fields('ui')).toEqual(expect.objectContaining(fields('uc')));
-      expect(Object.keys(fields('ci')).filter((f) => !(f in fields('cc'))).sort()).toEqual(['children', 'documentComponentIds', 'documents']);
-      expect(Object.keys(fields('ui')).filter((f) => !(f in fields('uc'))).sort()).toEqual(['children', 'documentComponentIds', 'documents', 'removeDocumentLinkIds']);
+      expect(
+        Object.keys(fields('ci'))
+          .filter((f) => !(f in fields('cc')))
+          .sort(),
+      ).toEqual(['children', 'documentComponentIds', 'documents']);
+      expect(
+        Object.keys(fields('ui'))
+          .filter((f) => !(f in fields('uc')))
+          .sort(),
+      ).toEqual(['children', 'documentComponentIds', 'documents', 'removeDocumentLinkIds']);
     });
 
     it('component fields work through item.create and item.update as through component.*: attributes are validated, merged and deleted', async () => {
@@ -140,7 +144,18 @@ describe('items: BOMs, documents and relation fields', () => {
       const { item: updated } = await gqlOk<{ item: { update: { version: number; attributeValues: { attributeId: string; value: unknown }[] }[] } }>(
         tenant,
         'mutation($inputs: [UpdateItemInput!]!) { item { update(inputs: $inputs) { version attributeValues { attributeId value } } } }',
-        { inputs: [{ id, expectedVersion: 1, attributeValues: [{ attributeId: 'tolerance', value: null }, { attributeId: 'power', value: 0.1 }] }] },
+        {
+          inputs: [
+            {
+              id,
+              expectedVersion: 1,
+              attributeValues: [
+                { attributeId: 'tolerance', value: null },
+                { attributeId: 'power', value: 0.1 },
+              ],
+            },
+          ],
+        },
       );
       expect(updated.update[0]!.version).toBe(2);
       expect(Object.fromEntries(updated.update[0]!.attributeValues.map((a) => [a.attributeId, a.value]))).toEqual({ resistance: 10000, power: 0.1 });
@@ -182,10 +197,7 @@ describe('items: BOMs, documents and relation fields', () => {
           categoryId: 'pcba',
           fileId,
           imageFileId: imageId,
-          children: [
-            { childId: parts[0]!.id, quantity: 2.5, refDes: 'MH1, MH2', itemNumber: '10', notes: 'torque 0.4 Nm' },
-            { childId: parts[1]!.id },
-          ],
+          children: [{ childId: parts[0]!.id, quantity: 2.5, refDes: 'MH1, MH2', itemNumber: '10', notes: 'torque 0.4 Nm' }, { childId: parts[1]!.id }],
           documents: [
             { fileId, name: 'Main board drawing' },
             { fileId, name: 'Main board datasheet', categoryId: 'datasheet' },
@@ -197,10 +209,7 @@ describe('items: BOMs, documents and relation fields', () => {
       expect(created).toHaveLength(2);
       board = created[0]!;
       expect(board).toMatchObject({ name: 'Main board', version: 1, fileId, imageFileId: imageId, category: { id: 'pcba', type: 'ASSEMBLY' } });
-      expect(lineSummary(board.children)).toEqual([
-        line(parts[0]!.id, { quantity: 2.5, refDes: 'MH1, MH2', itemNumber: '10', notes: 'torque 0.4 Nm' }),
-        line(parts[1]!.id),
-      ]);
+      expect(lineSummary(board.children)).toEqual([line(parts[0]!.id, { quantity: 2.5, refDes: 'MH1, MH2', itemNumber: '10', notes: 'torque 0.4 Nm' }), line(parts[1]!.id)]);
       for (const link of board.children) {
         expect(link.assemblyId).toBe(board.id);
         expect(link.isPinned).toBe(false);
@@ -248,7 +257,10 @@ describe('items: BOMs, documents and relation fields', () => {
           expectedVersion: 1,
           name: 'Main board rev 2',
           fileId: otherFile,
-          children: [{ childId: parts[2]!.id, quantity: 4, refDes: 'W1-W4' }, { childId: parts[0]!.id, quantity: 1 }],
+          children: [
+            { childId: parts[2]!.id, quantity: 4, refDes: 'W1-W4' },
+            { childId: parts[0]!.id, quantity: 1 },
+          ],
           documents: [{ fileId: otherFile, name: 'Rev 2 drawing' }],
           documentComponentIds: [datasheet!.id],
           removeDocumentLinkIds: [specLink.id],
@@ -445,9 +457,27 @@ describe('items: BOMs, documents and relation fields', () => {
     });
 
     it('a pinned line shows the attribute values of its version', async () => {
-      const [resistor] = await createItems(tenant, [{ name: 'Pinned 1k', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1000 }, { attributeId: 'tolerance', value: 5 }] }]);
+      const [resistor] = await createItems(tenant, [
+        {
+          name: 'Pinned 1k',
+          categoryId: 'resistor',
+          attributeValues: [
+            { attributeId: 'resistance', value: 1000 },
+            { attributeId: 'tolerance', value: 5 },
+          ],
+        },
+      ]);
       const assembly = await createAssembly(tenant, 'Pinned attributes', [{ childId: resistor!.id, childHistoryId: `${resistor!.id}:1` }, { childId: resistor!.id }]);
-      await updateItems(tenant, [{ id: resistor!.id, attributeValues: [{ attributeId: 'resistance', value: 2200 }, { attributeId: 'tolerance', value: null }, { attributeId: 'power', value: 0.25 }] }]);
+      await updateItems(tenant, [
+        {
+          id: resistor!.id,
+          attributeValues: [
+            { attributeId: 'resistance', value: 2200 },
+            { attributeId: 'tolerance', value: null },
+            { attributeId: 'power', value: 0.25 },
+          ],
+        },
+      ]);
       const data = await gqlOk<{ component: { findOne: { children: { child: { version: number; attributeValues: { attributeId: string; value: unknown }[] } }[] } } }>(
         tenant,
         'query($id: ID!) { component { findOne(id: $id) { children { child { version attributeValues { attributeId value } } } } } }',
@@ -475,7 +505,12 @@ describe('items: BOMs, documents and relation fields', () => {
       const b = await createAssembly(tenant, 'Cycle B', [{ childId: parts[0]!.id }]);
       const a = await createAssembly(tenant, 'Cycle A', [{ childId: b.id, quantity: 2 }]);
       const before = await itemWrites(tenant);
-      const response = await expectCode(tenant, itemUpdateMutation, { inputs: [{ id: b.id, expectedVersion: 1, name: 'renamed', children: [{ childId: parts[0]!.id }, { childId: a.id }] }] }, 'BOM_CYCLE');
+      const response = await expectCode(
+        tenant,
+        itemUpdateMutation,
+        { inputs: [{ id: b.id, expectedVersion: 1, name: 'renamed', children: [{ childId: parts[0]!.id }, { childId: a.id }] }] },
+        'BOM_CYCLE',
+      );
       expect(response.body.errors![0]!.message).toMatch(/Cycle B.*Cycle A.*Cycle B/);
       expect(await itemWrites(tenant)).toEqual(before);
       const readB = (await readItem(tenant, b.id))!;
@@ -630,24 +665,25 @@ describe('items: BOMs, documents and relation fields', () => {
       const a = await createAssembly(tenant, 'Deleted user', [{ childId: widget!.id, quantity: 3 }]);
       const b = await createAssembly(tenant, 'Kept user', [{ childId: widget!.id }]);
       await gqlOk(tenant, 'mutation($ids: [ID!]!) { component { delete(ids: $ids) { deletedIds } } }', { ids: [a.id] });
-      const data = await gqlOk<{ component: { findOne: { whereUsed: { assemblyId: string }[] } } }>(
-        tenant,
-        'query($id: ID!) { component { findOne(id: $id) { whereUsed { assemblyId } } } }',
-        { id: widget!.id },
-      );
+      const data = await gqlOk<{ component: { findOne: { whereUsed: { assemblyId: string }[] } } }>(tenant, 'query($id: ID!) { component { findOne(id: $id) { whereUsed { assemblyId } } } }', {
+        id: widget!.id,
+      });
       expect(data.component.findOne.whereUsed.map((u) => u.assemblyId)).toEqual([b.id]);
     });
 
     it('indentedBom: depth first in line order with rolled-up quantities (top x3 sub, sub x4 part -> 12), and depth limiting', async () => {
       const [p1, p2, p3, p4, p5] = await createParts(tenant, ['Indented p1', 'Indented p2', 'Indented p3', 'Indented p4', 'Indented p5']);
       const cable = await createAssembly(tenant, 'Indented cable', [{ childId: p5!.id, quantity: 5 }], 'cable-assembly');
-      const sub = await createAssembly(tenant, 'Indented sub', [
-        { childId: p1!.id, quantity: 4 },
-        { childId: p3!.id, quantity: 0.5 },
-        { childId: cable.id, quantity: 2 },
-        { childId: p4!.id },
-      ]);
-      const top = await createAssembly(tenant, 'Indented top', [{ childId: sub.id, quantity: 3, refDes: 'SUB' }, { childId: p2!.id, quantity: 2 }], 'top-level-assembly');
+      const sub = await createAssembly(tenant, 'Indented sub', [{ childId: p1!.id, quantity: 4 }, { childId: p3!.id, quantity: 0.5 }, { childId: cable.id, quantity: 2 }, { childId: p4!.id }]);
+      const top = await createAssembly(
+        tenant,
+        'Indented top',
+        [
+          { childId: sub.id, quantity: 3, refDes: 'SUB' },
+          { childId: p2!.id, quantity: 2 },
+        ],
+        'top-level-assembly',
+      );
 
       type Line = { level: number; path: string[]; rolledUpQuantity: number; hasChildren: boolean; link: { assemblyId: string; childId: string; quantity: number | null; child: { name: string } } };
       const indented = async (id: string, depth?: number) => {
@@ -706,7 +742,11 @@ describe('items: BOMs, documents and relation fields', () => {
       ['21 children on one component (create)', itemCreateMutation, { inputs: [{ name: 'x', categoryId: 'pcba', children: children(21) }] }],
       ['201 children in the call', itemUpdateMutation, { inputs: [...Array.from({ length: 9 }, () => ({ id: randomUUID(), children: children(20) })), { id: randomUUID(), children: children(21) }] }],
       ['21 documents on a component', itemUpdateMutation, { inputs: [{ id: randomUUID(), documents: documents(21) }] }],
-      ['11 documents and 10 documentComponentIds on a component', itemCreateMutation, { inputs: [{ name: 'x', documents: documents(11), documentComponentIds: Array.from({ length: 10 }, () => randomUUID()) }] }],
+      [
+        '11 documents and 10 documentComponentIds on a component',
+        itemCreateMutation,
+        { inputs: [{ name: 'x', documents: documents(11), documentComponentIds: Array.from({ length: 10 }, () => randomUUID()) }] },
+      ],
       ['21 children through assemblies.updateBOM', updateBomMutation, { input: { assemblyId: randomUUID(), children: children(21) } }],
     ];
 
@@ -731,8 +771,15 @@ describe('items: BOMs, documents and relation fields', () => {
     });
 
     it('exactly at the limits is accepted: 20 children on a component', async () => {
-      const many = await createParts(tenant, Array.from({ length: 20 }, (_, i) => `Limit part ${i}`));
-      const assembly = await createAssembly(tenant, 'Twenty', many.map((p) => ({ childId: p.id })));
+      const many = await createParts(
+        tenant,
+        Array.from({ length: 20 }, (_, i) => `Limit part ${i}`),
+      );
+      const assembly = await createAssembly(
+        tenant,
+        'Twenty',
+        many.map((p) => ({ childId: p.id })),
+      );
       expect(assembly.children).toHaveLength(20);
     });
   });
@@ -742,12 +789,13 @@ describe('items: BOMs, documents and relation fields', () => {
       for (let round = 0; round < 3; round += 1) {
         const assembly = await createAssembly(tenant, `Race ${round}`, [{ childId: parts[0]!.id }]);
         const lists = [
-          [{ childId: parts[1]!.id, quantity: 1, refDes: 'first' }, { childId: parts[2]!.id, quantity: 2 }],
+          [
+            { childId: parts[1]!.id, quantity: 1, refDes: 'first' },
+            { childId: parts[2]!.id, quantity: 2 },
+          ],
           [{ childId: parts[3]!.id, quantity: 3, refDes: 'second' }, { childId: parts[4]!.id }, { childId: parts[5]!.id, quantity: 0.5 }],
         ];
-        const responses = await Promise.all(
-          lists.map((children) => graphql(itemUpdateMutation, { inputs: [{ id: assembly.id, expectedVersion: 1, children }] }, tenantHeaders(tenant))),
-        );
+        const responses = await Promise.all(lists.map((children) => graphql(itemUpdateMutation, { inputs: [{ id: assembly.id, expectedVersion: 1, children }] }, tenantHeaders(tenant))));
         const codes = responses.map((r) => r.body.errors?.[0]?.extensions?.code ?? 'OK');
         expect(codes.sort(), JSON.stringify(responses.map((r) => r.body.errors))).toEqual(['OK', 'VERSION_CONFLICT']);
         const winner = responses.findIndex((r) => !r.body.errors);

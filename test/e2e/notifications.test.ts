@@ -60,7 +60,10 @@ describe('notifications', () => {
   it('tells a watcher of an assembly with children once of a release three levels down, by mail, and not the actor', async () => {
     const [part] = await createParts(tenant, ['Deep part']);
     const level3 = await createAssembly(tenant, 'Level 3', [{ childId: part!.id, quantity: 1 }]);
-    const level2 = await createAssembly(tenant, 'Level 2', [{ childId: level3.id, quantity: 1 }, { childId: part!.id, quantity: 2 }]);
+    const level2 = await createAssembly(tenant, 'Level 2', [
+      { childId: level3.id, quantity: 1 },
+      { childId: part!.id, quantity: 2 },
+    ]);
     const top = await createAssembly(tenant, 'Top', [{ childId: level2.id, quantity: 1 }]);
 
     expect((await ok(watcher.headers, watchMutation, { input: { targetId: top.id, withChildren: true } })).watch).toMatchObject({ targetType: 'ASSEMBLY', withChildren: true });
@@ -128,8 +131,24 @@ describe('notifications', () => {
     const [part] = await createParts(tenant, ['Burst part']);
     const burstWatcher = await memberWithRole(tenant, 'VIEWER');
     await ok(burstWatcher.headers, watchMutation, { input: { targetId: part!.id } });
-    const image = (version: number) => ({ PK: `ORG#${tenant.organization.id}#LIB#${tenant.library.id}`, SK: `C#${part!.id}`, entity: 'Component', id: part!.id, cpn: 'X', name: 'Burst part', version, state: 'MODIFIED', updatedBy: tenant.user.id });
-    const burst: ChangedItem[] = Array.from({ length: 40 }, (_, i) => ({ eventId: `burst-${part!.id}-${i}`, kind: 'MODIFY', at: new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString(), oldImage: image(i + 1), newImage: image(i + 2) }));
+    const image = (version: number) => ({
+      PK: `ORG#${tenant.organization.id}#LIB#${tenant.library.id}`,
+      SK: `C#${part!.id}`,
+      entity: 'Component',
+      id: part!.id,
+      cpn: 'X',
+      name: 'Burst part',
+      version,
+      state: 'MODIFIED',
+      updatedBy: tenant.user.id,
+    });
+    const burst: ChangedItem[] = Array.from({ length: 40 }, (_, i) => ({
+      eventId: `burst-${part!.id}-${i}`,
+      kind: 'MODIFY',
+      at: new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString(),
+      oldImage: image(i + 1),
+      newImage: image(i + 2),
+    }));
     const outbox = new OutboxMailer();
     const deps = { store: testStore(), mailer: outbox, appUrl: 'https://app.example' };
     expect(await notifyChanges(deps, burst)).toBe(40);
@@ -146,10 +165,25 @@ describe('notifications', () => {
 
   it('builds a digest of the notifications it is given, oldest first', () => {
     const note = (id: string, createdAt: string, summary: string) => ({
-      id, userId: id, organizationId: id, libraryId: id, kind: 'COMPONENT_UPDATED' as const, targetId: id, subjectId: null, actorId: null, summary, eventId: id, createdAt, read: false,
+      id,
+      userId: id,
+      organizationId: id,
+      libraryId: id,
+      kind: 'COMPONENT_UPDATED' as const,
+      targetId: id,
+      subjectId: null,
+      actorId: null,
+      summary,
+      eventId: id,
+      createdAt,
+      read: false,
     });
     expect(buildDigest('a@example.com', [], 'https://app')).toBeUndefined();
-    const mail = buildDigest('a@example.com', [note('00000000-0000-7000-8000-000000000002', '2030-01-02T00:00:00.000Z', 'second <b>'), note('00000000-0000-7000-8000-000000000001', '2030-01-01T00:00:00.000Z', 'first')], 'https://app');
+    const mail = buildDigest(
+      'a@example.com',
+      [note('00000000-0000-7000-8000-000000000002', '2030-01-02T00:00:00.000Z', 'second <b>'), note('00000000-0000-7000-8000-000000000001', '2030-01-01T00:00:00.000Z', 'first')],
+      'https://app',
+    );
     expect(mail!.subject).toBe('Your daily digest: 2 notifications');
     expect(mail!.text.indexOf('first')).toBeLessThan(mail!.text.indexOf('second'));
     expect(mail!.html).toContain('second &lt;b&gt;');

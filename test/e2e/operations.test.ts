@@ -45,21 +45,30 @@ describe('operations (npm run admin)', () => {
     // An empty backup restored creates an empty table from the one table definition.
     await writeFile(join(dir, 'empty.jsonl'), '');
     expect(JSON.parse((await admin(source, 'restore', '--in', join(dir, 'empty.jsonl'))).stdout.trim())).toEqual({ table: source, in: join(dir, 'empty.jsonl'), items: 0 });
-    const booted = JSON.parse((await admin(source, 'bootstrap', '--org-name', 'Ops', '--org-slug', 'ops', '--library-name', 'Main', '--library-slug', 'main', '--email', 'ops@example.com', '--plan', 'team')).stdout.trim());
+    const booted = JSON.parse(
+      (await admin(source, 'bootstrap', '--org-name', 'Ops', '--org-slug', 'ops', '--library-name', 'Main', '--library-slug', 'main', '--email', 'ops@example.com', '--plan', 'team')).stdout.trim(),
+    );
     organizationId = booted.organization.id;
     // Components through the domain, on this table: their search entries hold compressed (binary) projections.
     const store = createStore({ DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: source, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
     const scope = { organizationId, libraryId: booted.library.id, userId: booted.user.id };
-    await createComponents(store, {
-      ...scope,
-      at: new Date().toISOString(),
-      config: await loadLibraryConfiguration(store, scope.organizationId, scope.libraryId),
-      entitlements: plans.team,
-      permissions: systemRoles.SITE_ADMIN.permissions,
-      principalId: nativePrincipalId,
-      actingIntegrationId: null,
-      checkFiles: async () => {},
-    }, [{ name: 'Backed up', categoryId: 'mechanical', labels: ['a', 'b'] }, { name: 'Also backed up', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 4700 }] }]);
+    await createComponents(
+      store,
+      {
+        ...scope,
+        at: new Date().toISOString(),
+        config: await loadLibraryConfiguration(store, scope.organizationId, scope.libraryId),
+        entitlements: plans.team,
+        permissions: systemRoles.SITE_ADMIN.permissions,
+        principalId: nativePrincipalId,
+        actingIntegrationId: null,
+        checkFiles: async () => {},
+      },
+      [
+        { name: 'Backed up', categoryId: 'mechanical', labels: ['a', 'b'] },
+        { name: 'Also backed up', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 4700 }] },
+      ],
+    );
     store.ddb.destroy();
   }, 120_000);
 

@@ -57,9 +57,7 @@ describe('sandboxes', () => {
   it('two concurrent creations against a parent with one slot left: exactly one succeeds', async () => {
     const tenant = await newTenant({ plan: 'team' });
     const admin = tenantHeaders(tenant);
-    const attempts = await Promise.all(
-      [1, 2].map((n) => refusal(admin, create, { input: { name: `Sandbox ${n}`, parentOrganizationId: tenant.organization.id } })),
-    );
+    const attempts = await Promise.all([1, 2].map((n) => refusal(admin, create, { input: { name: `Sandbox ${n}`, parentOrganizationId: tenant.organization.id } })));
     const succeeded = attempts.filter((attempt) => !attempt.error);
     const refused = attempts.filter((attempt) => attempt.error);
     expect(succeeded).toHaveLength(1);
@@ -121,7 +119,7 @@ describe('sandboxes', () => {
 });
 
 describe('discovery by verified domain', () => {
-  it('finds the organization that verified the domain of the caller\'s verified address, showing no more than that', async () => {
+  it("finds the organization that verified the domain of the caller's verified address, showing no more than that", async () => {
     const domain = `d${randomUUID().slice(0, 8)}.example.com`;
     const owner = await newTenant();
     await verifyDomain(testStore(), owner.organization.slug, domain);
@@ -140,7 +138,15 @@ describe('operator commands', () => {
   const run = promisify(execFile);
   const admin = (...args: string[]) =>
     run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
-      env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+      env: {
+        ...process.env,
+        NODE_NO_WARNINGS: '1',
+        DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+        TABLE_NAME: stack.tableName,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+      },
     });
 
   it('member add, plan set and grant create each print one JSON line', async () => {
@@ -166,7 +172,15 @@ describe('operator commands', () => {
     const tenant = await newTenant();
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const { stdout } = await run(npm, ['run', '-s', 'admin', '--', 'plan', 'set', '--org-slug', tenant.organization.slug, '--plan', 'team'], {
-      env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+      env: {
+        ...process.env,
+        NODE_NO_WARNINGS: '1',
+        DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+        TABLE_NAME: stack.tableName,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+      },
     });
     const lines = stdout.trim().split('\n');
     expect(lines, stdout).toHaveLength(1);

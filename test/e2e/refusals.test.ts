@@ -29,7 +29,11 @@ describe('a refused create consumes no CPN number', () => {
 
   it('component.create refused for a bad attribute after a valid input', async () => {
     const first = await createOne();
-    const refused = await graphql(createMutation, { inputs: [resistor('R ok'), { name: 'R bad', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 'ten' }] }] }, tenantHeaders(tenant));
+    const refused = await graphql(
+      createMutation,
+      { inputs: [resistor('R ok'), { name: 'R bad', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 'ten' }] }] },
+      tenantHeaders(tenant),
+    );
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('ATTRIBUTE_VALIDATION_FAILED');
     const next = await createOne();
     expect(counterOf(next.cpn)).toBe(counterOf(first.cpn) + 1);
@@ -47,14 +51,21 @@ describe('a refused create consumes no CPN number', () => {
 });
 
 describe('duplicate attribute ids in one input', () => {
-  const values = [{ attributeId: 'resistance', value: 10 }, { attributeId: 'resistance', value: 20 }];
+  const values = [
+    { attributeId: 'resistance', value: 10 },
+    { attributeId: 'resistance', value: 20 },
+  ];
 
   it('are refused by create and update naming both positions, and reported by validateAttributes', async () => {
     const created = await graphql(createMutation, { inputs: [{ name: 'R dup', categoryId: 'resistor', attributeValues: values }] }, tenantHeaders(tenant));
     expect(created.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'attributeValues[1].attributeId' });
     expect(created.body.errors?.[0]?.message).toMatch(/attributeValues\[0\] and attributeValues\[1\]/);
     const part = await createOne();
-    const updated = await graphql(`mutation($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { id } } }`, { inputs: [{ id: part.id, attributeValues: values }] }, tenantHeaders(tenant));
+    const updated = await graphql(
+      `mutation($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { id } } }`,
+      { inputs: [{ id: part.id, attributeValues: values }] },
+      tenantHeaders(tenant),
+    );
     expect(updated.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const checked = await gqlOk<{ component: { validateAttributes: { success: boolean; errors: { attributeId: string }[] } } }>(
       tenant,

@@ -32,7 +32,10 @@ function capacity(response: GraphQLResponse<unknown>): { requests: number; readC
 beforeAll(async () => {
   tenant = await newTenant();
   // 300 parts and 100 assemblies of 10 lines: every part is used by 3 or 4 assemblies.
-  const parts = await createParts(tenant, Array.from({ length: partsCount }, (_, i) => `P${i}`));
+  const parts = await createParts(
+    tenant,
+    Array.from({ length: partsCount }, (_, i) => `P${i}`),
+  );
   for (let start = 0; start < assemblies; start += 10) {
     await createItems(
       tenant,
@@ -167,7 +170,7 @@ describe('per-caller rate limits', () => {
     expect((await limitedGraphql(tenantHeaders(other))).status).toBe(200);
   });
 
-  it('refuses a SCIM token past its limit with 429 and Retry-After; another organization\'s token goes on', async () => {
+  it("refuses a SCIM token past its limit with 429 and Retry-After; another organization's token goes on", async () => {
     const [first, second]: ScimTenant[] = await Promise.all([scimTenant(), scimTenant()]);
     const { passed, refused } = await exhaust(() => limitedScim(first!.token));
     expect(passed.map((r) => r.status)).toEqual(Array(perMinute).fill(200));

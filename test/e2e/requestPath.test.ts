@@ -18,11 +18,9 @@ async function call(query: string, variables: Record<string, unknown>, headers: 
 
 describe('an API-key request', () => {
   it('resolves its context in one round trip: component.findOne is 2 DynamoDB requests, with slugs or UUIDs', async () => {
-    const created = await gqlOk<{ component: { create: { id: string }[] } }>(
-      tenant,
-      'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }',
-      { inputs: [{ name: 'R', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] }] },
-    );
+    const created = await gqlOk<{ component: { create: { id: string }[] } }>(tenant, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
+      inputs: [{ name: 'R', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] }],
+    });
     const id = created.component.create[0]!.id;
     for (const headers of [tenantHeaders(tenant), tenantHeaders(tenant, { asUuids: true })]) {
       const result = await call('query($id: ID!) { component { findOne(id: $id) { id name } } }', { id }, headers);

@@ -1,15 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  getNamedType,
-  isEnumType,
-  isInputObjectType,
-  isListType,
-  isNonNullType,
-  isObjectType,
-  isScalarType,
-  type GraphQLArgument,
-  type GraphQLInputType,
-} from 'graphql';
+import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType, type GraphQLArgument, type GraphQLInputType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operationRules } from '../../functions/graphql/operations.js';
 import { buildSchema, listOperations } from '../../functions/graphql/schema.js';
@@ -113,7 +103,10 @@ describe('role matrix: every operation as every role', () => {
         // made-up ids, are expected).
         if (c.rule.permission) expect(result.requiredPermission, `${result.role} was refused: ${JSON.stringify(result.errors)}`).not.toBe(c.rule.permission);
         expect(result.status, `${result.role}: ${JSON.stringify(result.errors)}`).not.toBe(500);
-        expect(result.errors?.some((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR'), `${result.role}: ${JSON.stringify(result.errors)}`).toBeFalsy();
+        expect(
+          result.errors?.some((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR'),
+          `${result.role}: ${JSON.stringify(result.errors)}`,
+        ).toBeFalsy();
       } else {
         expect({ role: result.role, status: result.status, code: result.forbidden?.extensions?.code, requiredPermission: result.requiredPermission }).toEqual({
           role: result.role,

@@ -1,11 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import {
-  CognitoIdentityProviderClient,
-  DeleteIdentityProviderCommand,
-  DescribeUserPoolClientCommand,
-  UpdateUserPoolClientCommand,
-} from '@aws-sdk/client-cognito-identity-provider';
+import { CognitoIdentityProviderClient, DeleteIdentityProviderCommand, DescribeUserPoolClientCommand, UpdateUserPoolClientCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localConfig } from '../../infra/local/config.js';
 import { findLocalFederation } from '../../infra/local/emulators.js';
@@ -46,7 +41,13 @@ async function startAtPool(email: string) {
   const from = freshClientIp();
   const started = await send('GET', `/auth/saml/start?email=${encodeURIComponent(email)}`, { from });
   expect(started.status, started.raw).toBe(302);
-  const stateCookie = ([] as string[]).concat(started.headers['set-cookie'] ?? []).find((c) => c.startsWith(`${stateCookieName}=`))!.split(';')[0]!.split('=').slice(1).join('=');
+  const stateCookie = ([] as string[])
+    .concat(started.headers['set-cookie'] ?? [])
+    .find((c) => c.startsWith(`${stateCookieName}=`))!
+    .split(';')[0]!
+    .split('=')
+    .slice(1)
+    .join('=');
   const authorize = await fetch(String(started.headers.location), { redirect: 'manual' });
   return { from, stateCookie, authorize };
 }
@@ -137,10 +138,22 @@ async function resetClient(dropped: string[]): Promise<void> {
 }
 
 /** `npm run admin -- saml-resync` against the test stack: its JSON line and exit status. */
-function samlResyncCli(): Promise<{ status: number | null; result: { organizations: { organizationId: string; enabled: boolean; reregistered: boolean; problem?: string }[]; before: string[]; after: string[] } }> {
+function samlResyncCli(): Promise<{
+  status: number | null;
+  result: { organizations: { organizationId: string; enabled: boolean; reregistered: boolean; problem?: string }[]; before: string[]; after: string[] };
+}> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', 'saml-resync'], {
-      env: { ...process.env, PORT: stack.env.PORT, COGNITO_PORT: stack.env.COGNITO_PORT, DYNAMODB_PORT: stack.env.DYNAMODB_PORT, TABLE_NAME: stack.env.TABLE_NAME, NODE_NO_WARNINGS: '1', AWS_PROFILE: '', AWS_ACCESS_KEY_ID: '' },
+      env: {
+        ...process.env,
+        PORT: stack.env.PORT,
+        COGNITO_PORT: stack.env.COGNITO_PORT,
+        DYNAMODB_PORT: stack.env.DYNAMODB_PORT,
+        TABLE_NAME: stack.env.TABLE_NAME,
+        NODE_NO_WARNINGS: '1',
+        AWS_PROFILE: '',
+        AWS_ACCESS_KEY_ID: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -168,7 +181,9 @@ beforeAll(async () => {
 afterAll(() => pool?.destroy());
 
 describe('SAML federation after a deployment', () => {
-  it('a deployment that resets the federated client breaks sign-in for every organization; saml-resync puts the enabled providers back and re-registers one the pool lost', { timeout: 60_000 }, async () => {
+  it('a deployment that resets the federated client breaks sign-in for every organization; saml-resync puts the enabled providers back and re-registers one the pool lost', {
+    timeout: 60_000,
+  }, async () => {
     const [a, b] = await Promise.all([ssoTenant(), ssoTenant()]);
     for (const sso of [a, b]) expect((await ssoSignIn(sso.owner)).status).toBe(302);
     expect(await clientProviders()).toEqual(expect.arrayContaining([providerOf(a.tenant), providerOf(b.tenant)]));

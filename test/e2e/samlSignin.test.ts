@@ -135,7 +135,11 @@ describe('SAML sign-in through the user pool', () => {
   });
 
   it('refuses a tampered SAML response and one signed by another key, and opens no session', async () => {
-    const tampered = await callback(await throughIdp(`/auth/saml/start?email=${encodeURIComponent(acme.owner)}`, acme.owner, { tamper: (xml) => xml.replace(`<saml2:AttributeValue>${acme.owner}`, `<saml2:AttributeValue>ceo@${acme.domain}`) }));
+    const tampered = await callback(
+      await throughIdp(`/auth/saml/start?email=${encodeURIComponent(acme.owner)}`, acme.owner, {
+        tamper: (xml) => xml.replace(`<saml2:AttributeValue>${acme.owner}`, `<saml2:AttributeValue>ceo@${acme.domain}`),
+      }),
+    );
     expect(tampered.status).toBe(401);
     expect(tampered.body).toMatchObject({ code: 'SSO_ASSERTION_REJECTED' });
     expect(() => sessionFrom(tampered)).toThrow();
@@ -243,7 +247,10 @@ describe('SAML sign-in: isolation between organizations', () => {
   });
 
   it("lists only the organization's verified domains: another organization's, or one nobody verified, is refused", async () => {
-    for (const [index, domain] of [[1, a.domain], [1, `webmail-${randomUUID().slice(0, 8)}.test`]] as const) {
+    for (const [index, domain] of [
+      [1, a.domain],
+      [1, `webmail-${randomUUID().slice(0, 8)}.test`],
+    ] as const) {
       const refused = await refusal(tenantHeaders(b.tenant), configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [b.domain, domain] } });
       expect(refused.code).toBe('SAML_DOMAIN_NOT_VERIFIED');
       expect(refused.error?.extensions).toMatchObject({ field: `input.domains[${index}]`, domain });

@@ -43,12 +43,14 @@ describe("Okta's SCIM 2.0 SPEC Test", () => {
  */
 export const newmanQuirks: Record<string, string> = {
   'Endpoint tests/Get ServiceProviderConfig': 'reads discovery at /serviceConfiguration; RFC 7644 §4 names /ServiceProviderConfig',
-  'User tests with garbage/Patch user omalley new username': 'expects 204 from a user PATCH; we answer 200 with the resource, which RFC 7644 §3.5.2 requires unless attributes are requested otherwise, and which Okta expects',
+  'User tests with garbage/Patch user omalley new username':
+    'expects 204 from a user PATCH; we answer 200 with the resource, which RFC 7644 §3.5.2 requires unless attributes are requested otherwise, and which Okta expects',
   'User tests with garbage/patch user omalley active with boolean': 'same: 200 with the resource, not 204',
   'User tests with garbage/filter eq and (val or val)': 'sends unquoted string values (FamilyName eq Employee); RFC 7644 §3.4.2.2 compValue strings are JSON strings: 400 invalidFilter',
   'User tests with garbage/filter starts with': 'unquoted value (userName sw O): 400 invalidFilter',
   'User tests with garbage/filter greater than': 'unquoted dateTime value: 400 invalidFilter',
-  'Group tests/Get group by id': 'looks for "new User", which its PATCH sent as members[].displayName; RFC 7643 §4.2 names the sub-attribute display, so the unknown displayName is dropped (the second "Get group by id", which expects it absent, passes)',
+  'Group tests/Get group by id':
+    'looks for "new User", which its PATCH sent as members[].displayName; RFC 7643 §4.2 names the sub-attribute display, so the unknown displayName is dropped (the second "Get group by id", which expects it absent, passes)',
   'Group tests with garbage/Group patch add member': 'adds "string id 1", which is neither a member object nor a provisioned user: 400 invalidValue rather than a silently corrupt group',
   'Group tests with garbage/Group patch add member2': 'same: "string id 2" is no user',
 };
@@ -66,20 +68,41 @@ describe("Microsoft SCIMReferenceCode's Postman collection (newman)", () => {
     const url = new URL(scimUrl());
     const folders = ['Endpoint tests', 'User tests', 'Group tests', 'ComplexAttribute tests', 'User tests with garbage', 'Group tests with garbage', 'Teardown garbage'];
     const args = [
-      'run', join(suites, 'azure-scim.postman_collection.json'),
-      '--env-var', 'Protocol=http', '--env-var', `Server=${url.hostname}`, '--env-var', `Port=:${url.port}`, '--env-var', 'Api=scim/v2', '--env-var', `token=${token}`,
+      'run',
+      join(suites, 'azure-scim.postman_collection.json'),
+      '--env-var',
+      'Protocol=http',
+      '--env-var',
+      `Server=${url.hostname}`,
+      '--env-var',
+      `Port=:${url.port}`,
+      '--env-var',
+      'Api=scim/v2',
+      '--env-var',
+      `token=${token}`,
       ...folders.flatMap((folder) => ['--folder', folder]),
-      '--reporters', 'json', '--reporter-json-export', out,
+      '--reporters',
+      'json',
+      '--reporter-json-export',
+      out,
     ];
     const newman = resolve(import.meta.dirname, '../../node_modules/newman/bin/newman.js');
     await run(process.execPath, [newman, ...args], { maxBuffer: 10 * 1024 * 1024 }).catch(() => undefined);
-    const report = JSON.parse(await readFile(out, 'utf8')) as { run: { stats: { assertions: { total: number; failed: number } }; failures: NewmanFailure[]; executions: { item: { name: string }; response?: { code?: number } }[] } };
+    const report = JSON.parse(await readFile(out, 'utf8')) as {
+      run: { stats: { assertions: { total: number; failed: number } }; failures: NewmanFailure[]; executions: { item: { name: string }; response?: { code?: number } }[] };
+    };
     const failed = report.run.failures.map((failure) => `${failure.source?.name} :: ${failure.error?.test ?? failure.error?.message}`);
     const failedRequests = new Set(report.run.failures.map((failure) => failure.source?.name ?? ''));
     const quirkNames = new Set(Object.keys(newmanQuirks).map((name) => name.split('/').at(-1)!));
-    expect([...failedRequests].filter((name) => !quirkNames.has(name)), failed.join('\n')).toEqual([]);
+    expect(
+      [...failedRequests].filter((name) => !quirkNames.has(name)),
+      failed.join('\n'),
+    ).toEqual([]);
     // Every documented quirk is still a failure: an entry that passes now must leave the list.
-    expect([...quirkNames].filter((name) => !failedRequests.has(name)), failed.join('\n')).toEqual([]);
+    expect(
+      [...quirkNames].filter((name) => !failedRequests.has(name)),
+      failed.join('\n'),
+    ).toEqual([]);
     const { total, failed: failedCount } = report.run.stats.assertions;
     console.info(`newman: ${total - failedCount} of ${total} assertions pass; failing (documented quirks): ${failed.join('; ')}`);
     expect(total - failedCount).toBeGreaterThanOrEqual(90);

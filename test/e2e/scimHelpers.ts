@@ -9,7 +9,14 @@ export const configureScim = 'mutation($enabled: Boolean!) { configureScim(enabl
 export const createToken = 'mutation { scimToken { create { secret token { id status displayPrefix createdAt retiresAt } } } }';
 export const revokeToken = 'mutation($id: ID!) { scimToken { revoke(id: $id) } }';
 
-export { enterpriseSchemaId as enterpriseSchema, errorSchema, groupSchemaId as groupSchema, listResponseSchema as listSchema, patchOpSchema as patchOp, userSchemaId as userSchema } from '../../lib/scim/schemas.js';
+export {
+  enterpriseSchemaId as enterpriseSchema,
+  errorSchema,
+  groupSchemaId as groupSchema,
+  listResponseSchema as listSchema,
+  patchOpSchema as patchOp,
+  userSchemaId as userSchema,
+} from '../../lib/scim/schemas.js';
 
 export const scimUrl = () => `${stack.baseUrl}/scim/v2`;
 

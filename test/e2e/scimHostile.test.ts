@@ -63,7 +63,9 @@ describe('SCIM PATCH cannot reach an object prototype (one tenant cannot break t
     // Group PATCH and POST/PUT bodies are checked the same way.
     const group = await scim(attacker.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `G ${randomUUID().slice(0, 6)}` });
     expect((await patch(attacker, `/Groups/${group.body.id}`, [{ op: 'replace', path: '__proto__.polluted', value: 'x' }])).body).toMatchObject({ scimType: 'invalidPath' });
-    expect((await patch(attacker, `/Groups/${group.body.id}`, [{ op: 'add', path: 'members', value: [JSON.parse('{"value":"x","__proto__":{"polluted":"x"}}')] }])).body).toMatchObject({ scimType: 'invalidValue' });
+    expect((await patch(attacker, `/Groups/${group.body.id}`, [{ op: 'add', path: 'members', value: [JSON.parse('{"value":"x","__proto__":{"polluted":"x"}}')] }])).body).toMatchObject({
+      scimType: 'invalidValue',
+    });
     const hostilePost = `{"schemas":["${userSchema}"],"userName":"p.${randomUUID().slice(0, 8)}@acme.test","name":{"constructor":{"prototype":{"polluted":"x"}}}}`;
     expect(await scim(attacker.token, 'POST', '/Users', hostilePost)).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
     const hostilePut = `{"schemas":["${userSchema}"],"userName":"x@acme.test","${enterpriseSchema}":{"__proto__":{"polluted":"x"}}}`;
@@ -96,7 +98,14 @@ describe('SCIM PATCH does what it says or refuses (RFC 7644 §3.5.2)', () => {
       [400, 'noTarget', [{ op: 'remove' }]],
       [400, 'noTarget', [{ op: 'replace', path: 'emails[value co "nowhere"].type', value: 'home' }]],
       // An operation that would apply is not applied when a later one of the same request is refused.
-      [400, 'invalidPath', [{ op: 'replace', path: 'displayName', value: 'Changed' }, { op: 'replace', path: 'unknown', value: 'x' }]],
+      [
+        400,
+        'invalidPath',
+        [
+          { op: 'replace', path: 'displayName', value: 'Changed' },
+          { op: 'replace', path: 'unknown', value: 'x' },
+        ],
+      ],
     ];
     for (const [status, scimType, Operations] of refusals) {
       const response = await patch(t, `/Users/${user.id}`, Operations);
@@ -115,7 +124,10 @@ describe('SCIM PATCH does what it says or refuses (RFC 7644 §3.5.2)', () => {
     expect(byPath).toMatchObject({ status: 200, body: { schemas: [userSchema, enterpriseSchema], [enterpriseSchema]: { department: 'R&D', manager: { value: 'boss-1' }, employeeNumber: '42' } } });
     const byValue = await patch(t, `/Users/${user.id}`, [{ op: 'replace', value: { [enterpriseSchema]: { costCenter: 'CC-7' }, [`${enterpriseSchema}:division`]: 'Sales', 'name.givenName': 'Ada' } }]);
     expect(byValue.body).toMatchObject({ name: { givenName: 'Ada' }, [enterpriseSchema]: { department: 'R&D', costCenter: 'CC-7', division: 'Sales', employeeNumber: '42' } });
-    const removed = await patch(t, `/Users/${user.id}`, [{ op: 'remove', path: `${enterpriseSchema}:department` }, { op: 'remove', path: `${enterpriseSchema}:manager.value` }]);
+    const removed = await patch(t, `/Users/${user.id}`, [
+      { op: 'remove', path: `${enterpriseSchema}:department` },
+      { op: 'remove', path: `${enterpriseSchema}:manager.value` },
+    ]);
     expect(removed.body[enterpriseSchema]).toEqual({ employeeNumber: '42', costCenter: 'CC-7', division: 'Sales' });
     expect((await scim(t.token, 'GET', `/Users/${user.id}`)).body[enterpriseSchema]).toEqual(removed.body[enterpriseSchema]);
   });
@@ -127,9 +139,15 @@ describe('SCIM PATCH does what it says or refuses (RFC 7644 §3.5.2)', () => {
       { op: 'replace', path: 'emails[type eq "home"].primary', value: 'True' },
       { op: 'add', path: 'phoneNumbers', value: [{ value: '+1 555', type: 'mobile' }] },
     ]);
-    expect(patched.body.emails).toEqual([{ value: 'home@acme.test', type: 'home', primary: true }, { type: 'work', value: 'work@acme.test' }]);
+    expect(patched.body.emails).toEqual([
+      { value: 'home@acme.test', type: 'home', primary: true },
+      { type: 'work', value: 'work@acme.test' },
+    ]);
     expect(patched.body.phoneNumbers).toEqual([{ value: '+1 555', type: 'mobile' }]);
-    const removed = await patch(t, `/Users/${user.id}`, [{ op: 'remove', path: 'emails[type eq "home"]' }, { op: 'remove', path: 'phoneNumbers' }]);
+    const removed = await patch(t, `/Users/${user.id}`, [
+      { op: 'remove', path: 'emails[type eq "home"]' },
+      { op: 'remove', path: 'phoneNumbers' },
+    ]);
     expect(removed.body.emails).toEqual([{ type: 'work', value: 'work@acme.test' }]);
     expect(removed.body).not.toHaveProperty('phoneNumbers');
   });

@@ -67,7 +67,9 @@ describe('Okta provisioning, as Okta sends it', () => {
     expect(group).toMatchObject({ status: 201, body: { schemas: [groupSchema], displayName: groupName, members: [] } });
     const groupId = group.body.id as string;
     expect((await scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'add', path: 'members', value: [{ value: id, display: userName }] }] })).status).toBe(204);
-    expect((await scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'replace', value: { id: groupId, displayName: `${groupName} (renamed)` } }] })).status).toBe(204);
+    expect((await scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'replace', value: { id: groupId, displayName: `${groupName} (renamed)` } }] })).status).toBe(
+      204,
+    );
     expect(await scim(t.token, 'GET', `/Groups/${groupId}`)).toMatchObject({ status: 200, body: { displayName: `${groupName} (renamed)`, members: [{ value: id, display: userName }] } });
     // The user's read-only groups attribute shows the pushed group.
     const inGroup = { value: groupId, display: `${groupName} (renamed)`, $ref: expect.stringMatching(new RegExp(`/scim/v2/Groups/${groupId}$`)) };
@@ -164,7 +166,10 @@ describe('Entra ID provisioning, as Entra sends it', () => {
     await ok(asUser, orgRead);
 
     // Disable with Entra's string boolean, enable again.
-    expect(await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] })).toMatchObject({ status: 200, body: { active: false } });
+    expect(await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] })).toMatchObject({
+      status: 200,
+      body: { active: false },
+    });
     expect((await refusal(asUser, orgRead)).status).toBe(403);
     expect(await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'Replace', path: 'active', value: 'True' }] })).toMatchObject({ status: 200, body: { active: true } });
     await ok(asUser, orgRead);
@@ -231,7 +236,13 @@ describe('SCIM errors', () => {
 
   it('refuses PATCH bodies it cannot apply with 400, never 500', async () => {
     const id = (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `bad.${randomUUID().slice(0, 8)}@acme.test` })).body.id as string;
-    for (const Operations of [[{ op: 'frob', path: 'userName' }], [{ op: 'replace', path: 'emails[type eq]', value: 'x' }], [{ op: 'remove' }], [{ op: 'replace', path: 'active', value: 'maybe' }], 'nope']) {
+    for (const Operations of [
+      [{ op: 'frob', path: 'userName' }],
+      [{ op: 'replace', path: 'emails[type eq]', value: 'x' }],
+      [{ op: 'remove' }],
+      [{ op: 'replace', path: 'active', value: 'maybe' }],
+      'nope',
+    ]) {
       const response = await scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations });
       expect(response.status, JSON.stringify(Operations)).toBe(400);
       expect(response.body.schemas).toEqual([errorSchema]);
@@ -244,7 +255,9 @@ describe('SCIM errors', () => {
     const people = await Promise.all([1, 2, 3].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `par${n}.${tag}@acme.test` })).body.id as string));
     const groups = await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Parallel ${n} ${tag}` })).body.id as string));
     const statuses = await Promise.all(
-      groups.map((groupId) => scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'add', path: 'members', value: people.map((value) => ({ value })) }] }).then((r) => r.status)),
+      groups.map((groupId) =>
+        scim(t.token, 'PATCH', `/Groups/${groupId}`, { schemas: [patchOp], Operations: [{ op: 'add', path: 'members', value: people.map((value) => ({ value })) }] }).then((r) => r.status),
+      ),
     );
     expect(statuses).toEqual([204, 204, 204, 204, 204]);
     for (const person of people) {
@@ -256,7 +269,9 @@ describe('SCIM errors', () => {
   it('deprovisions a user removed from every group they were pushed in, and gives it all back with a new group', async () => {
     const tag = randomUUID().slice(0, 6);
     const id = (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `ungrouped.${tag}@acme.test` })).body.id as string;
-    const [a, b] = (await Promise.all(['A', 'B'].map(async (name) => (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `${name} ${tag}`, members: [{ value: id }] })).body.id))) as [string, string];
+    const [a, b] = (await Promise.all(
+      ['A', 'B'].map(async (name) => (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `${name} ${tag}`, members: [{ value: id }] })).body.id),
+    )) as [string, string];
     // An administrator also gives the person a direct role.
     await ok(t.admin, 'mutation($u: String!) { organization { membership { update(userId: $u, roleId: "EDITOR") { rbacRole { id } } } } }', { u: id });
     const asUser = await keyOf(t, id);
@@ -308,7 +323,10 @@ describe('SCIM errors', () => {
 
   it('keeps a deactivated user in their groups as the IdP sees them: removal, PUT and reactivation follow', async () => {
     const tag = randomUUID().slice(0, 6);
-    const [x, y] = await Promise.all(['x', 'y'].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `${n}.held.${tag}@acme.test` })).body.id as string)) as [string, string];
+    const [x, y] = (await Promise.all(['x', 'y'].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `${n}.held.${tag}@acme.test` })).body.id as string))) as [
+      string,
+      string,
+    ];
     const group = (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Held ${tag}`, members: [{ value: x }, { value: y }] })).body.id as string;
     const deactivate = (id: string, active: boolean) => scim(t.token, 'PATCH', `/Users/${id}`, { schemas: [patchOp], Operations: [{ op: 'replace', path: 'active', value: active }] });
     await deactivate(x, false);
@@ -318,7 +336,7 @@ describe('SCIM errors', () => {
     expect((await scim(t.token, 'GET', `/Groups/${group}`)).body.members.map((m: { value: string }) => m.value)).toEqual([y]);
     await deactivate(x, true);
     await deactivate(y, true);
-    expect((await getMembership(testStore(), t.tenant.organization.id, x, true))).toBeUndefined();
+    expect(await getMembership(testStore(), t.tenant.organization.id, x, true)).toBeUndefined();
     expect((await getMembership(testStore(), t.tenant.organization.id, y, true))?.teamIds).toEqual([group]);
     expect((await ok(t.admin, teamMembers, { id: group })).organization.team.members).toEqual([{ id: y }]);
   });
@@ -356,7 +374,9 @@ describe('SCIM errors', () => {
 
   it('lists users with their groups; groups sent by the IdP are ignored, as read-only attributes are', async () => {
     const tag = randomUUID().slice(0, 8);
-    const [a, b] = await Promise.all(['a', 'b'].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `${n}.${tag}@acme.test`, groups: [{ value: randomUUID() }] })).body));
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map(async (n) => (await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName: `${n}.${tag}@acme.test`, groups: [{ value: randomUUID() }] })).body),
+    );
     expect(a).not.toHaveProperty('groups');
     const group = (await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Listed ${tag}`, members: [{ value: a.id }] })).body;
     const listed = await scim(t.token, 'GET', `/Users?filter=${filter(`userName sw "a.${tag}" or userName sw "b.${tag}"`)}`);
@@ -374,7 +394,7 @@ describe('SCIM errors', () => {
     expect((await scim(t.token, 'GET', `/Groups/${group.id}`)).body.members.map((m: { value: string }) => m.value)).toEqual([a.id]);
   });
 
-  it("does not rename an account the person made themselves when the IdP renames its SCIM user", async () => {
+  it('does not rename an account the person made themselves when the IdP renames its SCIM user', async () => {
     // In a domain the organization verified: only there (or for its members) does SCIM bind an existing account.
     const userName = `self.${randomUUID().slice(0, 8)}@${t.tenant.organization.slug}.test`;
     const store = testStore();
@@ -382,7 +402,9 @@ describe('SCIM errors', () => {
     await transactWrite(store, userPuts(own));
     const created = await scim(t.token, 'POST', '/Users', { schemas: [userSchema], userName, emails: [{ value: userName, primary: true }], displayName: 'Ada L.' });
     expect(created.body.id).toBe(own.id);
-    expect((await scim(t.token, 'PATCH', `/Users/${own.id}`, { schemas: [patchOp], Operations: [{ op: 'replace', path: 'displayName', value: 'Countess of Lovelace' }] })).body.displayName).toBe('Countess of Lovelace');
+    expect((await scim(t.token, 'PATCH', `/Users/${own.id}`, { schemas: [patchOp], Operations: [{ op: 'replace', path: 'displayName', value: 'Countess of Lovelace' }] })).body.displayName).toBe(
+      'Countess of Lovelace',
+    );
     expect(await getUser(store, own.id)).toMatchObject({ name: 'Ada Lovelace' });
   });
 

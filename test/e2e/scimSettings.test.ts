@@ -57,13 +57,17 @@ describe('SCIM token and setting: 401 at once', () => {
   it('stores only the hash of a token', async () => {
     const store = testStore();
     // The organization's token records, read by key: a Scan's first page need not hold them once the table is large.
-    const records = await store.ddb.send(new QueryCommand({
-      TableName: store.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': `ORG#${t.tenant.organization.id}`, ':sk': 'SCIMTOKEN#' },
-    }));
+    const records = await store.ddb.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': `ORG#${t.tenant.organization.id}`, ':sk': 'SCIMTOKEN#' },
+      }),
+    );
     expect(records.Items!.map((item) => item.id)).toContain(t.tokenId);
-    const hashes = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: { PK: `SCIMTOKENHASH#${records.Items!.find((item) => item.id === t.tokenId)!.hash}`, SK: 'SCIMTOKENHASH' } }));
+    const hashes = await store.ddb.send(
+      new GetCommand({ TableName: store.tableName, Key: { PK: `SCIMTOKENHASH#${records.Items!.find((item) => item.id === t.tokenId)!.hash}`, SK: 'SCIMTOKENHASH' } }),
+    );
     expect(hashes.Item).toMatchObject({ tokenId: t.tokenId });
     const random = t.token.slice(5, 48);
     expect(JSON.stringify([records.Items, hashes.Item])).not.toContain(random);
@@ -96,9 +100,19 @@ describe('enabling SCIM', () => {
     expect(unverified).toMatchObject({ code: 'SAML_DOMAIN_NOT_VERIFIED', error: { extensions: { field: 'input.domains[0]' } } });
     const domain = await verifiedDomainOf(tenant);
     const saml = await ok(admin, configureSaml, { input: { enabled: true, idpMetadataXml: idpMetadata(), domains: [domain] } });
-    expect(saml.saml.configure).toMatchObject({ enabled: true, entityId: 'http://www.okta.com/exk1test', ssoUrl: 'https://acme.okta.com/app/plm/exk1test/sso/saml', domains: [domain], registration: 'RECORDED' });
+    expect(saml.saml.configure).toMatchObject({
+      enabled: true,
+      entityId: 'http://www.okta.com/exk1test',
+      ssoUrl: 'https://acme.okta.com/app/plm/exk1test/sso/saml',
+      domains: [domain],
+      registration: 'RECORDED',
+    });
     const orgAdmin = await memberWithRole(tenant, 'ADMIN');
-    expect(await refusal(orgAdmin.headers, configureScim, { enabled: true })).toMatchObject({ status: 403, code: 'FORBIDDEN', error: { extensions: { requiredPermission: 'integrations.configure' } } });
+    expect(await refusal(orgAdmin.headers, configureScim, { enabled: true })).toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+      error: { extensions: { requiredPermission: 'integrations.configure' } },
+    });
     // A custom role with the permission is not a Site Admin.
     const custom = await ok(admin, 'mutation($input: CreateRoleInput!) { roles { create(input: $input) { id } } }', {
       input: { name: `Auth settings ${randomUUID().slice(0, 6)}`, type: 'ORG', permissions: ['organization.read', 'integrations.configure'] },

@@ -39,16 +39,75 @@ describe('component.filter', () => {
     me = tenant.user.id;
     grace = (await putUser(store, 'Grace', 'Hopper', tenant.organization.id)).id;
     const made = [
-      [{ name: R10, categoryId: 'resistor', statusId: 'design', revisionValue: 'A', labels: ['rohs', 'smd'], description: 'Thick film, 1% tolerance', cpn: '100-00001', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 10000 }] }, '2025-03-01T00:00:00.000Z', me],
-      [{ name: R47, categoryId: 'resistor', statusId: 'prototype', revisionValue: 'B', labels: ['rohs'], description: 'RES 4k7 under_score', cpn: '100-00002', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 4700 }] }, '2025-03-01T23:59:59.999Z', me],
-      [{ name: C100, categoryId: 'capacitor', statusId: 'production', revisionValue: 'Z', labels: ['reach'], cpn: '110-00001', attributeValues: [{ attributeId: 'capacitance', hasValue: true, value: 1e-7 }] }, '2025-03-02T00:00:00.000Z', grace],
-      [{ name: C50, categoryId: 'capacitor', statusId: 'maintenance', revisionValue: 'AA', description: 'Derated to 50 percent', cpn: '110-00002', attributeValues: [{ attributeId: 'capacitance', hasValue: true, value: 1e-6 }] }, '2025-02-28T23:59:59.999Z', grace],
+      [
+        {
+          name: R10,
+          categoryId: 'resistor',
+          statusId: 'design',
+          revisionValue: 'A',
+          labels: ['rohs', 'smd'],
+          description: 'Thick film, 1% tolerance',
+          cpn: '100-00001',
+          attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 10000 }],
+        },
+        '2025-03-01T00:00:00.000Z',
+        me,
+      ],
+      [
+        {
+          name: R47,
+          categoryId: 'resistor',
+          statusId: 'prototype',
+          revisionValue: 'B',
+          labels: ['rohs'],
+          description: 'RES 4k7 under_score',
+          cpn: '100-00002',
+          attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 4700 }],
+        },
+        '2025-03-01T23:59:59.999Z',
+        me,
+      ],
+      [
+        {
+          name: C100,
+          categoryId: 'capacitor',
+          statusId: 'production',
+          revisionValue: 'Z',
+          labels: ['reach'],
+          cpn: '110-00001',
+          attributeValues: [{ attributeId: 'capacitance', hasValue: true, value: 1e-7 }],
+        },
+        '2025-03-02T00:00:00.000Z',
+        grace,
+      ],
+      [
+        {
+          name: C50,
+          categoryId: 'capacitor',
+          statusId: 'maintenance',
+          revisionValue: 'AA',
+          description: 'Derated to 50 percent',
+          cpn: '110-00002',
+          attributeValues: [{ attributeId: 'capacitance', hasValue: true, value: 1e-6 }],
+        },
+        '2025-02-28T23:59:59.999Z',
+        grace,
+      ],
       [{ name: PCBA, categoryId: 'pcba', statusId: 'design', revisionValue: 'AB', labels: ['rohs'], description: 'Main board', cpn: '400-00001' }, '2025-04-15T12:00:00.000Z', me],
       [{ name: DWG, categoryId: 'drawing', statusId: 'obsolete', revisionValue: 'C', description: 'Outline', cpn: '900-00001' }, '2025-05-01T08:30:00.000Z', grace],
       [{ name: ARCH, categoryId: 'mechanical', statusId: 'design', revisionValue: 'A', cpn: '200-00001' }, '2025-01-10T00:00:00.000Z', me],
       [{ name: REL, categoryId: 'mechanical', statusId: 'production', revisionValue: 'B', cpn: '200-00002' }, '2025-06-01T00:00:00.000Z', me],
     ] as const;
-    for (const [input, at, user] of made) ids[input.name] = (await createAt(store, tenant, { ...input, labels: [...(('labels' in input && input.labels) || [])], attributeValues: 'attributeValues' in input ? [...input.attributeValues] : undefined }, at, user)).id;
+    for (const [input, at, user] of made)
+      ids[input.name] = (
+        await createAt(
+          store,
+          tenant,
+          { ...input, labels: [...(('labels' in input && input.labels) || [])], attributeValues: 'attributeValues' in input ? [...input.attributeValues] : undefined },
+          at,
+          user,
+        )
+      ).id;
     // Enough other components that the ones above are folded into blocks; the changes below are deltas on top.
     await seedComponents(store, tenant, 70, { input: (n) => ({ name: `filler ${n}`, categoryId: 'fastener', labels: ['filler'], cpn: `210-${String(n + 1).padStart(5, '0')}` }) });
     await compactSearchIndex(store, tenant);
@@ -226,7 +285,17 @@ describe('component.filter with a multi-segment revision scheme', () => {
   beforeAll(async () => {
     tenant = await newTenant();
     await gqlOk(tenant, 'mutation($input: SetLibraryConfigInput!) { config { setLibraryConfig(input: $input) { version } } }', {
-      input: { type: 'REVISION_SCHEME', document: { delimiter: '.', segments: [{ type: 'INTEGER', min: 1, padWidth: 0 }, { type: 'LETTERS', excludedLetters: [] }], rules: [] } },
+      input: {
+        type: 'REVISION_SCHEME',
+        document: {
+          delimiter: '.',
+          segments: [
+            { type: 'INTEGER', min: 1, padWidth: 0 },
+            { type: 'LETTERS', excludedLetters: [] },
+          ],
+          rules: [],
+        },
+      },
     });
     const inputs = ['1.A', '1.Z', '1.AA', '2.A', '9.C', '10.B'].map((revisionValue) => ({ name: `rev ${revisionValue}`, categoryId: 'mechanical', revisionValue }));
     await gqlOk(tenant, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', { inputs });

@@ -41,7 +41,13 @@ describe('component.componentGroups and componentsInGroup', () => {
     await seedComponents(store, tenant, 130);
     grace = (await putUser(store, 'Grace', 'Hopper', tenant.organization.id)).id;
     for (let i = 0; i < 60; i++) {
-      await createAt(store, tenant, { name: `bulk board ${String(i).padStart(2, '0')}`, categoryId: 'pcb', labels: ['bulk'], cpn: `300-${60_000 + i}` }, new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(), grace);
+      await createAt(
+        store,
+        tenant,
+        { name: `bulk board ${String(i).padStart(2, '0')}`, categoryId: 'pcb', labels: ['bulk'], cpn: `300-${60_000 + i}` },
+        new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+        grace,
+      );
     }
   }, 120_000);
 

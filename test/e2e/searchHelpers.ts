@@ -114,7 +114,10 @@ async function batchCreate(store: Store, ctx: WriteContext, inputs: CreateCompon
     return { ...draft, cpn: plan.cpn };
   });
   const items = records.flatMap((record) => newComponentItems(ctx, ctx.config.cpnScheme, record).map((item) => item.Put!.Item as Record<string, unknown>));
-  await batchWrite(store, items.map((put) => ({ put })));
+  await batchWrite(
+    store,
+    items.map((put) => ({ put })),
+  );
   return records;
 }
 

@@ -18,7 +18,9 @@ describe('the search index', () => {
     const seeded = await seedComponents(store, tenant, 90);
     await compactSearchIndex(store, tenant);
     // A library whose components have no search data (written before search entries existed).
-    const items = await store.ddb.send(new QueryCommand({ TableName: store.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': searchPartition(library.organizationId, library.libraryId) } }));
+    const items = await store.ddb.send(
+      new QueryCommand({ TableName: store.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': searchPartition(library.organizationId, library.libraryId) } }),
+    );
     expect(items.Items!.length).toBeGreaterThan(1);
     for (const item of items.Items!) await store.ddb.send(new DeleteCommand({ TableName: store.tableName, Key: { PK: item.PK, SK: item.SK } }));
     expect((await gqlOk<{ component: { filter: { totalCount: number } } }>(tenant, countQuery)).component.filter.totalCount).toBe(0);

@@ -129,7 +129,9 @@ describe('query syntax and natural-language search', () => {
     const unknownStatus = (await gqlOk<{ component: { filterWithAI: AiOutput } }>(tenant, filterWithAI, { input: { query: 'status frozen' } })).component.filterWithAI;
     expect(unknownStatus).toMatchObject({ success: true, components: [], totalCount: 0, notFoundEntities: [{ type: 'status', name: 'frozen' }] });
     // The filter it returns is usable as-is and answers the same (nothing).
-    const again = await gqlOk<{ component: { filter: { totalCount: number } } }>(tenant, 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount } } }', { input: unknownStatus.filterInput });
+    const again = await gqlOk<{ component: { filter: { totalCount: number } } }>(tenant, 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount } } }', {
+      input: unknownStatus.filterInput,
+    });
     expect(again.component.filter.totalCount).toBe(0);
     // "not by Bob" with no Bob excludes nobody.
     const notByBob = (await gqlOk<{ component: { filterWithAI: AiOutput } }>(tenant, filterWithAI, { input: { query: 'parts not by Bob' } })).component.filterWithAI;

@@ -61,7 +61,8 @@ describe('like patterns run in linear time', () => {
     expect(viaQuery.edges.map((e) => e.node.name)).toEqual([LONG_NAME_B]);
     const viaDescription = (await gqlOk<{ component: { filterWithQuery: Connection } }>(tenant, filterWithQuery, { query: `desc:${stars}` })).component.filterWithQuery;
     expect(viaDescription.edges.map((e) => e.node.name)).toEqual([ENDS_B]);
-    const viaSentence = (await gqlOk<{ component: { filterWithAI: { success: boolean; components: { name: string }[] } } }>(tenant, filterWithAI, { input: { query: `described as ${stars}` } })).component.filterWithAI;
+    const viaSentence = (await gqlOk<{ component: { filterWithAI: { success: boolean; components: { name: string }[] } } }>(tenant, filterWithAI, { input: { query: `described as ${stars}` } }))
+      .component.filterWithAI;
     expect(viaSentence.success).toBe(true);
     expect(viaSentence.components.map((c) => c.name)).toEqual([ENDS_B]);
   });

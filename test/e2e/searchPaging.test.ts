@@ -78,30 +78,34 @@ describe('paging while the library changes', () => {
     ['UPDATED_AT', 'DESC'],
     ['NAME', 'ASC'],
     ['CPN', 'DESC'],
-  ])('never repeats or skips an unchanged component (%s %s), across edits, creates, deletes and a compaction', async (field, direction) => {
-    const before = await pageThrough(tenant, 1000);
-    const changed = new Set<string>();
-    const nodes = await pageThrough(tenant, 40, { field, direction }, async (n) => {
-      if (n !== 2) return;
-      // Edit some components already seen and some not yet, delete a few, add new ones, then compact.
-      const edited = [...before.slice(10, 20), ...before.slice(200, 210)];
-      await gqlOk(tenant, update, { inputs: edited.map((c) => ({ id: c.id, name: `${c.name} edited ${field}` })) });
-      const deleted = before.slice(250, 255).map((c) => c.id);
-      await gqlOk(tenant, 'mutation($ids: [ID!]!) { component { delete(ids: $ids) { deletedIds } } }', { ids: deleted });
-      await gqlOk(tenant, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
-        inputs: Array.from({ length: 5 }, (_, i) => ({ name: `new during paging ${field} ${i}`, categoryId: 'mechanical' })),
+  ])(
+    'never repeats or skips an unchanged component (%s %s), across edits, creates, deletes and a compaction',
+    async (field, direction) => {
+      const before = await pageThrough(tenant, 1000);
+      const changed = new Set<string>();
+      const nodes = await pageThrough(tenant, 40, { field, direction }, async (n) => {
+        if (n !== 2) return;
+        // Edit some components already seen and some not yet, delete a few, add new ones, then compact.
+        const edited = [...before.slice(10, 20), ...before.slice(200, 210)];
+        await gqlOk(tenant, update, { inputs: edited.map((c) => ({ id: c.id, name: `${c.name} edited ${field}` })) });
+        const deleted = before.slice(250, 255).map((c) => c.id);
+        await gqlOk(tenant, 'mutation($ids: [ID!]!) { component { delete(ids: $ids) { deletedIds } } }', { ids: deleted });
+        await gqlOk(tenant, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
+          inputs: Array.from({ length: 5 }, (_, i) => ({ name: `new during paging ${field} ${i}`, categoryId: 'mechanical' })),
+        });
+        for (const id of [...edited.map((c) => c.id), ...deleted]) changed.add(id);
+        await compactSearchIndex(testStore(), tenant);
       });
-      for (const id of [...edited.map((c) => c.id), ...deleted]) changed.add(id);
-      await compactSearchIndex(testStore(), tenant);
-    });
-    const seen = nodes.map((n) => n.id);
-    // The guarantee is for components that did not change: an edited one whose new sort value lies past the
-    // cursor (a rename of the very component the page ended on) is rightly met again.
-    const seenUnchanged = seen.filter((id) => !changed.has(id));
-    expect(new Set(seenUnchanged).size).toBe(seenUnchanged.length);
-    const unchanged = before.filter((c) => !changed.has(c.id)).map((c) => c.id);
-    expect(unchanged.filter((id) => !seen.includes(id))).toEqual([]);
-  }, 120_000);
+      const seen = nodes.map((n) => n.id);
+      // The guarantee is for components that did not change: an edited one whose new sort value lies past the
+      // cursor (a rename of the very component the page ended on) is rightly met again.
+      const seenUnchanged = seen.filter((id) => !changed.has(id));
+      expect(new Set(seenUnchanged).size).toBe(seenUnchanged.length);
+      const unchanged = before.filter((c) => !changed.has(c.id)).map((c) => c.id);
+      expect(unchanged.filter((id) => !seen.includes(id))).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 describe('concurrent writers and compactions', () => {

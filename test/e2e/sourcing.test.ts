@@ -51,7 +51,10 @@ describe('sourcing', () => {
     expect(taken.code).toBe('ALREADY_EXISTS');
     // Another kind may carry the name.
     await vendor('DISTRIBUTOR', 'TI');
-    const resolved = await ok(viewer.headers, `query { vendorSourcing { a: resolveVendor(kind: MANUFACTURER, name: "texas instruments inc.") { id } b: resolveVendor(kind: MANUFACTURER, name: "Nobody") { id } } }`);
+    const resolved = await ok(
+      viewer.headers,
+      `query { vendorSourcing { a: resolveVendor(kind: MANUFACTURER, name: "texas instruments inc.") { id } b: resolveVendor(kind: MANUFACTURER, name: "Nobody") { id } } }`,
+    );
     expect(resolved.vendorSourcing).toEqual({ a: { id: ids.ti }, b: null });
     const c = await createComponent(tenant, { name: 'Op amp', categoryId: 'mechanical' });
     const p = await part({ componentId: c.id, manufacturerName: 'tI', mpn: 'OPA2333', approval: 'APPROVED' });
@@ -75,7 +78,20 @@ describe('sourcing', () => {
       [createPartM, { componentId: c.id, manufacturerName: 'Yageo', mpn: 'rc0603' }, 'DUPLICATE_MPN'],
       [updatePartM, { componentId: c.id, id: proto.id, manufacturerId: ids.yageo, mpn: 'RC0603' }, 'DUPLICATE_MPN'],
       [createQuoteM, { componentId: c.id, partId: approved.id, distributorId: ids.mouser, currency: 'USD', unitPrice: -1 }, 'INVALID_PRICE'],
-      [createQuoteM, { componentId: c.id, partId: approved.id, distributorId: ids.mouser, currency: 'USD', priceBreaks: [{ minQuantity: 1, unitPrice: 1 }, { minQuantity: 10, unitPrice: -0.5 }] }, 'INVALID_PRICE'],
+      [
+        createQuoteM,
+        {
+          componentId: c.id,
+          partId: approved.id,
+          distributorId: ids.mouser,
+          currency: 'USD',
+          priceBreaks: [
+            { minQuantity: 1, unitPrice: 1 },
+            { minQuantity: 10, unitPrice: -0.5 },
+          ],
+        },
+        'INVALID_PRICE',
+      ],
       [createQuoteM, { componentId: c.id, partId: approved.id, distributorId: ids.mouser, currency: 'XYZ', unitPrice: 1 }, 'UNKNOWN_CURRENCY'],
       [createQuoteM, { componentId: c.id, partId: approved.id, distributorName: 'Nobody', currency: 'USD', unitPrice: 1 }, 'DISTRIBUTOR_NOT_FOUND'],
       [primaryM, { componentId: c.id, partId: proto.id }, 'PRIMARY_NOT_APPROVED'],
@@ -95,9 +111,11 @@ describe('sourcing', () => {
   });
 
   async function release(componentId: string): Promise<void> {
-    const co = (await ok(admin, `mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }`, {
-      input: { name: `Release ${componentId}`, templateId: 'default-one-stage', componentIds: [componentId], values: { reason: 'Release' }, stages: [{ index: 0, reviewerIds: [tenant.user.id] }] },
-    })).changeOrders.create;
+    const co = (
+      await ok(admin, `mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }`, {
+        input: { name: `Release ${componentId}`, templateId: 'default-one-stage', componentIds: [componentId], values: { reason: 'Release' }, stages: [{ index: 0, reviewerIds: [tenant.user.id] }] },
+      })
+    ).changeOrders.create;
     await ok(admin, `mutation($id: ID!) { changeOrders { submit(id: $id) { id } } }`, { id: co.id });
     await ok(admin, `mutation($id: ID!) { changeOrders { approve(id: $id) { status } } }`, { id: co.id });
   }
@@ -116,7 +134,10 @@ describe('sourcing', () => {
     expect((await findOne(tenant, c.id))!.state).toBe('MODIFIED');
     const history = await historyOf(tenant, c.id);
     expect(history[0]!.changes).toEqual(
-      expect.arrayContaining([{ field: `sourcing.part.${alternate.id}`, from: null, to: expect.objectContaining({ mpn: 'ALT-1', approval: 'APPROVED' }) }, { field: 'state', from: 'RELEASED', to: 'MODIFIED' }]),
+      expect.arrayContaining([
+        { field: `sourcing.part.${alternate.id}`, from: null, to: expect.objectContaining({ mpn: 'ALT-1', approval: 'APPROVED' }) },
+        { field: 'state', from: 'RELEASED', to: 'MODIFIED' },
+      ]),
     );
     expect(history[1]!.changes).toEqual([{ field: `sourcing.quote.${q.id}`, from: expect.objectContaining({ stock: 5000 }), to: expect.objectContaining({ stock: 12 }) }]);
     expect(history[2]!.changes).toEqual([{ field: `sourcing.quote.${q.id}`, from: null, to: expect.objectContaining({ currency: 'EUR' }) }]);
@@ -135,13 +156,38 @@ describe('sourcing', () => {
    */
   it('rolls up costs of a multi-level assembly at 1, 100 and 10,000, matching an independent calculation line by line', async () => {
     await ok(admin, ratesM, { input: { baseCurrency: 'USD', rates: [{ currency: 'EUR', rate: 1.1 }] } });
-    const leaves = await createItems(tenant, ['R1', 'C1', 'U1', 'J1', 'NOSRC', 'NOPRICE', 'JPYPART'].map((name) => ({ name: `Leaf ${name}`, categoryId: 'mechanical' })));
+    const leaves = await createItems(
+      tenant,
+      ['R1', 'C1', 'U1', 'J1', 'NOSRC', 'NOPRICE', 'JPYPART'].map((name) => ({ name: `Leaf ${name}`, categoryId: 'mechanical' })),
+    );
     const leaf = Object.fromEntries(leaves.map((l) => [l.name.slice(5), l.id]));
     type Terms = { currency: string; breaks: { minQuantity: number; unitPrice: number | null }[]; moq?: number; orderMultiple?: number };
     const terms: Record<string, Terms> = {
-      R1: { currency: 'USD', breaks: [{ minQuantity: 1, unitPrice: 0.1 }, { minQuantity: 100, unitPrice: 0.02 }, { minQuantity: 5000, unitPrice: 0.005 }], orderMultiple: 50 },
-      C1: { currency: 'EUR', breaks: [{ minQuantity: 10, unitPrice: 0.05 }, { minQuantity: 1000, unitPrice: 0.03 }], moq: 10 },
-      U1: { currency: 'EUR', breaks: [{ minQuantity: 1, unitPrice: 2.5 }, { minQuantity: 250, unitPrice: 1.9 }], moq: 1 },
+      R1: {
+        currency: 'USD',
+        breaks: [
+          { minQuantity: 1, unitPrice: 0.1 },
+          { minQuantity: 100, unitPrice: 0.02 },
+          { minQuantity: 5000, unitPrice: 0.005 },
+        ],
+        orderMultiple: 50,
+      },
+      C1: {
+        currency: 'EUR',
+        breaks: [
+          { minQuantity: 10, unitPrice: 0.05 },
+          { minQuantity: 1000, unitPrice: 0.03 },
+        ],
+        moq: 10,
+      },
+      U1: {
+        currency: 'EUR',
+        breaks: [
+          { minQuantity: 1, unitPrice: 2.5 },
+          { minQuantity: 250, unitPrice: 1.9 },
+        ],
+        moq: 1,
+      },
       J1: { currency: 'USD', breaks: [{ minQuantity: 1, unitPrice: 0.75 }], moq: 20, orderMultiple: 10 },
       NOPRICE: { currency: 'USD', breaks: [{ minQuantity: 1, unitPrice: null }] },
       JPYPART: { currency: 'JPY', breaks: [{ minQuantity: 1, unitPrice: 30 }] },
@@ -151,14 +197,53 @@ describe('sourcing', () => {
       const other = await part({ componentId: leaf[name], manufacturerId: ids.murata, mpn: `${name}-ALT`, approval: 'APPROVED', rank: 2 });
       await quote({ componentId: leaf[name], partId: other.id, distributorId: ids.mouser, currency: 'USD', unitPrice: 0.0001 });
       const primary = await part({ componentId: leaf[name], manufacturerId: ids.yageo, mpn: `${name}-1`, approval: 'APPROVED', rank: 1 });
-      const q = await quote({ componentId: leaf[name], partId: primary.id, distributorId: ids.digikey, currency: t.currency, priceBreaks: t.breaks, moq: t.moq ?? null, orderMultiple: t.orderMultiple ?? null });
+      const q = await quote({
+        componentId: leaf[name],
+        partId: primary.id,
+        distributorId: ids.digikey,
+        currency: t.currency,
+        priceBreaks: t.breaks,
+        moq: t.moq ?? null,
+        orderMultiple: t.orderMultiple ?? null,
+      });
       await ok(admin, primaryM, { input: { componentId: leaf[name], partId: primary.id, quoteId: q.id } });
     }
     await part({ componentId: leaf.NOSRC, manufacturerId: ids.yageo, mpn: 'NOSRC-1', approval: 'APPROVED' });
 
-    const [mod] = await createItems(tenant, [{ name: 'MOD', categoryId: 'pcba', children: [{ childId: leaf.R1, quantity: 4 }, { childId: leaf.U1, quantity: 1 }, { childId: leaf.NOPRICE, quantity: 1 }] }]);
-    const [sub] = await createItems(tenant, [{ name: 'SUB', categoryId: 'pcba', children: [{ childId: mod!.id, quantity: 3 }, { childId: leaf.C1, quantity: 2 }, { childId: leaf.JPYPART, quantity: 1 }] }]);
-    const [top] = await createItems(tenant, [{ name: 'TOP', categoryId: 'pcba', children: [{ childId: sub!.id, quantity: 2 }, { childId: leaf.J1, quantity: 1 }, { childId: leaf.R1, quantity: 5 }, { childId: leaf.NOSRC, quantity: 1 }] }]);
+    const [mod] = await createItems(tenant, [
+      {
+        name: 'MOD',
+        categoryId: 'pcba',
+        children: [
+          { childId: leaf.R1, quantity: 4 },
+          { childId: leaf.U1, quantity: 1 },
+          { childId: leaf.NOPRICE, quantity: 1 },
+        ],
+      },
+    ]);
+    const [sub] = await createItems(tenant, [
+      {
+        name: 'SUB',
+        categoryId: 'pcba',
+        children: [
+          { childId: mod!.id, quantity: 3 },
+          { childId: leaf.C1, quantity: 2 },
+          { childId: leaf.JPYPART, quantity: 1 },
+        ],
+      },
+    ]);
+    const [top] = await createItems(tenant, [
+      {
+        name: 'TOP',
+        categoryId: 'pcba',
+        children: [
+          { childId: sub!.id, quantity: 2 },
+          { childId: leaf.J1, quantity: 1 },
+          { childId: leaf.R1, quantity: 5 },
+          { childId: leaf.NOSRC, quantity: 1 },
+        ],
+      },
+    ]);
 
     // Independent calculation.
     const perTop: Record<string, number> = { R1: 2 * 3 * 4 + 5, U1: 2 * 3, NOPRICE: 2 * 3, C1: 2 * 2, JPYPART: 2, J1: 1, NOSRC: 1 };
@@ -180,7 +265,16 @@ describe('sourcing', () => {
         else if (t.currency === 'JPY') missing.push({ componentId: leaf[name], extendedQuantity: need, reason: 'NO_RATE' });
         else {
           const unit = toUsd(reached.unitPrice, t.currency);
-          lines.push({ componentId: leaf[name], extendedQuantity: need, orderQuantity: order, priceBreakMinQuantity: reached.minQuantity, quoteCurrency: t.currency, quoteUnitPrice: reached.unitPrice, unitCost: unit, extendedCost: order * unit });
+          lines.push({
+            componentId: leaf[name],
+            extendedQuantity: need,
+            orderQuantity: order,
+            priceBreakMinQuantity: reached.minQuantity,
+            quoteCurrency: t.currency,
+            quoteUnitPrice: reached.unitPrice,
+            unitCost: unit,
+            extendedCost: order * unit,
+          });
         }
       }
       return { lines, missing };
@@ -202,8 +296,13 @@ describe('sourcing', () => {
         expect(line.unitCost as number).toBeCloseTo(w.unitCost as number, 6);
         expect(line.extendedCost as number).toBeCloseTo(w.extendedCost as number, 5);
       });
-      expect(byId(rollup.missing).map(({ componentId, extendedQuantity, reason }: Record<string, unknown>) => ({ componentId, extendedQuantity, reason }))).toEqual(byId(want.missing as { componentId: string }[]));
-      expect(rollup.total).toBeCloseTo(wanted.reduce((sum, l) => sum + (l.extendedCost as number), 0), 5);
+      expect(byId(rollup.missing).map(({ componentId, extendedQuantity, reason }: Record<string, unknown>) => ({ componentId, extendedQuantity, reason }))).toEqual(
+        byId(want.missing as { componentId: string }[]),
+      );
+      expect(rollup.total).toBeCloseTo(
+        wanted.reduce((sum, l) => sum + (l.extendedCost as number), 0),
+        5,
+      );
       // Budget: one request for the component, its BOM and the rates, one per level below, one per 100 purchased components.
       const capacity = JSON.parse(response.headers.get('x-plm-consumed-capacity') ?? '{}') as { requests?: number };
       expect(capacity.requests).toBeGreaterThan(0);
@@ -223,7 +322,11 @@ describe('sourcing', () => {
     // U1 sits TOP → SUB → MOD → U1; its approved parts become OBSOLETE / NRND.
     const sourcing = (await ok(admin, sourcingQ, { id: ids.u1 })).component.findOne.vendorSourcing;
     for (const p of sourcing.parts) await ok(admin, updatePartM, { input: { componentId: ids.u1, id: p.id, lifecycle: p.isPrimary ? 'OBSOLETE' : 'NRND' } });
-    const risks = (await ok(viewer.headers, risksQ)).vendorSourcing.risks as { componentId: string; reason: string; usedIn: { assemblyId: string; isTop: boolean; distance: number; assembly: { name: string } }[] }[];
+    const risks = (await ok(viewer.headers, risksQ)).vendorSourcing.risks as {
+      componentId: string;
+      reason: string;
+      usedIn: { assemblyId: string; isTop: boolean; distance: number; assembly: { name: string } }[];
+    }[];
     const u1 = risks.find((r) => r.componentId === ids.u1);
     expect(u1).toMatchObject({ reason: 'END_OF_LIFE' });
     expect(u1!.usedIn).toEqual([

@@ -60,31 +60,54 @@ describe('library export and import', () => {
     const at = (minute: number) => new Date(Date.parse('2025-01-01T00:00:00Z') + minute * 60_000).toISOString();
     const ctx = await seedContext(store, source, at(0));
     const [resistor, capacitor, nrm, drawing] = await createComponents(store, ctx, [
-      { name: '10k resistor', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 10000 }, { attributeId: 'package', hasValue: true, value: '0603' }], labels: ['rohs', 'reach'], eid: 'ERP-1' },
+      {
+        name: '10k resistor',
+        categoryId: 'resistor',
+        attributeValues: [
+          { attributeId: 'resistance', hasValue: true, value: 10000 },
+          { attributeId: 'package', hasValue: true, value: '0603' },
+        ],
+        labels: ['rohs', 'reach'],
+        eid: 'ERP-1',
+      },
       { name: '100n capacitor', categoryId: 'capacitor', description: 'X7R; 16 V', attributeValues: [{ attributeId: 'capacitance', hasValue: true, value: 1e-7 }] },
       { name: 'Fixed spec resistor', categoryId: 'resistor', statusId: 'production', notRevisionManaged: true, attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] },
       { name: 'Controller drawing', categoryId: 'drawing', documentFormats: ['PDF', 'DXF'] },
     ]);
     const [updated] = await updateComponents(store, { ...ctx, at: at(1) }, [{ id: resistor!.id, expectedVersion: 1, name: '10k resistor, 1%', labels: ['rohs'] }]);
-    const [board] = await writeItems(store, { ...ctx, at: at(2) }, 'create', [
-      {
-        name: 'Controller board',
-        categoryId: 'pcba',
-        children: [
-          { childId: resistor!.id, quantity: 4, refDes: 'R1-R4', itemNumber: '10', childHistoryId: `${resistor!.id}:1` },
-          { childId: capacitor!.id, quantity: 2, notes: 'hand placed' },
-        ],
-        documentComponentIds: [drawing!.id],
-      },
-    ], {});
+    const [board] = await writeItems(
+      store,
+      { ...ctx, at: at(2) },
+      'create',
+      [
+        {
+          name: 'Controller board',
+          categoryId: 'pcba',
+          children: [
+            { childId: resistor!.id, quantity: 4, refDes: 'R1-R4', itemNumber: '10', childHistoryId: `${resistor!.id}:1` },
+            { childId: capacitor!.id, quantity: 2, notes: 'hand placed' },
+          ],
+          documentComponentIds: [drawing!.id],
+        },
+      ],
+      {},
+    );
     await writeItems(store, { ...ctx, at: at(3) }, 'update', [{ id: board!.id, expectedVersion: 1, children: [{ childId: resistor!.id, quantity: 6, refDes: 'R1-R6' }, { childId: nrm!.id }] }], {});
     const [top] = await writeItems(store, { ...ctx, at: at(4) }, 'create', [{ name: 'Controller unit', categoryId: 'top-level-assembly', children: [{ childId: board!.id, quantity: 1 }] }], {});
     await markReleased(store, updated!);
     await markReleased(store, top!);
     // A real release through a change order: a RELEASE history record (with the change order's number).
-    const co = (await gqlOk<{ changeOrders: { create: { id: string } } }>(tenant, releaseDraft, {
-      input: { name: 'Release the capacitor', templateId: 'default-one-stage', componentIds: [capacitor!.id], values: { reason: 'First release' }, stages: [{ index: 0, reviewerIds: [tenant.user.id], approvalType: 'Majority' }] },
-    })).changeOrders.create;
+    const co = (
+      await gqlOk<{ changeOrders: { create: { id: string } } }>(tenant, releaseDraft, {
+        input: {
+          name: 'Release the capacitor',
+          templateId: 'default-one-stage',
+          componentIds: [capacitor!.id],
+          values: { reason: 'First release' },
+          stages: [{ index: 0, reviewerIds: [tenant.user.id], approvalType: 'Majority' }],
+        },
+      })
+    ).changeOrders.create;
     await gqlOk(tenant, 'mutation($id: ID!) { changeOrders { submit(id: $id) { status } } }', { id: co.id });
     await gqlOk(tenant, 'mutation($id: ID!) { changeOrders { approve(id: $id) { status } } }', { id: co.id });
 
@@ -106,7 +129,18 @@ describe('library export and import', () => {
     expect(result).toMatchObject({ components: 6, bomLines: 4, documentLinks: 1, historyRecords: 6 });
     const library = await canonicalLibrary(store, target.ref);
     const byCpn = new Map(library.components.map((c) => [c.cpn, c]));
-    expect(byCpn.get('100-00001')).toMatchObject({ name: '10k resistor', categoryId: 'resistor', statusId: 'design', revisionValue: 'A', state: 'MODIFIED', description: 'Thick film, 1%', eid: 'ERP-1', labels: ['rohs', 'reach'], attributeValues: { resistance: 10000, package: '0603' }, version: 1 });
+    expect(byCpn.get('100-00001')).toMatchObject({
+      name: '10k resistor',
+      categoryId: 'resistor',
+      statusId: 'design',
+      revisionValue: 'A',
+      state: 'MODIFIED',
+      description: 'Thick film, 1%',
+      eid: 'ERP-1',
+      labels: ['rohs', 'reach'],
+      attributeValues: { resistance: 10000, package: '0603' },
+      version: 1,
+    });
     expect(byCpn.get('100-00002')).toMatchObject({ statusId: 'production', revisionValue: 'B', state: 'RELEASED', notRevisionManaged: true, attributeValues: { resistance: 4700, package: '0402' } });
     expect(byCpn.get('110-00001')).toMatchObject({ statusId: 'design', description: 'X7R, 16 V', attributeValues: { capacitance: 1e-7 } });
     expect(byCpn.get('900-00001')).toMatchObject({ documentFormats: ['PDF', 'DXF'] });
@@ -123,7 +157,9 @@ describe('library export and import', () => {
     expect(board.history[0]!.changes.map((c) => c.field)).toEqual(expect.arrayContaining(['name', 'categoryId', 'children', 'documentLinks']));
     expect(byCpn.get('500-00001')!.bom!.lines.map((l) => l.childId)).toEqual(['cpn:400-00001']);
     // Counters moved past the imported CPNs: the next generated resistor CPN is new.
-    const [next] = await createComponents(store, await seedContext(store, target, new Date().toISOString()), [{ name: 'next', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] }]);
+    const [next] = await createComponents(store, await seedContext(store, target, new Date().toISOString()), [
+      { name: 'next', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] },
+    ]);
     expect(next!.cpn).toBe('100-00003');
   });
 
@@ -166,7 +202,15 @@ describe('library export and import', () => {
     const run = promisify(execFile);
     const admin = (...args: string[]) =>
       run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
-        env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+        env: {
+          ...process.env,
+          NODE_NO_WARNINGS: '1',
+          DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+          TABLE_NAME: stack.tableName,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+        },
       });
     const directory = await mkdtemp(join(tmpdir(), 'plm-cli-export-'));
     const exported = await admin('export', '--org-slug', tenant.organization.slug, '--library-slug', tenant.library.slug, '--out', directory);
@@ -220,17 +264,24 @@ describe('library export and import', () => {
     const drawing = imported.components.find((c) => c.name === 'Controller drawing')!;
     const file = (await getFile(store, target.ref.organizationId, target.ref.libraryId, drawing.fileId!))!;
     const original = exported.manifest.files!.find((f) => f.name === 'controller-rev-b.pdf')!;
-    expect(file).toMatchObject({ status: 'READY', name: original.name, contentType: original.contentType, size: original.size, sha256: original.sha256, storageKey: `${target.ref.organizationId}/${target.ref.libraryId}/${file.id}` });
+    expect(file).toMatchObject({
+      status: 'READY',
+      name: original.name,
+      contentType: original.contentType,
+      size: original.size,
+      sha256: original.sha256,
+      storageKey: `${target.ref.organizationId}/${target.ref.libraryId}/${file.id}`,
+    });
     expect(file.id).not.toBe(original.id);
     const bytes = (await stackFiles().get(file.storageKey))!;
     expect(sha256Hex(bytes)).toBe(original.sha256);
     expect(drawing.history[1]!.changes.find((c) => c.field === 'fileId')).toMatchObject({ to: file.id });
     const image = imported.components.find((c) => c.name === 'Resistor with photo')!.imageFileId!;
-    expect((await getFile(store, target.ref.organizationId, target.ref.libraryId, image))).toMatchObject({ name: 'resistor.png', contentType: 'image/png' });
+    expect(await getFile(store, target.ref.organizationId, target.ref.libraryId, image)).toMatchObject({ name: 'resistor.png', contentType: 'image/png' });
     const board = imported.components.find((c) => c.name === 'Board')!;
     const specDocument = imported.components.find((c) => c.name === 'Board spec')!;
     expect(board.documentLinks!.links.map((l) => l.documentId).sort()).toEqual([drawing.id, specDocument.id].sort());
-    expect((await getFile(store, target.ref.organizationId, target.ref.libraryId, specDocument.fileId!))).toMatchObject({ name: 'spec.txt', status: 'READY' });
+    expect(await getFile(store, target.ref.organizationId, target.ref.libraryId, specDocument.fileId!)).toMatchObject({ name: 'spec.txt', status: 'READY' });
 
     // The target's own templates and files stay: a failure leaves the library as it was, a clash is a problem.
     const own = await newEmptyLibrary(store, b, uniqueSlug('own'));
@@ -274,13 +325,23 @@ describe('library export and import', () => {
     expect(await partitionSnapshot(store, broken.ref)).toEqual(brokenBefore);
   });
 
-  it('import-abort deletes the templates and files of the abandoned import, never the library\'s own', async () => {
+  it("import-abort deletes the templates and files of the abandoned import, never the library's own", async () => {
     const t = await newTenant();
     const target = await newEmptyLibrary(store, t, uniqueSlug('abort'));
     const ownTemplate = { id: 'own', organizationId: target.ref.organizationId, libraryId: target.ref.libraryId, name: 'Own', document: {}, createdAt: 'now', createdBy: t.user.id };
     const file = (id: string) => ({
-      id, organizationId: target.ref.organizationId, libraryId: target.ref.libraryId, name: `${id}.pdf`, contentType: 'application/pdf', size: 3, sha256: 'ab',
-      status: 'READY' as const, storageKey: `k/${id}`, createdAt: 'now', createdBy: t.user.id, completedAt: 'now',
+      id,
+      organizationId: target.ref.organizationId,
+      libraryId: target.ref.libraryId,
+      name: `${id}.pdf`,
+      contentType: 'application/pdf',
+      size: 3,
+      sha256: 'ab',
+      status: 'READY' as const,
+      storageKey: `k/${id}`,
+      createdAt: 'now',
+      createdBy: t.user.id,
+      completedAt: 'now',
     });
     const ownFile = file(randomUUID());
     await putItemsInParallel(store, [...importedTemplateItems(ownTemplate, 'an-earlier-import'), importedFileItem(ownFile, 'an-earlier-import')], 1);

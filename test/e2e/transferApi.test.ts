@@ -63,9 +63,29 @@ async function finishedJob(target: Tenant, id: string): Promise<Job> {
 /** A job as a worker holds it (VALIDATING: the stream's worker finds it claimed and leaves it alone). */
 function runningJob(target: Tenant, heartbeatAt: string): ImportJobRecord {
   return {
-    id: randomUUID(), organizationId: target.organization.id, libraryId: target.library.id, status: 'VALIDATING', format: 'JSON', fileId: randomUUID(), bomFileId: null,
-    createdAt: heartbeatAt, createdBy: target.user.id, principalId: 'native', actingIntegrationId: null, keyLibraryId: null, startedAt: heartbeatAt, finishedAt: null, heartbeatAt,
-    components: null, itemsWritten: 0, itemsTotal: null, counts: null, durationMs: null, problems: [], problemCount: 0, error: null,
+    id: randomUUID(),
+    organizationId: target.organization.id,
+    libraryId: target.library.id,
+    status: 'VALIDATING',
+    format: 'JSON',
+    fileId: randomUUID(),
+    bomFileId: null,
+    createdAt: heartbeatAt,
+    createdBy: target.user.id,
+    principalId: 'native',
+    actingIntegrationId: null,
+    keyLibraryId: null,
+    startedAt: heartbeatAt,
+    finishedAt: null,
+    heartbeatAt,
+    components: null,
+    itemsWritten: 0,
+    itemsTotal: null,
+    counts: null,
+    durationMs: null,
+    problems: [],
+    problemCount: 0,
+    error: null,
   };
 }
 
@@ -159,9 +179,12 @@ describe('library export and import through the API', () => {
     const targetFiles = await listFileRecords(store, b.organization.id, b.library.id);
     expect(targetFiles).toHaveLength(5);
     expect(targetFiles.filter((f) => bundle.files.some((g) => g.id === f.id))).toEqual([]);
-    const drawing = (await gqlOk<{ component: { findAll: { edges: { node: { name: string; file: { name: string; downloadUrl: string } | null } }[] } } }>(
-      b, '{ component { findAll { edges { node { name file { name downloadUrl } } } } } }',
-    )).component.findAll.edges.find((e) => e.node.name === 'Controller drawing')!.node;
+    const drawing = (
+      await gqlOk<{ component: { findAll: { edges: { node: { name: string; file: { name: string; downloadUrl: string } | null } }[] } } }>(
+        b,
+        '{ component { findAll { edges { node { name file { name downloadUrl } } } } } }',
+      )
+    ).component.findAll.edges.find((e) => e.node.name === 'Controller drawing')!.node;
     expect(drawing.file?.name).toBe('controller-rev-b.pdf');
     expect((await fetch(drawing.file!.downloadUrl)).status).toBe(200);
 
@@ -266,7 +289,11 @@ describe('library export and import through the API', () => {
     expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: dead.id })).transfer.importJob).toMatchObject({ status: 'VALIDATING', stale: true });
 
     expect(await abortLibraryImport(store, ref, { force: false })).toMatchObject({ jobId: dead.id });
-    expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: dead.id })).transfer.importJob).toMatchObject({ status: 'FAILED', error: { code: 'IMPORT_ABANDONED' }, stale: false });
+    expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: dead.id })).transfer.importJob).toMatchObject({
+      status: 'FAILED',
+      error: { code: 'IMPORT_ABANDONED' },
+      stale: false,
+    });
     const exported = (await gqlOk<{ transfer: { exportLibrary: { files: ExportedFile[] } } }>(tenant, exportMutation, {})).transfer.exportLibrary;
     const bytes = Buffer.from(await (await fetch(exported.files[0]!.downloadUrl)).arrayBuffer());
     const file = await uploadFile(target, bytes, { name: 'export.json', contentType: 'application/json' });
@@ -280,7 +307,15 @@ describe('library export and import through the API', () => {
     // Written as VALIDATING (the stream's worker leaves it alone), then set back to QUEUED by a MODIFY, which the
     // worker's filter (INSERTs only) never sees: a job whose stream record was lost.
     await createImportJob(store, lost, null);
-    await store.ddb.send(new UpdateCommand({ TableName: store.tableName, Key: importJobKey(lost.organizationId, lost.libraryId, lost.id), UpdateExpression: 'SET #s = :q', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':q': 'QUEUED' } }));
+    await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: importJobKey(lost.organizationId, lost.libraryId, lost.id),
+        UpdateExpression: 'SET #s = :q',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':q': 'QUEUED' },
+      }),
+    );
     expect((await gqlOk<{ transfer: { importJob: Job } }>(target, jobQuery, { id: lost.id })).transfer.importJob).toMatchObject({ status: 'QUEUED', stale: true });
 
     const exported = (await gqlOk<{ transfer: { exportLibrary: { files: ExportedFile[] } } }>(tenant, exportMutation, {})).transfer.exportLibrary;

@@ -90,7 +90,9 @@ export async function partitionSnapshot(store: Store, ref: { organizationId: str
   for (const pk of [libraryPartition(ref.organizationId, ref.libraryId), searchPartition(ref.organizationId, ref.libraryId)]) {
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await store.ddb.send(new QueryCommand({ TableName: store.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ExclusiveStartKey: start, ConsistentRead: true }));
+      const page = await store.ddb.send(
+        new QueryCommand({ TableName: store.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ExclusiveStartKey: start, ConsistentRead: true }),
+      );
       items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
@@ -141,7 +143,13 @@ export async function seedTemplatesAndFiles(store: Store, tenant: Tenant): Promi
     { name: 'Controller drawing', categoryId: 'drawing', fileId: drawingV1.id },
   ]);
   await updateComponents(store, ctx, [{ id: drawing!.id, expectedVersion: 1, fileId: drawingV2.id }]);
-  await writeItems(store, ctx, 'create', [{ name: 'Board', categoryId: 'pcba', children: [{ childId: resistor!.id, quantity: 2 }], documentComponentIds: [drawing!.id], documents: [{ fileId: spec.id, name: 'Board spec' }] }], {});
+  await writeItems(
+    store,
+    ctx,
+    'create',
+    [{ name: 'Board', categoryId: 'pcba', children: [{ childId: resistor!.id, quantity: 2 }], documentComponentIds: [drawing!.id], documents: [{ fileId: spec.id, name: 'Board spec' }] }],
+    {},
+  );
   return { reviewer, notified };
 }
 

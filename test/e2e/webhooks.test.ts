@@ -56,7 +56,10 @@ describe('webhooks', () => {
   let alice: Member;
   let bob: Member;
   let secret: string | undefined;
-  const good = receiver(() => 204, () => secret);
+  const good = receiver(
+    () => 204,
+    () => secret,
+  );
 
   beforeAll(async () => {
     tenant = await newTenant({ plan: 'team' });
@@ -73,10 +76,22 @@ describe('webhooks', () => {
 
     const part = (await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Hooked part", categoryId: "mechanical" }]) { id version } } }')).component.create[0];
     await ok(alice.headers, 'mutation($id: ID!) { component { update(inputs: [{ id: $id, description: "changed" }]) { id } } }', { id: part.id });
-    const assembly = (await ok(alice.headers, 'mutation($child: ID!) { item { create(inputs: [{ name: "Hooked assembly", categoryId: "pcba", children: [{ childId: $child, quantity: 2 }] }]) { id } } }', { child: part.id })).item.create[0];
-    const co = (await ok(alice.headers, 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }', {
-      input: { name: 'Release hooked part', templateId: 'default-one-stage', componentIds: [part.id], values: { reason: 'x' }, stages: [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }] },
-    })).changeOrders.create;
+    const assembly = (
+      await ok(alice.headers, 'mutation($child: ID!) { item { create(inputs: [{ name: "Hooked assembly", categoryId: "pcba", children: [{ childId: $child, quantity: 2 }] }]) { id } } }', {
+        child: part.id,
+      })
+    ).item.create[0];
+    const co = (
+      await ok(alice.headers, 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }', {
+        input: {
+          name: 'Release hooked part',
+          templateId: 'default-one-stage',
+          componentIds: [part.id],
+          values: { reason: 'x' },
+          stages: [{ index: 0, reviewerIds: [bob.userId], approvalType: 'Minimum' }],
+        },
+      })
+    ).changeOrders.create;
     await ok(alice.headers, 'mutation($id: ID!) { changeOrders { submit(id: $id) { status } } }', { id: co.id });
     await ok(bob.headers, 'mutation($id: ID!) { changeOrders { approve(id: $id) { status } } }', { id: co.id });
     const scrap = (await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Scrap", categoryId: "mechanical" }]) { id } } }')).component.create[0];
@@ -84,7 +99,11 @@ describe('webhooks', () => {
 
     const types = ['component.created', 'component.updated', 'bom.changed', 'change_order.transitioned', 'component.released', 'component.deleted'];
     const payloads = () => good.received.map((r) => ({ ...(JSON.parse(r.body) as { id: string; type: string; data: any; libraryId: string }), verified: r.verified, headers: r.headers }));
-    const all = await eventually(payloads, (list) => types.every((type) => list.some((p) => p.type === type)) && list.filter((p) => p.type === 'change_order.transitioned').length >= 3, 'every event type');
+    const all = await eventually(
+      payloads,
+      (list) => types.every((type) => list.some((p) => p.type === type)) && list.filter((p) => p.type === 'change_order.transitioned').length >= 3,
+      'every event type',
+    );
     expect(all.every((p) => p.verified)).toBe(true);
     expect(all.every((p) => p.libraryId === tenant.library.id && p.headers['x-plm-event-id'] === p.id && p.headers['x-plm-event-type'] === p.type)).toBe(true);
     const released = all.find((p) => p.type === 'component.released')!;
@@ -92,7 +111,13 @@ describe('webhooks', () => {
     expect(all.find((p) => p.type === 'bom.changed')!.data).toMatchObject({ assemblyId: assembly.id, bomVersion: 1, lineCount: 1, childIds: [part.id] });
     expect(all.find((p) => p.type === 'component.deleted')!.data.component.id).toBe(scrap.id);
     const transitions = all.filter((p) => p.type === 'change_order.transitioned').map((p) => [p.data.from?.status ?? null, p.data.to.status]);
-    expect(transitions).toEqual(expect.arrayContaining([[null, 'DRAFT'], ['DRAFT', 'OPEN'], ['OPEN', 'CLOSED']]));
+    expect(transitions).toEqual(
+      expect.arrayContaining([
+        [null, 'DRAFT'],
+        ['DRAFT', 'OPEN'],
+        ['OPEN', 'CLOSED'],
+      ]),
+    );
     // The hold and release of the component by the change order (no new version) are not updates.
     expect(all.filter((p) => p.type === 'component.updated' && p.data.component.id === part.id)).toHaveLength(1);
 
@@ -111,8 +136,15 @@ describe('webhooks', () => {
 
   it('retries a failing receiver with backoff and records the failure; a receiver that recovers gets it delivered', { timeout: 120_000 }, async () => {
     // Slow to answer (longer than the test stack's 150 ms retry sweep): overlapping sweeps must still send each attempt once.
-    const failing = receiver(() => 500, () => secrets.failing, 600);
-    const flaky = receiver((count) => (count === 1 ? 503 : 200), () => secrets.flaky);
+    const failing = receiver(
+      () => 500,
+      () => secrets.failing,
+      600,
+    );
+    const flaky = receiver(
+      (count) => (count === 1 ? 503 : 200),
+      () => secrets.flaky,
+    );
     const secrets: Record<string, string> = {};
     const one = (await ok(admin, createWebhook, { input: { url: await failing.url(), events: ['COMPONENT_CREATED'] } })).webhooks.create;
     secrets.failing = one.secret;
@@ -120,13 +152,21 @@ describe('webhooks', () => {
     secrets.flaky = two.secret;
     await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Retried part", categoryId: "mechanical" }]) { id } } }');
     const logOf = async (id: string) => (await ok(admin, deliveriesQuery)).webhooks.findAll.find((w: { id: string }) => w.id === id).deliveries;
-    const failed = await eventually(() => logOf(one.webhook.id), (log) => log[0]?.status === 'FAILED', 'the failing delivery to end FAILED');
+    const failed = await eventually(
+      () => logOf(one.webhook.id),
+      (log) => log[0]?.status === 'FAILED',
+      'the failing delivery to end FAILED',
+    );
     expect(failed[0]).toMatchObject({ eventType: 'COMPONENT_CREATED', status: 'FAILED', attempts: 3, lastStatusCode: 500, lastError: 'HTTP 500', nextAttemptAt: null });
     expect(failing.received).toHaveLength(3);
     expect(failing.received.every((r) => r.verified)).toBe(true);
     // Every attempt carries the same event and delivery ids, signed anew.
     expect(new Set(failing.received.map((r) => r.headers['x-plm-delivery-id'])).size).toBe(1);
-    const recovered = await eventually(() => logOf(two.webhook.id), (log) => log[0]?.status === 'DELIVERED', 'the flaky delivery to succeed');
+    const recovered = await eventually(
+      () => logOf(two.webhook.id),
+      (log) => log[0]?.status === 'DELIVERED',
+      'the flaky delivery to succeed',
+    );
     expect(recovered[0]).toMatchObject({ status: 'DELIVERED', attempts: 2, lastStatusCode: 200, lastError: null });
     failing.server.close();
     flaky.server.close();
@@ -143,7 +183,11 @@ describe('webhooks', () => {
     const denied = await refusal(alice.headers, createWebhook, { input: { url: 'https://example.com/x', events: ['BOM_CHANGED'] } });
     expect(denied.error!.extensions).toMatchObject({ code: 'FORBIDDEN', requiredPermission: 'library.settings.update' });
     const { webhook, secret: first } = (await ok(admin, createWebhook, { input: { url: 'http://127.0.0.1:9/never', events: ['BOM_CHANGED'], enabled: false } })).webhooks.create;
-    const updated = (await ok(admin, 'mutation($input: UpdateWebhookInput!) { webhooks { update(input: $input) { id events enabled url } } }', { input: { id: webhook.id, events: ['BOM_CHANGED', 'COMPONENT_DELETED'] } })).webhooks.update;
+    const updated = (
+      await ok(admin, 'mutation($input: UpdateWebhookInput!) { webhooks { update(input: $input) { id events enabled url } } }', {
+        input: { id: webhook.id, events: ['BOM_CHANGED', 'COMPONENT_DELETED'] },
+      })
+    ).webhooks.update;
     expect(updated).toMatchObject({ enabled: false, events: ['BOM_CHANGED', 'COMPONENT_DELETED'], url: 'http://127.0.0.1:9/never' });
     const rotated = (await ok(admin, 'mutation($id: ID!) { webhooks { rotateSecret(id: $id) { secret webhook { secretPrefix } } } }', { id: webhook.id })).webhooks.rotateSecret;
     expect(rotated.secret).not.toBe(first);

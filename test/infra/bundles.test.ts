@@ -48,7 +48,9 @@ describe.each(handlerNames)('the %s bundle', (name) => {
   });
 
   it("carries zod's English messages only (`import * as z from 'zod'` lets esbuild drop the other locales)", () => {
-    const locales = Object.values(metafiles[name].outputs).flatMap((output) => Object.keys(output.inputs)).flatMap((input) => /zod\/v4\/locales\/([\w-]+)\.js$/.exec(input)?.[1] ?? []);
+    const locales = Object.values(metafiles[name].outputs)
+      .flatMap((output) => Object.keys(output.inputs))
+      .flatMap((input) => /zod\/v4\/locales\/([\w-]+)\.js$/.exec(input)?.[1] ?? []);
     expect(new Set(locales)).toEqual(new Set(['en']));
   });
 

@@ -49,9 +49,7 @@ describe('HTTP API', () => {
     const routes = Object.values(resourcesOfType('AWS::ApiGatewayV2::Route'));
     const byApi = (apiPrefix: string) =>
       Object.fromEntries(
-        routes
-          .filter((route) => route.Properties.ApiId.Ref.startsWith(apiPrefix))
-          .map((route) => [route.Properties.RouteKey, functionBehindRoute(route).replace(/Function[0-9A-F]{8}$/, '')]),
+        routes.filter((route) => route.Properties.ApiId.Ref.startsWith(apiPrefix)).map((route) => [route.Properties.RouteKey, functionBehindRoute(route).replace(/Function[0-9A-F]{8}$/, '')]),
       );
     expect(byApi('HttpApi')).toEqual({
       'POST /graphql': 'Graphql',
@@ -71,7 +69,10 @@ describe('HTTP API', () => {
 
   it('serves the API and SCIM on their custom domains with their certificates, and outputs {scim_url}', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 2);
-    for (const [name, certificate] of [['api.acme.example.com', 'api'], ['scim.acme.example.com', 'scim']]) {
+    for (const [name, certificate] of [
+      ['api.acme.example.com', 'api'],
+      ['scim.acme.example.com', 'scim'],
+    ]) {
       template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
         DomainName: name,
         DomainNameConfigurations: [Match.objectLike({ CertificateArn: `arn:aws:acm:eu-west-1:123456789012:certificate/${certificate}` })],
@@ -110,7 +111,7 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('routed functions answer within API Gateway\'s 29 s; the webhooks function has 120 s for a batch of attempts; an import job 15 minutes and more memory', () => {
+  it("routed functions answer within API Gateway's 29 s; the webhooks function has 120 s for a batch of attempts; an import job 15 minutes and more memory", () => {
     const functions = Object.entries(serviceFunctions()).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties] as const);
     expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.Timeout]))).toEqual({ Graphql: 29, Auth: 29, Scim: 29, Webhooks: 120, Jobs: 900, SamlResync: 300 });
     expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.MemorySize]))).toEqual({ Graphql: 1024, Auth: 1024, Scim: 1024, Webhooks: 1024, Jobs: 3008, SamlResync: 512 });
@@ -118,11 +119,16 @@ describe('Lambda functions', () => {
 
   it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth, graphql (invitations) and webhooks (notifications) send mail, pinned to the sender address', () => {
     const policies = Object.entries(resourcesOfType('AWS::IAM::Policy'));
-    const actionsOf = (policy: Resource) =>
-      (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => s.Action);
+    const actionsOf = (policy: Resource) => (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => s.Action);
     for (const [logicalId, policy] of policies) {
       const privileged = actionsOf(policy).filter((action) => /^(cognito-idp|ses):/.test(action));
-      const federationActions = ['cognito-idp:CreateIdentityProvider', 'cognito-idp:UpdateIdentityProvider', 'cognito-idp:DescribeIdentityProvider', 'cognito-idp:DescribeUserPoolClient', 'cognito-idp:UpdateUserPoolClient'];
+      const federationActions = [
+        'cognito-idp:CreateIdentityProvider',
+        'cognito-idp:UpdateIdentityProvider',
+        'cognito-idp:DescribeIdentityProvider',
+        'cognito-idp:DescribeUserPoolClient',
+        'cognito-idp:UpdateUserPoolClient',
+      ];
       const expected = logicalId.startsWith('AuthFunction')
         ? ['cognito-idp:Admin*', 'ses:SendEmail']
         : logicalId.startsWith('GraphqlFunction')
@@ -172,9 +178,7 @@ describe('files bucket', () => {
         LoggingConfiguration: { DestinationBucketName: { Ref: logs }, LogFilePrefix: 'files/' },
       },
     });
-    expect(buckets[files]!.Properties.LifecycleConfiguration.Rules).toContainEqual(
-      expect.objectContaining({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
-    );
+    expect(buckets[files]!.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }));
     expect(buckets[logs]).toMatchObject({ DeletionPolicy: 'Retain', Properties: { PublicAccessBlockConfiguration: blockAll } });
     // Log delivery through a bucket policy limited to the files bucket (no LogDeliveryWrite ACL).
     expect(buckets[logs]!.Properties.AccessControl).toBeUndefined();
@@ -231,7 +235,13 @@ describe('files bucket', () => {
     const variables = Object.values(serviceFunctions()).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
     expect(variables.filter((value) => value !== undefined)).toEqual(['true']);
     const off = Template.fromStack(
-      new PlmStack(new App(), 'PlmNoIntrospection', { appUrl: 'https://app.example.com', authAllowedOrigins: 'https://app.example.com', mailFrom: 'no-reply@example.com', passwordPolicy: 'standard', graphqlIntrospection: false }),
+      new PlmStack(new App(), 'PlmNoIntrospection', {
+        appUrl: 'https://app.example.com',
+        authAllowedOrigins: 'https://app.example.com',
+        mailFrom: 'no-reply@example.com',
+        passwordPolicy: 'standard',
+        graphqlIntrospection: false,
+      }),
     );
     const offVariables = Object.values(serviceFunctions(off)).map((fn) => fn.Properties.Environment.Variables.PLM_INTROSPECTION);
     expect(offVariables.filter((value) => value !== undefined)).toEqual(['false']);
@@ -240,9 +250,7 @@ describe('files bucket', () => {
   it('is passed as FILES_BUCKET to the graphql function only', () => {
     const files = bucketId('FilesBucket');
     const functions = serviceFunctions();
-    const filesBucketOf = Object.fromEntries(
-      Object.entries(functions).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Environment.Variables.FILES_BUCKET]),
-    );
+    const filesBucketOf = Object.fromEntries(Object.entries(functions).map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Environment.Variables.FILES_BUCKET]));
     expect(filesBucketOf).toEqual({ Graphql: { Ref: files }, Auth: undefined, Scim: undefined, Webhooks: undefined, Jobs: { Ref: files }, SamlResync: undefined });
   });
 
@@ -362,7 +370,7 @@ describe('SAML federation', () => {
     expect(env('ScimFunction').COGNITO_FEDERATED_CLIENT_ID).toBeUndefined();
   });
 
-  it('re-syncs the pool after the federated client: a trigger whose properties are the client\'s, so any deployment that updates (or replaces) the client runs it', () => {
+  it("re-syncs the pool after the federated client: a trigger whose properties are the client's, so any deployment that updates (or replaces) the client runs it", () => {
     const triggers = Object.entries(resourcesOfType('Custom::Trigger'));
     expect(triggers).toHaveLength(1);
     const [triggerId, trigger] = triggers[0]!;
@@ -384,7 +392,9 @@ describe('SAML federation', () => {
     const statements = policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: unknown; Resource: unknown }[];
     const actions = statements.flatMap((s) => s.Action);
     expect(actions.filter((a) => /^dynamodb:(Put|Delete|Update|BatchWrite)/.test(a))).toEqual(['dynamodb:PutItem', 'dynamodb:DeleteItem']);
-    expect(statements.find((s) => ([] as string[]).concat(s.Action).includes('dynamodb:PutItem'))!.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['LOCK#SAMLFEDERATEDCLIENT'] } });
+    expect(statements.find((s) => ([] as string[]).concat(s.Action).includes('dynamodb:PutItem'))!.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['LOCK#SAMLFEDERATEDCLIENT'] },
+    });
     expect(actions.filter((a) => a.startsWith('cognito-idp:')).sort()).toEqual([
       'cognito-idp:CreateIdentityProvider',
       'cognito-idp:DescribeIdentityProvider',

@@ -50,11 +50,7 @@ export function tenantHeaders(tenant: Tenant, options: { asUuids?: boolean } = {
 }
 
 /** POST /graphql over real HTTP. */
-export async function graphql<T = Record<string, unknown>>(
-  query: string,
-  variables: Record<string, unknown> | undefined,
-  headers: Record<string, string | undefined>,
-): Promise<GraphQLResponse<T>> {
+export async function graphql<T = Record<string, unknown>>(query: string, variables: Record<string, unknown> | undefined, headers: Record<string, string | undefined>): Promise<GraphQLResponse<T>> {
   const sent: Record<string, string> = { 'content-type': 'application/json' };
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) sent[name] = value;
   const response = await fetch(`${stack.baseUrl}/graphql`, { method: 'POST', headers: sent, body: JSON.stringify({ query, variables }) });

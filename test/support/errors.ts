@@ -2,9 +2,19 @@ import { expect } from 'vitest';
 import { graphql, tenantHeaders, type GraphQLResponse, type Tenant } from './api.js';
 
 /** The codes of a response's errors, with the response as the assertion's message. */
-async function refusedWith(tenant: Tenant, query: string, variables: Record<string, unknown>, code: string, headers: Record<string, string>, message: (response: GraphQLResponse) => string): Promise<GraphQLResponse> {
+async function refusedWith(
+  tenant: Tenant,
+  query: string,
+  variables: Record<string, unknown>,
+  code: string,
+  headers: Record<string, string>,
+  message: (response: GraphQLResponse) => string,
+): Promise<GraphQLResponse> {
   const response = await graphql(query, variables, { ...tenantHeaders(tenant), ...headers });
-  expect(response.body.errors?.map((e) => e.extensions?.code), message(response)).toEqual([code]);
+  expect(
+    response.body.errors?.map((e) => e.extensions?.code),
+    message(response),
+  ).toEqual([code]);
   return response;
 }
 

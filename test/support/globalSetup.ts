@@ -23,19 +23,28 @@ declare module 'vitest' {
   }
 }
 
-
 let stack: ChildProcess | undefined;
 
 /** Starts the real local stack (npm start's entry point) on free ports, once per test run. */
 export default async function setup(project: TestProject) {
   const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
   const filesDir = await mkdtemp(join(tmpdir(), 'plm-files-'));
-  const env = { FILES_DIR: filesDir, PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), COGNITO_PORT: String(cognitoPort), TABLE_NAME: 'plm', APP_URL: `http://127.0.0.1:${port}`,
+  const env = {
+    FILES_DIR: filesDir,
+    PORT: String(port),
+    DYNAMODB_PORT: String(dynamodbPort),
+    COGNITO_PORT: String(cognitoPort),
+    TABLE_NAME: 'plm',
+    APP_URL: `http://127.0.0.1:${port}`,
     // Webhook retries in fractions of a second, so that a failing receiver's whole story fits a test.
-    WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_RETRY_SWEEP_MS: '150', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '3000',
+    WEBHOOK_RETRY_BASE_MS: '300',
+    WEBHOOK_RETRY_SWEEP_MS: '150',
+    WEBHOOK_MAX_ATTEMPTS: '3',
+    WEBHOOK_TIMEOUT_MS: '3000',
     // Tests race one caller's requests against each other on purpose (versions, claims, quotas), as Lambda
     // instances do; the local stack's one-at-a-time fairness rule is measured by the bench instead.
-    PLM_CALLER_CONCURRENCY: '64' };
+    PLM_CALLER_CONCURRENCY: '64',
+  };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,7 +62,10 @@ export default async function setup(project: TestProject) {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (stack.exitCode !== null) throw new Error(`The local stack exited during startup:\n${output}`);
-    const healthy = await fetch(`${baseUrl}/health`).then((r) => r.status === 200, () => false);
+    const healthy = await fetch(`${baseUrl}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (healthy) break;
     if (Date.now() > deadline) throw new Error(`The local stack did not answer /health within 60 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -79,5 +91,10 @@ async function reportServerErrors(logFile: string) {
   process.stderr.write(`\nThe local stack logged ${failures.length} server failure(s) during the run; the first ones:\n`);
   for (const line of failures.slice(0, 10)) process.stderr.write(`  ${line.slice(0, 2000)}\n`);
   const index = lines.indexOf(failures[0]!);
-  process.stderr.write(`Around the first:\n${lines.slice(Math.max(0, index - 5), index + 30).join('\n').slice(0, 6000)}\n`);
+  process.stderr.write(
+    `Around the first:\n${lines
+      .slice(Math.max(0, index - 5), index + 30)
+      .join('\n')
+      .slice(0, 6000)}\n`,
+  );
 }

@@ -18,6 +18,9 @@ export default class SlowestFirst extends BaseSequencer {
       const index = slowest.findIndex((path) => file.moduleId.endsWith(path));
       return index === -1 ? slowest.length : index;
     };
-    return sorted.map((file, index) => ({ file, index })).sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index).map(({ file }) => file);
+    return sorted
+      .map((file, index) => ({ file, index }))
+      .sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index)
+      .map(({ file }) => file);
   }
 }

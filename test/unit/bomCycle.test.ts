@@ -28,12 +28,28 @@ describe('findBomCycle', () => {
   });
 
   it('finds a cycle made by two BOMs changed in the same call', async () => {
-    expect(await findBomCycle(new Map([['A', ['B']], ['B', ['A']]]), loaderOf({ B: ['X'] }).load)).toEqual(['A', 'B', 'A']);
+    expect(
+      await findBomCycle(
+        new Map([
+          ['A', ['B']],
+          ['B', ['A']],
+        ]),
+        loaderOf({ B: ['X'] }).load,
+      ),
+    ).toEqual(['A', 'B', 'A']);
   });
 
   it('uses the changed BOM, not the stored one, for an assembly the call changes', async () => {
     // Stored, B uses A; the call changes B to stop using it: no cycle.
-    expect(await findBomCycle(new Map([['A', ['B']], ['B', []]]), loaderOf({ B: ['A'] }).load)).toBeNull();
+    expect(
+      await findBomCycle(
+        new Map([
+          ['A', ['B']],
+          ['B', []],
+        ]),
+        loaderOf({ B: ['A'] }).load,
+      ),
+    ).toBeNull();
   });
 
   it('follows shared sub-assemblies once (a diamond is not a cycle)', async () => {

@@ -23,8 +23,24 @@ function valid(): any {
               { type: 'number', label: 'Affected units', name: 'units', validations: { min: 0, max: 100000 } },
               { type: 'currency', label: 'Cost impact' },
               { type: 'date', label: 'Effective date' },
-              { type: 'list', label: 'Plants', multiSelect: true, options: [{ label: 'Berlin', value: 'ber' }, { label: 'Austin', value: 'aus', description: 'Texas' }] },
-              { type: 'enum', label: 'Priority', default: 'normal', options: [{ label: 'Normal', value: 'normal' }, { label: 'Urgent', value: 'urgent' }] },
+              {
+                type: 'list',
+                label: 'Plants',
+                multiSelect: true,
+                options: [
+                  { label: 'Berlin', value: 'ber' },
+                  { label: 'Austin', value: 'aus', description: 'Texas' },
+                ],
+              },
+              {
+                type: 'enum',
+                label: 'Priority',
+                default: 'normal',
+                options: [
+                  { label: 'Normal', value: 'normal' },
+                  { label: 'Urgent', value: 'urgent' },
+                ],
+              },
             ],
           },
         ],
@@ -146,7 +162,9 @@ describe('change order template documents', () => {
     template.version = 'x';
     template.stages.open[0].types = ['Unanimous'];
     delete template.details.info.groups[0].fields[5].options;
-    const rules = validateTemplateDocument(template).problems.map((p) => p.rule).sort();
+    const rules = validateTemplateDocument(template)
+      .problems.map((p) => p.rule)
+      .sort();
     expect(rules).toEqual(['defaultInTypes', 'optionsRequired', 'pattern']);
   });
 

@@ -19,11 +19,24 @@ const issues = (input: unknown): string[] => {
   return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
 };
 
-const sizes = { type: 'LIST', name: 'size', options: [{ value: 'S', label: 'Small' }, { value: 'M', label: 'Medium' }, { value: 'XL', label: 'Extra large' }] };
+const sizes = {
+  type: 'LIST',
+  name: 'size',
+  options: [
+    { value: 'S', label: 'Small' },
+    { value: 'M', label: 'Medium' },
+    { value: 'XL', label: 'Extra large' },
+  ],
+};
 
 /** PN-<size>-<3-digit category prefix>-<4 hex digits>, counter per library. */
 const listAndHex = parse({
-  elements: [{ type: 'CONSTANT', name: 'pn', value: 'PN' }, sizes, { type: 'CATEGORY_PREFIX', name: 'category' }, { type: 'COUNTER', name: 'serial', base: 16, digits: 4, max: 0xffff, scope: 'LIBRARY' }],
+  elements: [
+    { type: 'CONSTANT', name: 'pn', value: 'PN' },
+    sizes,
+    { type: 'CATEGORY_PREFIX', name: 'category' },
+    { type: 'COUNTER', name: 'serial', base: 16, digits: 4, max: 0xffff, scope: 'LIBRARY' },
+  ],
 });
 
 /** <family>-<3-digit counter> where the family group is <line>.<variant>. */
@@ -34,7 +47,14 @@ const grouped = parse({
       type: 'GROUP',
       name: 'family',
       elements: [
-        { type: 'LIST', name: 'line', options: [{ value: 'AB', label: 'Line AB' }, { value: 'CD', label: 'Line CD' }] },
+        {
+          type: 'LIST',
+          name: 'line',
+          options: [
+            { value: 'AB', label: 'Line AB' },
+            { value: 'CD', label: 'Line CD' },
+          ],
+        },
         { type: 'CONSTANT', name: 'variant', value: 'V1' },
       ],
     },
@@ -48,7 +68,14 @@ describe('CPN scheme document', () => {
   });
 
   it('fills defaults', () => {
-    expect(parse({ elements: [{ type: 'CATEGORY_PREFIX', name: 'category' }, { type: 'COUNTER', name: 'counter' }] })).toEqual(defaultCpnScheme);
+    expect(
+      parse({
+        elements: [
+          { type: 'CATEGORY_PREFIX', name: 'category' },
+          { type: 'COUNTER', name: 'counter' },
+        ],
+      }),
+    ).toEqual(defaultCpnScheme);
     const hex = parse({ elements: [{ type: 'COUNTER', name: 'c', base: 16, digits: 3 }] }).elements[0] as CpnCounterElement;
     expect(hex.max).toBe(0xfff);
   });
@@ -73,9 +100,20 @@ describe('CPN scheme document', () => {
 
   it('refuses empty or duplicate list options and values containing the delimiter', () => {
     expect(issues({ elements: [{ type: 'LIST', name: 'l', options: [] }] })[0]).toMatch(/^elements\.0\.options:/);
-    expect(issues({ elements: [{ type: 'LIST', name: 'l', options: [{ value: 'a', label: 'A' }, { value: 'A', label: 'A again' }] }] })).toEqual([
-      'elements.0.options.1.value: duplicate option "A"',
-    ]);
+    expect(
+      issues({
+        elements: [
+          {
+            type: 'LIST',
+            name: 'l',
+            options: [
+              { value: 'a', label: 'A' },
+              { value: 'A', label: 'A again' },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(['elements.0.options.1.value: duplicate option "A"']);
     expect(issues({ elements: [{ type: 'CONSTANT', name: 'c', value: 'A-B' }] })).toEqual(['elements.0.value: must not contain the delimiter "-"']);
   });
 
@@ -111,7 +149,11 @@ describe('renderCpn', () => {
 
   it('renders hex counters in uppercase, X runs as wide as max, and library-scoped requests', () => {
     expect(renderCpn(listAndHex, { overrides: {} })).toMatchObject({ displayValue: 'PN-XX-XXX-XXXX', isDeterministic: false, counterRequests: [{ element: 'serial', scopeKey: 'LIBRARY' }] });
-    expect(renderCpn(listAndHex, { categoryPrefix: '120', overrides: { size: 'xl' }, counters: { serial: 0xbeef } })).toMatchObject({ displayValue: 'PN-XL-120-BEEF', isDeterministic: true, errors: [] });
+    expect(renderCpn(listAndHex, { categoryPrefix: '120', overrides: { size: 'xl' }, counters: { serial: 0xbeef } })).toMatchObject({
+      displayValue: 'PN-XL-120-BEEF',
+      isDeterministic: true,
+      errors: [],
+    });
     const narrow = parse({ elements: [{ type: 'COUNTER', name: 'c', digits: 5, max: 999 }] });
     expect(renderCpn(narrow, { overrides: {} }).displayValue).toBe('XXX');
     expect(renderCpn(narrow, { overrides: {}, counters: { c: 7 } }).displayValue).toBe('00007');
@@ -169,7 +211,20 @@ describe('renderCpn', () => {
   });
 
   it('keeps the case of the prefix in the scope key when case-sensitive', () => {
-    const scheme = parse({ elements: [{ type: 'LIST', name: 'l', options: [{ value: 'ab', label: 'ab' }, { value: 'AB', label: 'AB' }] }, { type: 'COUNTER', name: 'c' }], settings: { case_sensitive: true } });
+    const scheme = parse({
+      elements: [
+        {
+          type: 'LIST',
+          name: 'l',
+          options: [
+            { value: 'ab', label: 'ab' },
+            { value: 'AB', label: 'AB' },
+          ],
+        },
+        { type: 'COUNTER', name: 'c' },
+      ],
+      settings: { case_sensitive: true },
+    });
     expect(renderCpn(scheme, { overrides: { l: 'ab' } }).counterRequests).toEqual([{ element: 'c', scopeKey: 'PREFIX:ab-' }]);
     expect(renderCpn(scheme, { overrides: { l: 'Ab' } }).errors).toHaveLength(1);
   });
@@ -177,7 +232,12 @@ describe('renderCpn', () => {
 
 describe('renderCpn with element names that plain objects inherit', () => {
   it('does not read inherited properties as overrides or counters', () => {
-    const scheme = parse({ elements: [{ type: 'GROUP', name: 'constructor', elements: [{ type: 'CATEGORY_PREFIX', name: 'p' }] }, { type: 'COUNTER', name: 'toString' }] });
+    const scheme = parse({
+      elements: [
+        { type: 'GROUP', name: 'constructor', elements: [{ type: 'CATEGORY_PREFIX', name: 'p' }] },
+        { type: 'COUNTER', name: 'toString' },
+      ],
+    });
     expect(renderCpn(scheme, { categoryPrefix: '100', overrides: {}, counters: {} })).toEqual({
       displayValue: '100-XXXXX',
       isDeterministic: false,

@@ -20,7 +20,16 @@ const custom = customRole({
 const roleOf = (id: string) => systemRoleFor(id) ?? (id === custom.id ? custom : undefined);
 
 function membership(fields: Partial<MembershipRecord>): MembershipRecord {
-  return { organizationId: '00000000-0000-4000-8000-000000000001', userId: '00000000-0000-4000-8000-000000000002', role: null, libraryRoles: {}, teamIds: [], createdAt: '', rev: 0, ...fields } as MembershipRecord;
+  return {
+    organizationId: '00000000-0000-4000-8000-000000000001',
+    userId: '00000000-0000-4000-8000-000000000002',
+    role: null,
+    libraryRoles: {},
+    teamIds: [],
+    createdAt: '',
+    rev: 0,
+    ...fields,
+  } as MembershipRecord;
 }
 function team(id: string, fields: Partial<TeamRecord>): TeamRecord {
   return { id, organizationId: '', name: id, orgRoleId: null, libraryRoles: {}, archived: false, managedBy: null, externalId: null, rev: 0, createdAt: '', updatedAt: '', ...fields };

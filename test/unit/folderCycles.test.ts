@@ -85,7 +85,12 @@ describe('the floors of lib/', () => {
   });
 
   it('detects a cycle when there is one', () => {
-    const graph = new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set(['a'])], ['d', new Set(['a'])]]);
+    const graph = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a'])],
+    ]);
     expect(cycles(graph)).toEqual([['a', 'b', 'c']]);
   });
 

@@ -24,8 +24,8 @@ describe('operation access rules', () => {
   });
 
   it('refuses to build a schema with a rule for an operation that does not exist', () => {
-    expect(() =>
-      buildSchema({ query: { ...operationRules.query, 'user.ghost': { scope: 'user', permission: null } }, mutation: operationRules.mutation }),
-    ).toThrow(/operations the schema does not have: query user.ghost/);
+    expect(() => buildSchema({ query: { ...operationRules.query, 'user.ghost': { scope: 'user', permission: null } }, mutation: operationRules.mutation })).toThrow(
+      /operations the schema does not have: query user.ghost/,
+    );
   });
 });

@@ -24,7 +24,10 @@ describe('request metrics (Powertools, embedded metric format)', () => {
     const { withRequestLog } = await import('../../functions/shared/requestLog.js');
     const event = { routeKey: 'POST /graphql', requestContext: { requestId: 'r1', http: { method: 'POST' } } } as never;
     await withRequestLog('graphql', event, async () => ({ statusCode: 403, body: '{"errors":[{"extensions":{"code":"FORBIDDEN"}}]}' }));
-    const emf = lines.map((line) => line.trim()).filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+    const emf = lines
+      .map((line) => line.trim())
+      .filter((line) => line.includes('"_aws"'))
+      .map((line) => JSON.parse(line));
     expect(emf).toHaveLength(1);
     expect(emf[0]).toMatchObject({ handler: 'graphql', Requests: 1, ClientErrors: 1, ServerErrors: 0, DynamoDBRequests: 0 });
     expect(emf[0]._aws.CloudWatchMetrics[0].Namespace).toBe('PLM');

@@ -35,9 +35,7 @@ describe('revision scheme document', () => {
       ],
       rules: [],
     });
-    expect(parse({ segments: [{ type: 'LETTERS' }], rules: [{ mapsTo: ['DESIGN'], initialValue: '', allowBlank: true }] }).rules).toEqual([
-      { mapsTo: ['DESIGN'], initialValue: '', allowBlank: true },
-    ]);
+    expect(parse({ segments: [{ type: 'LETTERS' }], rules: [{ mapsTo: ['DESIGN'], initialValue: '', allowBlank: true }] }).rules).toEqual([{ mapsTo: ['DESIGN'], initialValue: '', allowBlank: true }]);
     expect(parse(defaultRevisionScheme)).toEqual(defaultRevisionScheme);
   });
 
@@ -72,9 +70,7 @@ describe('revision scheme document', () => {
   it('refuses excluded letters that are not single uppercase letters or leave fewer than 2 letters', () => {
     expect(issues({ segments: [{ type: 'LETTERS', excludedLetters: ['i'] }] })).toEqual(['segments.0.excludedLetters.0: must be a single uppercase letter A-Z']);
     expect(issues({ segments: [{ type: 'LETTERS', excludedLetters: ['AB'] }] })).toHaveLength(1);
-    expect(issues({ segments: [{ type: 'LETTERS', excludedLetters: [...'ABCDEFGHIJKLMNOPQRSTUVWXY'] }] })).toEqual([
-      'segments.0.excludedLetters: excludedLetters must leave at least 2 letters',
-    ]);
+    expect(issues({ segments: [{ type: 'LETTERS', excludedLetters: [...'ABCDEFGHIJKLMNOPQRSTUVWXY'] }] })).toEqual(['segments.0.excludedLetters: excludedLetters must leave at least 2 letters']);
     expect(issues({ segments: [{ type: 'LETTERS', excludedLetters: [...'ABCDEFGHIJKLMNOPQRSTUVWX'] }] })).toEqual([]);
   });
 });
@@ -143,7 +139,10 @@ describe('initialRevision', () => {
   it('takes the rule of the classification, else the first value of every segment', () => {
     const scheme = parse({
       delimiter: '-',
-      segments: [{ type: 'LETTERS', excludedLetters: ['A'] }, { type: 'INTEGER', min: 0, padWidth: 2 }],
+      segments: [
+        { type: 'LETTERS', excludedLetters: ['A'] },
+        { type: 'INTEGER', min: 0, padWidth: 2 },
+      ],
       rules: [{ mapsTo: ['PRODUCTION', 'MAINTENANCE'], initialValue: 'C-00' }],
     });
     expect(initialRevision(scheme, 'PRODUCTION')).toBe('C-00');

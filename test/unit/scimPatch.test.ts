@@ -26,11 +26,31 @@ const refusal = (run: () => unknown) => {
 describe('SCIM PATCH paths are resolved against the schema, never walked into objects', () => {
   it('refuses prototype keys and undeclared names in every position of a path (invalidPath)', () => {
     const paths = [
-      '__proto__.polluted', 'toString.polluted', 'constructor.prototype.polluted', 'name.__proto__', 'name.constructor', 'emails[type eq "work"].__proto__',
-      'emails[constructor eq "x"].value', `${enterpriseSchemaId}:__proto__`, `${enterpriseSchemaId}:toString`, 'urn:ietf:params:scim:schemas:core:2.0:User:__proto__.x',
-      'hasOwnProperty', 'valueOf', 'nickname2', 'name.middle', 'displayName.value', 'urn:other:thing', 'emails[type eq "work"]x', 'emails[type eq "work"', 'userName[type eq "x"]',
+      '__proto__.polluted',
+      'toString.polluted',
+      'constructor.prototype.polluted',
+      'name.__proto__',
+      'name.constructor',
+      'emails[type eq "work"].__proto__',
+      'emails[constructor eq "x"].value',
+      `${enterpriseSchemaId}:__proto__`,
+      `${enterpriseSchemaId}:toString`,
+      'urn:ietf:params:scim:schemas:core:2.0:User:__proto__.x',
+      'hasOwnProperty',
+      'valueOf',
+      'nickname2',
+      'name.middle',
+      'displayName.value',
+      'urn:other:thing',
+      'emails[type eq "work"]x',
+      'emails[type eq "work"',
+      'userName[type eq "x"]',
     ];
-    for (const path of paths) expect(refusal(() => resolvePath(userPatchSchema, path)), path).toEqual({ status: 400, scimType: 'invalidPath' });
+    for (const path of paths)
+      expect(
+        refusal(() => resolvePath(userPatchSchema, path)),
+        path,
+      ).toEqual({ status: 400, scimType: 'invalidPath' });
     expect(refusal(() => resolvePath(userPatchSchema, 'emails[type eq]'))).toEqual({ status: 400, scimType: 'invalidFilter' });
     expect(resolvePath(userPatchSchema, 'ROLES[primary eq "True"].value')).toBeUndefined();
     expect(resolvePath(userPatchSchema, `${enterpriseSchemaId}:manager.value`)).toMatchObject({ extension: enterpriseSchemaId, attribute: { name: 'manager' }, sub: { name: 'value' } });
@@ -39,7 +59,10 @@ describe('SCIM PATCH paths are resolved against the schema, never walked into ob
 
   it('refuses prototype keys anywhere in a body, and bodies nested deeper than any resource', () => {
     for (const body of [JSON.parse('{"__proto__":{"x":1}}'), { a: [{ b: { constructor: 1 } }] }, { Operations: [{ value: { PROTOTYPE: 1 } }] }]) {
-      expect(refusal(() => assertNoPrototypeKeys(body)), JSON.stringify(body)).toEqual({ status: 400, scimType: 'invalidValue' });
+      expect(
+        refusal(() => assertNoPrototypeKeys(body)),
+        JSON.stringify(body),
+      ).toEqual({ status: 400, scimType: 'invalidValue' });
     }
     let deep: unknown = 'x';
     for (let i = 0; i < 100_000; i += 1) deep = [deep];
@@ -47,7 +70,7 @@ describe('SCIM PATCH paths are resolved against the schema, never walked into ob
     expect(() => assertNoPrototypeKeys({ userName: 'constructor', name: { givenName: '__proto__' } })).not.toThrow();
   });
 
-  it('leaves Object.prototype alone whatever the operations (the advisories\' payloads)', () => {
+  it("leaves Object.prototype alone whatever the operations (the advisories' payloads)", () => {
     const attempts: PatchOperation[][] = [
       [{ op: 'replace', path: '__proto__.polluted', value: 'x' }],
       [{ op: 'add', path: 'toString.polluted', value: 'x' }],
@@ -56,7 +79,11 @@ describe('SCIM PATCH paths are resolved against the schema, never walked into ob
       [{ op: 'add', path: 'name', value: JSON.parse('{"__proto__":{"polluted":"x"}}') }],
       [{ op: 'replace', path: 'emails[type eq "work"]', value: JSON.parse('{"constructor":{"prototype":{"polluted":"x"}}}') }],
     ];
-    for (const operations of attempts) expect(refusal(() => patchUser(...operations)), JSON.stringify(operations)).toMatchObject({ status: 400 });
+    for (const operations of attempts)
+      expect(
+        refusal(() => patchUser(...operations)),
+        JSON.stringify(operations),
+      ).toMatchObject({ status: 400 });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -65,8 +92,18 @@ describe('SCIM PATCH paths are resolved against the schema, never walked into ob
 describe('SCIM PATCH semantics', () => {
   it('reads the PatchOp body: ops case-insensitively, at least one, value required except for remove', () => {
     expect(parsePatchBody({ operations: [{ OP: 'Replace', Path: ' active ', Value: false }] })).toEqual([{ op: 'replace', path: 'active', value: false }]);
-    for (const body of [{}, { Operations: [] }, { Operations: 'x' }, { Operations: [{ op: 'frob' }] }, { Operations: [{ op: 'add', path: 'x' }] }, { Operations: [{ op: 'add', path: 7, value: 1 }] }]) {
-      expect(refusal(() => parsePatchBody(body)), JSON.stringify(body)).toMatchObject({ status: 400 });
+    for (const body of [
+      {},
+      { Operations: [] },
+      { Operations: 'x' },
+      { Operations: [{ op: 'frob' }] },
+      { Operations: [{ op: 'add', path: 'x' }] },
+      { Operations: [{ op: 'add', path: 7, value: 1 }] },
+    ]) {
+      expect(
+        refusal(() => parsePatchBody(body)),
+        JSON.stringify(body),
+      ).toMatchObject({ status: 400 });
     }
   });
 
@@ -127,8 +164,25 @@ describe('/Schemas conforms to RFC 7643 §7', () => {
 
 describe('POST .search bodies and sortBy', () => {
   it('reads a SearchRequest as the equivalent query, refusing wrong types', () => {
-    const params = searchParameters({ schemas: ['x'], Filter: 'userName pr', startIndex: 2, COUNT: 5, attributes: ['userName', 'emails'], excludedAttributes: 'groups', sortBy: 'userName', sortOrder: 'descending' });
-    expect(Object.fromEntries(params)).toEqual({ filter: 'userName pr', startIndex: '2', count: '5', attributes: 'userName,emails', excludedAttributes: 'groups', sortBy: 'userName', sortOrder: 'descending' });
+    const params = searchParameters({
+      schemas: ['x'],
+      Filter: 'userName pr',
+      startIndex: 2,
+      COUNT: 5,
+      attributes: ['userName', 'emails'],
+      excludedAttributes: 'groups',
+      sortBy: 'userName',
+      sortOrder: 'descending',
+    });
+    expect(Object.fromEntries(params)).toEqual({
+      filter: 'userName pr',
+      startIndex: '2',
+      count: '5',
+      attributes: 'userName,emails',
+      excludedAttributes: 'groups',
+      sortBy: 'userName',
+      sortOrder: 'descending',
+    });
     expect(refusal(() => searchParameters({ count: '5' }))).toEqual({ status: 400, scimType: 'invalidValue' });
     expect(refusal(() => searchParameters({ filter: 3 }))).toEqual({ status: 400, scimType: 'invalidFilter' });
     expect(refusal(() => searchParameters({ attributes: [1] }))).toEqual({ status: 400, scimType: 'invalidValue' });

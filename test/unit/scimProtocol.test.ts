@@ -110,7 +110,11 @@ describe('SCIM user and group bodies', () => {
   });
 
   it('reads group members, deduplicated, and refuses members without a value', () => {
-    expect(parseGroupInput({ displayName: ' Eng ', members: [{ value: 'A' }, { value: 'a', display: 'Ada' }] })).toEqual({ displayName: 'Eng', externalId: null, members: [{ value: 'a', display: 'Ada' }] });
+    expect(parseGroupInput({ displayName: ' Eng ', members: [{ value: 'A' }, { value: 'a', display: 'Ada' }] })).toEqual({
+      displayName: 'Eng',
+      externalId: null,
+      members: [{ value: 'a', display: 'Ada' }],
+    });
     expect(() => parseGroupInput({ displayName: 'Eng', members: ['string id 1'] })).toThrow(expect.objectContaining({ scimType: 'invalidValue' }));
     expect(() => parseGroupInput({ members: [] })).toThrow(expect.objectContaining({ scimType: 'invalidValue' }));
   });

@@ -49,7 +49,10 @@ describe('column blocks', () => {
   it('store ids in parts of a fixed number of rows, and split a column that would not fit in one item', () => {
     const rows = Array.from({ length: 450 }, (_, n) => rowFields(n));
     expect(encodeColumnParts('i', rows).map((p) => p.start)).toEqual([0, idPartRows, 2 * idPartRows]);
-    const parts = encodeColumnParts('d', rows.map((r) => ({ ...r, description: randomBytes(7_500).toString('base64') })));
+    const parts = encodeColumnParts(
+      'd',
+      rows.map((r) => ({ ...r, description: randomBytes(7_500).toString('base64') })),
+    );
     expect(parts.length).toBeGreaterThan(1);
     expect(parts.every((p) => p.data.length <= 300_000)).toBe(true);
   });
@@ -101,7 +104,14 @@ describe('filter evaluation', () => {
   });
 
   it('orders revisions by the scheme for lt and gt', () => {
-    const scheme: RevisionScheme = { delimiter: '.', segments: [{ type: 'INTEGER', min: 1, padWidth: 0 }, { type: 'LETTERS', excludedLetters: [] }], rules: [] };
+    const scheme: RevisionScheme = {
+      delimiter: '.',
+      segments: [
+        { type: 'INTEGER', min: 1, padWidth: 0 },
+        { type: 'LETTERS', excludedLetters: [] },
+      ],
+      rules: [],
+    };
     const values = ['1.A', '1.Z', '1.AA', '2.A', '10.B', ''];
     const rows = values.map((revisionValue, i) => asRow(rowFields(i, { revisionValue }), i));
     const matching = (value: object) => rows.filter(compileFilter({ advanced: { and: [{ revision: { value } }] } }, { revisionScheme: scheme }).test).map((r) => r.revisionValue);

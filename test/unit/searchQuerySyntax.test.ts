@@ -24,13 +24,7 @@ function filterOf(query: string) {
 describe('key:value query syntax', () => {
   it('reads the example of the issue', () => {
     expect(filterOf('type:part status:design rev:>A name:res* label:rohs')).toEqual({
-      and: [
-        { category: { type: { eq: 'PART' } } },
-        { status: { id: { eq: 'design' } } },
-        { revision: { value: { gt: 'A' } } },
-        { name: { like: 'res%' } },
-        { labels: { name: { eq: 'RoHS' } } },
-      ],
+      and: [{ category: { type: { eq: 'PART' } } }, { status: { id: { eq: 'design' } } }, { revision: { value: { gt: 'A' } } }, { name: { like: 'res%' } }, { labels: { name: { eq: 'RoHS' } } }],
       notFound: [],
     });
   });

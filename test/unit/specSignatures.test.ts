@@ -25,7 +25,12 @@ function tableRows(heading: string): string[][] {
   return section
     .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| ---') && !line.startsWith('| Operation '))
-    .map((line) => line.slice(2, -2).split(' | ').map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .slice(2, -2)
+        .split(' | ')
+        .map((cell) => cell.trim()),
+    );
 }
 
 function operations(root: 'Query' | 'Mutation', heading: string): SpecOperation[] {

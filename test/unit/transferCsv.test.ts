@@ -41,7 +41,10 @@ const component = (overrides: Partial<ExportedComponent>): ExportedComponent => 
 
 describe('the CSV view of a library', () => {
   it('writes lists with ; and falls back to a JSON array cell when a value holds ; — and reads both back', () => {
-    const csv = componentsToCsv([component({ labels: ['rohs', 'reach'], documentFormats: ['a;b', 'c'], description: 'line one\nline "two", three', attributeValues: { resistance: 4700 } })], defaultCategories);
+    const csv = componentsToCsv(
+      [component({ labels: ['rohs', 'reach'], documentFormats: ['a;b', 'c'], description: 'line one\nline "two", three', attributeValues: { resistance: 4700 } })],
+      defaultCategories,
+    );
     const problems: ImportProblem[] = [];
     const [row] = parseComponentsCsv(csv, problems);
     expect(problems).toEqual([]);
@@ -67,7 +70,7 @@ describe('the CSV view of a library', () => {
 });
 
 describe('formula injection in the CSV view (OWASP CSV injection)', () => {
-  const hostile = ['=HYPERLINK("http://evil.test","x")', '+SUM(1;2)', '-2+3+cmd|\' /C calc\'!A0', '@SUM(1)', '\tTAB', '\rCR', "'quoted", "''twice", "'=1+1", '=', "'"];
+  const hostile = ['=HYPERLINK("http://evil.test","x")', '+SUM(1;2)', "-2+3+cmd|' /C calc'!A0", '@SUM(1)', '\tTAB', '\rCR', "'quoted", "''twice", "'=1+1", '=', "'"];
   const formula = /^[=+\-@\t\r]/;
 
   it('writes no data cell a spreadsheet would run as a formula, and reads every value back exactly', () => {
@@ -79,13 +82,21 @@ describe('formula injection in the CSV view (OWASP CSV injection)', () => {
         eid: value,
         labels: [value, 'plain'],
         attributeValues: { resistance: value },
-        bom: { version: 1, lines: [{ lineId: 'l', childId: 'b', quantity: null, refDes: value, itemNumber: value, notes: value, childHistoryId: null, createdByIntegrationId: null, createdAt: '2025-01-01T00:00:00.000Z' }] } as never,
+        bom: {
+          version: 1,
+          lines: [
+            { lineId: 'l', childId: 'b', quantity: null, refDes: value, itemNumber: value, notes: value, childHistoryId: null, createdByIntegrationId: null, createdAt: '2025-01-01T00:00:00.000Z' },
+          ],
+        } as never,
       });
       const componentsCsv = componentsToCsv([parent, child], defaultCategories);
       const bomCsv = bomToCsv([parent, child]);
       for (const csv of [componentsCsv, bomCsv]) {
         const cells = (parse(csv) as string[][]).slice(1).flat();
-        expect(cells.filter((cell) => formula.test(cell)), csv).toEqual([]);
+        expect(
+          cells.filter((cell) => formula.test(cell)),
+          csv,
+        ).toEqual([]);
       }
       const problems: ImportProblem[] = [];
       const [row] = parseComponentsCsv(componentsCsv, problems);

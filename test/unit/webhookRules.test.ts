@@ -10,8 +10,25 @@ import { checkReceiverUrl, isPublicAddress, resolveReceiver, type HostLookup } f
 const org = '11111111-1111-4111-8111-111111111111';
 const lib = '22222222-2222-4222-8222-222222222222';
 const pk = `ORG#${org}#LIB#${lib}`;
-const component = (fields: Record<string, unknown>) => ({ PK: pk, SK: 'C#c1', entity: 'Component', id: 'c1', cpn: '100-00001', name: 'Part', version: 1, state: 'MODIFIED', revisionValue: 'A', ...fields });
-const change = (kind: ChangedItem['kind'], oldImage?: Record<string, unknown>, newImage?: Record<string, unknown>): ChangedItem => ({ eventId: 'e1', kind, at: '2026-01-01T00:00:00.000Z', oldImage, newImage });
+const component = (fields: Record<string, unknown>) => ({
+  PK: pk,
+  SK: 'C#c1',
+  entity: 'Component',
+  id: 'c1',
+  cpn: '100-00001',
+  name: 'Part',
+  version: 1,
+  state: 'MODIFIED',
+  revisionValue: 'A',
+  ...fields,
+});
+const change = (kind: ChangedItem['kind'], oldImage?: Record<string, unknown>, newImage?: Record<string, unknown>): ChangedItem => ({
+  eventId: 'e1',
+  kind,
+  at: '2026-01-01T00:00:00.000Z',
+  oldImage,
+  newImage,
+});
 
 describe('webhook events from the change stream', () => {
   it('maps component changes, leaving out uncommitted and lock-only changes', () => {
@@ -22,14 +39,39 @@ describe('webhook events from the change stream', () => {
     expect(eventOf(change('REMOVE', component({}), undefined))?.type).toBe('COMPONENT_DELETED');
     expect(eventOf(change('MODIFY', component({}), component({ lockedBy: 'co' })))).toBeUndefined();
     expect(eventOf(change('MODIFY', component({}), component({ version: 2 })))?.type).toBe('COMPONENT_UPDATED');
-    expect(eventOf(change('MODIFY', component({}), component({ version: 2, state: 'RELEASED', revisionValue: 'B' })))).toMatchObject({ type: 'COMPONENT_RELEASED', data: { fromRevision: 'A', toRevision: 'B' } });
+    expect(eventOf(change('MODIFY', component({}), component({ version: 2, state: 'RELEASED', revisionValue: 'B' })))).toMatchObject({
+      type: 'COMPONENT_RELEASED',
+      data: { fromRevision: 'A', toRevision: 'B' },
+    });
   });
 
   it('maps comments: comment.created on insert, comment.deleted when it turns into a tombstone, nothing for edits', () => {
-    const comment = (fields: Record<string, unknown>) => ({ PK: pk, SK: 'CMT#t#c#c', entity: 'Comment', id: 'c', targetType: 'COMPONENT', targetId: 't', parentId: null, body: 'hi', mentions: ['m'], createdBy: 'u', createdAt: 'x', deleted: false, ...fields });
-    expect(eventOf(change('INSERT', undefined, comment({})))).toMatchObject({ type: 'COMMENT_CREATED', name: 'comment.created', data: { comment: { id: 'c', targetId: 't', body: 'hi', mentions: ['m'] } } });
+    const comment = (fields: Record<string, unknown>) => ({
+      PK: pk,
+      SK: 'CMT#t#c#c',
+      entity: 'Comment',
+      id: 'c',
+      targetType: 'COMPONENT',
+      targetId: 't',
+      parentId: null,
+      body: 'hi',
+      mentions: ['m'],
+      createdBy: 'u',
+      createdAt: 'x',
+      deleted: false,
+      ...fields,
+    });
+    expect(eventOf(change('INSERT', undefined, comment({})))).toMatchObject({
+      type: 'COMMENT_CREATED',
+      name: 'comment.created',
+      data: { comment: { id: 'c', targetId: 't', body: 'hi', mentions: ['m'] } },
+    });
     expect(eventOf(change('MODIFY', comment({}), comment({ body: 'edited' })))).toBeUndefined();
-    expect(eventOf(change('MODIFY', comment({}), comment({ deleted: true, body: null, deletedBy: 'mod' })))).toMatchObject({ type: 'COMMENT_DELETED', name: 'comment.deleted', data: { comment: { id: 'c', deletedBy: 'mod' } } });
+    expect(eventOf(change('MODIFY', comment({}), comment({ deleted: true, body: null, deletedBy: 'mod' })))).toMatchObject({
+      type: 'COMMENT_DELETED',
+      name: 'comment.deleted',
+      data: { comment: { id: 'c', deletedBy: 'mod' } },
+    });
     expect(eventOf(change('MODIFY', comment({ deleted: true }), comment({ deleted: true, locked: true })))).toBeUndefined();
   });
 
@@ -38,8 +80,20 @@ describe('webhook events from the change stream', () => {
     expect(eventOf(change('INSERT', undefined, bom(1)))?.type).toBe('BOM_CHANGED');
     expect(eventOf(change('MODIFY', bom(1), bom(1)))).toBeUndefined();
     expect(eventOf(change('REMOVE', bom(1), undefined))).toBeUndefined();
-    const co = (status: string, resolution: string | null = null) => ({ PK: pk, SK: 'CO#x', entity: 'ChangeOrder', id: 'x', number: 'CO-1', status, resolution, history: [{ action: 'SUBMIT', by: 'u' }] });
-    expect(eventOf(change('MODIFY', co('DRAFT'), co('OPEN')))).toMatchObject({ type: 'CHANGE_ORDER_TRANSITIONED', data: { from: { status: 'DRAFT' }, to: { status: 'OPEN' }, action: 'submit', by: 'u' } });
+    const co = (status: string, resolution: string | null = null) => ({
+      PK: pk,
+      SK: 'CO#x',
+      entity: 'ChangeOrder',
+      id: 'x',
+      number: 'CO-1',
+      status,
+      resolution,
+      history: [{ action: 'SUBMIT', by: 'u' }],
+    });
+    expect(eventOf(change('MODIFY', co('DRAFT'), co('OPEN')))).toMatchObject({
+      type: 'CHANGE_ORDER_TRANSITIONED',
+      data: { from: { status: 'DRAFT' }, to: { status: 'OPEN' }, action: 'submit', by: 'u' },
+    });
     expect(eventOf(change('MODIFY', co('OPEN'), co('OPEN')))).toBeUndefined();
     expect(eventOf(change('INSERT', undefined, { PK: pk, SK: 'H#c1#1', entity: 'ComponentHistory' }))).toBeUndefined();
     expect(eventOf(change('INSERT', undefined, { PK: 'ORG#x', SK: 'ORG', entity: 'Organization' }))).toBeUndefined();
@@ -82,7 +136,10 @@ describe('webhook receiver URLs (deployed policy)', () => {
 describe('webhook receiver URLs (local stack policy: loopback only, as the README says)', () => {
   const local = { allowLoopback: true };
   const deployed = { allowLoopback: false };
-  const resolvesTo = (...addresses: string[]): HostLookup => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const resolvesTo =
+    (...addresses: string[]): HostLookup =>
+    async () =>
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
   it.each([
     'http://169.254.169.254/latest/meta-data',
@@ -151,7 +208,11 @@ describe('webhook receiver URLs (local stack policy: loopback only, as the READM
 describe('stream records', () => {
   it('read an empty map given as {} (DynamoDB Local) as the empty map', async () => {
     const { changedItemOf } = await import('../../lib/store/stream.js');
-    const item = changedItemOf({ eventID: 'e', eventName: 'INSERT', dynamodb: { ApproximateCreationDateTime: 1_700_000_000, NewImage: { PK: { S: pk }, attributeValues: {}, labels: { L: [] }, nested: { M: { inner: {} } } } } });
+    const item = changedItemOf({
+      eventID: 'e',
+      eventName: 'INSERT',
+      dynamodb: { ApproximateCreationDateTime: 1_700_000_000, NewImage: { PK: { S: pk }, attributeValues: {}, labels: { L: [] }, nested: { M: { inner: {} } } } },
+    });
     expect(item).toMatchObject({ eventId: 'e', kind: 'INSERT', at: '2023-11-14T22:13:20.000Z', newImage: { PK: pk, attributeValues: {}, labels: [], nested: { inner: {} } } });
   });
 });

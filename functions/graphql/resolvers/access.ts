@@ -7,18 +7,7 @@ import { listMembers, removeOrgRole, updateLibraryAccess, updateMemberRole } fro
 import type { LibraryAccessGrant } from '../../../lib/orgs/model.js';
 import { findRole } from '../../../lib/access/effective.js';
 import { createRole, deleteRole, updateRole } from '../../../lib/orgs/roles.js';
-import {
-  addTeamMembers,
-  createTeam,
-  getTeam,
-  listTeamMemberIds,
-  removeTeamMembers,
-  renameTeam,
-  setTeamArchived,
-  setTeamRoles,
-  teamsOfOrganization,
-  teamsByIds,
-} from '../../../lib/orgs/teams.js';
+import { addTeamMembers, createTeam, getTeam, listTeamMemberIds, removeTeamMembers, renameTeam, setTeamArchived, setTeamRoles, teamsOfOrganization, teamsByIds } from '../../../lib/orgs/teams.js';
 import { isUuid } from '../../../lib/model/slugs.js';
 import { findLibrary } from '../../../lib/orgs/libraries.js';
 import type { Organization as OrganizationRecord } from '../../../lib/orgs/model.js';
@@ -229,4 +218,3 @@ export const accessResolvers: Resolvers = {
     invitations: (_parent, _args, context) => invitationsForUser(context.store, context.caller.userId),
   },
 };
-

@@ -1,13 +1,4 @@
-import {
-  createApiKey,
-  deactivateApiKey,
-  findApiKeyForUser,
-  listApiKeysForUser,
-  renameApiKey,
-  rotateApiKey,
-  type ApiKeyScope,
-  type CallingKey,
-} from '../../../lib/apikeys/apiKeys.js';
+import { createApiKey, deactivateApiKey, findApiKeyForUser, listApiKeysForUser, renameApiKey, rotateApiKey, type ApiKeyScope, type CallingKey } from '../../../lib/apikeys/apiKeys.js';
 import { ApiKeyRoleForbiddenError, IntegrationAccessError, InvalidInputError, NotFoundError } from '../../../lib/errors.js';
 import { findPrincipal } from '../../../lib/integrations/principals.js';
 import { findRole } from '../../../lib/access/effective.js';

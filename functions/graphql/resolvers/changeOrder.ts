@@ -62,5 +62,3 @@ export const changeOrderResolvers: Resolvers = {
   ChangeOrderHistoryEntry: { by: (entry, _args, context) => user(context, entry.by) },
   ChangeOrderComponent: { component: async (entry, _args, context) => (await loadComponent(context, entry.componentId)) ?? null },
 };
-
-

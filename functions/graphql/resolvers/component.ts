@@ -36,8 +36,7 @@ export const componentResolvers: Resolvers = {
       return (await findComponent(context.store, scope.organizationId, scope.libraryId, id)) ?? null;
     },
     findAll: async (_parent, { filter, pagination }, context) => findComponentsByFilter(await searchScope(context), { simple: filter }, pagination),
-    validateAttributes: async (_parent, { categoryId, attributeValues }, context) =>
-      validateAttributesFor(await configOrError(context), categoryId, attributeChanges(attributeValues) ?? []),
+    validateAttributes: async (_parent, { categoryId, attributeValues }, context) => validateAttributesFor(await configOrError(context), categoryId, attributeChanges(attributeValues) ?? []),
     validateAttributesBatch: async (_parent, { requests }, context) =>
       validateAttributesBatch(
         await configOrError(context),

@@ -6,9 +6,7 @@ import { libraryConfig, libraryScope, userById } from './shared.js';
 export const configResolvers: Resolvers = {
   Query: {
     customStatuses: async (_parent, { filter }, context) =>
-      (await libraryConfig(context)).statuses.statuses.filter(
-        (s) => (filter?.includeArchived || !s.archived) && (!filter?.mapsTo?.length || filter.mapsTo.includes(s.mapsTo)),
-      ),
+      (await libraryConfig(context)).statuses.statuses.filter((s) => (filter?.includeArchived || !s.archived) && (!filter?.mapsTo?.length || filter.mapsTo.includes(s.mapsTo))),
     configs: async (_parent, { filter }, context) => {
       const { records } = await libraryConfig(context);
       return Object.values(records).filter((r) => !filter?.types?.length || filter.types.includes(r.type));

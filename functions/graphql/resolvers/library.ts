@@ -12,8 +12,7 @@ export const libraryResolvers: Resolvers = {
     },
   },
   LibraryMutationNamespace: {
-    create: async (_parent, { input }, { store, access, caller }) =>
-      createLibrary(store, (await access.organization()).organization.id, input, caller.userId),
+    create: async (_parent, { input }, { store, access, caller }) => createLibrary(store, (await access.organization()).organization.id, input, caller.userId),
   },
   Library: {
     path: async (library, _args, { access }) => `@${(await access.organization()).organization.slug}/${library.slug}`,

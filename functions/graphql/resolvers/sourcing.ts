@@ -73,6 +73,9 @@ export const sourcingResolvers: Resolvers = {
   SourcingRisk: { component: (risk, args, context) => component(risk.componentId)(risk, args, context) },
   RiskAssembly: { assembly: (entry, args, context) => component(entry.assemblyId)(entry, args, context) },
   ExchangeRates: {
-    rates: (rates) => Object.entries(rates.rates).sort(([a], [b]) => a.localeCompare(b)).map(([currency, rate]) => ({ currency, rate })),
+    rates: (rates) =>
+      Object.entries(rates.rates)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([currency, rate]) => ({ currency, rate })),
   },
 };

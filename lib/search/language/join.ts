@@ -25,11 +25,12 @@ export function combineItems(read: readonly Item[]): ClauseSet {
     const { field, comparator } = item.clause;
     const positive = comparator === 'eq' || comparator === 'in';
     const negative = comparator === 'neq' || comparator === 'notIn';
-    const earlier = singleValued.has(field) && (positive || negative)
-      ? items.find((e) => e.clause.field === field && (positive ? ['eq', 'in'] : ['neq', 'notIn']).includes(e.clause.comparator))
-      : field === 'labels.name' && negative
-        ? items.find((e) => e.clause.field === field && ['neq', 'notIn'].includes(e.clause.comparator))
-        : undefined;
+    const earlier =
+      singleValued.has(field) && (positive || negative)
+        ? items.find((e) => e.clause.field === field && (positive ? ['eq', 'in'] : ['neq', 'notIn']).includes(e.clause.comparator))
+        : field === 'labels.name' && negative
+          ? items.find((e) => e.clause.field === field && ['neq', 'notIn'].includes(e.clause.comparator))
+          : undefined;
     if (!earlier) {
       items.push({ ...item });
       continue;

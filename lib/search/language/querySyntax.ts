@@ -156,7 +156,13 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
     });
   const enumerated = (term: QueryTerm, resolved: (Resolved & { like?: boolean })[]) => {
     const like = resolved.filter((r) => r.like).map((r): Clause => ({ field: r.field, comparator: term.negated ? 'notLike' : 'like', value: r.value, display: [r.display] }));
-    add(term, [...enumClauses(resolved.filter((r) => !r.like), term.negated), ...like]);
+    add(term, [
+      ...enumClauses(
+        resolved.filter((r) => !r.like),
+        term.negated,
+      ),
+      ...like,
+    ]);
   };
 
   for (const term of terms) {
@@ -173,27 +179,44 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
         break;
       }
       case 'status':
-        enumerated(term, resolveAll(term, 'status', (v) => resolveStatus(vocabulary, v), 'status.name'));
+        enumerated(
+          term,
+          resolveAll(term, 'status', (v) => resolveStatus(vocabulary, v), 'status.name'),
+        );
         break;
       case 'lifecycle':
-        enumerated(term, resolveAll(term, 'status', (v) => resolveStatus({ ...vocabulary, statuses: [] }, v), 'status.mapsTo'));
+        enumerated(
+          term,
+          resolveAll(term, 'status', (v) => resolveStatus({ ...vocabulary, statuses: [] }, v), 'status.mapsTo'),
+        );
         break;
       case 'category':
-        enumerated(term, resolveAll(term, 'category', (v) => resolveCategory(vocabulary, v), 'category.name'));
+        enumerated(
+          term,
+          resolveAll(term, 'category', (v) => resolveCategory(vocabulary, v), 'category.name'),
+        );
         break;
       case 'type':
         enumerated(term, resolveAll(term, 'type', resolveType, 'category.type'));
         break;
       case 'label':
-        enumerated(term, resolveAll(term, 'label', (v) => resolveLabel(vocabulary, v), 'labels.name'));
+        enumerated(
+          term,
+          resolveAll(term, 'label', (v) => resolveLabel(vocabulary, v), 'labels.name'),
+        );
         break;
       case 'user':
         enumerated(
           term,
-          resolveAll(term, 'user', (v) => {
-            const user = resolveUser(vocabulary, v);
-            return user ? { field: spec.field!, value: user.id, display: user.display } : undefined;
-          }, spec.field!),
+          resolveAll(
+            term,
+            'user',
+            (v) => {
+              const user = resolveUser(vocabulary, v);
+              return user ? { field: spec.field!, value: user.id, display: user.display } : undefined;
+            },
+            spec.field!,
+          ),
         );
         break;
       case 'state': {
@@ -214,12 +237,18 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
         and.push(...dateClauses(term, spec.field as 'createdAt' | 'updatedAt', vocabulary.now));
         break;
       case 'is':
-        add(term, term.values.map((v) => flagClause(v, term)));
+        add(
+          term,
+          term.values.map((v) => flagClause(v, term)),
+        );
         break;
     }
   }
   if (orGroups.length > 1) {
-    throw syntaxError(`only one term may list alternatives that are not one field's values (found ${orGroups.length}: ${orGroups.map((g) => g.term.values.join(',')).join('; ')})`, orGroups[1]!.term.at);
+    throw syntaxError(
+      `only one term may list alternatives that are not one field's values (found ${orGroups.length}: ${orGroups.map((g) => g.term.values.join(',')).join('; ')})`,
+      orGroups[1]!.term.at,
+    );
   }
   return { clauses: { and, or: orGroups[0]?.clauses ?? [] }, notFound };
 }
@@ -242,7 +271,13 @@ function revisionClauses(term: QueryTerm, vocabulary: Vocabulary, add: (term: Qu
   });
   const comparisons = compared.filter((c) => c.comparator);
   if (comparisons.length === 0) {
-    add(term, enumClauses(compared.map((c) => ({ field: 'revision.value', value: c.value, display: c.value })), term.negated));
+    add(
+      term,
+      enumClauses(
+        compared.map((c) => ({ field: 'revision.value', value: c.value, display: c.value })),
+        term.negated,
+      ),
+    );
     return [];
   }
   if (term.negated || compared.length > 1) throw syntaxError('a revision comparison (rev:>A, rev:<C) takes one value and no !', term.at);

@@ -9,7 +9,11 @@ export interface Resolved {
   display: string;
 }
 
-const normalize = (text: string) => text.trim().toLowerCase().replace(/[\s_-]+/g, ' ');
+const normalize = (text: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, ' ');
 
 /** The text and its singular forms: "assemblies" -> assembly, "boxes" -> box, "resistors" -> resistor. */
 function singulars(text: string): string[] {

@@ -428,7 +428,6 @@ class SentenceReader {
     const year = explicitYear ?? (month < currentMonth || (month === currentMonth && (day ?? 1) <= Number(now.slice(8, 10))) ? thisYear : thisYear - 1);
     return day === undefined ? monthPeriod(year, month) : dayPeriod(new Date(Date.UTC(year, month, day)).toISOString().slice(0, 10));
   }
-
 }
 
 export function readSentence(sentence: string, vocabulary: Vocabulary): SentenceReading {

@@ -50,10 +50,7 @@ async function usersById(store: Store, ids: string[]): Promise<UserRecord[]> {
  * the labels in use, and the users who created or changed components plus the caller (one BatchGetItem).
  */
 export async function loadVocabulary(scope: SearchScope, parts: ReadonlySet<VocabularyPart>, now = new Date()): Promise<Vocabulary> {
-  const [config, terms] = await Promise.all([
-    parts.has('config') ? scope.config() : undefined,
-    parts.has('labels') || parts.has('users') ? scope.index.terms() : undefined,
-  ]);
+  const [config, terms] = await Promise.all([parts.has('config') ? scope.config() : undefined, parts.has('labels') || parts.has('users') ? scope.index.terms() : undefined]);
   const users = parts.has('users') ? await usersById(scope.store, [...new Set([scope.userId, ...(terms?.userIds ?? [])])]) : [];
   return {
     statuses: (config?.statuses.statuses ?? []).map(({ id, name, mapsTo }) => ({ id, name, mapsTo })),

@@ -109,14 +109,14 @@ export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<
     await writeParts(store, library, packed.parts);
     const next = {
       watermark: added.reduce((max, row) => Math.max(max, row.createdAt), manifest.watermark),
-      blocks: [
-        ...manifest.blocks.flatMap((block, b) => (rewrite.has(b) ? [] : [{ ...block, dead: [...dead[b]!].sort((x, y) => x - y) }])),
-        ...packed.blocks,
-      ],
+      blocks: [...manifest.blocks.flatMap((block, b) => (rewrite.has(b) ? [] : [{ ...block, dead: [...dead[b]!].sort((x, y) => x - y) }])), ...packed.blocks],
     };
     committed = await commitManifest(store, library, manifest, next, owner);
     if (!committed) {
-      await deleteKeys(store, packed.parts.map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)));
+      await deleteKeys(
+        store,
+        packed.parts.map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)),
+      );
       return 'lost';
     }
     await deleteKeys(store, [

@@ -111,7 +111,7 @@ function dateTest(ops: DateOperators | null | undefined, field: 'createdAt' | 'u
 
 function markTest(eq: boolean | null | undefined, ids: ReadonlySet<string> | undefined): Test | null {
   if (typeof eq !== 'boolean') return null;
-  if (!ids) throw new Error('isPinned/isBookmarked need the caller\'s marks');
+  if (!ids) throw new Error("isPinned/isBookmarked need the caller's marks");
   return (row) => ids.has(row.id ?? '') === eq;
 }
 
@@ -123,17 +123,41 @@ function conditionTests(condition: FilterCondition, context: FilterContext, fiel
     tests.push(test);
     read.forEach((f) => fields.add(f));
   };
-  use(stringTest(condition.status?.id, (r) => r.statusId), 'statusId');
-  use(stringTest(condition.status?.name, (r) => r.statusName), 'statusName');
-  use(stringTest(condition.status?.mapsTo, (r) => r.statusMapsTo), 'statusMapsTo');
-  use(stringTest(condition.category?.id, (r) => r.categoryId), 'categoryId');
-  use(stringTest(condition.category?.name, (r) => r.categoryName), 'categoryName');
-  use(stringTest(condition.category?.type, (r) => r.categoryType), 'categoryType');
+  use(
+    stringTest(condition.status?.id, (r) => r.statusId),
+    'statusId',
+  );
+  use(
+    stringTest(condition.status?.name, (r) => r.statusName),
+    'statusName',
+  );
+  use(
+    stringTest(condition.status?.mapsTo, (r) => r.statusMapsTo),
+    'statusMapsTo',
+  );
+  use(
+    stringTest(condition.category?.id, (r) => r.categoryId),
+    'categoryId',
+  );
+  use(
+    stringTest(condition.category?.name, (r) => r.categoryName),
+    'categoryName',
+  );
+  use(
+    stringTest(condition.category?.type, (r) => r.categoryType),
+    'categoryType',
+  );
   const state = condition.state?.eq;
   use(state ? (r) => r.state === state : null, 'state');
   use(revisionTest(condition.revision?.value, context.revisionScheme), 'revisionValue');
-  use(stringTest(condition.createdBy?.id, (r) => r.createdBy), 'createdBy');
-  use(stringTest(condition.updatedBy?.id, (r) => r.updatedBy), 'updatedBy');
+  use(
+    stringTest(condition.createdBy?.id, (r) => r.createdBy),
+    'createdBy',
+  );
+  use(
+    stringTest(condition.updatedBy?.id, (r) => r.updatedBy),
+    'updatedBy',
+  );
   use(labelsTest(condition.labels?.name), 'labels');
   use(markTest(condition.isPinned?.eq, context.pinnedIds), 'id');
   use(markTest(condition.isBookmarked?.eq, context.bookmarkedIds), 'id');
@@ -141,9 +165,18 @@ function conditionTests(condition: FilterCondition, context: FilterContext, fiel
   use(typeof archived === 'boolean' ? (r) => r.isArchived === archived : null, 'isArchived');
   use(dateTest(condition.createdAt, 'createdAt'), 'createdAt');
   use(dateTest(condition.updatedAt, 'updatedAt'), 'updatedAt');
-  use(stringTest(condition.name, (r) => r.name), 'name');
-  use(stringTest(condition.identifier?.displayValue, (r) => r.cpn), 'cpn');
-  use(stringTest(condition.description, (r) => r.description), 'description');
+  use(
+    stringTest(condition.name, (r) => r.name),
+    'name',
+  );
+  use(
+    stringTest(condition.identifier?.displayValue, (r) => r.cpn),
+    'cpn',
+  );
+  use(
+    stringTest(condition.description, (r) => r.description),
+    'description',
+  );
   return tests;
 }
 

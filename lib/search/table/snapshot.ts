@@ -64,15 +64,23 @@ export class LibrarySnapshot {
   static async read(store: Store, library: LibraryRef, columns: Iterable<ColumnName>): Promise<LibrarySnapshot> {
     const wanted = [...new Set(columns)];
     const started = performance.now();
-    const [deltas, first, parts] = await Promise.all([
-      readDeltas(store, library),
-      readManifest(store, library),
-      Promise.all(wanted.map((column) => readColumn(store, library, column))),
-    ]);
+    const [deltas, first, parts] = await Promise.all([readDeltas(store, library), readManifest(store, library), Promise.all(wanted.map((column) => readColumn(store, library, column)))]);
     const manifest = first.lease || performance.now() - started > consistencyWindowMs ? await readManifest(store, library) : first;
     const pending = deltas.filter((d) => d.writeId);
-    const committed = pending.length ? await committedWriteIds(store, library.organizationId, library.libraryId, pending.map((d) => d.writeId!)) : new Set<string>();
-    const snapshot = new LibrarySnapshot(store, library, manifest, deltas.filter((d) => !d.writeId || committed.has(d.writeId)));
+    const committed = pending.length
+      ? await committedWriteIds(
+          store,
+          library.organizationId,
+          library.libraryId,
+          pending.map((d) => d.writeId!),
+        )
+      : new Set<string>();
+    const snapshot = new LibrarySnapshot(
+      store,
+      library,
+      manifest,
+      deltas.filter((d) => !d.writeId || committed.has(d.writeId)),
+    );
     wanted.forEach((column, c) => {
       snapshot.accept(column, parts[c]!);
       snapshot.loading.set(column, Promise.resolve());
@@ -93,7 +101,11 @@ export class LibrarySnapshot {
 
   private async load(columns: Iterable<ColumnName>): Promise<void> {
     for (const column of columns) {
-      if (!this.loading.has(column) && this.manifest.blocks.length > 0) this.loading.set(column, readColumn(this.store, this.library, column).then((parts) => this.accept(column, parts)));
+      if (!this.loading.has(column) && this.manifest.blocks.length > 0)
+        this.loading.set(
+          column,
+          readColumn(this.store, this.library, column).then((parts) => this.accept(column, parts)),
+        );
     }
     await Promise.all([...columns].map((column) => this.loading.get(column)));
   }
@@ -196,4 +208,3 @@ export class LibrarySnapshot {
     }
   }
 }
-

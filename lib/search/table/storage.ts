@@ -182,7 +182,10 @@ export function writeParts(store: Store, library: LibraryRef, parts: Omit<Stored
 
 export function deleteKeys(store: Store, keys: Key[]): Promise<void> {
   const unique = new Map(keys.map((key) => [keyString(key), key]));
-  return batchWrite(store, [...unique.values()].map((Key) => ({ DeleteRequest: { Key } })));
+  return batchWrite(
+    store,
+    [...unique.values()].map((Key) => ({ DeleteRequest: { Key } })),
+  );
 }
 
 export function blockPartKeys(library: LibraryRef, block: BlockEntry, columns: Iterable<ColumnName> = columnNames): Key[] {
