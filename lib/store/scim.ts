@@ -42,18 +42,23 @@ export function scimTokenPuts(token: ScimTokenRecord) {
   ];
 }
 
+/** A token's status moves `from` → `to` (conditioned on `from`), stamping when in `field`. */
+function tokenStatusChange(token: ScimTokenRecord, change: { from: string; to: string; field: 'retiresAt' | 'revokedAt'; at: string }) {
+  return {
+    Update: {
+      Key: scimTokenKey(token.organizationId, token.id),
+      UpdateExpression: `SET #status = :to, ${change.field} = :at`,
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':to': change.to, ':from': change.from, ':at': change.at },
+    },
+  };
+}
+
 /** Moves a token to RETIRING: it keeps working until `retiresAt` (checked by code; TTL removes the hash item later). */
 export function scimTokenRetireItems(token: ScimTokenRecord, retiresAt: string) {
   return [
-    {
-      Update: {
-        Key: scimTokenKey(token.organizationId, token.id),
-        UpdateExpression: 'SET #status = :retiring, retiresAt = :at',
-        ConditionExpression: '#status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':retiring': 'RETIRING', ':active': 'ACTIVE', ':at': retiresAt },
-      },
-    },
+    tokenStatusChange(token, { from: 'ACTIVE', to: 'RETIRING', field: 'retiresAt', at: retiresAt }),
     {
       Update: {
         Key: scimTokenHashKey(token.hash),
@@ -67,18 +72,7 @@ export function scimTokenRetireItems(token: ScimTokenRecord, retiresAt: string) 
 
 /** Revokes a token: its hash item goes in the same transaction, so the secret is unknown at once. */
 export function scimTokenRevokeItems(token: ScimTokenRecord, at: string) {
-  return [
-    {
-      Update: {
-        Key: scimTokenKey(token.organizationId, token.id),
-        UpdateExpression: 'SET #status = :revoked, revokedAt = :at',
-        ConditionExpression: '#status = :was',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'REVOKED', ':was': token.status, ':at': at },
-      },
-    },
-    { Delete: { Key: scimTokenHashKey(token.hash) } },
-  ];
+  return [tokenStatusChange(token, { from: token.status, to: 'REVOKED', field: 'revokedAt', at }), { Delete: { Key: scimTokenHashKey(token.hash) } }];
 }
 
 export function listScimTokens(store: Store, orgId: string): Promise<ScimTokenRecord[]> {
