@@ -42,6 +42,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'component.validateAttributes': { scope: 'library', permission: 'components.read' },
     'component.validateAttributesBatch': { scope: 'library', permission: 'components.read' },
     'component.getAllPinnedComponents': { scope: 'library', permission: 'components.read' },
+    'component.compare': { scope: 'library', permission: 'components.read' },
     'component.filter': { scope: 'library', permission: 'components.read' },
     'component.componentGroups': { scope: 'library', permission: 'components.read' },
     'component.componentsInGroup': { scope: 'library', permission: 'components.read' },

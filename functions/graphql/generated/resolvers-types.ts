@@ -9,6 +9,7 @@ import type { IssuedApiKey as IssuedApiKeyModel } from '../../../lib/apikeys/api
 import type { Component as ComponentModel, ComponentHistoryEntry as ComponentHistoryEntryModel } from '../../../lib/components/model.js';
 import type { AssemblyLinkView as AssemblyLinkViewModel, IndentedBomEntry as IndentedBomEntryModel } from '../../../lib/items/reads.js';
 import type { BomSnapshot as BomSnapshotModel, DocumentLink as DocumentLinkModel } from '../../../lib/items/model.js';
+import type { ComponentComparison as ComponentComparisonModel, BomDifference as BomDifferenceModel, AttributeDifference as AttributeDifferenceModel } from '../../../lib/items/compare.js';
 import type { StoredFile as StoredFileModel } from '../../../lib/files/model.js';
 import type { ImportJobRecord as ImportJobRecordModel } from '../../../lib/store/importJob.js';
 import type { CreatedUpload as CreatedUploadModel } from '../../../lib/files/files.js';
@@ -1667,6 +1668,14 @@ export type ComponentQueryNamespace = {
   validateAttributesBatch: BatchAttributeValidationResultDto;
   /** The calling user's pinned components, most recently pinned first. */
   getAllPinnedComponents: Array<Component>;
+  /**
+   * Compares two components, or two versions of one (a redline): field and attribute differences, and the BOM
+   * lines ADDED, REMOVED and CHANGED, matched by child. levels (1 to 25; omitted: 1, direct lines) > 1
+   * compares the flattened BOMs by extended quantity. Refusals: NOT_FOUND (unknown component),
+   * VERSION_NOT_FOUND, REVISION_NOT_FOUND, BAD_USER_INPUT (version and revision both given, levels out of
+   * range), NOT_AN_ASSEMBLY (levels given for a component that is not an assembly).
+   */
+  compare: ComponentComparison;
   /** AND/OR conditions over every field; pagination as findAll. */
   filter: ComponentConnection;
   /**
@@ -1711,6 +1720,13 @@ export type ComponentQueryNamespaceValidateAttributesArgs = {
 
 export type ComponentQueryNamespaceValidateAttributesBatchArgs = {
   requests: Array<AttributeValidationRequestInput>;
+};
+
+
+export type ComponentQueryNamespaceCompareArgs = {
+  left: ComponentRefInput;
+  right: ComponentRefInput;
+  levels?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1762,6 +1778,89 @@ export type ComponentQueryNamespaceCostRollupArgs = {
   id: Scalars['ID']['input'];
   quantity: Scalars['Int']['input'];
   currency?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** One side of a compare: a component, at a version or at a revision; neither: its current version. */
+export type ComponentRefInput = {
+  id: Scalars['ID']['input'];
+  /** 1 to the component's current version. */
+  version?: InputMaybe<Scalars['Int']['input']>;
+  /** A revision the component had: the version that released it, else the last version at it. */
+  revision?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type BomChangeKind =
+  /** A line (child) only the right side has. */
+  | 'ADDED'
+  /** A line only the left side has. */
+  | 'REMOVED'
+  /** A line of the same child on both sides with different values (changedFields). */
+  | 'CHANGED';
+
+/**
+ * The comparable values of a BOM line. With levels > 1 (flattened BOMs), only extendedQuantity and level are
+ * set: one entry per component reached, whatever the paths.
+ */
+export type BomLineValues = {
+  __typename?: 'BomLineValues';
+  quantity?: Maybe<Scalars['Float']['output']>;
+  refDes?: Maybe<Scalars['String']['output']>;
+  itemNumber?: Maybe<Scalars['String']['output']>;
+  notes?: Maybe<Scalars['String']['output']>;
+  /** The pinned child version (<childId>:<version>), null when the line follows the latest. */
+  childHistoryId?: Maybe<Scalars['String']['output']>;
+  /** The quantity times the quantities of every line above it (unset counts as 1), summed over every path to the child. */
+  extendedQuantity: Scalars['Float']['output'];
+  /** The shallowest level the child is reached at (1: a direct child). */
+  level: Scalars['Int']['output'];
+};
+
+/**
+ * One BOM difference, matched by child (a child on several lines: the first with the first). Lines deeper than
+ * the first level follow the current BOMs of the sub-assemblies.
+ */
+export type BomLineDifference = {
+  __typename?: 'BomLineDifference';
+  change: BomChangeKind;
+  childId: Scalars['ID']['output'];
+  /** The child as it is now; null once deleted. */
+  child?: Maybe<Component>;
+  /** CHANGED: quantity, refDes, itemNumber, notes, childHistoryId (levels 1) or extendedQuantity (levels > 1). */
+  changedFields: Array<Scalars['String']['output']>;
+  /** Null when ADDED. */
+  left?: Maybe<BomLineValues>;
+  /** Null when REMOVED. */
+  right?: Maybe<BomLineValues>;
+};
+
+/** A field whose values differ: name, description, cpn, categoryId, statusId, revisionValue, eid, labels, documentFormats, isArchived, notRevisionManaged, fileId, imageFileId. */
+export type FieldDifference = {
+  __typename?: 'FieldDifference';
+  field: Scalars['String']['output'];
+  left?: Maybe<Scalars['JSON']['output']>;
+  right?: Maybe<Scalars['JSON']['output']>;
+};
+
+/** An attribute whose values differ (null: unset on that side). Values withheld from the caller are left out. */
+export type AttributeDifference = {
+  __typename?: 'AttributeDifference';
+  attributeId: Scalars['ID']['output'];
+  /** The attribute's name in its category (null when no longer defined). */
+  name?: Maybe<Scalars['String']['output']>;
+  left?: Maybe<Scalars['JSON']['output']>;
+  right?: Maybe<Scalars['JSON']['output']>;
+};
+
+/** component.compare: left against right. */
+export type ComponentComparison = {
+  __typename?: 'ComponentComparison';
+  /** The left component as it was at the version compared. */
+  left: Component;
+  right: Component;
+  levels: Scalars['Int']['output'];
+  fields: Array<FieldDifference>;
+  attributes: Array<AttributeDifference>;
+  bom: Array<BomLineDifference>;
 };
 
 export type ComponentMutationNamespace = {
@@ -4064,6 +4163,14 @@ export type ResolversTypes = {
   PinComponentsInput: PinComponentsInput;
   UnPinComponentsInput: UnPinComponentsInput;
   ComponentQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ComponentRefInput: ComponentRefInput;
+  BomChangeKind: BomChangeKind;
+  BomLineValues: ResolverTypeWrapper<BomLineValues>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  BomLineDifference: ResolverTypeWrapper<BomDifferenceModel>;
+  FieldDifference: ResolverTypeWrapper<FieldDifference>;
+  AttributeDifference: ResolverTypeWrapper<AttributeDifferenceModel>;
+  ComponentComparison: ResolverTypeWrapper<ComponentComparisonModel>;
   ComponentMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ConfigType: ConfigType;
   ConfigSyncState: ConfigSyncState;
@@ -4072,7 +4179,6 @@ export type ResolversTypes = {
   ConfigFilterInput: ConfigFilterInput;
   SetLibraryConfigInput: SetLibraryConfigInput;
   CategoryAttribute: ResolverTypeWrapper<AttributeDefinitionModel>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Category: ResolverTypeWrapper<CategoryDefinitionModel>;
   CategoryType: CategoryType;
   StatusClassification: StatusClassification;
@@ -4344,13 +4450,19 @@ export type ResolversParentTypes = {
   PinComponentsInput: PinComponentsInput;
   UnPinComponentsInput: UnPinComponentsInput;
   ComponentQueryNamespace: Record<PropertyKey, never>;
+  ComponentRefInput: ComponentRefInput;
+  BomLineValues: BomLineValues;
+  Float: Scalars['Float']['output'];
+  BomLineDifference: BomDifferenceModel;
+  FieldDifference: FieldDifference;
+  AttributeDifference: AttributeDifferenceModel;
+  ComponentComparison: ComponentComparisonModel;
   ComponentMutationNamespace: Record<PropertyKey, never>;
   Config: LibraryConfigModel;
   ConfigSyncStatus: LibraryConfigModel;
   ConfigFilterInput: ConfigFilterInput;
   SetLibraryConfigInput: SetLibraryConfigInput;
   CategoryAttribute: AttributeDefinitionModel;
-  Float: Scalars['Float']['output'];
   Category: CategoryDefinitionModel;
   CustomStatus: StatusDefinitionModel;
   CategoryFilterInput: CategoryFilterInput;
@@ -5063,6 +5175,7 @@ export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, Paren
   validateAttributes?: Resolver<ResolversTypes['AttributeValidationResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesArgs, 'categoryId' | 'attributeValues'>>;
   validateAttributesBatch?: Resolver<ResolversTypes['BatchAttributeValidationResultDto'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesBatchArgs, 'requests'>>;
   getAllPinnedComponents?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
+  compare?: Resolver<ResolversTypes['ComponentComparison'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceCompareArgs, 'left' | 'right'>>;
   filter?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, Partial<ComponentQueryNamespaceFilterArgs>>;
   componentGroups?: Resolver<ResolversTypes['ComponentGroupConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceComponentGroupsArgs, 'groupBy'>>;
   componentsInGroup?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceComponentsInGroupArgs, 'groupBy' | 'key'>>;
@@ -5071,6 +5184,47 @@ export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, Paren
   filterWithAI?: Resolver<ResolversTypes['FilterWithAiOutput'], ParentType, ContextType, Partial<ComponentQueryNamespaceFilterWithAiArgs>>;
   buildFilterWithAI?: Resolver<ResolversTypes['AiFilterResult'], ParentType, ContextType, Partial<ComponentQueryNamespaceBuildFilterWithAiArgs>>;
   costRollup?: Resolver<ResolversTypes['CostRollup'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceCostRollupArgs, 'id' | 'quantity'>>;
+};
+
+export type BomLineValuesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BomLineValues'] = ResolversParentTypes['BomLineValues']> = {
+  quantity?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  refDes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  itemNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  childHistoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  extendedQuantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type BomLineDifferenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BomLineDifference'] = ResolversParentTypes['BomLineDifference']> = {
+  change?: Resolver<ResolversTypes['BomChangeKind'], ParentType, ContextType>;
+  childId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  child?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  changedFields?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  left?: Resolver<Maybe<ResolversTypes['BomLineValues']>, ParentType, ContextType>;
+  right?: Resolver<Maybe<ResolversTypes['BomLineValues']>, ParentType, ContextType>;
+};
+
+export type FieldDifferenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FieldDifference'] = ResolversParentTypes['FieldDifference']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  left?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  right?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type AttributeDifferenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttributeDifference'] = ResolversParentTypes['AttributeDifference']> = {
+  attributeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  left?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  right?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type ComponentComparisonResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentComparison'] = ResolversParentTypes['ComponentComparison']> = {
+  left?: Resolver<ResolversTypes['Component'], ParentType, ContextType>;
+  right?: Resolver<ResolversTypes['Component'], ParentType, ContextType>;
+  levels?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['FieldDifference']>, ParentType, ContextType>;
+  attributes?: Resolver<Array<ResolversTypes['AttributeDifference']>, ParentType, ContextType>;
+  bom?: Resolver<Array<ResolversTypes['BomLineDifference']>, ParentType, ContextType>;
 };
 
 export type ComponentMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentMutationNamespace'] = ResolversParentTypes['ComponentMutationNamespace']> = {
@@ -5933,6 +6087,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   KeyedAttributeValidationResultDto?: KeyedAttributeValidationResultDtoResolvers<ContextType>;
   BatchAttributeValidationResultDto?: BatchAttributeValidationResultDtoResolvers<ContextType>;
   ComponentQueryNamespace?: ComponentQueryNamespaceResolvers<ContextType>;
+  BomLineValues?: BomLineValuesResolvers<ContextType>;
+  BomLineDifference?: BomLineDifferenceResolvers<ContextType>;
+  FieldDifference?: FieldDifferenceResolvers<ContextType>;
+  AttributeDifference?: AttributeDifferenceResolvers<ContextType>;
+  ComponentComparison?: ComponentComparisonResolvers<ContextType>;
   ComponentMutationNamespace?: ComponentMutationNamespaceResolvers<ContextType>;
   Config?: ConfigResolvers<ContextType>;
   ConfigSyncStatus?: ConfigSyncStatusResolvers<ContextType>;
