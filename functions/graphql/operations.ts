@@ -29,6 +29,8 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'webhooks.findAll': { scope: 'library', permission: 'library.settings.update' },
     accessPolicy: { scope: 'library', permission: 'components.read' },
     'changeOrders.get': { scope: 'library', permission: 'change_orders.read' },
+    'changeOrders.validate': { scope: 'library', permission: 'change_orders.read' },
+    'changeOrders.impact': { scope: 'library', permission: 'change_orders.read' },
     'roles.allPermissions': { scope: 'organization', permission: 'roles.read' },
     'roles.findById': { scope: 'organization', permission: 'roles.read' },
     'apiKey.findAllForUser': { scope: 'library', permission: 'library.read' },

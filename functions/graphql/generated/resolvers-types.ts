@@ -25,11 +25,14 @@ import type { PermissionDescriptor as PermissionDescriptorModel } from '../../..
 import type { CreationStanding as CreationStandingModel, SandboxParent as SandboxParentModel } from '../../../lib/orgs/organizations.js';
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
 import type { WebhookRecord as WebhookRecordModel, DeliveryRecord as DeliveryRecordModel } from '../../../lib/store/webhook.js';
-import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderComponentRecord as ChangeOrderComponentRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
+import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
 import type { Comment as CommentModel, CommentPage as CommentPageModel } from '../../../lib/comments/service.js';
 import type { WatchRecord as WatchRecordModel } from '../../../lib/store/watch.js';
 import type { NotificationRecord as NotificationRecordModel, NotificationSettingsRecord as NotificationSettingsRecordModel } from '../../../lib/store/notification.js';
 import type { NotificationPage as NotificationPageModel } from '../../../lib/notifications/service.js';
+import type { ChangeOrderComponentView as ChangeOrderComponentViewModel } from '../../../lib/changeOrders/redlines.js';
+import type { ValidationProblem as ValidationProblemModel } from '../../../lib/changeOrders/validation.js';
+import type { ComponentImpact as ComponentImpactModel, ImpactedAssembly as ImpactedAssemblyModel, OtherChangeOrder as OtherChangeOrderModel } from '../../../lib/changeOrders/impact.js';
 import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/queries.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
@@ -819,6 +822,72 @@ export type ChangeOrderComponent = {
   fromRevision: Scalars['String']['output'];
   /** Set when the change order releases. */
   toRevision?: Maybe<Scalars['String']['output']>;
+  /**
+   * The redlines: component.compare of the component's last released version with the version this order
+   * releases (the current one; once released by this order, that release against the one before). Null for a
+   * first release.
+   */
+  changes?: Maybe<ComponentComparison>;
+};
+
+export type ChangeOrderProblemSeverity =
+  /** Submit is refused while one remains (CHANGE_ORDER_INVALID). */
+  | 'ERROR'
+  /** Reported and kept on the order (ChangeOrder.warnings); does not block. */
+  | 'WARNING';
+
+/**
+ * A problem changeOrders.validate finds. Codes: UNRELEASED_CHILD (ERROR: an assembly's child neither RELEASED
+ * nor in the order), DUPLICATE_REFDES (ERROR: a reference designator twice on one BOM), REQUIRED_FIELD_EMPTY
+ * and VALUE_INVALID (ERROR: the template's fields), OBSOLETE_CHILD (WARNING: a child whose status maps to
+ * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity).
+ */
+export type ChangeOrderProblem = {
+  __typename?: 'ChangeOrderProblem';
+  severity: ChangeOrderProblemSeverity;
+  code: Scalars['String']['output'];
+  /** The component (assembly) the problem is about; null for the order's values. */
+  componentId?: Maybe<Scalars['ID']['output']>;
+  component?: Maybe<Component>;
+  message: Scalars['String']['output'];
+};
+
+/** An assembly above a component of a change order. */
+export type ImpactedAssembly = {
+  __typename?: 'ImpactedAssembly';
+  assemblyId: Scalars['ID']['output'];
+  /** 1: uses the component directly; 2: uses an assembly of level 1; and so on (each assembly once, at its lowest level). */
+  level: Scalars['Int']['output'];
+  /** With its state and revision as they are now. */
+  assembly?: Maybe<Component>;
+};
+
+export type ImpactLevelCount = {
+  __typename?: 'ImpactLevelCount';
+  level: Scalars['Int']['output'];
+  count: Scalars['Int']['output'];
+};
+
+/** Another change order (any status but CLOSED) that holds the component or one of the assemblies above it. */
+export type ImpactedChangeOrder = {
+  __typename?: 'ImpactedChangeOrder';
+  changeOrder: ChangeOrder;
+  /** Which of the component and its assemblies it holds. */
+  componentIds: Array<Scalars['ID']['output']>;
+};
+
+/**
+ * The impact of changing one component of a change order: where it is used at every level and which other
+ * open change orders touch it. Read up the where-used entries, so the cost follows them, never the library.
+ */
+export type ComponentImpact = {
+  __typename?: 'ComponentImpact';
+  componentId: Scalars['ID']['output'];
+  component?: Maybe<Component>;
+  usedBy: Array<ImpactedAssembly>;
+  /** Assemblies per level, level 1 first. */
+  levelCounts: Array<ImpactLevelCount>;
+  otherChangeOrders: Array<ImpactedChangeOrder>;
 };
 
 export type ChangeOrderHistoryEntry = {
@@ -853,6 +922,10 @@ export type ChangeOrder = {
   /** Field values by field name (or label when a field has no name). */
   values: Scalars['JSON']['output'];
   history: Array<ChangeOrderHistoryEntry>;
+  /** The validation warnings the last submit accepted (changeOrders.validate); empty before a submit. */
+  warnings: Array<ChangeOrderProblem>;
+  /** For each component: the assemblies that use it at every level, and the other change orders holding it or them. */
+  impact: Array<ComponentImpact>;
   createdBy?: Maybe<User>;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
@@ -921,12 +994,26 @@ export type ChangeOrderQueryNamespace = {
   getTemplates: Array<ChangeOrderTemplate>;
   /** Change orders of the library, newest first. endCursor is an opaque position in that order: the next page starts after it. */
   get: ChangeOrderConnection;
+  /** The checks submit runs, as of now: every problem (ERROR blocks submit, WARNING does not). NOT_FOUND for an unknown id. */
+  validate: Array<ChangeOrderProblem>;
+  /** ChangeOrder.impact of one change order. NOT_FOUND for an unknown id. */
+  impact: Array<ComponentImpact>;
 };
 
 
 export type ChangeOrderQueryNamespaceGetArgs = {
   filter?: InputMaybe<ChangeOrderFilterInput>;
   pagination?: InputMaybe<ChangeOrderPaginationInput>;
+};
+
+
+export type ChangeOrderQueryNamespaceValidateArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type ChangeOrderQueryNamespaceImpactArgs = {
+  id: Scalars['ID']['input'];
 };
 
 /**
@@ -941,7 +1028,7 @@ export type ChangeOrderMutationNamespace = {
   update: ChangeOrder;
   /** DRAFT only. */
   delete: Scalars['Boolean']['output'];
-  /** DRAFT -> OPEN at the first stage; holds the components; emails the stage's reviewers. Needs change_orders.submit and change_orders.release: the last approval releases the components on the submitter's authority (403 FORBIDDEN with requiredPermission otherwise). */
+  /** DRAFT -> OPEN at the first stage; holds the components; emails the stage's reviewers. Refused with CHANGE_ORDER_INVALID (extensions.problems) while changeOrders.validate finds an ERROR; its warnings are kept (ChangeOrder.warnings). Needs change_orders.submit and change_orders.release: the last approval releases the components on the submitter's authority (403 FORBIDDEN with requiredPermission otherwise). */
   submit: ChangeOrder;
   /** A reviewer of the open stage approves, once. The last approval of the last stage releases the components. */
   approve: ChangeOrder;
@@ -4098,7 +4185,13 @@ export type ResolversTypes = {
   ChangeOrderReviewer: ResolverTypeWrapper<ChangeOrderReviewerRecordModel>;
   ChangeOrderDecisionEntry: ResolverTypeWrapper<ChangeOrderDecisionRecordModel>;
   ChangeOrderStage: ResolverTypeWrapper<ChangeOrderStageRecordModel>;
-  ChangeOrderComponent: ResolverTypeWrapper<ChangeOrderComponentRecordModel>;
+  ChangeOrderComponent: ResolverTypeWrapper<ChangeOrderComponentViewModel>;
+  ChangeOrderProblemSeverity: ChangeOrderProblemSeverity;
+  ChangeOrderProblem: ResolverTypeWrapper<ValidationProblemModel>;
+  ImpactedAssembly: ResolverTypeWrapper<ImpactedAssemblyModel>;
+  ImpactLevelCount: ResolverTypeWrapper<ImpactLevelCount>;
+  ImpactedChangeOrder: ResolverTypeWrapper<OtherChangeOrderModel>;
+  ComponentImpact: ResolverTypeWrapper<ComponentImpactModel>;
   ChangeOrderHistoryEntry: ResolverTypeWrapper<ChangeOrderHistoryRecordModel>;
   ChangeOrder: ResolverTypeWrapper<ChangeOrderRecordModel>;
   ChangeOrderStageInput: ChangeOrderStageInput;
@@ -4392,7 +4485,12 @@ export type ResolversParentTypes = {
   ChangeOrderReviewer: ChangeOrderReviewerRecordModel;
   ChangeOrderDecisionEntry: ChangeOrderDecisionRecordModel;
   ChangeOrderStage: ChangeOrderStageRecordModel;
-  ChangeOrderComponent: ChangeOrderComponentRecordModel;
+  ChangeOrderComponent: ChangeOrderComponentViewModel;
+  ChangeOrderProblem: ValidationProblemModel;
+  ImpactedAssembly: ImpactedAssemblyModel;
+  ImpactLevelCount: ImpactLevelCount;
+  ImpactedChangeOrder: OtherChangeOrderModel;
+  ComponentImpact: ComponentImpactModel;
   ChangeOrderHistoryEntry: ChangeOrderHistoryRecordModel;
   ChangeOrder: ChangeOrderRecordModel;
   ChangeOrderStageInput: ChangeOrderStageInput;
@@ -4862,6 +4960,39 @@ export type ChangeOrderComponentResolvers<ContextType = GraphQLContext, ParentTy
   component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
   fromRevision?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   toRevision?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  changes?: Resolver<Maybe<ResolversTypes['ComponentComparison']>, ParentType, ContextType>;
+};
+
+export type ChangeOrderProblemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderProblem'] = ResolversParentTypes['ChangeOrderProblem']> = {
+  severity?: Resolver<ResolversTypes['ChangeOrderProblemSeverity'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  componentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ImpactedAssemblyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImpactedAssembly'] = ResolversParentTypes['ImpactedAssembly']> = {
+  assemblyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  assembly?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+};
+
+export type ImpactLevelCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImpactLevelCount'] = ResolversParentTypes['ImpactLevelCount']> = {
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ImpactedChangeOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImpactedChangeOrder'] = ResolversParentTypes['ImpactedChangeOrder']> = {
+  changeOrder?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType>;
+  componentIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type ComponentImpactResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentImpact'] = ResolversParentTypes['ComponentImpact']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  usedBy?: Resolver<Array<ResolversTypes['ImpactedAssembly']>, ParentType, ContextType>;
+  levelCounts?: Resolver<Array<ResolversTypes['ImpactLevelCount']>, ParentType, ContextType>;
+  otherChangeOrders?: Resolver<Array<ResolversTypes['ImpactedChangeOrder']>, ParentType, ContextType>;
 };
 
 export type ChangeOrderHistoryEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderHistoryEntry'] = ResolversParentTypes['ChangeOrderHistoryEntry']> = {
@@ -4886,6 +5017,8 @@ export type ChangeOrderResolvers<ContextType = GraphQLContext, ParentType extend
   components?: Resolver<Array<ResolversTypes['ChangeOrderComponent']>, ParentType, ContextType>;
   values?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   history?: Resolver<Array<ResolversTypes['ChangeOrderHistoryEntry']>, ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['ChangeOrderProblem']>, ParentType, ContextType>;
+  impact?: Resolver<Array<ResolversTypes['ComponentImpact']>, ParentType, ContextType>;
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -4902,6 +5035,8 @@ export type ChangeOrderConnectionResolvers<ContextType = GraphQLContext, ParentT
 export type ChangeOrderQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderQueryNamespace'] = ResolversParentTypes['ChangeOrderQueryNamespace']> = {
   getTemplates?: Resolver<Array<ResolversTypes['ChangeOrderTemplate']>, ParentType, ContextType>;
   get?: Resolver<ResolversTypes['ChangeOrderConnection'], ParentType, ContextType, Partial<ChangeOrderQueryNamespaceGetArgs>>;
+  validate?: Resolver<Array<ResolversTypes['ChangeOrderProblem']>, ParentType, ContextType, RequireFields<ChangeOrderQueryNamespaceValidateArgs, 'id'>>;
+  impact?: Resolver<Array<ResolversTypes['ComponentImpact']>, ParentType, ContextType, RequireFields<ChangeOrderQueryNamespaceImpactArgs, 'id'>>;
 };
 
 export type ChangeOrderMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderMutationNamespace'] = ResolversParentTypes['ChangeOrderMutationNamespace']> = {
@@ -6050,6 +6185,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ChangeOrderDecisionEntry?: ChangeOrderDecisionEntryResolvers<ContextType>;
   ChangeOrderStage?: ChangeOrderStageResolvers<ContextType>;
   ChangeOrderComponent?: ChangeOrderComponentResolvers<ContextType>;
+  ChangeOrderProblem?: ChangeOrderProblemResolvers<ContextType>;
+  ImpactedAssembly?: ImpactedAssemblyResolvers<ContextType>;
+  ImpactLevelCount?: ImpactLevelCountResolvers<ContextType>;
+  ImpactedChangeOrder?: ImpactedChangeOrderResolvers<ContextType>;
+  ComponentImpact?: ComponentImpactResolvers<ContextType>;
   ChangeOrderHistoryEntry?: ChangeOrderHistoryEntryResolvers<ContextType>;
   ChangeOrder?: ChangeOrderResolvers<ContextType>;
   ChangeOrderConnection?: ChangeOrderConnectionResolvers<ContextType>;
