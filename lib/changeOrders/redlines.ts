@@ -7,7 +7,8 @@ import { getComponents, listComponentHistorySince } from '../store/component.js'
 /** A component of a change order as read through the order (its redlines need the order's number and resolution). */
 export type ChangeOrderComponentView = ChangeOrderComponentRecord & { order?: Pick<ChangeOrderRecord, 'number' | 'resolution'> };
 
-export const componentsOf = (record: ChangeOrderRecord): ChangeOrderComponentView[] => record.components.map((entry) => ({ ...entry, order: { number: record.number, resolution: record.resolution } }));
+export const componentsOf = (record: ChangeOrderRecord): ChangeOrderComponentView[] =>
+  record.components.map((entry) => ({ ...entry, order: { number: record.number, resolution: record.resolution } }));
 
 /**
  * The redlines of a change order's component: the compare (`lib/items/compare.ts`) of its last released

@@ -30,7 +30,13 @@ export async function validateChangeOrder(store: Store, scope: LibraryScope, rec
   const inOrder = new Set(ids);
   const components = await getComponents(store, org, lib, ids, true);
   const assemblies = [...components.values()].filter((c) => c.category.type === 'ASSEMBLY');
-  const boms = await getBoms(store, org, lib, assemblies.map((a) => a.id), true);
+  const boms = await getBoms(
+    store,
+    org,
+    lib,
+    assemblies.map((a) => a.id),
+    true,
+  );
   const childIds = [...new Set([...boms.values()].flatMap((b) => b.childIds))].filter((id) => !components.has(id));
   const children = new Map<string, ComponentRecord>([...components, ...(await getComponents(store, org, lib, childIds))]);
   for (const assembly of assemblies) {

@@ -46,9 +46,7 @@ export const changeOrderRecord = z.object({
   /** Optimistic concurrency: every change checks and bumps it. */
   rev: z.number().int(),
   /** The validation warnings (lib/changeOrders/validation.ts) the last submit accepted. */
-  warnings: z
-    .array(z.object({ severity: z.enum(['ERROR', 'WARNING']), code: z.string(), componentId: z.string().nullable(), message: z.string() }))
-    .default([]),
+  warnings: z.array(z.object({ severity: z.enum(['ERROR', 'WARNING']), code: z.string(), componentId: z.string().nullable(), message: z.string() })).default([]),
 });
 export type ChangeOrderRecord = z.infer<typeof changeOrderRecord>;
 

@@ -109,10 +109,7 @@ describe('component.compare', () => {
       { childId: sub.id, quantity: 2 },
       { childId: p0.id, quantity: 1 },
     ]);
-    const top = await createAssembly(tenant, 'Flat top', [
-      { childId: mid.id, quantity: 4 },
-      { childId: p2.id },
-    ]);
+    const top = await createAssembly(tenant, 'Flat top', [{ childId: mid.id, quantity: 4 }, { childId: p2.id }]);
     // The other top: 5 x mid, and p5 instead of p2.
     const other = await createAssembly(tenant, 'Flat other', [
       { childId: mid.id, quantity: 5 },
@@ -170,7 +167,8 @@ describe('change order depth: redlines, impact, validation', () => {
   });
 
   const draft = async (name: string, componentIds: string[]) =>
-    (await ok(admin, createOrder, { input: { name, templateId: 'default-one-stage', componentIds, values: { reason: 'Depth' }, stages: [{ index: 0, reviewerIds: [bob.userId] }] } })).changeOrders.create;
+    (await ok(admin, createOrder, { input: { name, templateId: 'default-one-stage', componentIds, values: { reason: 'Depth' }, stages: [{ index: 0, reviewerIds: [bob.userId] }] } })).changeOrders
+      .create;
   const run = async (who: Record<string, string>, name: string, id: string) => (await ok(who, act(name), { id })).changeOrders[name];
 
   it('shows the redlines of a released assembly, its impact two levels up, and refuses UNRELEASED_CHILD until the child joins', async () => {
@@ -244,7 +242,7 @@ describe('change order depth: redlines, impact, validation', () => {
     // Once released, the redlines are this release against the one before.
     const released = await run(bob.headers, 'approve', order.id);
     expect(released.status).toBe('CLOSED');
-    expect(byChild(released.components[0].changes.bom)[c2!.id].change).toBe('REMOVED');
+    expect(byChild(released.components[0].changes.bom)[c2!.id]!.change).toBe('REMOVED');
     // The parent order, asked for its impact, names the CLOSED order no more and this one not at all.
     const parentImpact = (await ok(admin, impactQuery, { id: parentOrder.id })).changeOrders.impact;
     expect(parentImpact[0]).toMatchObject({ componentId: b.id, usedBy: [{ assemblyId: c.id, level: 1 }], otherChangeOrders: [] });
