@@ -406,7 +406,15 @@ export class TemplateInvalidError extends DomainError {
   }
 }
 
-export type ChangeOrderErrorCode = 'CHANGE_ORDER_STATE' | 'NOT_A_REVIEWER' | 'ALREADY_DECIDED' | 'STAGE_WITHOUT_REVIEWERS' | 'CHANGE_ORDER_TOO_LARGE' | 'CHANGE_ORDER_EMPTY' | 'VALUES_INVALID';
+export type ChangeOrderErrorCode =
+  | 'CHANGE_ORDER_STATE'
+  | 'NOT_A_REVIEWER'
+  | 'ALREADY_DECIDED'
+  | 'STAGE_WITHOUT_REVIEWERS'
+  | 'CHANGE_ORDER_TOO_LARGE'
+  | 'CHANGE_ORDER_EMPTY'
+  | 'VALUES_INVALID'
+  | 'CHANGE_ORDER_INVALID';
 
 /** A refused change order action; the code says which rule. */
 export class ChangeOrderError extends DomainError {

@@ -70,6 +70,8 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
     // Committed: what is left (write ids off the history, search entries) is repeatable, and cleanup of
     // abandoned writes redoes it if this fails, so a failure here does not fail the approval that landed.
     if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds).catch(() => undefined);
+    // Repeatable tidying (index entries of components let go): a stale entry is harmless, readers confirm it.
+    if (step.afterCommit) await step.afterCommit().catch(() => undefined);
     for (const mail of step.mails) await deliver(deps, mail, next);
     return next;
   }

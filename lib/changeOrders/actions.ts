@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, InvalidInputError, NotFoundError } from '../errors.js';
-import { changeOrderPut, nextChangeOrderNumber, type ChangeOrderRecord } from '../store/changeOrder.js';
+import { changeOrderPut, changeOrderUseAdd, nextChangeOrderNumber, removeChangeOrderUse, type ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
@@ -13,6 +13,7 @@ import { createdMail, deliver, resolutionMail, reviewerMail } from './notificati
 import { maxComponentsPerChangeOrder, release } from './release.js';
 import { history, lockItems, resolve, unlockItems } from './step.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
+import { requireValid, validateChangeOrder } from './validation.js';
 import { validateValues } from './values.js';
 
 /** The change order actions (changeOrders.create, update, delete, submit, approve, reject, ...). */
@@ -128,8 +129,9 @@ export async function createChangeOrder(deps: ChangeOrderDeps, scope: LibrarySco
     createdAt: at,
     updatedAt: at,
     rev: 0,
+    warnings: [],
   };
-  await transactWrite(deps.store, [changeOrderPut(record, null)]);
+  await transactWrite(deps.store, [changeOrderPut(record, null), ...record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id))]);
   await deliver(deps, createdMail(record, template), record);
   return record;
 }
@@ -145,6 +147,8 @@ export function submitChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id
         });
       }
     });
+    // The checks of changeOrders.validate: an ERROR refuses (CHANGE_ORDER_INVALID), the warnings are kept.
+    record.warnings = requireValid(record, await validateChangeOrder(deps.store, scope, record));
     record.status = 'OPEN';
     record.currentStage = 0;
     record.stages[0]!.openedAt = at;
@@ -226,17 +230,42 @@ export function updateChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, ra
     if (input.name !== undefined && input.name !== null) record.name = input.name;
     if (input.description !== undefined) record.description = input.description ?? null;
     if (input.values !== undefined) record.values = validateValues(template.document, input.values);
+    const before = new Set(record.components.map((c) => c.componentId));
     if (input.componentIds) {
       const components = await requireComponents(deps.store, scope, input.componentIds);
       record.components = components.map((c) => ({ componentId: c.id, fromRevision: c.revisionValue, toRevision: null }));
     }
     if (input.stages) record.stages = await buildStages(deps.store, scope, template, input.stages);
     history(record, 'UPDATE', scope.userId, at);
-    return { record, items: [], mails: [] };
+    const after = new Set(record.components.map((c) => c.componentId));
+    const added = [...after].filter((componentId) => !before.has(componentId));
+    const letGo = [...before].filter((componentId) => !after.has(componentId));
+    return {
+      record,
+      items: added.map((componentId) => changeOrderUseAdd(scope.organizationId, scope.libraryId, componentId, record.id)),
+      mails: [],
+      afterCommit: () => forgetUses(deps, scope, record.id, letGo),
+    };
   });
 }
 
 export async function deleteChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id: string): Promise<boolean> {
-  await act(deps, scope, id, 'delete', async (record) => ({ record, items: [], mails: [] }));
+  await act(deps, scope, id, 'delete', async (record) => ({
+    record,
+    items: [],
+    mails: [],
+    afterCommit: () =>
+      forgetUses(
+        deps,
+        scope,
+        record.id,
+        record.components.map((c) => c.componentId),
+      ),
+  }));
   return true;
+}
+
+/** Takes a change order out of the index entries of components it no longer holds. */
+async function forgetUses(deps: ChangeOrderDeps, scope: LibraryScope, changeOrderId: string, componentIds: string[]): Promise<void> {
+  for (const componentId of componentIds) await removeChangeOrderUse(deps.store, scope.organizationId, scope.libraryId, componentId, changeOrderId);
 }

@@ -18,6 +18,8 @@ export interface Step {
   mails: StepMail[];
   /** A release too large for one transaction with its history: what goes before and after it. */
   large?: LargeRelease;
+  /** Tidying after the commit that may fail without undoing it (the change orders index entries of components let go). */
+  afterCommit?: () => Promise<void>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem, queryAll, queryPrefix } from './items.js';
+import { batchGetRecords, getItem, queryAll, queryPrefix, updateIf, type WriteItem } from './items.js';
 import { counterKey } from './component.js';
 import { libraryPartition } from './library.js';
 
@@ -45,6 +45,8 @@ export const changeOrderRecord = z.object({
   updatedAt: z.string(),
   /** Optimistic concurrency: every change checks and bumps it. */
   rev: z.number().int(),
+  /** The validation warnings (lib/changeOrders/validation.ts) the last submit accepted. */
+  warnings: z.array(z.object({ severity: z.enum(['ERROR', 'WARNING']), code: z.string(), componentId: z.string().nullable(), message: z.string() })).default([]),
 });
 export type ChangeOrderRecord = z.infer<typeof changeOrderRecord>;
 
@@ -97,3 +99,46 @@ export type ChangeOrderReviewerRecord = ChangeOrderStageRecord['reviewers'][numb
 export type ChangeOrderDecisionRecord = ChangeOrderStageRecord['decisions'][number];
 export type ChangeOrderComponentRecord = ChangeOrderRecord['components'][number];
 export type ChangeOrderHistoryRecord = ChangeOrderRecord['history'][number];
+
+/**
+ * The change orders index of a component: one item per component that is (or was) in a change order, naming
+ * those orders. An order adds its entries in the transaction that creates it or adds the component; entries
+ * of components it let go are removed after that write (like the where-used entries of `usage.ts`: a stale
+ * entry only makes a reader look at one order more, and readers confirm every entry against the order).
+ * Orders of every status stay named (readers filter by status), so finding the orders that hold a component
+ * is one read of this item, never a scan of the library's orders. Orders created before the index are not named.
+ */
+export const changeOrderUseKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `COUSE#${componentId}` });
+
+export const changeOrderUseRecord = z.object({ componentId: z.string(), changeOrders: z.set(z.string()).optional() });
+export type ChangeOrderUseRecord = z.infer<typeof changeOrderUseRecord>;
+
+/** The transaction item naming `changeOrderId` in the component's entry. */
+export function changeOrderUseAdd(orgId: string, libraryId: string, componentId: string, changeOrderId: string): WriteItem {
+  return {
+    Update: {
+      Key: changeOrderUseKey(orgId, libraryId, componentId),
+      UpdateExpression: 'SET entity = :entity, componentId = :component ADD changeOrders :orders',
+      ExpressionAttributeValues: { ':entity': 'ChangeOrderUse', ':component': componentId, ':orders': new Set([changeOrderId]) },
+    },
+  };
+}
+
+/** Removes a change order from a component's entry (after the write that let the component go). */
+export async function removeChangeOrderUse(store: Store, orgId: string, libraryId: string, componentId: string, changeOrderId: string): Promise<void> {
+  await updateIf(store, {
+    Key: changeOrderUseKey(orgId, libraryId, componentId),
+    UpdateExpression: 'DELETE changeOrders :orders',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':orders': new Set([changeOrderId]) },
+  });
+}
+
+export function getChangeOrderUses(store: Store, orgId: string, libraryId: string, componentIds: string[]): Promise<Map<string, ChangeOrderUseRecord>> {
+  return batchGetRecords(store, componentIds, (id) => changeOrderUseKey(orgId, libraryId, id), changeOrderUseRecord, 'change order use');
+}
+
+/** Change orders by id (one BatchGetItem per 100). */
+export function getChangeOrders(store: Store, orgId: string, libraryId: string, ids: string[]): Promise<Map<string, ChangeOrderRecord>> {
+  return batchGetRecords(store, ids, (id) => changeOrderKey(orgId, libraryId, id), changeOrderRecord, 'change order');
+}

@@ -9,6 +9,7 @@ import type { IssuedApiKey as IssuedApiKeyModel } from '../../../lib/apikeys/api
 import type { Component as ComponentModel, ComponentHistoryEntry as ComponentHistoryEntryModel } from '../../../lib/components/model.js';
 import type { AssemblyLinkView as AssemblyLinkViewModel, IndentedBomEntry as IndentedBomEntryModel } from '../../../lib/items/reads.js';
 import type { BomSnapshot as BomSnapshotModel, DocumentLink as DocumentLinkModel } from '../../../lib/items/model.js';
+import type { ComponentComparison as ComponentComparisonModel, BomDifference as BomDifferenceModel, AttributeDifference as AttributeDifferenceModel } from '../../../lib/items/compare.js';
 import type { StoredFile as StoredFileModel } from '../../../lib/files/model.js';
 import type { ImportJobRecord as ImportJobRecordModel } from '../../../lib/store/importJob.js';
 import type { CreatedUpload as CreatedUploadModel } from '../../../lib/files/files.js';
@@ -24,11 +25,14 @@ import type { PermissionDescriptor as PermissionDescriptorModel } from '../../..
 import type { CreationStanding as CreationStandingModel, SandboxParent as SandboxParentModel } from '../../../lib/orgs/organizations.js';
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
 import type { WebhookRecord as WebhookRecordModel, DeliveryRecord as DeliveryRecordModel } from '../../../lib/store/webhook.js';
-import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderComponentRecord as ChangeOrderComponentRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
+import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
 import type { Comment as CommentModel, CommentPage as CommentPageModel } from '../../../lib/comments/service.js';
 import type { WatchRecord as WatchRecordModel } from '../../../lib/store/watch.js';
 import type { NotificationRecord as NotificationRecordModel, NotificationSettingsRecord as NotificationSettingsRecordModel } from '../../../lib/store/notification.js';
 import type { NotificationPage as NotificationPageModel } from '../../../lib/notifications/service.js';
+import type { ChangeOrderComponentView as ChangeOrderComponentViewModel } from '../../../lib/changeOrders/redlines.js';
+import type { ValidationProblem as ValidationProblemModel } from '../../../lib/changeOrders/validation.js';
+import type { ComponentImpact as ComponentImpactModel, ImpactedAssembly as ImpactedAssemblyModel, OtherChangeOrder as OtherChangeOrderModel } from '../../../lib/changeOrders/impact.js';
 import type { ChangeOrderPage as ChangeOrderPageModel } from '../../../lib/changeOrders/queries.js';
 import type { ChangeOrderTemplate as ChangeOrderTemplateModel } from '../../../lib/changeOrders/templates.js';
 import type { BulkInviteResult as BulkInviteResultModel } from '../../../lib/orgs/invitations.js';
@@ -818,6 +822,72 @@ export type ChangeOrderComponent = {
   fromRevision: Scalars['String']['output'];
   /** Set when the change order releases. */
   toRevision?: Maybe<Scalars['String']['output']>;
+  /**
+   * The redlines: component.compare of the component's last released version with the version this order
+   * releases (the current one; once released by this order, that release against the one before). Null for a
+   * first release.
+   */
+  changes?: Maybe<ComponentComparison>;
+};
+
+export type ChangeOrderProblemSeverity =
+  /** Submit is refused while one remains (CHANGE_ORDER_INVALID). */
+  | 'ERROR'
+  /** Reported and kept on the order (ChangeOrder.warnings); does not block. */
+  | 'WARNING';
+
+/**
+ * A problem changeOrders.validate finds. Codes: UNRELEASED_CHILD (ERROR: an assembly's child neither RELEASED
+ * nor in the order), DUPLICATE_REFDES (ERROR: a reference designator twice on one BOM), REQUIRED_FIELD_EMPTY
+ * and VALUE_INVALID (ERROR: the template's fields), OBSOLETE_CHILD (WARNING: a child whose status maps to
+ * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity).
+ */
+export type ChangeOrderProblem = {
+  __typename?: 'ChangeOrderProblem';
+  severity: ChangeOrderProblemSeverity;
+  code: Scalars['String']['output'];
+  /** The component (assembly) the problem is about; null for the order's values. */
+  componentId?: Maybe<Scalars['ID']['output']>;
+  component?: Maybe<Component>;
+  message: Scalars['String']['output'];
+};
+
+/** An assembly above a component of a change order. */
+export type ImpactedAssembly = {
+  __typename?: 'ImpactedAssembly';
+  assemblyId: Scalars['ID']['output'];
+  /** 1: uses the component directly; 2: uses an assembly of level 1; and so on (each assembly once, at its lowest level). */
+  level: Scalars['Int']['output'];
+  /** With its state and revision as they are now. */
+  assembly?: Maybe<Component>;
+};
+
+export type ImpactLevelCount = {
+  __typename?: 'ImpactLevelCount';
+  level: Scalars['Int']['output'];
+  count: Scalars['Int']['output'];
+};
+
+/** Another change order (any status but CLOSED) that holds the component or one of the assemblies above it. */
+export type ImpactedChangeOrder = {
+  __typename?: 'ImpactedChangeOrder';
+  changeOrder: ChangeOrder;
+  /** Which of the component and its assemblies it holds. */
+  componentIds: Array<Scalars['ID']['output']>;
+};
+
+/**
+ * The impact of changing one component of a change order: where it is used at every level and which other
+ * open change orders touch it. Read up the where-used entries, so the cost follows them, never the library.
+ */
+export type ComponentImpact = {
+  __typename?: 'ComponentImpact';
+  componentId: Scalars['ID']['output'];
+  component?: Maybe<Component>;
+  usedBy: Array<ImpactedAssembly>;
+  /** Assemblies per level, level 1 first. */
+  levelCounts: Array<ImpactLevelCount>;
+  otherChangeOrders: Array<ImpactedChangeOrder>;
 };
 
 export type ChangeOrderHistoryEntry = {
@@ -852,6 +922,10 @@ export type ChangeOrder = {
   /** Field values by field name (or label when a field has no name). */
   values: Scalars['JSON']['output'];
   history: Array<ChangeOrderHistoryEntry>;
+  /** The validation warnings the last submit accepted (changeOrders.validate); empty before a submit. */
+  warnings: Array<ChangeOrderProblem>;
+  /** For each component: the assemblies that use it at every level, and the other change orders holding it or them. */
+  impact: Array<ComponentImpact>;
   createdBy?: Maybe<User>;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
@@ -920,12 +994,26 @@ export type ChangeOrderQueryNamespace = {
   getTemplates: Array<ChangeOrderTemplate>;
   /** Change orders of the library, newest first. endCursor is an opaque position in that order: the next page starts after it. */
   get: ChangeOrderConnection;
+  /** The checks submit runs, as of now: every problem (ERROR blocks submit, WARNING does not). NOT_FOUND for an unknown id. */
+  validate: Array<ChangeOrderProblem>;
+  /** ChangeOrder.impact of one change order. NOT_FOUND for an unknown id. */
+  impact: Array<ComponentImpact>;
 };
 
 
 export type ChangeOrderQueryNamespaceGetArgs = {
   filter?: InputMaybe<ChangeOrderFilterInput>;
   pagination?: InputMaybe<ChangeOrderPaginationInput>;
+};
+
+
+export type ChangeOrderQueryNamespaceValidateArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type ChangeOrderQueryNamespaceImpactArgs = {
+  id: Scalars['ID']['input'];
 };
 
 /**
@@ -940,7 +1028,7 @@ export type ChangeOrderMutationNamespace = {
   update: ChangeOrder;
   /** DRAFT only. */
   delete: Scalars['Boolean']['output'];
-  /** DRAFT -> OPEN at the first stage; holds the components; emails the stage's reviewers. Needs change_orders.submit and change_orders.release: the last approval releases the components on the submitter's authority (403 FORBIDDEN with requiredPermission otherwise). */
+  /** DRAFT -> OPEN at the first stage; holds the components; emails the stage's reviewers. Refused with CHANGE_ORDER_INVALID (extensions.problems) while changeOrders.validate finds an ERROR; its warnings are kept (ChangeOrder.warnings). Needs change_orders.submit and change_orders.release: the last approval releases the components on the submitter's authority (403 FORBIDDEN with requiredPermission otherwise). */
   submit: ChangeOrder;
   /** A reviewer of the open stage approves, once. The last approval of the last stage releases the components. */
   approve: ChangeOrder;
@@ -1667,6 +1755,14 @@ export type ComponentQueryNamespace = {
   validateAttributesBatch: BatchAttributeValidationResultDto;
   /** The calling user's pinned components, most recently pinned first. */
   getAllPinnedComponents: Array<Component>;
+  /**
+   * Compares two components, or two versions of one (a redline): field and attribute differences, and the BOM
+   * lines ADDED, REMOVED and CHANGED, matched by child. levels (1 to 25; omitted: 1, direct lines) > 1
+   * compares the flattened BOMs by extended quantity. Refusals: NOT_FOUND (unknown component),
+   * VERSION_NOT_FOUND, REVISION_NOT_FOUND, BAD_USER_INPUT (version and revision both given, levels out of
+   * range), NOT_AN_ASSEMBLY (levels given for a component that is not an assembly).
+   */
+  compare: ComponentComparison;
   /** AND/OR conditions over every field; pagination as findAll. */
   filter: ComponentConnection;
   /**
@@ -1711,6 +1807,13 @@ export type ComponentQueryNamespaceValidateAttributesArgs = {
 
 export type ComponentQueryNamespaceValidateAttributesBatchArgs = {
   requests: Array<AttributeValidationRequestInput>;
+};
+
+
+export type ComponentQueryNamespaceCompareArgs = {
+  left: ComponentRefInput;
+  right: ComponentRefInput;
+  levels?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1762,6 +1865,89 @@ export type ComponentQueryNamespaceCostRollupArgs = {
   id: Scalars['ID']['input'];
   quantity: Scalars['Int']['input'];
   currency?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** One side of a compare: a component, at a version or at a revision; neither: its current version. */
+export type ComponentRefInput = {
+  id: Scalars['ID']['input'];
+  /** 1 to the component's current version. */
+  version?: InputMaybe<Scalars['Int']['input']>;
+  /** A revision the component had: the version that released it, else the last version at it. */
+  revision?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type BomChangeKind =
+  /** A line (child) only the right side has. */
+  | 'ADDED'
+  /** A line only the left side has. */
+  | 'REMOVED'
+  /** A line of the same child on both sides with different values (changedFields). */
+  | 'CHANGED';
+
+/**
+ * The comparable values of a BOM line. With levels > 1 (flattened BOMs), only extendedQuantity and level are
+ * set: one entry per component reached, whatever the paths.
+ */
+export type BomLineValues = {
+  __typename?: 'BomLineValues';
+  quantity?: Maybe<Scalars['Float']['output']>;
+  refDes?: Maybe<Scalars['String']['output']>;
+  itemNumber?: Maybe<Scalars['String']['output']>;
+  notes?: Maybe<Scalars['String']['output']>;
+  /** The pinned child version (<childId>:<version>), null when the line follows the latest. */
+  childHistoryId?: Maybe<Scalars['String']['output']>;
+  /** The quantity times the quantities of every line above it (unset counts as 1), summed over every path to the child. */
+  extendedQuantity: Scalars['Float']['output'];
+  /** The shallowest level the child is reached at (1: a direct child). */
+  level: Scalars['Int']['output'];
+};
+
+/**
+ * One BOM difference, matched by child (a child on several lines: the first with the first). Lines deeper than
+ * the first level follow the current BOMs of the sub-assemblies.
+ */
+export type BomLineDifference = {
+  __typename?: 'BomLineDifference';
+  change: BomChangeKind;
+  childId: Scalars['ID']['output'];
+  /** The child as it is now; null once deleted. */
+  child?: Maybe<Component>;
+  /** CHANGED: quantity, refDes, itemNumber, notes, childHistoryId (levels 1) or extendedQuantity (levels > 1). */
+  changedFields: Array<Scalars['String']['output']>;
+  /** Null when ADDED. */
+  left?: Maybe<BomLineValues>;
+  /** Null when REMOVED. */
+  right?: Maybe<BomLineValues>;
+};
+
+/** A field whose values differ: name, description, cpn, categoryId, statusId, revisionValue, eid, labels, documentFormats, isArchived, notRevisionManaged, fileId, imageFileId. */
+export type FieldDifference = {
+  __typename?: 'FieldDifference';
+  field: Scalars['String']['output'];
+  left?: Maybe<Scalars['JSON']['output']>;
+  right?: Maybe<Scalars['JSON']['output']>;
+};
+
+/** An attribute whose values differ (null: unset on that side). Values withheld from the caller are left out. */
+export type AttributeDifference = {
+  __typename?: 'AttributeDifference';
+  attributeId: Scalars['ID']['output'];
+  /** The attribute's name in its category (null when no longer defined). */
+  name?: Maybe<Scalars['String']['output']>;
+  left?: Maybe<Scalars['JSON']['output']>;
+  right?: Maybe<Scalars['JSON']['output']>;
+};
+
+/** component.compare: left against right. */
+export type ComponentComparison = {
+  __typename?: 'ComponentComparison';
+  /** The left component as it was at the version compared. */
+  left: Component;
+  right: Component;
+  levels: Scalars['Int']['output'];
+  fields: Array<FieldDifference>;
+  attributes: Array<AttributeDifference>;
+  bom: Array<BomLineDifference>;
 };
 
 export type ComponentMutationNamespace = {
@@ -3999,7 +4185,13 @@ export type ResolversTypes = {
   ChangeOrderReviewer: ResolverTypeWrapper<ChangeOrderReviewerRecordModel>;
   ChangeOrderDecisionEntry: ResolverTypeWrapper<ChangeOrderDecisionRecordModel>;
   ChangeOrderStage: ResolverTypeWrapper<ChangeOrderStageRecordModel>;
-  ChangeOrderComponent: ResolverTypeWrapper<ChangeOrderComponentRecordModel>;
+  ChangeOrderComponent: ResolverTypeWrapper<ChangeOrderComponentViewModel>;
+  ChangeOrderProblemSeverity: ChangeOrderProblemSeverity;
+  ChangeOrderProblem: ResolverTypeWrapper<ValidationProblemModel>;
+  ImpactedAssembly: ResolverTypeWrapper<ImpactedAssemblyModel>;
+  ImpactLevelCount: ResolverTypeWrapper<ImpactLevelCount>;
+  ImpactedChangeOrder: ResolverTypeWrapper<OtherChangeOrderModel>;
+  ComponentImpact: ResolverTypeWrapper<ComponentImpactModel>;
   ChangeOrderHistoryEntry: ResolverTypeWrapper<ChangeOrderHistoryRecordModel>;
   ChangeOrder: ResolverTypeWrapper<ChangeOrderRecordModel>;
   ChangeOrderStageInput: ChangeOrderStageInput;
@@ -4064,6 +4256,14 @@ export type ResolversTypes = {
   PinComponentsInput: PinComponentsInput;
   UnPinComponentsInput: UnPinComponentsInput;
   ComponentQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ComponentRefInput: ComponentRefInput;
+  BomChangeKind: BomChangeKind;
+  BomLineValues: ResolverTypeWrapper<BomLineValues>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  BomLineDifference: ResolverTypeWrapper<BomDifferenceModel>;
+  FieldDifference: ResolverTypeWrapper<FieldDifference>;
+  AttributeDifference: ResolverTypeWrapper<AttributeDifferenceModel>;
+  ComponentComparison: ResolverTypeWrapper<ComponentComparisonModel>;
   ComponentMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ConfigType: ConfigType;
   ConfigSyncState: ConfigSyncState;
@@ -4072,7 +4272,6 @@ export type ResolversTypes = {
   ConfigFilterInput: ConfigFilterInput;
   SetLibraryConfigInput: SetLibraryConfigInput;
   CategoryAttribute: ResolverTypeWrapper<AttributeDefinitionModel>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Category: ResolverTypeWrapper<CategoryDefinitionModel>;
   CategoryType: CategoryType;
   StatusClassification: StatusClassification;
@@ -4286,7 +4485,12 @@ export type ResolversParentTypes = {
   ChangeOrderReviewer: ChangeOrderReviewerRecordModel;
   ChangeOrderDecisionEntry: ChangeOrderDecisionRecordModel;
   ChangeOrderStage: ChangeOrderStageRecordModel;
-  ChangeOrderComponent: ChangeOrderComponentRecordModel;
+  ChangeOrderComponent: ChangeOrderComponentViewModel;
+  ChangeOrderProblem: ValidationProblemModel;
+  ImpactedAssembly: ImpactedAssemblyModel;
+  ImpactLevelCount: ImpactLevelCount;
+  ImpactedChangeOrder: OtherChangeOrderModel;
+  ComponentImpact: ComponentImpactModel;
   ChangeOrderHistoryEntry: ChangeOrderHistoryRecordModel;
   ChangeOrder: ChangeOrderRecordModel;
   ChangeOrderStageInput: ChangeOrderStageInput;
@@ -4344,13 +4548,19 @@ export type ResolversParentTypes = {
   PinComponentsInput: PinComponentsInput;
   UnPinComponentsInput: UnPinComponentsInput;
   ComponentQueryNamespace: Record<PropertyKey, never>;
+  ComponentRefInput: ComponentRefInput;
+  BomLineValues: BomLineValues;
+  Float: Scalars['Float']['output'];
+  BomLineDifference: BomDifferenceModel;
+  FieldDifference: FieldDifference;
+  AttributeDifference: AttributeDifferenceModel;
+  ComponentComparison: ComponentComparisonModel;
   ComponentMutationNamespace: Record<PropertyKey, never>;
   Config: LibraryConfigModel;
   ConfigSyncStatus: LibraryConfigModel;
   ConfigFilterInput: ConfigFilterInput;
   SetLibraryConfigInput: SetLibraryConfigInput;
   CategoryAttribute: AttributeDefinitionModel;
-  Float: Scalars['Float']['output'];
   Category: CategoryDefinitionModel;
   CustomStatus: StatusDefinitionModel;
   CategoryFilterInput: CategoryFilterInput;
@@ -4750,6 +4960,39 @@ export type ChangeOrderComponentResolvers<ContextType = GraphQLContext, ParentTy
   component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
   fromRevision?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   toRevision?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  changes?: Resolver<Maybe<ResolversTypes['ComponentComparison']>, ParentType, ContextType>;
+};
+
+export type ChangeOrderProblemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderProblem'] = ResolversParentTypes['ChangeOrderProblem']> = {
+  severity?: Resolver<ResolversTypes['ChangeOrderProblemSeverity'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  componentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ImpactedAssemblyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImpactedAssembly'] = ResolversParentTypes['ImpactedAssembly']> = {
+  assemblyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  assembly?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+};
+
+export type ImpactLevelCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImpactLevelCount'] = ResolversParentTypes['ImpactLevelCount']> = {
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ImpactedChangeOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImpactedChangeOrder'] = ResolversParentTypes['ImpactedChangeOrder']> = {
+  changeOrder?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType>;
+  componentIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type ComponentImpactResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentImpact'] = ResolversParentTypes['ComponentImpact']> = {
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  usedBy?: Resolver<Array<ResolversTypes['ImpactedAssembly']>, ParentType, ContextType>;
+  levelCounts?: Resolver<Array<ResolversTypes['ImpactLevelCount']>, ParentType, ContextType>;
+  otherChangeOrders?: Resolver<Array<ResolversTypes['ImpactedChangeOrder']>, ParentType, ContextType>;
 };
 
 export type ChangeOrderHistoryEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderHistoryEntry'] = ResolversParentTypes['ChangeOrderHistoryEntry']> = {
@@ -4774,6 +5017,8 @@ export type ChangeOrderResolvers<ContextType = GraphQLContext, ParentType extend
   components?: Resolver<Array<ResolversTypes['ChangeOrderComponent']>, ParentType, ContextType>;
   values?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   history?: Resolver<Array<ResolversTypes['ChangeOrderHistoryEntry']>, ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['ChangeOrderProblem']>, ParentType, ContextType>;
+  impact?: Resolver<Array<ResolversTypes['ComponentImpact']>, ParentType, ContextType>;
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -4790,6 +5035,8 @@ export type ChangeOrderConnectionResolvers<ContextType = GraphQLContext, ParentT
 export type ChangeOrderQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderQueryNamespace'] = ResolversParentTypes['ChangeOrderQueryNamespace']> = {
   getTemplates?: Resolver<Array<ResolversTypes['ChangeOrderTemplate']>, ParentType, ContextType>;
   get?: Resolver<ResolversTypes['ChangeOrderConnection'], ParentType, ContextType, Partial<ChangeOrderQueryNamespaceGetArgs>>;
+  validate?: Resolver<Array<ResolversTypes['ChangeOrderProblem']>, ParentType, ContextType, RequireFields<ChangeOrderQueryNamespaceValidateArgs, 'id'>>;
+  impact?: Resolver<Array<ResolversTypes['ComponentImpact']>, ParentType, ContextType, RequireFields<ChangeOrderQueryNamespaceImpactArgs, 'id'>>;
 };
 
 export type ChangeOrderMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeOrderMutationNamespace'] = ResolversParentTypes['ChangeOrderMutationNamespace']> = {
@@ -5063,6 +5310,7 @@ export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, Paren
   validateAttributes?: Resolver<ResolversTypes['AttributeValidationResult'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesArgs, 'categoryId' | 'attributeValues'>>;
   validateAttributesBatch?: Resolver<ResolversTypes['BatchAttributeValidationResultDto'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceValidateAttributesBatchArgs, 'requests'>>;
   getAllPinnedComponents?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
+  compare?: Resolver<ResolversTypes['ComponentComparison'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceCompareArgs, 'left' | 'right'>>;
   filter?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, Partial<ComponentQueryNamespaceFilterArgs>>;
   componentGroups?: Resolver<ResolversTypes['ComponentGroupConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceComponentGroupsArgs, 'groupBy'>>;
   componentsInGroup?: Resolver<ResolversTypes['ComponentConnection'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceComponentsInGroupArgs, 'groupBy' | 'key'>>;
@@ -5071,6 +5319,47 @@ export type ComponentQueryNamespaceResolvers<ContextType = GraphQLContext, Paren
   filterWithAI?: Resolver<ResolversTypes['FilterWithAiOutput'], ParentType, ContextType, Partial<ComponentQueryNamespaceFilterWithAiArgs>>;
   buildFilterWithAI?: Resolver<ResolversTypes['AiFilterResult'], ParentType, ContextType, Partial<ComponentQueryNamespaceBuildFilterWithAiArgs>>;
   costRollup?: Resolver<ResolversTypes['CostRollup'], ParentType, ContextType, RequireFields<ComponentQueryNamespaceCostRollupArgs, 'id' | 'quantity'>>;
+};
+
+export type BomLineValuesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BomLineValues'] = ResolversParentTypes['BomLineValues']> = {
+  quantity?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  refDes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  itemNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  childHistoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  extendedQuantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type BomLineDifferenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BomLineDifference'] = ResolversParentTypes['BomLineDifference']> = {
+  change?: Resolver<ResolversTypes['BomChangeKind'], ParentType, ContextType>;
+  childId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  child?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
+  changedFields?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  left?: Resolver<Maybe<ResolversTypes['BomLineValues']>, ParentType, ContextType>;
+  right?: Resolver<Maybe<ResolversTypes['BomLineValues']>, ParentType, ContextType>;
+};
+
+export type FieldDifferenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FieldDifference'] = ResolversParentTypes['FieldDifference']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  left?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  right?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type AttributeDifferenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttributeDifference'] = ResolversParentTypes['AttributeDifference']> = {
+  attributeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  left?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  right?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
+export type ComponentComparisonResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentComparison'] = ResolversParentTypes['ComponentComparison']> = {
+  left?: Resolver<ResolversTypes['Component'], ParentType, ContextType>;
+  right?: Resolver<ResolversTypes['Component'], ParentType, ContextType>;
+  levels?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['FieldDifference']>, ParentType, ContextType>;
+  attributes?: Resolver<Array<ResolversTypes['AttributeDifference']>, ParentType, ContextType>;
+  bom?: Resolver<Array<ResolversTypes['BomLineDifference']>, ParentType, ContextType>;
 };
 
 export type ComponentMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ComponentMutationNamespace'] = ResolversParentTypes['ComponentMutationNamespace']> = {
@@ -5896,6 +6185,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ChangeOrderDecisionEntry?: ChangeOrderDecisionEntryResolvers<ContextType>;
   ChangeOrderStage?: ChangeOrderStageResolvers<ContextType>;
   ChangeOrderComponent?: ChangeOrderComponentResolvers<ContextType>;
+  ChangeOrderProblem?: ChangeOrderProblemResolvers<ContextType>;
+  ImpactedAssembly?: ImpactedAssemblyResolvers<ContextType>;
+  ImpactLevelCount?: ImpactLevelCountResolvers<ContextType>;
+  ImpactedChangeOrder?: ImpactedChangeOrderResolvers<ContextType>;
+  ComponentImpact?: ComponentImpactResolvers<ContextType>;
   ChangeOrderHistoryEntry?: ChangeOrderHistoryEntryResolvers<ContextType>;
   ChangeOrder?: ChangeOrderResolvers<ContextType>;
   ChangeOrderConnection?: ChangeOrderConnectionResolvers<ContextType>;
@@ -5933,6 +6227,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   KeyedAttributeValidationResultDto?: KeyedAttributeValidationResultDtoResolvers<ContextType>;
   BatchAttributeValidationResultDto?: BatchAttributeValidationResultDtoResolvers<ContextType>;
   ComponentQueryNamespace?: ComponentQueryNamespaceResolvers<ContextType>;
+  BomLineValues?: BomLineValuesResolvers<ContextType>;
+  BomLineDifference?: BomLineDifferenceResolvers<ContextType>;
+  FieldDifference?: FieldDifferenceResolvers<ContextType>;
+  AttributeDifference?: AttributeDifferenceResolvers<ContextType>;
+  ComponentComparison?: ComponentComparisonResolvers<ContextType>;
   ComponentMutationNamespace?: ComponentMutationNamespaceResolvers<ContextType>;
   Config?: ConfigResolvers<ContextType>;
   ConfigSyncStatus?: ConfigSyncStatusResolvers<ContextType>;

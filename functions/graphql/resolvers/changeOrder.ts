@@ -10,7 +10,10 @@ import {
   updateChangeOrder,
   withdrawChangeOrder,
 } from '../../../lib/changeOrders/actions.js';
-import { findChangeOrders } from '../../../lib/changeOrders/queries.js';
+import { changeOrderImpact } from '../../../lib/changeOrders/impact.js';
+import { changeOrderById, findChangeOrders } from '../../../lib/changeOrders/queries.js';
+import { componentsOf, redlinesOf } from '../../../lib/changeOrders/redlines.js';
+import { validateChangeOrder } from '../../../lib/changeOrders/validation.js';
 import { createTemplate, getTemplates } from '../../../lib/changeOrders/templates.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -28,6 +31,14 @@ export const changeOrderResolvers: Resolvers = {
   ChangeOrderQueryNamespace: {
     getTemplates: async (_parent, _args, context) => getTemplates(context.store, await libraryScope(context)),
     get: async (_parent, { filter, pagination }, context) => findChangeOrders(context.store, await libraryScope(context), filter ?? {}, pagination ?? {}),
+    validate: async (_parent, { id }, context) => {
+      const scope = await libraryScope(context);
+      return validateChangeOrder(context.store, scope, await changeOrderById(context.store, scope, id));
+    },
+    impact: async (_parent, { id }, context) => {
+      const scope = await libraryScope(context);
+      return changeOrderImpact(context.store, scope, await changeOrderById(context.store, scope, id));
+    },
   },
   ChangeOrderMutationNamespace: {
     createTemplate: async (_parent, { input }, context) => createTemplate(context.store, await libraryScope(context), input),
@@ -56,9 +67,17 @@ export const changeOrderResolvers: Resolvers = {
   },
   ChangeOrder: {
     createdBy: (record, _args, context) => user(context, record.createdBy),
+    components: (record) => componentsOf(record),
+    impact: async (record, _args, context) => changeOrderImpact(context.store, await libraryScope(context), record),
   },
+  ChangeOrderProblem: { component: async (problem, _args, context) => (problem.componentId ? ((await loadComponent(context, problem.componentId)) ?? null) : null) },
+  ComponentImpact: { component: async (impact, _args, context) => (await loadComponent(context, impact.componentId)) ?? null },
+  ImpactedAssembly: { assembly: async (entry, _args, context) => (await loadComponent(context, entry.assemblyId)) ?? null },
   ChangeOrderReviewer: { user: (reviewer, _args, context) => user(context, reviewer.userId) },
   ChangeOrderDecisionEntry: { user: (decision, _args, context) => user(context, decision.userId) },
   ChangeOrderHistoryEntry: { by: (entry, _args, context) => user(context, entry.by) },
-  ChangeOrderComponent: { component: async (entry, _args, context) => (await loadComponent(context, entry.componentId)) ?? null },
+  ChangeOrderComponent: {
+    component: async (entry, _args, context) => (await loadComponent(context, entry.componentId)) ?? null,
+    changes: async (entry, _args, context) => redlinesOf(context.store, await libraryScope(context), entry),
+  },
 };

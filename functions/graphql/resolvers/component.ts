@@ -9,9 +9,10 @@ import { findComponentsByFilter } from '../../../lib/search/service.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { searchScope } from './search.js';
-import { attributeChanges, libraryConfig, libraryScope, userById, withheldForCaller, writeContext } from './shared.js';
+import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById, withheldForCaller, writeContext } from './shared.js';
 import { integrationLock } from '../../../lib/model/attributeAccess.js';
 import { findPrincipal } from '../../../lib/integrations/principals.js';
+import { compareComponents } from '../../../lib/items/compare.js';
 
 function marked(context: GraphQLContext, kind: 'PIN' | 'BOOKMARK') {
   return context.once(`marks:${kind}`, async () => markedIds(context.store, await libraryScope(context), kind));
@@ -43,6 +44,7 @@ export const componentResolvers: Resolvers = {
         requests.map((r) => ({ key: r.key, categoryId: r.categoryId, attributeValues: attributeChanges(r.attributeValues) ?? [] })),
       ),
     getAllPinnedComponents: async (_parent, _args, context) => pinnedComponents(context.store, await libraryScope(context)),
+    compare: async (_parent, { left, right, levels }, context) => compareComponents(context.store, await libraryScope(context), left, right, levels),
   },
   ComponentMutationNamespace: {
     create: async (_parent, { inputs }, context) =>
@@ -104,6 +106,19 @@ export const componentResolvers: Resolvers = {
       if (withheld.size === 0) return entries;
       return entries.map((entry) => ({ ...entry, changes: entry.changes.filter((c) => !(c.field.startsWith('attributeValues.') && withheld.has(c.field.slice('attributeValues.'.length)))) }));
     },
+  },
+  ComponentComparison: {
+    // Values withheld from an integration (receive-only or no-access) are left out of the differences.
+    attributes: async (comparison, _args, context) => {
+      const withheld = await withheldForCaller(context);
+      return comparison.attributes.filter((a) => !withheld.has(a.attributeId));
+    },
+  },
+  AttributeDifference: {
+    name: async (difference, _args, context) => findCategory(await libraryConfig(context), difference.categoryId)?.attributes.find((a) => a.id === difference.attributeId)?.name ?? null,
+  },
+  BomLineDifference: {
+    child: async (difference, _args, context) => (await loadComponent(context, difference.childId)) ?? null,
   },
   ComponentConnection: {
     pageInfo: (page) => ({ hasNextPage: page.hasNextPage, endCursor: page.endCursor }),
