@@ -1,5 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   getNamedType,
   isEnumType,
@@ -14,7 +19,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSchema, listOperations } from '../../functions/graphql/schema.js';
 import { listAuditEntries, sealAuditChain, verifyAuditChain, type AuditEntryRecord } from '../../lib/store/audit.js';
-import { gqlOk, graphql, newTenant, testStore, type Tenant } from '../support/api.js';
+import { gqlOk, graphql, newTenant, stack, testStore, type Tenant } from '../support/api.js';
 import { memberWithRole, type Member } from './accessHelpers.js';
 
 /** A distinctive value every String argument carries: no audit entry may hold it. */
@@ -194,6 +199,47 @@ describe('audit log', () => {
       const check = await testStore().ddb.send(new GetCommand({ TableName: testStore().tableName, Key: { PK: a.PK, SK: a.SK } }));
       expect(check.Item?.entryId).toBe(a.entryId);
       expect((await verifyAuditChain(testStore(), chainOf(tenant))).ok).toBe(true);
+    });
+  });
+
+  describe('operator commands', () => {
+    const admin = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
+        env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+      });
+
+    it('audit verify passes on the intact chain, exits 1 naming an edited entry, and is itself audited', async () => {
+      await sealAuditChain(testStore(), chainOf(tenant));
+      const intact = JSON.parse((await admin('audit', 'verify', '--org-slug', tenant.organization.slug)).stdout);
+      expect(intact.ok).toBe(true);
+      const chain = (await entriesOf(tenant)).filter((e) => e.seq !== undefined).sort((a, b) => a.seq! - b.seq!);
+      const target = chain[5]!;
+      await testStore().ddb.send(new UpdateCommand({ TableName: testStore().tableName, Key: { PK: target.PK, SK: target.SK }, UpdateExpression: 'SET summary = :s', ExpressionAttributeValues: { ':s': 'edited' } }));
+      try {
+        const failed = await admin('audit', 'verify', '--org-slug', tenant.organization.slug).then(
+          () => undefined,
+          (error: { code: number; stdout: string }) => error,
+        );
+        expect(failed?.code).toBe(1);
+        expect(JSON.parse(failed!.stdout).firstBad).toMatchObject({ entryId: target.entryId, problem: 'ALTERED' });
+      } finally {
+        await testStore().ddb.send(new PutCommand({ TableName: testStore().tableName, Item: target }));
+      }
+      const verifies = (await entriesOf(tenant)).filter((e) => e.operation === 'admin.audit.verify');
+      expect(verifies.length).toBe(2);
+      expect(verifies.every((e) => e.actorType === 'operator')).toBe(true);
+    });
+
+    it('audit export writes JSON lines and CSV', async () => {
+      const out = join(tmpdir(), `audit-${randomUUID()}`);
+      const jsonl = JSON.parse((await admin('audit', 'export', '--org-slug', tenant.organization.slug, '--out', `${out}.jsonl`)).stdout);
+      const lines = (await readFile(`${out}.jsonl`, 'utf8')).trim().split('\n');
+      expect(lines.length).toBe(jsonl.entries);
+      expect(JSON.parse(lines[0]!)).toHaveProperty('operation');
+      await admin('audit', 'export', '--org-slug', tenant.organization.slug, '--out', `${out}.csv`, '--format', 'csv');
+      const csv = (await readFile(`${out}.csv`, 'utf8')).split('\r\n');
+      expect(csv[0]).toBe('seq,at,entryId,organizationId,actorType,actorId,actorUserId,integrationId,operation,targets,summary,result,errorCode,sourceIp,userAgent,prevHash,hash');
+      expect(csv.length).toBeGreaterThan(lines.length);
     });
   });
 });
