@@ -131,6 +131,24 @@ describe('audit log', () => {
     expect(team.organization.teams.create.id).toBeTruthy();
   });
 
+  it('organization.auditLog: newest first, filtered and paged, for organization administrators only', async () => {
+    const query = `query($filter: AuditLogFilterInput, $pagination: AuditLogPaginationInput) { organization { auditLog(filter: $filter, pagination: $pagination) {
+      entries { id seq at actorType actorId actorUserId operation targets summary result errorCode userAgent hash } pageInfo { hasNextPage endCursor } } } }`;
+    type Page = { organization: { auditLog: { entries: { id: string; at: string; operation: string; result: string; actorUserId: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } };
+    const denied = await gqlOk<Page>(tenant, query, { filter: { operation: 'roles.create', actorId: viewer.userId } });
+    expect(denied.organization.auditLog.entries.map((e) => [e.operation, e.result])).toEqual([['roles.create', 'DENIED']]);
+    const first = await gqlOk<Page>(tenant, query, { filter: { actorId: viewer.userId }, pagination: { first: 10 } });
+    expect(first.organization.auditLog.entries).toHaveLength(10);
+    expect(first.organization.auditLog.pageInfo.hasNextPage).toBe(true);
+    const second = await gqlOk<Page>(tenant, query, { filter: { actorId: viewer.userId }, pagination: { first: 10, after: first.organization.auditLog.pageInfo.endCursor } });
+    const times = [...first.organization.auditLog.entries, ...second.organization.auditLog.entries].map((e) => e.at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(new Set([...first.organization.auditLog.entries, ...second.organization.auditLog.entries].map((e) => e.id)).size).toBe(20);
+    const refused = await graphql(query, {}, viewer.headers);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(refused.body.data).toBeNull();
+  });
+
   describe('the hash chain', () => {
     async function sealedChain(): Promise<AuditEntryRecord[]> {
       await sealAuditChain(testStore(), chainOf(tenant));
