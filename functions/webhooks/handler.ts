@@ -31,11 +31,7 @@ export async function handler(event: DynamoDBStreamEvent | ScheduledEvent | Dige
     // Both are idempotent per stream record: a batch that fails in either is retried whole.
     // New audit entries are linked into their organization's hash chain (lib/store/audit.ts, sealAuditChain).
     const chains = auditChainsOf(changes.filter((change) => change.kind === 'INSERT').map((change) => change.newImage));
-    const [delivered, notified] = await Promise.all([
-      deliverChanges({ store, settings }, changes),
-      notifyChanges(notificationDeps(), changes),
-      ...chains.map((chain) => sealAuditChain(store, chain)),
-    ]);
+    const [delivered, notified] = await Promise.all([deliverChanges({ store, settings }, changes), notifyChanges(notificationDeps(), changes), ...chains.map((chain) => sealAuditChain(store, chain))]);
     return { delivered, notified };
   }
   return { retried: await retryDueDeliveries({ store, settings }) };

@@ -136,7 +136,9 @@ export async function sealAuditChain(store: Store, chainPk: string): Promise<num
     items.push({
       Put: {
         Item: { ...headKey(chainPk), entity: 'AuditHead', seq, hash: prevHash, at: last.at },
-        ...(head ? { ConditionExpression: '#seq = :headSeq', ExpressionAttributeNames: { '#seq': 'seq' }, ExpressionAttributeValues: { ':headSeq': head.seq } } : { ConditionExpression: 'attribute_not_exists(PK)' }),
+        ...(head
+          ? { ConditionExpression: '#seq = :headSeq', ExpressionAttributeNames: { '#seq': 'seq' }, ExpressionAttributeValues: { ':headSeq': head.seq } }
+          : { ConditionExpression: 'attribute_not_exists(PK)' }),
       },
     });
     const ok = await withoutAuditOperation(() => sendTransaction(store, items));
@@ -161,7 +163,12 @@ export async function putAuditDigest(store: Store, chainPk: string, day = new Da
 }
 
 export function listAuditDigests(store: Store, chainPk: string): Promise<AuditChainPoint[]> {
-  return queryAll(store, { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': chainPk, ':p': 'DIGEST#' }, ConsistentRead: true }, chainPoint, 'audit digest');
+  return queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': chainPk, ':p': 'DIGEST#' }, ConsistentRead: true },
+    chainPoint,
+    'audit digest',
+  );
 }
 
 /** Every entry of a chain written between from and to (ISO; inclusive), oldest first by time. */

@@ -123,4 +123,3 @@ export function auditItemFor(itemCount: number): { item: WriteItem; committed: (
     },
   };
 }
-

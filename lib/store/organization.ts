@@ -250,5 +250,10 @@ export async function scanOrganizations(store: Store): Promise<OrganizationRecor
 
 /** How long the organization's audit entries are kept (operator CLI: audit retention). */
 export async function setAuditRetention(store: Store, orgId: string, days: number): Promise<boolean> {
-  return updateIf(store, { Key: organizationKey(orgId), UpdateExpression: 'SET auditRetentionDays = :days', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':days': days } });
+  return updateIf(store, {
+    Key: organizationKey(orgId),
+    UpdateExpression: 'SET auditRetentionDays = :days',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':days': days },
+  });
 }

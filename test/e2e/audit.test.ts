@@ -5,17 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  getNamedType,
-  isEnumType,
-  isInputObjectType,
-  isListType,
-  isNonNullType,
-  isObjectType,
-  isScalarType,
-  type GraphQLInputType,
-  type GraphQLSchema,
-} from 'graphql';
+import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSchema, listOperations } from '../../functions/graphql/schema.js';
 import { listAuditEntries, sealAuditChain, verifyAuditChain, type AuditEntryRecord } from '../../lib/store/audit.js';
@@ -102,7 +92,10 @@ describe('audit log', () => {
       const { query, variables } = mutationOf(schema, path);
       const response = await graphql(query, variables, { ...viewer.headers, 'user-agent': 'audit-walker/1' });
       // A document GraphQL refuses before execution would prove nothing: each must reach its resolver.
-      expect((response.body.errors ?? []).every((e) => e.extensions?.code !== 'GRAPHQL_VALIDATION_FAILED'), `${path}: ${JSON.stringify(response.body.errors)}`).toBe(true);
+      expect(
+        (response.body.errors ?? []).every((e) => e.extensions?.code !== 'GRAPHQL_VALIDATION_FAILED'),
+        `${path}: ${JSON.stringify(response.body.errors)}`,
+      ).toBe(true);
     }
     const entries = (await entriesOf(tenant)).filter((e) => e.actorUserId === viewer.userId);
     const byOperation = new Map<string, AuditEntryRecord[]>();
@@ -134,7 +127,9 @@ describe('audit log', () => {
   it('organization.auditLog: newest first, filtered and paged, for organization administrators only', async () => {
     const query = `query($filter: AuditLogFilterInput, $pagination: AuditLogPaginationInput) { organization { auditLog(filter: $filter, pagination: $pagination) {
       entries { id seq at actorType actorId actorUserId operation targets summary result errorCode userAgent hash } pageInfo { hasNextPage endCursor } } } }`;
-    type Page = { organization: { auditLog: { entries: { id: string; at: string; operation: string; result: string; actorUserId: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } };
+    type Page = {
+      organization: { auditLog: { entries: { id: string; at: string; operation: string; result: string; actorUserId: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+    };
     const denied = await gqlOk<Page>(tenant, query, { filter: { operation: 'roles.create', actorId: viewer.userId } });
     expect(denied.organization.auditLog.entries.map((e) => [e.operation, e.result])).toEqual([['roles.create', 'DENIED']]);
     const first = await gqlOk<Page>(tenant, query, { filter: { actorId: viewer.userId }, pagination: { first: 10 } });
@@ -171,7 +166,13 @@ describe('audit log', () => {
       const chain = await sealedChain();
       const target = chain[10]!;
       await testStore().ddb.send(
-        new UpdateCommand({ TableName: testStore().tableName, Key: { PK: target.PK, SK: target.SK }, UpdateExpression: 'SET #r = :r', ExpressionAttributeNames: { '#r': 'result' }, ExpressionAttributeValues: { ':r': 'SUCCESS' === target.result ? 'DENIED' : 'SUCCESS' } }),
+        new UpdateCommand({
+          TableName: testStore().tableName,
+          Key: { PK: target.PK, SK: target.SK },
+          UpdateExpression: 'SET #r = :r',
+          ExpressionAttributeNames: { '#r': 'result' },
+          ExpressionAttributeValues: { ':r': 'SUCCESS' === target.result ? 'DENIED' : 'SUCCESS' },
+        }),
       );
       try {
         const result = await verifyAuditChain(testStore(), chainOf(tenant));
@@ -223,7 +224,15 @@ describe('audit log', () => {
   describe('operator commands', () => {
     const admin = (...args: string[]) =>
       promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
-        env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+        env: {
+          ...process.env,
+          NODE_NO_WARNINGS: '1',
+          DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+          TABLE_NAME: stack.tableName,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+        },
       });
 
     it('audit verify passes on the intact chain, exits 1 naming an edited entry, and is itself audited', async () => {
@@ -232,7 +241,9 @@ describe('audit log', () => {
       expect(intact.ok).toBe(true);
       const chain = (await entriesOf(tenant)).filter((e) => e.seq !== undefined).sort((a, b) => a.seq! - b.seq!);
       const target = chain[5]!;
-      await testStore().ddb.send(new UpdateCommand({ TableName: testStore().tableName, Key: { PK: target.PK, SK: target.SK }, UpdateExpression: 'SET summary = :s', ExpressionAttributeValues: { ':s': 'edited' } }));
+      await testStore().ddb.send(
+        new UpdateCommand({ TableName: testStore().tableName, Key: { PK: target.PK, SK: target.SK }, UpdateExpression: 'SET summary = :s', ExpressionAttributeValues: { ':s': 'edited' } }),
+      );
       try {
         const failed = await admin('audit', 'verify', '--org-slug', tenant.organization.slug).then(
           () => undefined,
