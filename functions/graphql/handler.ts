@@ -6,7 +6,8 @@ import { mailerFromEnv } from '../../lib/mail/ses.js';
 import { CallerConcurrency, callerRateLimitsFromEnv } from '../../lib/accounts/rateLimit.js';
 import { createStore } from '../../lib/store/client.js';
 import { currentMeter, meterSignal } from '../../lib/store/meter.js';
-import { allowedOriginsFromEnv, jsonResult, requestFromEvent, resultFromResponse } from '../shared/apigw.js';
+import { withAuditSource } from '../../lib/store/auditContext.js';
+import { allowedOriginsFromEnv, jsonResult, requestFromEvent, resultFromResponse, sourceIp } from '../shared/apigw.js';
 import { withRequestLog } from '../shared/requestLog.js';
 import { queryBudgetFromEnv, requestLimits } from './limits.js';
 import { createGraphQLServer, finishRequest, requestOperations } from './yoga.js';
@@ -36,7 +37,8 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
     // Where the runtime tells when the client goes away (the local server), the request carries it.
     const request = requestFromEvent(event, meterSignal(currentMeter()));
     try {
-      const response = await yoga.fetch(request);
+      // Every mutation's audit entry names where the request came from (lib/audit/operations.ts).
+      const response = await withAuditSource({ sourceIp: sourceIp(event), userAgent: event.headers?.['user-agent'] }, () => yoga.fetch(request));
       summary.operation = requestOperations.get(request);
       return await resultFromResponse(response);
     } finally {

@@ -20,6 +20,8 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'organization.team': { scope: 'organization', permission: 'organization.users.read' },
     'organization.sandboxes': { scope: 'organization', permission: 'organization.read' },
     'organization.allowlist': { scope: 'organization', permission: 'organization.users.read' },
+    // The audit log is an organization administrator's (lib/audit/).
+    'organization.auditLog': { scope: 'organization', permission: 'organization.settings.update' },
     // Answers about the caller's own verified address only.
     'organization.discoverByDomain': { scope: 'user', permission: null },
     'changeOrders.getTemplates': { scope: 'library', permission: 'change_orders.read' },

@@ -15,6 +15,7 @@ import {
 } from 'graphql';
 import type { AccessRule } from '../../lib/access/requestAccess.js';
 import { InvalidInputError } from '../../lib/errors.js';
+import { auditedMutation } from './audit.js';
 import type { GraphQLContext } from './context.js';
 import { typeDefs } from './generated/typeDefs.js';
 import { operationRules } from './operations.js';
@@ -75,7 +76,7 @@ export function buildSchema(rules: typeof operationRules = operationRules): Grap
   if (extra.length > 0) throw new Error(`Access rules for operations the schema does not have: ${extra.join(', ')}`);
   for (const op of operations) {
     const field = op.type.getFields()[op.fieldName]!;
-    field.resolve = guarded(rules[op.operation][op.path]!, field.args, field.resolve ?? defaultFieldResolver);
+    field.resolve = guarded(rules[op.operation][op.path]!, field.args, field.resolve ?? defaultFieldResolver, op.operation === 'mutation' ? op.path : undefined);
   }
   return schema;
 }
@@ -100,11 +101,22 @@ function checkIdLengths(type: GraphQLInputType, value: unknown, path: string): v
   }
 }
 
-function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fieldArgs: readonly GraphQLArgument[], resolve: R): R {
+/** Checks ids and the access rule before the resolver; a mutation (`auditPath`) also records its audit entry, refusals included. */
+function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fieldArgs: readonly GraphQLArgument[], resolve: R, auditPath?: string): R {
   const wrapped = async (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: unknown) => {
-    for (const arg of fieldArgs) checkIdLengths(arg.type, args[arg.name], arg.name);
+    const checkIds = () => {
+      for (const arg of fieldArgs) checkIdLengths(arg.type, args[arg.name], arg.name);
+    };
+    const run = async () => (resolve as unknown as (...a: unknown[]) => unknown)(parent, args, context, info);
+    if (auditPath) {
+      return auditedMutation(auditPath, rule, fieldArgs, args, context, async () => {
+        checkIds();
+        return run();
+      });
+    }
+    checkIds();
     await context.access.authorize(rule);
-    return (resolve as unknown as (...a: unknown[]) => unknown)(parent, args, context, info);
+    return run();
   };
   return wrapped as unknown as R;
 }

@@ -7,6 +7,7 @@ import { createStore } from '../../lib/store/client.js';
 import { deliverChanges, retryDueDeliveries } from '../../lib/webhooks/delivery.js';
 import { loadWebhookSettings } from '../../lib/webhooks/settings.js';
 import { changedItemOf, type StreamRecord } from '../../lib/store/stream.js';
+import { auditChainsOf, sealAuditChain } from '../../lib/store/audit.js';
 
 const store = createStore();
 let mailer: Mailer | undefined;
@@ -28,7 +29,9 @@ export async function handler(event: DynamoDBStreamEvent | ScheduledEvent | Dige
   if ('Records' in event) {
     const changes = event.Records.map((record) => changedItemOf(record as StreamRecord)).filter((change) => change !== undefined);
     // Both are idempotent per stream record: a batch that fails in either is retried whole.
-    const [delivered, notified] = await Promise.all([deliverChanges({ store, settings }, changes), notifyChanges(notificationDeps(), changes)]);
+    // New audit entries are linked into their organization's hash chain (lib/store/audit.ts, sealAuditChain).
+    const chains = auditChainsOf(changes.filter((change) => change.kind === 'INSERT').map((change) => change.newImage));
+    const [delivered, notified] = await Promise.all([deliverChanges({ store, settings }, changes), notifyChanges(notificationDeps(), changes), ...chains.map((chain) => sealAuditChain(store, chain))]);
     return { delivered, notified };
   }
   return { retried: await retryDueDeliveries({ store, settings }) };

@@ -37,6 +37,12 @@ import { resolve } from 'node:path';
 import { sendDueDigests } from '../../lib/notifications/digest.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
+import { audited } from '../../lib/audit/operations.js';
+import { auditCsv, auditJsonLines } from '../../lib/audit/export.js';
+import { listAuditEntries, putAuditDigest, sealAuditChain, verifyAuditChain } from '../../lib/store/audit.js';
+import { setAuditRetention } from '../../lib/store/organization.js';
+import { writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { LocalBlobStorage, localFilesDirectory, S3BlobStorage, type BlobStorage } from '../../lib/files/blobStorage.js';
 
 const usage = `Usage:
@@ -54,6 +60,10 @@ const usage = `Usage:
   npm run -s admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
   npm run -s admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]
   npm run -s admin -- saml-resync [--scan]   (deployed: COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID from the stack outputs)
+  npm run -s admin -- audit verify --org-slug SLUG [--from ISO] [--to ISO]   (exit 1 naming the first altered, removed or reordered entry)
+  npm run -s admin -- audit export --org-slug SLUG --out FILE [--format jsonl|csv] [--from ISO] [--to ISO]
+  npm run -s admin -- audit seal|digest --org-slug SLUG   (link pending entries now; keep today's head as a digest)
+  npm run -s admin -- audit retention --org-slug SLUG --days N
   npm run -s admin -- digests   (mails the notification digests now, as the daily schedule does; without MAIL_FROM it prints them)`;
 
 function targetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -239,7 +249,17 @@ async function operatorTask(
   if (missing.length) fail(`Missing ${missing.map((m) => `--${m}`).join(', ')}\n${usage}`, 2);
   const store = createStore(targetEnv(process.env));
   try {
-    process.stdout.write(`${JSON.stringify(await task(store, values as Record<string, string>))}\n`);
+    // Every operator command is audited: the operator (OPERATOR, else the OS user) in the organization's chain.
+    const organizationId = values['org-slug'] ? ((await findOrganizationIdBySlug(store, values['org-slug'])) ?? null) : null;
+    const actor = { type: 'operator' as const, id: process.env.OPERATOR || userInfo().username };
+    const summary = Object.keys(values)
+      .filter((option) => values[option] !== undefined)
+      .map((option) => `--${option}`)
+      .join(' ');
+    const result = await audited(store, { organizationId, actor, operation: `admin.${name.replace(/ /g, '.')}`, summary, targets: organizationId ? [organizationId] : [] }, () =>
+      task(store, values as Record<string, string>),
+    );
+    process.stdout.write(`${JSON.stringify(result)}\n`);
   } catch (error) {
     if (error instanceof DomainError) fail(`${name} refused (${error.code}): ${error.message}`, 2);
     throw error;
@@ -327,6 +347,45 @@ function unreachable(failure: { code: string; address?: string }): never {
   );
 }
 
+async function auditChainOfSlug(store: Store, slug: string): Promise<string> {
+  const organizationId = await findOrganizationIdBySlug(store, slug);
+  if (!organizationId) fail(`No organization with slug "${slug}"`, 2);
+  return `ORG#${organizationId}#AUDIT`;
+}
+
+/** The audit log's operator commands (lib/store/README.md, "Audit log"). verify exits 1 when the chain does not hold. */
+async function auditCommand(sub: string, args: string[]): Promise<void> {
+  const range = (v: Record<string, string>) => ({ from: v.from, to: v.to });
+  if (sub === 'verify') {
+    let ok = true;
+    await operatorTask('audit verify', args, { required: ['org-slug'], optional: ['from', 'to'] }, async (store, v) => {
+      const result = await verifyAuditChain(store, await auditChainOfSlug(store, v['org-slug']!), range(v));
+      ok = result.ok;
+      return result;
+    });
+    if (!ok) process.exitCode = 1;
+  } else if (sub === 'export') {
+    await operatorTask('audit export', args, { required: ['org-slug', 'out'], optional: ['format', 'from', 'to'] }, async (store, v) => {
+      const format = v.format ?? 'jsonl';
+      if (format !== 'jsonl' && format !== 'csv') fail('--format is jsonl or csv', 2);
+      const entries = await listAuditEntries(store, await auditChainOfSlug(store, v['org-slug']!), range(v));
+      await writeFile(v.out!, format === 'csv' ? auditCsv(entries) : auditJsonLines(entries));
+      return { out: v.out, format, entries: entries.length };
+    });
+  } else if (sub === 'seal') {
+    await operatorTask('audit seal', args, { required: ['org-slug'] }, async (store, v) => ({ sealed: await sealAuditChain(store, await auditChainOfSlug(store, v['org-slug']!)) }));
+  } else if (sub === 'digest') {
+    await operatorTask('audit digest', args, { required: ['org-slug'] }, async (store, v) => ({ digest: await putAuditDigest(store, await auditChainOfSlug(store, v['org-slug']!)) }));
+  } else {
+    await operatorTask('audit retention', args, { required: ['org-slug', 'days'] }, async (store, v) => {
+      const days = Number(v.days);
+      if (!Number.isInteger(days) || days < 1 || days > 3650) fail('--days is a whole number of days from 1 to 3650', 2);
+      const organizationId = await findOrganizationIdBySlug(store, v['org-slug']!);
+      return { updated: organizationId ? await setAuditRetention(store, organizationId, days) : false, days };
+    });
+  }
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   const subcommand = `${command} ${rest[0] ?? ''}`;
@@ -363,6 +422,8 @@ async function main(): Promise<void> {
       const lines = createInterface({ input: createReadStream(v.in!), crlfDelay: Infinity });
       return { table: target.tableName, in: v.in, items: await restoreLines(target, lines) };
     });
+  } else if (command === 'audit' && ['verify', 'export', 'seal', 'digest', 'retention'].includes(rest[0] ?? '')) {
+    await auditCommand(rest[0]!, rest.slice(1));
   } else if (command === 'bootstrap') await bootstrap(rest);
   else if (command === 'cleanup-writes') await cleanupWrites(rest);
   else if (command === 'reindex-search') await reindexSearch(rest);

@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ConcurrentWriteError } from '../errors.js';
+import { auditItemFor } from './auditContext.js';
 import type { Store } from './client.js';
 
 export interface Key {
@@ -203,9 +204,13 @@ export interface TransactWriteOptions {
  */
 export async function transactWrite(store: Store, items: readonly WriteItem[], options: TransactWriteOptions = {}): Promise<void> {
   if (items.length === 0) return;
+  // Inside an audited operation the first transaction with room carries its entry (lib/store/auditContext.ts).
+  const audit = auditItemFor(items.length);
   try {
-    await store.ddb.send(new TransactWriteCommand({ TransactItems: items.map((item) => withTable(store, item)) }));
+    await store.ddb.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [audit.item] : [])].map((item) => withTable(store, item)) }));
+    audit?.committed(true);
   } catch (error) {
+    audit?.committed(false);
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');

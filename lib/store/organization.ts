@@ -45,6 +45,8 @@ export const organizationRecord = z.object({
     .default(null),
   /** SCIM provisioning (configureScim); checked on every SCIM request together with the token. */
   scimEnabled: z.boolean().default(false),
+  /** Days an audit entry of the organization is kept (TTL; default 400: lib/store/auditContext.ts). */
+  auditRetentionDays: z.number().int().positive().optional(),
   /** The one ACTIVE SCIM token; creating a token is conditioned on the id read, so two creations cannot both win. */
   scimActiveTokenId: z.string().nullable().default(null),
 });
@@ -244,4 +246,14 @@ export async function scanOrganizations(store: Store): Promise<OrganizationRecor
     start = page.LastEvaluatedKey;
   } while (start);
   return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** How long the organization's audit entries are kept (operator CLI: audit retention). */
+export async function setAuditRetention(store: Store, orgId: string, days: number): Promise<boolean> {
+  return updateIf(store, {
+    Key: organizationKey(orgId),
+    UpdateExpression: 'SET auditRetentionDays = :days',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':days': days },
+  });
 }

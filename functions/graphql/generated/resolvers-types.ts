@@ -720,6 +720,110 @@ export type ApiKeyMutationNamespaceUpdateArgs = {
 };
 
 /**
+ * One entry of an organization's audit log: a mutation of the API, an account, SAML or SCIM action, or an
+ * operator command. Entries are written with the change they record and linked into a hash chain
+ * (`npm run admin -- audit verify`). The summary names the arguments given, never their values.
+ */
+export type AuditEntry = {
+  __typename?: 'AuditEntry';
+  id: Scalars['ID']['output'];
+  /** Position in the organization's hash chain; null until the chain links it (seconds after the write). */
+  seq?: Maybe<Scalars['Int']['output']>;
+  at: Scalars['DateTime']['output'];
+  /** user, apiKey, integration, scimToken, operator or anonymous. */
+  actorType: Scalars['String']['output'];
+  /** The acting credential: user id, API key id, SCIM token id or operator name. */
+  actorId: Scalars['String']['output'];
+  /** The person behind the credential, when there is one. */
+  actorUserId?: Maybe<Scalars['ID']['output']>;
+  integrationId?: Maybe<Scalars['ID']['output']>;
+  /** The operation path: organization.teams.create, scim.users.create, account.signIn, admin.plan.set. */
+  operation: Scalars['String']['output'];
+  /** Ids the operation named. */
+  targets: Array<Scalars['String']['output']>;
+  summary: Scalars['String']['output'];
+  /** SUCCESS, DENIED (refused: the caller may not) or FAILED (could not be done). */
+  result: Scalars['String']['output'];
+  /** The error code of a DENIED or FAILED entry. */
+  errorCode?: Maybe<Scalars['String']['output']>;
+  sourceIp?: Maybe<Scalars['String']['output']>;
+  userAgent?: Maybe<Scalars['String']['output']>;
+  /** SHA-256 (hex) of the entry's canonical form and the previous entry's hash; null until linked. */
+  hash?: Maybe<Scalars['String']['output']>;
+};
+
+export type AuditLogFilterInput = {
+  /** A user id (also matches their API keys' entries), API key id, SCIM token id or operator name. */
+  actorId?: InputMaybe<Scalars['String']['input']>;
+  targetId?: InputMaybe<Scalars['String']['input']>;
+  operation?: InputMaybe<Scalars['String']['input']>;
+  /** ISO date-time, inclusive. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+export type AuditLogPaginationInput = {
+  /** 1 to 200; default 50. */
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type AuditLogPage = {
+  __typename?: 'AuditLogPage';
+  /** Newest first. */
+  entries: Array<AuditEntry>;
+  pageInfo: PageInfo;
+};
+
+export type OrganizationQueryNamespace = {
+  __typename?: 'OrganizationQueryNamespace';
+  /**
+   * The organization's audit log, newest first, for organization administrators (organization.settings.update).
+   * Entries are kept 400 days unless the organization set another retention (npm run admin -- audit retention).
+   */
+  auditLog: AuditLogPage;
+  /** The organization named in x-organization. */
+  current: Organization;
+  /** Invitations of the organization in x-organization, newest first. */
+  invitations: Array<Invitation>;
+  /**
+   * The organization that verified the domain of the caller's verified address, or null. Domains are
+   * verified by an operator (npm run admin -- domain verify) after checking ownership.
+   */
+  discoverByDomain?: Maybe<Organization>;
+  /** Everyone with a grant in the organization. */
+  members: Array<OrganizationRole>;
+  /** Teams by name; archived ones only with includeArchived. */
+  teams: Array<Team>;
+  team?: Maybe<Team>;
+  /** Sandboxes of the organization in x-organization, archived ones included. */
+  sandboxes: Array<Organization>;
+  /** Addresses and domains that join the organization once verified. */
+  allowlist: Array<AllowlistEntry>;
+};
+
+
+export type OrganizationQueryNamespaceAuditLogArgs = {
+  filter?: InputMaybe<AuditLogFilterInput>;
+  pagination?: InputMaybe<AuditLogPaginationInput>;
+};
+
+
+export type OrganizationQueryNamespaceInvitationsArgs = {
+  filter?: InputMaybe<InvitationFilterInput>;
+};
+
+
+export type OrganizationQueryNamespaceTeamsArgs = {
+  includeArchived?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type OrganizationQueryNamespaceTeamArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/**
  * A change order workflow template of the library in x-library (spec: Change order workflow template).
  * Every library has two default templates (ids default-one-stage and default-two-stage) that name no
  * reviewers; a library adds its own with changeOrders.createTemplate.
@@ -2708,43 +2812,6 @@ export type CreateOrganizationInput = {
   parentOrganizationId?: InputMaybe<Scalars['ID']['input']>;
 };
 
-export type OrganizationQueryNamespace = {
-  __typename?: 'OrganizationQueryNamespace';
-  /** The organization named in x-organization. */
-  current: Organization;
-  /** Invitations of the organization in x-organization, newest first. */
-  invitations: Array<Invitation>;
-  /**
-   * The organization that verified the domain of the caller's verified address, or null. Domains are
-   * verified by an operator (npm run admin -- domain verify) after checking ownership.
-   */
-  discoverByDomain?: Maybe<Organization>;
-  /** Everyone with a grant in the organization. */
-  members: Array<OrganizationRole>;
-  /** Teams by name; archived ones only with includeArchived. */
-  teams: Array<Team>;
-  team?: Maybe<Team>;
-  /** Sandboxes of the organization in x-organization, archived ones included. */
-  sandboxes: Array<Organization>;
-  /** Addresses and domains that join the organization once verified. */
-  allowlist: Array<AllowlistEntry>;
-};
-
-
-export type OrganizationQueryNamespaceInvitationsArgs = {
-  filter?: InputMaybe<InvitationFilterInput>;
-};
-
-
-export type OrganizationQueryNamespaceTeamsArgs = {
-  includeArchived?: InputMaybe<Scalars['Boolean']['input']>;
-};
-
-
-export type OrganizationQueryNamespaceTeamArgs = {
-  id: Scalars['ID']['input'];
-};
-
 /**
  * An address ("ada@acme.test") or a domain ("@acme.test") admitted to the organization: a user whose address
  * (or its domain) matches joins with the entry's role when the address becomes verified (signup verification,
@@ -4174,6 +4241,11 @@ export type ResolversTypes = {
   FindAllApiKeyForUserInput: FindAllApiKeyForUserInput;
   ApiKeyQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ApiKeyMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  AuditLogFilterInput: AuditLogFilterInput;
+  AuditLogPaginationInput: AuditLogPaginationInput;
+  AuditLogPage: ResolverTypeWrapper<AuditLogPage>;
+  OrganizationQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   ChangeOrderTemplate: ResolverTypeWrapper<ChangeOrderTemplateModel>;
@@ -4326,7 +4398,6 @@ export type ResolversTypes = {
   Organization: ResolverTypeWrapper<OrganizationModel>;
   Entitlements: ResolverTypeWrapper<OrganizationEntitlementsModel>;
   CreateOrganizationInput: CreateOrganizationInput;
-  OrganizationQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   AllowlistEntry: ResolverTypeWrapper<AllowlistRecordModel>;
   AllowlistEntryInput: AllowlistEntryInput;
   AllowlistMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -4478,6 +4549,11 @@ export type ResolversParentTypes = {
   FindAllApiKeyForUserInput: FindAllApiKeyForUserInput;
   ApiKeyQueryNamespace: Record<PropertyKey, never>;
   ApiKeyMutationNamespace: Record<PropertyKey, never>;
+  AuditEntry: AuditEntry;
+  AuditLogFilterInput: AuditLogFilterInput;
+  AuditLogPaginationInput: AuditLogPaginationInput;
+  AuditLogPage: AuditLogPage;
+  OrganizationQueryNamespace: Record<PropertyKey, never>;
   DateTime: Scalars['DateTime']['output'];
   JSON: Scalars['JSON']['output'];
   ChangeOrderTemplate: ChangeOrderTemplateModel;
@@ -4610,7 +4686,6 @@ export type ResolversParentTypes = {
   Organization: OrganizationModel;
   Entitlements: OrganizationEntitlementsModel;
   CreateOrganizationInput: CreateOrganizationInput;
-  OrganizationQueryNamespace: Record<PropertyKey, never>;
   AllowlistEntry: AllowlistRecordModel;
   AllowlistEntryInput: AllowlistEntryInput;
   AllowlistMutationNamespace: Record<PropertyKey, never>;
@@ -4907,6 +4982,41 @@ export type ApiKeyMutationNamespaceResolvers<ContextType = GraphQLContext, Paren
   rotate?: Resolver<ResolversTypes['ApiKeyWithSecret'], ParentType, ContextType, RequireFields<ApiKeyMutationNamespaceRotateArgs, 'input'>>;
   deactivate?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<ApiKeyMutationNamespaceDeactivateArgs, 'input'>>;
   update?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<ApiKeyMutationNamespaceUpdateArgs, 'input'>>;
+};
+
+export type AuditEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntry'] = ResolversParentTypes['AuditEntry']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  seq?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  actorType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actorId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actorUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  integrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  operation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  targets?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  result?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  errorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sourceIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userAgent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AuditLogPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditLogPage'] = ResolversParentTypes['AuditLogPage']> = {
+  entries?: Resolver<Array<ResolversTypes['AuditEntry']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type OrganizationQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrganizationQueryNamespace'] = ResolversParentTypes['OrganizationQueryNamespace']> = {
+  auditLog?: Resolver<ResolversTypes['AuditLogPage'], ParentType, ContextType, Partial<OrganizationQueryNamespaceAuditLogArgs>>;
+  current?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
+  invitations?: Resolver<Array<ResolversTypes['Invitation']>, ParentType, ContextType, Partial<OrganizationQueryNamespaceInvitationsArgs>>;
+  discoverByDomain?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType>;
+  members?: Resolver<Array<ResolversTypes['OrganizationRole']>, ParentType, ContextType>;
+  teams?: Resolver<Array<ResolversTypes['Team']>, ParentType, ContextType, Partial<OrganizationQueryNamespaceTeamsArgs>>;
+  team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<OrganizationQueryNamespaceTeamArgs, 'id'>>;
+  sandboxes?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
+  allowlist?: Resolver<Array<ResolversTypes['AllowlistEntry']>, ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -5648,17 +5758,6 @@ export type EntitlementsResolvers<ContextType = GraphQLContext, ParentType exten
   organizationCreation?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
-export type OrganizationQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrganizationQueryNamespace'] = ResolversParentTypes['OrganizationQueryNamespace']> = {
-  current?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
-  invitations?: Resolver<Array<ResolversTypes['Invitation']>, ParentType, ContextType, Partial<OrganizationQueryNamespaceInvitationsArgs>>;
-  discoverByDomain?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType>;
-  members?: Resolver<Array<ResolversTypes['OrganizationRole']>, ParentType, ContextType>;
-  teams?: Resolver<Array<ResolversTypes['Team']>, ParentType, ContextType, Partial<OrganizationQueryNamespaceTeamsArgs>>;
-  team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<OrganizationQueryNamespaceTeamArgs, 'id'>>;
-  sandboxes?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
-  allowlist?: Resolver<Array<ResolversTypes['AllowlistEntry']>, ParentType, ContextType>;
-};
-
 export type AllowlistEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllowlistEntry'] = ResolversParentTypes['AllowlistEntry']> = {
   entry?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   roleId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -6178,6 +6277,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApiKeyWithSecret?: ApiKeyWithSecretResolvers<ContextType>;
   ApiKeyQueryNamespace?: ApiKeyQueryNamespaceResolvers<ContextType>;
   ApiKeyMutationNamespace?: ApiKeyMutationNamespaceResolvers<ContextType>;
+  AuditEntry?: AuditEntryResolvers<ContextType>;
+  AuditLogPage?: AuditLogPageResolvers<ContextType>;
+  OrganizationQueryNamespace?: OrganizationQueryNamespaceResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
   ChangeOrderTemplate?: ChangeOrderTemplateResolvers<ContextType>;
@@ -6270,7 +6372,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   LibraryMutationNamespace?: LibraryMutationNamespaceResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
   Entitlements?: EntitlementsResolvers<ContextType>;
-  OrganizationQueryNamespace?: OrganizationQueryNamespaceResolvers<ContextType>;
   AllowlistEntry?: AllowlistEntryResolvers<ContextType>;
   AllowlistMutationNamespace?: AllowlistMutationNamespaceResolvers<ContextType>;
   OrganizationMutationNamespace?: OrganizationMutationNamespaceResolvers<ContextType>;

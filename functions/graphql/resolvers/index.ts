@@ -3,6 +3,7 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 import { accessResolvers } from './access.js';
 import { apiKeyResolvers } from './apiKey.js';
 import { changeOrderResolvers } from './changeOrder.js';
+import { auditResolvers } from './audit.js';
 import { commentResolvers } from './comment.js';
 import { componentResolvers } from './component.js';
 import { configResolvers } from './config.js';
@@ -40,4 +41,5 @@ export const resolvers: Resolvers = mergeResolvers([
   transferResolvers,
   sourcingResolvers,
   commentResolvers,
+  auditResolvers,
 ]);

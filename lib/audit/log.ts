@@ -1,0 +1,25 @@
+import { InvalidInputError } from '../errors.js';
+import type { Store } from '../store/client.js';
+import { queryAuditLog, type AuditEntryRecord, type AuditLogFilter } from '../store/audit.js';
+
+export interface AuditLogPage {
+  entries: AuditEntryRecord[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+const cursorOf = (sk: string) => Buffer.from(sk).toString('base64url');
+
+function keyOfCursor(cursor: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^E#\d{4}-\d\d-\d\dT[\d:.]+Z#[0-9a-f-]{36}$/.test(sk)) throw new InvalidInputError('pagination.after is not a cursor of this list', { field: 'pagination.after' });
+  return sk;
+}
+
+/** A page of an organization's audit log, newest first (the access rule checks organization.settings.update). */
+export async function auditLogPage(store: Store, organizationId: string, filter: AuditLogFilter, pagination: { first?: number | null; after?: string | null } = {}): Promise<AuditLogPage> {
+  const first = pagination.first ?? 50;
+  if (!Number.isInteger(first) || first < 1 || first > 200) throw new InvalidInputError('pagination.first is 1 to 200', { field: 'pagination.first' });
+  if (filter.from && filter.to && filter.from > filter.to) throw new InvalidInputError('filter.from is after filter.to', { field: 'filter.from' });
+  const { entries, next } = await queryAuditLog(store, `ORG#${organizationId}#AUDIT`, filter, first, pagination.after ? keyOfCursor(pagination.after) : undefined);
+  return { entries, pageInfo: { hasNextPage: next !== undefined, endCursor: next ? cursorOf(next) : null } };
+}
