@@ -3744,7 +3744,9 @@ export type WebhookEventType =
   /** comment.created: a comment on a component or change order (data.comment: id, targetType, targetId, parentId, createdBy, createdAt, body, mentions). */
   | 'COMMENT_CREATED'
   /** comment.deleted: a comment was deleted, leaving its tombstone (data.comment: ..., deletedBy, deletedAt). */
-  | 'COMMENT_DELETED';
+  | 'COMMENT_DELETED'
+  /** sourcing.changed: a component's manufacturer parts, quotes or primary source changed (data.componentId, rev, parts and quotes as { added, updated, removed } ids, primary { partId, quoteId }, primaryChanged, partCount). */
+  | 'SOURCING_CHANGED';
 
 /**
  * A receiver of a library's events. Each delivery is a POST of JSON { id, type, occurredAt, organizationId,
