@@ -2284,6 +2284,13 @@ export type ComponentChildInput = {
   notes?: InputMaybe<Scalars['String']['input']>;
   /** Pins the line to a child version (ComponentHistoryEntry.id); omitted follows the latest. */
   childHistoryId?: InputMaybe<Scalars['ID']['input']>;
+  /**
+   * Ranked substitutes of the child, valid in this assembly only (first = preferred): components of the same
+   * library, distinct, not the child itself. Each counts against the children limits (20 per component, 200
+   * per call), gets a where-used entry like a child, and is checked for cycles (BOM_CYCLE writes nothing).
+   * Omitted or null: none.
+   */
+  substitutes?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 /** A document component created from an uploaded (completed) file and linked to the component. */
@@ -2368,6 +2375,18 @@ export type AssemblyLink = {
   /** The integration that created the line. */
   createdByIntegrationId?: Maybe<Scalars['ID']['output']>;
   createdAt: Scalars['DateTime']['output'];
+  /** The child's ranked substitutes in this assembly (rank 1 first). */
+  substitutes: Array<BomSubstitute>;
+};
+
+/** A component that may replace a BOM line's child in this assembly only. */
+export type BomSubstitute = {
+  __typename?: 'BomSubstitute';
+  /** 1 = preferred. */
+  rank: Scalars['Int']['output'];
+  componentId: Scalars['ID']['output'];
+  /** Null when it is no longer in the library. */
+  component?: Maybe<Component>;
 };
 
 /** A BOM snapshot: the lines as they were at one BOM version. */
@@ -4117,6 +4136,7 @@ export type ResolversTypes = {
   UpdateItemInput: UpdateItemInput;
   UpdateBomInput: UpdateBomInput;
   AssemblyLink: ResolverTypeWrapper<AssemblyLinkViewModel>;
+  BomSubstitute: ResolverTypeWrapper<Omit<BomSubstitute, 'component'> & { component?: Maybe<ResolversTypes['Component']> }>;
   AssemblyLinkHistory: ResolverTypeWrapper<BomSnapshotModel>;
   DocumentLink: ResolverTypeWrapper<DocumentLinkModel>;
   IndentedBomLine: ResolverTypeWrapper<IndentedBomEntryModel>;
@@ -4390,6 +4410,7 @@ export type ResolversParentTypes = {
   UpdateItemInput: UpdateItemInput;
   UpdateBomInput: UpdateBomInput;
   AssemblyLink: AssemblyLinkViewModel;
+  BomSubstitute: Omit<BomSubstitute, 'component'> & { component?: Maybe<ResolversParentTypes['Component']> };
   AssemblyLinkHistory: BomSnapshotModel;
   DocumentLink: DocumentLinkModel;
   IndentedBomLine: IndentedBomEntryModel;
@@ -5283,6 +5304,13 @@ export type AssemblyLinkResolvers<ContextType = GraphQLContext, ParentType exten
   isPinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdByIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  substitutes?: Resolver<Array<ResolversTypes['BomSubstitute']>, ParentType, ContextType>;
+};
+
+export type BomSubstituteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BomSubstitute'] = ResolversParentTypes['BomSubstitute']> = {
+  rank?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
 };
 
 export type AssemblyLinkHistoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AssemblyLinkHistory'] = ResolversParentTypes['AssemblyLinkHistory']> = {
@@ -5963,6 +5991,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReconcileRefusal?: ReconcileRefusalResolvers<ContextType>;
   ReconcileResult?: ReconcileResultResolvers<ContextType>;
   AssemblyLink?: AssemblyLinkResolvers<ContextType>;
+  BomSubstitute?: BomSubstituteResolvers<ContextType>;
   AssemblyLinkHistory?: AssemblyLinkHistoryResolvers<ContextType>;
   DocumentLink?: DocumentLinkResolvers<ContextType>;
   IndentedBomLine?: IndentedBomLineResolvers<ContextType>;
