@@ -2887,6 +2887,14 @@ export type ComponentFilterConditionInput = {
   name?: InputMaybe<StringOperatorsInput>;
   identifier?: InputMaybe<IdentifierConditionInput>;
   description?: InputMaybe<DescriptionOperatorsInput>;
+  /** An addition to the spec: holds when some manufacturer part's MPN matches (compared without spaces, case-insensitively). */
+  mpn?: InputMaybe<StringOperatorsInput>;
+  /** An addition to the spec: holds when some manufacturer part's manufacturer matches (directory ids; key:value manufacturer: resolves names and aliases). */
+  manufacturer?: InputMaybe<ManufacturerConditionInput>;
+};
+
+export type ManufacturerConditionInput = {
+  id?: InputMaybe<StringOperatorsInput>;
 };
 
 /** Every `and` condition, and at least one `or` condition when `or` is given. Default order CREATED_AT descending. */
@@ -2996,6 +3004,13 @@ export type ComponentFilterConditionOutput = {
   name?: Maybe<StringOperatorsOutput>;
   identifier?: Maybe<IdentifierConditionOutput>;
   description?: Maybe<DescriptionOperatorsOutput>;
+  mpn?: Maybe<StringOperatorsOutput>;
+  manufacturer?: Maybe<ManufacturerConditionOutput>;
+};
+
+export type ManufacturerConditionOutput = {
+  __typename?: 'ManufacturerConditionOutput';
+  id?: Maybe<StringOperatorsOutput>;
 };
 
 /** The Output mirror of AdvancedComponentFilterInput: the same fields, so it can be sent back as input. */
@@ -3334,6 +3349,11 @@ export type VendorSourcingQueryNamespace = {
   exchangeRates: ExchangeRates;
   /** PART components at risk, by CPN; reads the library's components and sourcing whole. */
   risks: Array<SourcingRisk>;
+  /**
+   * The library's manufacturer parts with this MPN (compared without spaces, case-insensitively), by component
+   * id: one Query of the MPN index (an item per MPN and component, written in the sourcing transaction).
+   */
+  findPartsByMpn: Array<Part>;
 };
 
 
@@ -3350,6 +3370,11 @@ export type VendorSourcingQueryNamespaceResolveVendorArgs = {
 
 export type VendorSourcingQueryNamespaceComponentSourcingArgs = {
   componentId: Scalars['ID']['input'];
+};
+
+
+export type VendorSourcingQueryNamespaceFindPartsByMpnArgs = {
+  mpn: Scalars['String']['input'];
 };
 
 export type CreateVendorInput = {
@@ -4177,6 +4202,7 @@ export type ResolversTypes = {
   LabelConditionInput: LabelConditionInput;
   IdentifierConditionInput: IdentifierConditionInput;
   ComponentFilterConditionInput: ComponentFilterConditionInput;
+  ManufacturerConditionInput: ManufacturerConditionInput;
   AdvancedComponentFilterInput: AdvancedComponentFilterInput;
   StringOperatorsOutput: ResolverTypeWrapper<StringOperatorsOutput>;
   DescriptionOperatorsOutput: ResolverTypeWrapper<DescriptionOperatorsOutput>;
@@ -4191,6 +4217,7 @@ export type ResolversTypes = {
   LabelConditionOutput: ResolverTypeWrapper<LabelConditionOutput>;
   IdentifierConditionOutput: ResolverTypeWrapper<IdentifierConditionOutput>;
   ComponentFilterConditionOutput: ResolverTypeWrapper<ComponentFilterConditionOutput>;
+  ManufacturerConditionOutput: ResolverTypeWrapper<ManufacturerConditionOutput>;
   AdvancedComponentFilterOutput: ResolverTypeWrapper<AdvancedFilterModel>;
   ComponentGroupBy: ComponentGroupBy;
   ComponentGroup: ResolverTypeWrapper<Omit<ComponentGroup, 'components'> & { components: ResolversTypes['ComponentConnection'] }>;
@@ -4450,6 +4477,7 @@ export type ResolversParentTypes = {
   LabelConditionInput: LabelConditionInput;
   IdentifierConditionInput: IdentifierConditionInput;
   ComponentFilterConditionInput: ComponentFilterConditionInput;
+  ManufacturerConditionInput: ManufacturerConditionInput;
   AdvancedComponentFilterInput: AdvancedComponentFilterInput;
   StringOperatorsOutput: StringOperatorsOutput;
   DescriptionOperatorsOutput: DescriptionOperatorsOutput;
@@ -4464,6 +4492,7 @@ export type ResolversParentTypes = {
   LabelConditionOutput: LabelConditionOutput;
   IdentifierConditionOutput: IdentifierConditionOutput;
   ComponentFilterConditionOutput: ComponentFilterConditionOutput;
+  ManufacturerConditionOutput: ManufacturerConditionOutput;
   AdvancedComponentFilterOutput: AdvancedFilterModel;
   ComponentGroup: Omit<ComponentGroup, 'components'> & { components: ResolversParentTypes['ComponentConnection'] };
   ComponentGroupEdge: Omit<ComponentGroupEdge, 'node'> & { node: ResolversParentTypes['ComponentGroup'] };
@@ -5558,6 +5587,12 @@ export type ComponentFilterConditionOutputResolvers<ContextType = GraphQLContext
   name?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
   identifier?: Resolver<Maybe<ResolversTypes['IdentifierConditionOutput']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['DescriptionOperatorsOutput']>, ParentType, ContextType>;
+  mpn?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+  manufacturer?: Resolver<Maybe<ResolversTypes['ManufacturerConditionOutput']>, ParentType, ContextType>;
+};
+
+export type ManufacturerConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManufacturerConditionOutput'] = ResolversParentTypes['ManufacturerConditionOutput']> = {
+  id?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
 };
 
 export type AdvancedComponentFilterOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvancedComponentFilterOutput'] = ResolversParentTypes['AdvancedComponentFilterOutput']> = {
@@ -5754,6 +5789,7 @@ export type VendorSourcingQueryNamespaceResolvers<ContextType = GraphQLContext, 
   componentSourcing?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType, RequireFields<VendorSourcingQueryNamespaceComponentSourcingArgs, 'componentId'>>;
   exchangeRates?: Resolver<ResolversTypes['ExchangeRates'], ParentType, ContextType>;
   risks?: Resolver<Array<ResolversTypes['SourcingRisk']>, ParentType, ContextType>;
+  findPartsByMpn?: Resolver<Array<ResolversTypes['Part']>, ParentType, ContextType, RequireFields<VendorSourcingQueryNamespaceFindPartsByMpnArgs, 'mpn'>>;
 };
 
 export type VendorSourcingMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VendorSourcingMutationNamespace'] = ResolversParentTypes['VendorSourcingMutationNamespace']> = {
@@ -6027,6 +6063,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   LabelConditionOutput?: LabelConditionOutputResolvers<ContextType>;
   IdentifierConditionOutput?: IdentifierConditionOutputResolvers<ContextType>;
   ComponentFilterConditionOutput?: ComponentFilterConditionOutputResolvers<ContextType>;
+  ManufacturerConditionOutput?: ManufacturerConditionOutputResolvers<ContextType>;
   AdvancedComponentFilterOutput?: AdvancedComponentFilterOutputResolvers<ContextType>;
   ComponentGroup?: ComponentGroupResolvers<ContextType>;
   ComponentGroupEdge?: ComponentGroupEdgeResolvers<ContextType>;
