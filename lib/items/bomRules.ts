@@ -62,7 +62,12 @@ export function desiredLines(
     const substitutes = (child.substitutes ?? []).map((substituteId, rank) => {
       const substitute = stored.get(substituteId);
       if (!substitute) {
-        throw new BomError('CHILD_NOT_FOUND', `${where}.substitutes[${rank}]: component ${substituteId} does not exist in this library`, { inputIndex, lineIndex, childId: substituteId, field: 'substitutes' });
+        throw new BomError('CHILD_NOT_FOUND', `${where}.substitutes[${rank}]: component ${substituteId} does not exist in this library`, {
+          inputIndex,
+          lineIndex,
+          childId: substituteId,
+          field: 'substitutes',
+        });
       }
       if (substitute.id === component.id) throw new BomError('INVALID_BOM_LINE', `${where}.substitutes[${rank}]: a child is not its own substitute`, { inputIndex, lineIndex, field: 'substitutes' });
       return substitute.id;

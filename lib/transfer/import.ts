@@ -301,7 +301,13 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
     const at = pin.lastIndexOf(':');
     return at < 0 ? pin : `${mapRef(pin.slice(0, at))}${pin.slice(at)}`;
   };
-  const mapLine = (line: BomLine): BomLine => ({ ...line, lineId: newId(`line:${line.lineId}`), childId: mapRef(line.childId) as string, childHistoryId: mapPin(line.childHistoryId), substitutes: line.substitutes.map((s) => mapRef(s) as string) });
+  const mapLine = (line: BomLine): BomLine => ({
+    ...line,
+    lineId: newId(`line:${line.lineId}`),
+    childId: mapRef(line.childId) as string,
+    childHistoryId: mapPin(line.childHistoryId),
+    substitutes: line.substitutes.map((s) => mapRef(s) as string),
+  });
   const mapChange = (change: HistoryChange): HistoryChange => {
     const list = (value: unknown, map: (entry: unknown) => unknown) => (Array.isArray(value) ? value.map(map) : value);
     if (change.field === 'children') {

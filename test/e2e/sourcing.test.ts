@@ -341,7 +341,8 @@ describe('sourcing', () => {
   it('finds parts by MPN across the library and filters components by mpn: and manufacturer:', async () => {
     const filterWithQuery = `query($query: String!) { component { filterWithQuery(query: $query, pagination: { first: 50 }) { edges { node { name } } } } }`;
     const names = async (query: string) => (await ok(viewer.headers, filterWithQuery, { query })).component.filterWithQuery.edges.map((e: { node: { name: string } }) => e.node.name).sort();
-    const byMpn = async (mpn: string) => (await ok(viewer.headers, `query($mpn: String!) { vendorSourcing { findPartsByMpn(mpn: $mpn) { id componentId mpn manufacturer { name } } } }`, { mpn })).vendorSourcing.findPartsByMpn;
+    const byMpn = async (mpn: string) =>
+      (await ok(viewer.headers, `query($mpn: String!) { vendorSourcing { findPartsByMpn(mpn: $mpn) { id componentId mpn manufacturer { name } } } }`, { mpn })).vendorSourcing.findPartsByMpn;
     const a = await createComponent(tenant, { name: 'Search regulator A', categoryId: 'mechanical' });
     const b = await createComponent(tenant, { name: 'Search regulator B', categoryId: 'mechanical' });
     const pa = await part({ componentId: a.id, manufacturerName: 'TI', mpn: 'TPS 7A4901' });

@@ -43,7 +43,17 @@ describe('BOM line substitutes', () => {
     await expectCode(tenant, deleteMutation, { ids: [alt1.id] }, 'COMPONENT_IN_USE');
 
     // Dropping it from the line frees it.
-    await gqlOk(tenant, itemUpdateMutation, { inputs: [{ id: board.id, children: [{ childId: r.id, quantity: 2, substitutes: [alt2.id] }, { childId: cap.id, quantity: 1 }] }] });
+    await gqlOk(tenant, itemUpdateMutation, {
+      inputs: [
+        {
+          id: board.id,
+          children: [
+            { childId: r.id, quantity: 2, substitutes: [alt2.id] },
+            { childId: cap.id, quantity: 1 },
+          ],
+        },
+      ],
+    });
     expect((await lines(board.id)).children[0].substitutes.map((s: { componentId: string }) => s.componentId)).toEqual([alt2.id]);
     expect(await whereUsed(alt1.id)).toEqual([]);
     const deleted = await gqlOk<any>(tenant, deleteMutation, { ids: [alt1.id] });

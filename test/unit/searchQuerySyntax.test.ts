@@ -106,7 +106,13 @@ describe('key:value query syntax', () => {
 });
 
 describe('key:value sourcing keys', () => {
-  const withMakers: Vocabulary = { ...vocabulary, manufacturers: [{ id: 'm-ti', name: 'Texas Instruments', aliases: ['TI'] }, { id: 'm-tdk', name: 'TDK', aliases: [] }] };
+  const withMakers: Vocabulary = {
+    ...vocabulary,
+    manufacturers: [
+      { id: 'm-ti', name: 'Texas Instruments', aliases: ['TI'] },
+      { id: 'm-tdk', name: 'TDK', aliases: [] },
+    ],
+  };
   const filter = (query: string) => {
     const { clauses, notFound } = compileQuery(parseQuery(query), withMakers);
     return { ...interpret(clauses).filter, notFound };

@@ -185,10 +185,14 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
       case 'mpn': {
         // Exact MPNs (compared normalized) or * patterns; a component matches when one of its parts does.
         const exact = term.values.filter((v) => !v.includes('*'));
-        const clauses: Clause[] = term.values
-          .filter((v) => v.includes('*'))
-          .map((v) => ({ field: 'mpn', comparator: term.negated ? 'notLike' : 'like', value: v.replaceAll('*', '%') }));
-        if (exact.length > 0) clauses.unshift(...enumClauses(exact.map((v) => ({ field: 'mpn' as const, value: v, display: v })), term.negated));
+        const clauses: Clause[] = term.values.filter((v) => v.includes('*')).map((v) => ({ field: 'mpn', comparator: term.negated ? 'notLike' : 'like', value: v.replaceAll('*', '%') }));
+        if (exact.length > 0)
+          clauses.unshift(
+            ...enumClauses(
+              exact.map((v) => ({ field: 'mpn' as const, value: v, display: v })),
+              term.negated,
+            ),
+          );
         add(term, clauses);
         break;
       }
@@ -285,7 +289,12 @@ const normalizeName = (name: string) => name.trim().replace(/\s+/g, ' ').toLower
 /** The manufacturers a name or alias (case-insensitive; `*` a wildcard) names. */
 function resolveManufacturers(vocabulary: Vocabulary, value: string): Resolved[] {
   const wanted = normalizeName(value);
-  const pattern = new RegExp(`^${wanted.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const pattern = new RegExp(
+    `^${wanted
+      .split('*')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return (vocabulary.manufacturers ?? [])
     .filter((m) => [m.name, ...m.aliases].some((name) => (value.includes('*') ? pattern.test(normalizeName(name)) : normalizeName(name) === wanted)))
     .map((m) => ({ field: 'manufacturer.id', value: m.id, display: m.name }));

@@ -92,7 +92,16 @@ function mpnOperators(ops: StringOperators | null | undefined): StringOperators 
   if (!ops) return null;
   const one = (v: string | null | undefined) => (typeof v === 'string' ? normalizeMpn(v) : v);
   const text = (v: string | null | undefined) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
-  return { eq: one(ops.eq), neq: one(ops.neq), in: ops.in?.map(normalizeMpn), notIn: ops.notIn?.map(normalizeMpn), contains: text(ops.contains), notContains: text(ops.notContains), like: text(ops.like), notLike: text(ops.notLike) };
+  return {
+    eq: one(ops.eq),
+    neq: one(ops.neq),
+    in: ops.in?.map(normalizeMpn),
+    notIn: ops.notIn?.map(normalizeMpn),
+    contains: text(ops.contains),
+    notContains: text(ops.notContains),
+    like: text(ops.like),
+    notLike: text(ops.notLike),
+  };
 }
 
 function revisionTest(ops: RevisionOperators | null | undefined, scheme: RevisionScheme | undefined): Test | null {
