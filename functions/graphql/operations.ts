@@ -66,6 +66,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'vendorSourcing.componentSourcing': { scope: 'library', permission: 'components.read' },
     'vendorSourcing.exchangeRates': { scope: 'library', permission: 'components.read' },
     'vendorSourcing.risks': { scope: 'library', permission: 'components.read' },
+    'vendorSourcing.findPartsByMpn': { scope: 'library', permission: 'components.read' },
     'component.costRollup': { scope: 'library', permission: 'components.read' },
     // Who may start an import may follow it, also while it writes and the library refuses everything else.
     'transfer.importJob': { scope: 'library', permission: 'library.settings.update', openDuringImport: true },

@@ -59,6 +59,20 @@ export function desiredLines(
       }
       childHistoryId = `${component.id}:${pinned.version}`;
     }
+    const substitutes = (child.substitutes ?? []).map((substituteId, rank) => {
+      const substitute = stored.get(substituteId);
+      if (!substitute) {
+        throw new BomError('CHILD_NOT_FOUND', `${where}.substitutes[${rank}]: component ${substituteId} does not exist in this library`, {
+          inputIndex,
+          lineIndex,
+          childId: substituteId,
+          field: 'substitutes',
+        });
+      }
+      if (substitute.id === component.id) throw new BomError('INVALID_BOM_LINE', `${where}.substitutes[${rank}]: a child is not its own substitute`, { inputIndex, lineIndex, field: 'substitutes' });
+      return substitute.id;
+    });
+    if (new Set(substitutes).size !== substitutes.length) throw new BomError('INVALID_BOM_LINE', `${where}: substitutes names a component twice`, { inputIndex, lineIndex, field: 'substitutes' });
     const kept = reusable.get(child.childId)?.shift();
     return {
       lineId: kept?.lineId ?? randomUUID(),
@@ -68,6 +82,7 @@ export function desiredLines(
       itemNumber: text(child.itemNumber, 'itemNumber', 50, where),
       notes: text(child.notes, 'notes', 2000, where),
       childHistoryId,
+      substitutes,
       // A kept line keeps who created it; a new line records the integration the write acts for.
       createdByIntegrationId: kept ? kept.createdByIntegrationId : actingIntegrationId,
       createdAt: kept?.createdAt ?? at,
@@ -83,6 +98,8 @@ const lineSummary = (line: BomLine) => ({
   itemNumber: line.itemNumber,
   notes: line.notes,
   childHistoryId: line.childHistoryId,
+  // Only when there are some: the history of BOMs without substitutes reads as before.
+  ...(line.substitutes.length > 0 ? { substitutes: line.substitutes } : {}),
 });
 
 /** The BOM change as a history change, or null when the lines are the same. */

@@ -9,6 +9,11 @@ export interface ChildCommand {
   notes?: string | null;
   /** `<childId>:<version>` (ComponentHistoryEntry.id); null or omitted follows the latest. */
   childHistoryId?: string | null;
+  /**
+   * Ranked substitutes of the child, valid in this assembly only (first = preferred): component ids of the
+   * library, each checked, counted and indexed (where-used, cycles) like a child.
+   */
+  substitutes?: string[] | null;
 }
 
 /** A document to create from an uploaded file and link (ComponentDocumentInput). */

@@ -65,7 +65,7 @@ export async function whereUsed(reads: RelationReads, componentId: string): Prom
   const assemblyIds = [...(usage?.assemblies ?? [])].sort();
   if (assemblyIds.length === 0) return [];
   const boms = await Promise.all(assemblyIds.map((id) => reads.bom(id)));
-  return assemblyIds.flatMap((assemblyId, i) => (boms[i]?.lines ?? []).filter((l) => l.childId === componentId).map((line) => ({ assemblyId, line })));
+  return assemblyIds.flatMap((assemblyId, i) => (boms[i]?.lines ?? []).filter((l) => l.childId === componentId || l.substitutes.includes(componentId)).map((line) => ({ assemblyId, line })));
 }
 
 export interface IndentedBomEntry {

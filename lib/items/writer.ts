@@ -22,6 +22,7 @@ import {
   documentLinksPut,
   getBoms,
   getComponentsWithRelations,
+  bomChildIds,
   type BomLine,
   type BomRecord,
   type DocumentLinkRecord,
@@ -176,7 +177,7 @@ function parentItems(ctx: WriteContext, write: ParentWrite) {
       assemblyId: write.after.id,
       bomVersion: write.bom.version,
       lines: write.bom.after,
-      childIds: [...new Set(write.bom.after.map((l) => l.childId))],
+      childIds: bomChildIds(write.bom.after),
       updatedAt: ctx.at,
       updatedBy: ctx.userId,
       writeId: null,
@@ -204,7 +205,7 @@ export async function writeItems(store: Store, ctx: WriteContext, mode: 'create'
   const updates = mode === 'update' ? (inputs as UpdateItemCommand[]) : [];
   const parentIds = updates.map((input) => input.id);
   checkInputIds(parentIds);
-  const referenced = inputs.flatMap((input) => [...(input.children ?? []).map((c) => c.childId), ...(input.documentComponentIds ?? [])]);
+  const referenced = inputs.flatMap((input) => [...(input.children ?? []).flatMap((c) => [c.childId, ...(c.substitutes ?? [])]), ...(input.documentComponentIds ?? [])]);
   const stored = await readStored(store, ctx, parentIds, referenced);
 
   const newDocuments: NewDocument[] = [];
@@ -227,7 +228,8 @@ export async function writeItems(store: Store, ctx: WriteContext, mode: 'create'
     return { inputIndex, before: null, after: placeholder, cpnPlan: plan, ...applyRelations(ctx, input, inputIndex, placeholder, stored, newDocuments) };
   });
 
-  const changedBoms = new Map(writes.filter((w) => w.bom).map((w) => [w.after.id, w.bom!.after.map((l) => l.childId)]));
+  // Substitutes are edges too: a substitute that contains its assembly would make a cycle the day it is used.
+  const changedBoms = new Map(writes.filter((w) => w.bom).map((w) => [w.after.id, bomChildIds(w.bom!.after)]));
   // The BOM versions the cycle check relied on: the write is conditional on them, so that two concurrent
   // calls that each add one half of a cycle cannot both land.
   const traversed = new Map<string, number | null>();
@@ -294,14 +296,14 @@ export async function writeItems(store: Store, ctx: WriteContext, mode: 'create'
   return writes.map((w) => w.after);
 }
 
-/** The where-used entries a write adds (child -> assemblies that start using it) and removes. */
+/** The where-used entries a write adds (child or substitute -> assemblies that start using it) and removes. */
 function usageChanges(writes: ParentWrite[]) {
   const added = new Map<string, { assemblyIds: string[]; inputIndex: number }>();
   const removed = new Map<string, string[]>();
   for (const write of writes) {
     if (!write.bom) continue;
-    const before = new Set(write.bom.before.map((line) => line.childId));
-    const after = new Set(write.bom.after.map((line) => line.childId));
+    const before = new Set(bomChildIds(write.bom.before));
+    const after = new Set(bomChildIds(write.bom.after));
     for (const childId of after) {
       if (before.has(childId)) continue;
       const entry = added.get(childId) ?? { assemblyIds: [], inputIndex: write.inputIndex };

@@ -34,6 +34,9 @@ export interface SearchProjection {
   createdBy: string;
   updatedBy: string;
   version: number;
+  /** Normalized MPNs of the component's manufacturer parts, and their manufacturers' ids. */
+  mpns?: string[];
+  manufacturerIds?: string[];
 }
 
 /**
@@ -67,6 +70,8 @@ export function projectionOf(record: ComponentRecord): SearchProjection {
     createdBy: record.createdBy,
     updatedBy: record.updatedBy,
     version: record.version,
+    mpns: record.sourcingIndex?.mpns ?? [],
+    manufacturerIds: record.sourcingIndex?.manufacturerIds ?? [],
   };
 }
 
@@ -128,6 +133,8 @@ const searchProjectionSchema = z.object({
   createdBy: z.string(),
   updatedBy: z.string(),
   version: z.number().int(),
+  mpns: z.array(z.string()).default([]),
+  manufacturerIds: z.array(z.string()).default([]),
 });
 
 /** A search entry as read back. */

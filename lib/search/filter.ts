@@ -74,6 +74,10 @@ export interface FilterCondition {
   /** displayValue matches the CPN. */
   identifier?: { displayValue?: StringOperators | null } | null;
   description?: DescriptionOperators | null;
+  /** An addition to the spec: some manufacturer part's MPN (compared normalized: no spaces, upper case). */
+  mpn?: StringOperators | null;
+  /** An addition to the spec: some manufacturer part's manufacturer (directory id). */
+  manufacturer?: { id?: StringOperators | null } | null;
 }
 
 /** Every `and` condition and, when `or` is given, at least one `or` condition. */

@@ -1,5 +1,7 @@
 import type { Store } from '../store/client.js';
-import { getSourcing, type PartRecord, type QuoteRecord, type SourcingRecord } from '../store/sourcing.js';
+import { getComponents, normalizeMpn } from '../store/component.js';
+import { findMpnIndex, getSourcing, getSourcings, type PartRecord, type QuoteRecord, type SourcingRecord } from '../store/sourcing.js';
+import { SourcingError } from './errors.js';
 import type { LibraryRef } from '../model/scope.js';
 
 /** The sourcing domain's types, as resolvers and GraphQL mappers see them. */
@@ -43,4 +45,23 @@ export function sourcingView(s: SourcingRecord): ComponentSourcingView {
 export async function sourcingOf(store: Store, ref: LibraryRef, componentId: string): Promise<ComponentSourcingView> {
   const record = await getSourcing(store, ref.organizationId, ref.libraryId, componentId);
   return record ? sourcingView(record) : { componentId, parts: [], primaryPartId: null, primaryQuoteId: null };
+}
+
+/**
+ * Manufacturer parts of the library with this MPN (compared normalized: no spaces, case-insensitive), by
+ * component id: one Query of the MPN index, then the sourcing items and components named (BatchGetItem per
+ * 100). Parts of deleted components are left out.
+ */
+export async function findPartsByMpn(store: Store, ref: LibraryRef, mpn: string): Promise<PartView[]> {
+  const wanted = normalizeMpn(mpn);
+  if (wanted === '' || wanted.length > 255) throw new SourcingError('BAD_USER_INPUT', 'mpn: 1 to 255 characters', { field: 'mpn' });
+  const entries = await findMpnIndex(store, ref.organizationId, ref.libraryId, wanted);
+  const ids = [...new Set(entries.map((e) => e.componentId))].sort();
+  if (ids.length === 0) return [];
+  const [sourcing, components] = await Promise.all([getSourcings(store, ref.organizationId, ref.libraryId, ids), getComponents(store, ref.organizationId, ref.libraryId, ids)]);
+  return ids.flatMap((id) => {
+    const s = sourcing.get(id);
+    if (!s || !components.has(id)) return [];
+    return s.parts.filter((p) => normalizeMpn(p.mpn) === wanted).map((p) => partView(s, p));
+  });
 }

@@ -1,9 +1,9 @@
 import { ComponentLockedError, ComponentNotFoundError, ConcurrentWriteError } from '../errors.js';
 import { searchEntryPut } from '../search/entries.js';
 import type { Store } from '../store/client.js';
-import { componentHistoryPut, componentVersionPut, getComponent, type ComponentRecord, type HistoryChange } from '../store/component.js';
-import { failingWith, nowIso, transactWrite } from '../store/items.js';
-import { getSourcing, sourcingPut, type SourcingRecord } from '../store/sourcing.js';
+import { componentHistoryPut, componentVersionPut, getComponent, normalizeMpn, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
+import { getSourcing, mpnIndexDelete, mpnIndexPut, sourcingPut, type SourcingRecord } from '../store/sourcing.js';
 
 /** Who writes: the library, the person, and the integration the request acts for (null for people). */
 export interface SourcingActor {
@@ -24,6 +24,33 @@ export interface SourcingChange<T> {
    */
   amlChange: boolean;
   result: T;
+}
+
+/** Normalized MPN -> ids of the parts carrying it, in part order. */
+function partsByMpn(s: SourcingRecord): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const part of s.parts) map.set(normalizeMpn(part.mpn), [...(map.get(normalizeMpn(part.mpn)) ?? []), part.id]);
+  return map;
+}
+
+/** What search filters of a component's sourcing (ComponentRecord.sourcingIndex). */
+export function sourcingIndexOf(s: Pick<SourcingRecord, 'parts'>): NonNullable<ComponentRecord['sourcingIndex']> {
+  return {
+    mpns: [...new Set(s.parts.map((p) => normalizeMpn(p.mpn)))],
+    manufacturerIds: [...new Set(s.parts.map((p) => p.manufacturerId))],
+  };
+}
+
+/** The MPN index entries a sourcing change puts or deletes (only those whose parts changed). */
+export function mpnIndexChanges(orgId: string, libraryId: string, before: SourcingRecord, after: SourcingRecord): WriteItem[] {
+  const old = partsByMpn(before);
+  const now = partsByMpn(after);
+  const items: WriteItem[] = [];
+  for (const [mpn, partIds] of now) {
+    if (JSON.stringify(old.get(mpn)) !== JSON.stringify(partIds)) items.push(mpnIndexPut(orgId, libraryId, { mpn, componentId: after.componentId, partIds }));
+  }
+  for (const mpn of old.keys()) if (!now.has(mpn)) items.push(mpnIndexDelete(orgId, libraryId, mpn, after.componentId));
+  return items;
 }
 
 const emptySourcing = (componentId: string, at: string): SourcingRecord => ({ componentId, parts: [], primaryPartId: null, primaryQuoteId: null, rev: 0, updatedAt: at });
@@ -56,6 +83,7 @@ export async function changeSourcing<T>(
     version: component.version + 1,
     updatedAt: at,
     updatedBy: actor.userId,
+    sourcingIndex: sourcingIndexOf(next),
   };
   const history = componentHistoryPut(
     actor.organizationId,
@@ -77,6 +105,8 @@ export async function changeSourcing<T>(
     componentVersionPut(after, { version: component.version, lockedBy: component.lockedBy }, conflict),
     failingWith(history, conflict),
     searchEntryPut(after),
+    // The MPN index entries (findPartsByMpn) move with the item they index.
+    ...mpnIndexChanges(actor.organizationId, actor.libraryId, current, next),
   ]);
   return result;
 }

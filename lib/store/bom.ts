@@ -41,17 +41,22 @@ export const bomLine = z.object({
   notes: z.string().nullable(),
   /** Pins the line to a child version (`<childId>:<version>`); null follows the latest. */
   childHistoryId: z.string().nullable(),
+  /** Ranked substitutes of the child in this assembly only (component ids, preferred first). */
+  substitutes: z.array(z.string().uuid()).default([]),
   createdByIntegrationId: z.string().nullable(),
   createdAt: z.string(),
   createdBy: z.string(),
 });
 export type BomLine = z.infer<typeof bomLine>;
 
+/** The components lines use, each once: children and their substitutes (a BOM's `childIds`). */
+export const bomChildIds = (lines: readonly Pick<BomLine, 'childId' | 'substitutes'>[]): string[] => [...new Set(lines.flatMap((l) => [l.childId, ...(l.substitutes ?? [])]))];
+
 export const bomRecord = z.object({
   assemblyId: z.string().uuid(),
   bomVersion: z.number().int().positive(),
   lines: z.array(bomLine),
-  /** The distinct child ids, for where-used. */
+  /** The distinct child ids, substitutes included (`bomChildIds`), for where-used, deletes and cycles. */
   childIds: z.array(z.string()),
   updatedAt: z.string(),
   updatedBy: z.string(),

@@ -61,10 +61,18 @@ export const componentRecord = z.object({
    * removes): a managed attribute is written only by a linked manager (lib/model/attributeAccess.ts).
    */
   links: z.array(z.string()).default([]),
+  /**
+   * What search filters of the component's sourcing (lib/sourcing/writes.ts keeps it with each sourcing
+   * write, in the same transaction): its MPNs (normalized: `normalizeMpn`) and manufacturer ids.
+   */
+  sourcingIndex: z.object({ mpns: z.array(z.string()), manufacturerIds: z.array(z.string()) }).optional(),
   /** Present while the large item write that created the component may not have committed (pendingWrite.ts). */
   writeId: z.string().nullish(),
 });
 export type ComponentRecord = z.infer<typeof componentRecord>;
+
+/** An MPN as search and the MPN index compare it: trimmed, inner whitespace removed, upper case. */
+export const normalizeMpn = (mpn: string) => mpn.trim().replace(/\s+/g, '').toUpperCase();
 
 export const historyChange = z.object({ field: z.string(), from: z.unknown(), to: z.unknown() });
 export type HistoryChange = z.infer<typeof historyChange>;

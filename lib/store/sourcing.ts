@@ -21,6 +21,12 @@ export const vendorKey = (orgId: string, vendorId: string) => ({ PK: organizatio
 export const vendorNameKey = (orgId: string, kind: VendorKind, normalizedName: string) => ({ PK: organizationPartition(orgId), SK: `VENDORNAME#${kind}#${normalizedName}` });
 export const sourcingKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `SRC#${componentId}` });
 export const exchangeRatesKey = (orgId: string, libraryId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: 'SRCRATES' });
+/**
+ * One per normalized MPN and component that has a part of that MPN: findPartsByMpn is one Query of
+ * `MPN#<mpn>#`. Owned by the component's sourcing item (written in its transaction, conditioned through it),
+ * so two components never contend for an MPN.
+ */
+export const mpnIndexKey = (orgId: string, libraryId: string, mpn: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `MPN#${mpn}#${componentId}` });
 
 export const vendorRecord = z.object({
   id: z.string().uuid(),
@@ -168,6 +174,26 @@ export function sourcingPut(orgId: string, libraryId: string, record: SourcingRe
 
 export function sourcingDelete(orgId: string, libraryId: string, componentId: string): WriteItem {
   return { Delete: { Key: sourcingKey(orgId, libraryId, componentId) } };
+}
+
+// ---- MPN index ------------------------------------------------------------------------------------------
+
+export const mpnIndexRecord = z.object({ mpn: z.string(), componentId: z.string().uuid(), partIds: z.array(z.string()) });
+export type MpnIndexRecord = z.infer<typeof mpnIndexRecord>;
+
+/** Puts the index entry of one (normalized) MPN of a component: the ids of its parts with that MPN. */
+export function mpnIndexPut(orgId: string, libraryId: string, record: MpnIndexRecord): WriteItem {
+  return { Put: { Item: { ...mpnIndexKey(orgId, libraryId, record.mpn, record.componentId), entity: 'MpnIndex', ...record } } };
+}
+
+export function mpnIndexDelete(orgId: string, libraryId: string, mpn: string, componentId: string): WriteItem {
+  return { Delete: { Key: mpnIndexKey(orgId, libraryId, mpn, componentId) } };
+}
+
+/** The components with a part of this normalized MPN (an MPN holding `#` shares a prefix: filtered exactly). */
+export async function findMpnIndex(store: Store, orgId: string, libraryId: string, mpn: string): Promise<MpnIndexRecord[]> {
+  const found = await queryPrefix(store, libraryPartition(orgId, libraryId), `MPN#${mpn}#`, mpnIndexRecord, 'MPN index');
+  return found.filter((r) => r.mpn === mpn);
 }
 
 // ---- exchange rates -------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ export const webhookEventTypes = [
   'CHANGE_ORDER_TRANSITIONED',
   'COMMENT_CREATED',
   'COMMENT_DELETED',
+  'SOURCING_CHANGED',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 

@@ -77,6 +77,7 @@ export function componentsFromCsv(
       itemNumber: text(bomRow.itemNumber),
       notes: text(bomRow.notes),
       childHistoryId: null,
+      substitutes: [],
       createdByIntegrationId: actor.actingIntegrationId,
       createdAt: actor.at,
       createdBy: actor.userId,

@@ -28,7 +28,7 @@ export const exportedHistoryRecord = componentHistoryRecord.omit({ componentId: 
 export type ExportedHistoryRecord = z.infer<typeof exportedHistoryRecord>;
 
 /** A BOM line as stored; ids are references inside the export (rewritten on import). */
-export const exportedBomLine = bomLine.extend({ lineId: z.string().min(1), childId: z.string().min(1) });
+export const exportedBomLine = bomLine.extend({ lineId: z.string().min(1), childId: z.string().min(1), substitutes: z.array(z.string().min(1)).default([]) });
 export type ExportedBomLine = z.infer<typeof exportedBomLine>;
 
 export const exportedBom = bomRecord.pick({ bomVersion: true, updatedAt: true, updatedBy: true }).extend({ lines: z.array(exportedBomLine) });

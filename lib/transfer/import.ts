@@ -6,7 +6,7 @@ import { ImportInvalidError, LibraryImportError, type ImportProblem } from '../e
 import type { Entitlements } from '../orgs/plans.js';
 import { searchPartition } from '../search/entries.js';
 import { bulkIndexItems } from '../search/table/bulkLoad.js';
-import { bomItem, bomSnapshotItem, documentLinksItem, type BomLine } from '../store/bom.js';
+import { bomItem, bomSnapshotItem, documentLinksItem, type BomLine, bomChildIds } from '../store/bom.js';
 import type { Store } from '../store/client.js';
 import { componentItem, historyItem, type ComponentRecord, type HistoryChange } from '../store/component.js';
 import type { Key } from '../store/items.js';
@@ -301,7 +301,13 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
     const at = pin.lastIndexOf(':');
     return at < 0 ? pin : `${mapRef(pin.slice(0, at))}${pin.slice(at)}`;
   };
-  const mapLine = (line: BomLine): BomLine => ({ ...line, lineId: newId(`line:${line.lineId}`), childId: mapRef(line.childId) as string, childHistoryId: mapPin(line.childHistoryId) });
+  const mapLine = (line: BomLine): BomLine => ({
+    ...line,
+    lineId: newId(`line:${line.lineId}`),
+    childId: mapRef(line.childId) as string,
+    childHistoryId: mapPin(line.childHistoryId),
+    substitutes: line.substitutes.map((s) => mapRef(s) as string),
+  });
   const mapChange = (change: HistoryChange): HistoryChange => {
     const list = (value: unknown, map: (entry: unknown) => unknown) => (Array.isArray(value) ? value.map(map) : value);
     if (change.field === 'children') {
@@ -344,13 +350,13 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
     for (const h of c.history) items.push(historyItem(org, lib, { componentId: id, ...h, changes: h.changes.map(mapChange) }));
     if (c.bom) {
       const lines = c.bom.lines.map(mapLine);
-      const childIds = [...new Set(lines.map((l) => l.childId))];
+      const childIds = bomChildIds(lines);
       for (const childId of childIds) usedBy.set(childId, (usedBy.get(childId) ?? new Set()).add(id));
       items.push(bomItem(org, lib, { assemblyId: id, bomVersion: c.bom.bomVersion, lines, childIds, updatedAt: c.bom.updatedAt, updatedBy: c.bom.updatedBy, writeId: null }));
     }
     for (const s of c.bomHistory) {
       const lines = s.lines.map(mapLine);
-      items.push(bomSnapshotItem(org, lib, { assemblyId: id, ...s, lines, childIds: [...new Set(lines.map((l) => l.childId))], writeId: null }));
+      items.push(bomSnapshotItem(org, lib, { assemblyId: id, ...s, lines, childIds: bomChildIds(lines), writeId: null }));
     }
     if (c.documentLinks) {
       const links = c.documentLinks.links.map((l) => ({ ...l, linkId: newId(`link:${l.linkId}`), documentId: mapRef(l.documentId) as string }));

@@ -142,6 +142,9 @@ export function validateComponents(components: ExportedComponent[], config: Impo
       if ((line.refDes?.length ?? 0) > limits.refDes) problem(where, 'INVALID_BOM_LINE', `refDes must be at most ${limits.refDes} characters`);
       if ((line.itemNumber?.length ?? 0) > limits.itemNumber) problem(where, 'INVALID_BOM_LINE', `itemNumber must be at most ${limits.itemNumber} characters`);
       if ((line.notes?.length ?? 0) > limits.notes) problem(where, 'INVALID_BOM_LINE', `notes must be at most ${limits.notes} characters`);
+      for (const substitute of line.substitutes ?? []) {
+        if (!byId.has(substitute)) problem(where, 'CHILD_NOT_FOUND', `the substitute ${substitute.replace(/^cpn:/, '')} is not a component of the import`);
+      }
       if (line.childHistoryId !== null) {
         const pinned = parseChildHistoryId(line.childHistoryId);
         if (!pinned || pinned.childId !== child.id.toLowerCase() || pinned.version > child.version) {
@@ -149,7 +152,7 @@ export function validateComponents(components: ExportedComponent[], config: Impo
         }
       }
     }
-    if (lines.length > 0) childrenOf.set(c.id, [...new Set(lines.map((l) => l.childId).filter((id) => byId.has(id)))]);
+    if (lines.length > 0) childrenOf.set(c.id, [...new Set(lines.flatMap((l) => [l.childId, ...(l.substitutes ?? [])]).filter((id) => byId.has(id)))]);
     for (const [j, link] of (c.documentLinks?.links ?? []).entries()) {
       const document = byId.get(link.documentId);
       if (!document) problem(`${at.component(i)}.documents[${j}]`, 'DOCUMENT_NOT_FOUND', `the document ${link.documentId.replace(/^cpn:/, '')} is not a component of the import`);

@@ -29,6 +29,7 @@ export const eventNames: Record<WebhookEventType, string> = {
   CHANGE_ORDER_TRANSITIONED: 'change_order.transitioned',
   COMMENT_CREATED: 'comment.created',
   COMMENT_DELETED: 'comment.deleted',
+  SOURCING_CHANGED: 'sourcing.changed',
 };
 
 function libraryOf(pk: unknown): { organizationId: string; libraryId: string } | undefined {
@@ -112,5 +113,45 @@ export function eventOf(change: ChangedItem): WebhookEvent | undefined {
       return event('COMMENT_DELETED', { comment: { ...summary(after!), deletedBy: after!.deletedBy ?? null, deletedAt: after!.deletedAt ?? null } });
     }
   }
+
+  if (image.entity === 'Sourcing') {
+    // A sourcing item is removed only with its library's import (never by a user's write): no event.
+    if (change.kind === 'REMOVE' || !after) return undefined;
+    return sourcingEvent(before, after, (data) => event('SOURCING_CHANGED', data));
+  }
   return undefined;
+}
+
+type Row = Record<string, unknown> & { id: string };
+const rows = (value: unknown): Row[] => (Array.isArray(value) ? (value as Row[]).filter((r) => typeof r?.id === 'string') : []);
+const quotesOf = (parts: Row[]) => parts.flatMap((p) => rows(p.quotes).map((q) => ({ ...q, partId: p.id })));
+const withoutQuotes = ({ quotes: _quotes, ...rest }: Row) => rest;
+
+/** Ids added, changed and removed between two lists of rows (by id; a row is changed when any field differs). */
+function diff(before: Row[], after: Row[], comparable: (row: Row) => unknown = (row) => row) {
+  const old = new Map(before.map((r) => [r.id, JSON.stringify(comparable(r))]));
+  const now = new Set(after.map((r) => r.id));
+  return {
+    added: after.filter((r) => !old.has(r.id)).map((r) => r.id),
+    updated: after.filter((r) => old.has(r.id) && old.get(r.id) !== JSON.stringify(comparable(r))).map((r) => r.id),
+    removed: before.filter((r) => !now.has(r.id)).map((r) => r.id),
+  };
+}
+
+/**
+ * sourcing.changed: a component's manufacturer parts, their quotes or its primary source changed (one
+ * event per sourcing write: the write is one item). The data names what changed, by id; receivers read the
+ * rows with vendorSourcing.componentSourcing.
+ */
+function sourcingEvent(before: Record<string, unknown> | undefined, after: Record<string, unknown>, event: (data: Record<string, unknown>) => WebhookEvent): WebhookEvent | undefined {
+  if (before && before.rev === after.rev) return undefined;
+  const partsBefore = rows(before?.parts);
+  const partsAfter = rows(after.parts);
+  const parts = diff(partsBefore, partsAfter, withoutQuotes);
+  const quotes = diff(quotesOf(partsBefore), quotesOf(partsAfter));
+  const primary = { partId: after.primaryPartId ?? null, quoteId: after.primaryQuoteId ?? null };
+  const primaryChanged = (before?.primaryPartId ?? null) !== primary.partId || (before?.primaryQuoteId ?? null) !== primary.quoteId;
+  const none = (d: { added: string[]; updated: string[]; removed: string[] }) => d.added.length + d.updated.length + d.removed.length === 0;
+  if (none(parts) && none(quotes) && !primaryChanged) return undefined;
+  return event({ componentId: after.componentId, rev: after.rev, parts, quotes, primary, primaryChanged, partCount: partsAfter.length });
 }

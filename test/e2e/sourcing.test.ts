@@ -337,4 +337,36 @@ describe('sourcing', () => {
     // A component with approved ACTIVE parts is no risk.
     expect(risks.map((r) => r.reason)).not.toContain(undefined);
   });
+
+  it('finds parts by MPN across the library and filters components by mpn: and manufacturer:', async () => {
+    const filterWithQuery = `query($query: String!) { component { filterWithQuery(query: $query, pagination: { first: 50 }) { edges { node { name } } } } }`;
+    const names = async (query: string) => (await ok(viewer.headers, filterWithQuery, { query })).component.filterWithQuery.edges.map((e: { node: { name: string } }) => e.node.name).sort();
+    const byMpn = async (mpn: string) =>
+      (await ok(viewer.headers, `query($mpn: String!) { vendorSourcing { findPartsByMpn(mpn: $mpn) { id componentId mpn manufacturer { name } } } }`, { mpn })).vendorSourcing.findPartsByMpn;
+    const a = await createComponent(tenant, { name: 'Search regulator A', categoryId: 'mechanical' });
+    const b = await createComponent(tenant, { name: 'Search regulator B', categoryId: 'mechanical' });
+    const pa = await part({ componentId: a.id, manufacturerName: 'TI', mpn: 'TPS 7A4901' });
+    const pb = await part({ componentId: b.id, manufacturerName: 'Murata', mpn: 'tps7a4901' });
+    await part({ componentId: b.id, manufacturerName: 'Yageo', mpn: 'RC0402-SEARCH' });
+    const found = await byMpn('TPS7A4901');
+    expect(found.map((p: { id: string }) => p.id).sort()).toEqual([pa.id, pb.id].sort());
+    expect(found.find((p: { id: string }) => p.id === pa.id)).toMatchObject({ componentId: a.id, mpn: 'TPS 7A4901', manufacturer: { name: 'Texas Instruments' } });
+    expect(await byMpn('NO-SUCH-MPN')).toEqual([]);
+
+    expect(await names('mpn:tps7a4901')).toEqual(['Search regulator A', 'Search regulator B']);
+    expect(await names('mpn:RC0402-S*')).toEqual(['Search regulator B']);
+    expect(await names('manufacturer:ti mpn:TPS*')).toEqual(['Search regulator A']);
+    expect(await names('name:"Search regulator*" manufacturer!:"texas instruments"')).toEqual(['Search regulator B']);
+
+    // The MPN changes: the index and the search follow in the same transaction.
+    await ok(admin, updatePartM, { input: { componentId: a.id, id: pa.id, mpn: 'TPS7A4700' } });
+    expect((await byMpn('tps7a4901')).map((p: { id: string }) => p.id)).toEqual([pb.id]);
+    expect((await byMpn('TPS7A4700')).map((p: { id: string }) => p.id)).toEqual([pa.id]);
+    expect(await names('mpn:tps7a4901')).toEqual(['Search regulator B']);
+    // The filter condition directly.
+    const filtered = await ok(viewer.headers, `query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { edges { node { name } } } } }`, {
+      input: { and: [{ manufacturer: { id: { eq: ids.ti } } }] },
+    });
+    expect(filtered.component.filter.edges.map((e: { node: { name: string } }) => e.node.name)).toContain('Search regulator A');
+  });
 });

@@ -172,6 +172,40 @@ describe('webhooks', () => {
     flaky.server.close();
   });
 
+  it('delivers sourcing.changed for manufacturer part and quote writes, naming what changed', { timeout: 120_000 }, async () => {
+    const secrets: Record<string, string> = {};
+    const hooked = receiver(
+      () => 204,
+      () => secrets.sourcing,
+    );
+    const created = (await ok(admin, createWebhook, { input: { url: await hooked.url(), events: ['SOURCING_CHANGED'] } })).webhooks.create;
+    secrets.sourcing = created.secret;
+    const c = (await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Sourced part", categoryId: "mechanical" }]) { id } } }')).component.create[0];
+    const vendor = async (kind: string, name: string) =>
+      (await ok(admin, 'mutation($input: CreateVendorInput!) { vendorSourcing { createVendor(input: $input) { id } } }', { input: { kind, name } })).vendorSourcing.createVendor.id;
+    const manufacturerId = await vendor('MANUFACTURER', 'Hooked Semi');
+    const distributorId = await vendor('DISTRIBUTOR', 'Hooked Parts Co');
+    const part = (
+      await ok(alice.headers, 'mutation($input: CreatePartInput!) { vendorSourcing { createPart(input: $input) { id } } }', {
+        input: { componentId: c.id, manufacturerId, mpn: 'HK-1', approval: 'APPROVED' },
+      })
+    ).vendorSourcing.createPart;
+    const quote = (
+      await ok(alice.headers, 'mutation($input: CreateQuoteInput!) { vendorSourcing { createQuote(input: $input) { id } } }', {
+        input: { componentId: c.id, partId: part.id, distributorId, currency: 'USD', unitPrice: 1.5 },
+      })
+    ).vendorSourcing.createQuote;
+    const payloads = () => hooked.received.map((r) => ({ ...(JSON.parse(r.body) as { type: string; data: any }), verified: r.verified }));
+    const all = await eventually(payloads, (list) => list.length >= 2, 'two sourcing.changed events');
+    expect(all.every((p) => p.verified && p.type === 'sourcing.changed')).toBe(true);
+    const byRev = [...all].sort((a, b) => a.data.rev - b.data.rev);
+    expect(byRev[0]!.data).toMatchObject({ componentId: c.id, rev: 1, parts: { added: [part.id], updated: [], removed: [] }, quotes: { added: [] } });
+    expect(byRev[1]!.data).toMatchObject({ componentId: c.id, rev: 2, parts: { added: [], updated: [], removed: [] }, quotes: { added: [quote.id] } });
+    const log = (await ok(admin, deliveriesQuery)).webhooks.findAll.find((w: { id: string }) => w.id === created.webhook.id).deliveries;
+    expect(log.map((d: { eventType: string }) => d.eventType)).toEqual(['SOURCING_CHANGED', 'SOURCING_CHANGED']);
+    hooked.server.close();
+  });
+
   it('validates receivers and needs library.settings.update; update, rotation and delete', async () => {
     expect((await refusal(admin, createWebhook, { input: { url: 'ftp://example.com/x', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');
     expect((await refusal(admin, createWebhook, { input: { url: 'not a url', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');

@@ -104,3 +104,33 @@ describe('key:value query syntax', () => {
     expect(vocabularyNeeded(parseQuery('status:a label:b by:c'))).toEqual(new Set(['config', 'labels', 'users']));
   });
 });
+
+describe('key:value sourcing keys', () => {
+  const withMakers: Vocabulary = {
+    ...vocabulary,
+    manufacturers: [
+      { id: 'm-ti', name: 'Texas Instruments', aliases: ['TI'] },
+      { id: 'm-tdk', name: 'TDK', aliases: [] },
+    ],
+  };
+  const filter = (query: string) => {
+    const { clauses, notFound } = compileQuery(parseQuery(query), withMakers);
+    return { ...interpret(clauses).filter, notFound };
+  };
+
+  it('mpn: exact (compared normalized by the engine), lists and * patterns', () => {
+    expect(filter('mpn:"LM 358"')).toEqual({ and: [{ mpn: { eq: 'LM 358' } }], notFound: [] });
+    expect(filter('mpn:LM358,NE555')).toEqual({ and: [{ mpn: { in: ['LM358', 'NE555'] } }], notFound: [] });
+    expect(filter('mpn!:LM358')).toEqual({ and: [{ mpn: { neq: 'LM358' } }], notFound: [] });
+    expect(filter('mpn:LM*')).toEqual({ and: [{ mpn: { like: 'LM%' } }], notFound: [] });
+  });
+
+  it('manufacturer: resolves names and aliases of the directory to ids; * matches several; unknown names are reported', () => {
+    expect(vocabularyNeeded(parseQuery('manufacturer:ti'))).toEqual(new Set(['manufacturers']));
+    expect(filter('manufacturer:ti')).toEqual({ and: [{ manufacturer: { id: { eq: 'm-ti' } } }], notFound: [] });
+    expect(filter('mfr:"texas  instruments",tdk')).toEqual({ and: [{ manufacturer: { id: { in: ['m-ti', 'm-tdk'] } } }], notFound: [] });
+    expect(filter('manufacturer:t*')).toEqual({ and: [{ manufacturer: { id: { in: ['m-ti', 'm-tdk'] } } }], notFound: [] });
+    expect(filter('manufacturer!:tdk')).toEqual({ and: [{ manufacturer: { id: { neq: 'm-tdk' } } }], notFound: [] });
+    expect(filter('manufacturer:acme')).toEqual({ and: [{ manufacturer: { id: { eq: 'unknown:acme' } } }], notFound: [{ type: 'manufacturer', name: 'acme' }] });
+  });
+});

@@ -100,6 +100,52 @@ describe('webhook events from the change stream', () => {
   });
 });
 
+describe('sourcing.changed from the sourcing item', () => {
+  const quote = (id: string, fields: Record<string, unknown> = {}) => ({ id, distributorId: 'd', currency: 'USD', priceBreaks: [], ...fields });
+  const part = (id: string, quotes: unknown[] = [], fields: Record<string, unknown> = {}) => ({ id, manufacturerId: 'm', mpn: 'X', approval: 'APPROVED', quotes, ...fields });
+  const sourcing = (rev: number, parts: unknown[], primaryPartId: string | null = null, primaryQuoteId: string | null = null) => ({
+    PK: pk,
+    SK: 'SRC#c1',
+    entity: 'Sourcing',
+    componentId: 'c1',
+    parts,
+    primaryPartId,
+    primaryQuoteId,
+    rev,
+  });
+
+  it('names the parts and quotes added, updated and removed, and the primary source', () => {
+    expect(eventOf(change('INSERT', undefined, sourcing(1, [part('p1')])))).toMatchObject({
+      type: 'SOURCING_CHANGED',
+      name: 'sourcing.changed',
+      data: { componentId: 'c1', rev: 1, parts: { added: ['p1'], updated: [], removed: [] }, quotes: { added: [], updated: [], removed: [] }, primaryChanged: false, partCount: 1 },
+    });
+    // A quote added is a quote change, not a part change.
+    expect(eventOf(change('MODIFY', sourcing(1, [part('p1')]), sourcing(2, [part('p1', [quote('q1')])])))?.data).toMatchObject({
+      parts: { added: [], updated: [], removed: [] },
+      quotes: { added: ['q1'], updated: [], removed: [] },
+    });
+    expect(eventOf(change('MODIFY', sourcing(2, [part('p1', [quote('q1')])]), sourcing(3, [part('p1', [quote('q1', { stock: 5 })], { mpn: 'Y' })])))?.data).toMatchObject({
+      parts: { updated: ['p1'] },
+      quotes: { updated: ['q1'] },
+    });
+    expect(eventOf(change('MODIFY', sourcing(3, [part('p1', [quote('q1')])]), sourcing(4, [part('p1', [quote('q1')])], 'p1', 'q1')))?.data).toMatchObject({
+      primary: { partId: 'p1', quoteId: 'q1' },
+      primaryChanged: true,
+    });
+    expect(eventOf(change('MODIFY', sourcing(4, [part('p1', [quote('q1')]), part('p2')]), sourcing(5, [part('p2')])))?.data).toMatchObject({
+      parts: { removed: ['p1'] },
+      quotes: { removed: ['q1'] },
+    });
+  });
+
+  it('stays silent for a rewrite without a change and for the removal of the item', () => {
+    expect(eventOf(change('MODIFY', sourcing(2, [part('p1')]), sourcing(2, [part('p1')])))).toBeUndefined();
+    expect(eventOf(change('MODIFY', sourcing(2, [part('p1')]), sourcing(3, [part('p1')])))).toBeUndefined();
+    expect(eventOf(change('REMOVE', sourcing(2, [part('p1')]), undefined))).toBeUndefined();
+  });
+});
+
 describe('webhook signatures', () => {
   it('verify over the raw body within the tolerance, and fail for any change', () => {
     const secret = deriveWebhookSecret('stack key', 'w1', 1);

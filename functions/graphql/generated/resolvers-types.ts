@@ -2574,6 +2574,13 @@ export type ComponentChildInput = {
   notes?: InputMaybe<Scalars['String']['input']>;
   /** Pins the line to a child version (ComponentHistoryEntry.id); omitted follows the latest. */
   childHistoryId?: InputMaybe<Scalars['ID']['input']>;
+  /**
+   * Ranked substitutes of the child, valid in this assembly only (first = preferred): components of the same
+   * library, distinct, not the child itself. Each counts against the children limits (20 per component, 200
+   * per call), gets a where-used entry like a child, and is checked for cycles (BOM_CYCLE writes nothing).
+   * Omitted or null: none.
+   */
+  substitutes?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 /** A document component created from an uploaded (completed) file and linked to the component. */
@@ -2658,6 +2665,18 @@ export type AssemblyLink = {
   /** The integration that created the line. */
   createdByIntegrationId?: Maybe<Scalars['ID']['output']>;
   createdAt: Scalars['DateTime']['output'];
+  /** The child's ranked substitutes in this assembly (rank 1 first). */
+  substitutes: Array<BomSubstitute>;
+};
+
+/** A component that may replace a BOM line's child in this assembly only. */
+export type BomSubstitute = {
+  __typename?: 'BomSubstitute';
+  /** 1 = preferred. */
+  rank: Scalars['Int']['output'];
+  componentId: Scalars['ID']['output'];
+  /** Null when it is no longer in the library. */
+  component?: Maybe<Component>;
 };
 
 /** A BOM snapshot: the lines as they were at one BOM version. */
@@ -3121,6 +3140,14 @@ export type ComponentFilterConditionInput = {
   name?: InputMaybe<StringOperatorsInput>;
   identifier?: InputMaybe<IdentifierConditionInput>;
   description?: InputMaybe<DescriptionOperatorsInput>;
+  /** An addition to the spec: holds when some manufacturer part's MPN matches (compared without spaces, case-insensitively). */
+  mpn?: InputMaybe<StringOperatorsInput>;
+  /** An addition to the spec: holds when some manufacturer part's manufacturer matches (directory ids; key:value manufacturer: resolves names and aliases). */
+  manufacturer?: InputMaybe<ManufacturerConditionInput>;
+};
+
+export type ManufacturerConditionInput = {
+  id?: InputMaybe<StringOperatorsInput>;
 };
 
 /** Every `and` condition, and at least one `or` condition when `or` is given. Default order CREATED_AT descending. */
@@ -3230,6 +3257,13 @@ export type ComponentFilterConditionOutput = {
   name?: Maybe<StringOperatorsOutput>;
   identifier?: Maybe<IdentifierConditionOutput>;
   description?: Maybe<DescriptionOperatorsOutput>;
+  mpn?: Maybe<StringOperatorsOutput>;
+  manufacturer?: Maybe<ManufacturerConditionOutput>;
+};
+
+export type ManufacturerConditionOutput = {
+  __typename?: 'ManufacturerConditionOutput';
+  id?: Maybe<StringOperatorsOutput>;
 };
 
 /** The Output mirror of AdvancedComponentFilterInput: the same fields, so it can be sent back as input. */
@@ -3568,6 +3602,11 @@ export type VendorSourcingQueryNamespace = {
   exchangeRates: ExchangeRates;
   /** PART components at risk, by CPN; reads the library's components and sourcing whole. */
   risks: Array<SourcingRisk>;
+  /**
+   * The library's manufacturer parts with this MPN (compared without spaces, case-insensitively), by component
+   * id: one Query of the MPN index (an item per MPN and component, written in the sourcing transaction).
+   */
+  findPartsByMpn: Array<Part>;
 };
 
 
@@ -3584,6 +3623,11 @@ export type VendorSourcingQueryNamespaceResolveVendorArgs = {
 
 export type VendorSourcingQueryNamespaceComponentSourcingArgs = {
   componentId: Scalars['ID']['input'];
+};
+
+
+export type VendorSourcingQueryNamespaceFindPartsByMpnArgs = {
+  mpn: Scalars['String']['input'];
 };
 
 export type CreateVendorInput = {
@@ -3997,7 +4041,9 @@ export type WebhookEventType =
   /** comment.created: a comment on a component or change order (data.comment: id, targetType, targetId, parentId, createdBy, createdAt, body, mentions). */
   | 'COMMENT_CREATED'
   /** comment.deleted: a comment was deleted, leaving its tombstone (data.comment: ..., deletedBy, deletedAt). */
-  | 'COMMENT_DELETED';
+  | 'COMMENT_DELETED'
+  /** sourcing.changed: a component's manufacturer parts, quotes or primary source changed (data.componentId, rev, parts and quotes as { added, updated, removed } ids, primary { partId, quoteId }, primaryChanged, partCount). */
+  | 'SOURCING_CHANGED';
 
 /**
  * A receiver of a library's events. Each delivery is a POST of JSON { id, type, occurredAt, organizationId,
@@ -4386,6 +4432,7 @@ export type ResolversTypes = {
   UpdateItemInput: UpdateItemInput;
   UpdateBomInput: UpdateBomInput;
   AssemblyLink: ResolverTypeWrapper<AssemblyLinkViewModel>;
+  BomSubstitute: ResolverTypeWrapper<Omit<BomSubstitute, 'component'> & { component?: Maybe<ResolversTypes['Component']> }>;
   AssemblyLinkHistory: ResolverTypeWrapper<BomSnapshotModel>;
   DocumentLink: ResolverTypeWrapper<DocumentLinkModel>;
   IndentedBomLine: ResolverTypeWrapper<IndentedBomEntryModel>;
@@ -4425,6 +4472,7 @@ export type ResolversTypes = {
   LabelConditionInput: LabelConditionInput;
   IdentifierConditionInput: IdentifierConditionInput;
   ComponentFilterConditionInput: ComponentFilterConditionInput;
+  ManufacturerConditionInput: ManufacturerConditionInput;
   AdvancedComponentFilterInput: AdvancedComponentFilterInput;
   StringOperatorsOutput: ResolverTypeWrapper<StringOperatorsOutput>;
   DescriptionOperatorsOutput: ResolverTypeWrapper<DescriptionOperatorsOutput>;
@@ -4439,6 +4487,7 @@ export type ResolversTypes = {
   LabelConditionOutput: ResolverTypeWrapper<LabelConditionOutput>;
   IdentifierConditionOutput: ResolverTypeWrapper<IdentifierConditionOutput>;
   ComponentFilterConditionOutput: ResolverTypeWrapper<ComponentFilterConditionOutput>;
+  ManufacturerConditionOutput: ResolverTypeWrapper<ManufacturerConditionOutput>;
   AdvancedComponentFilterOutput: ResolverTypeWrapper<AdvancedFilterModel>;
   ComponentGroupBy: ComponentGroupBy;
   ComponentGroup: ResolverTypeWrapper<Omit<ComponentGroup, 'components'> & { components: ResolversTypes['ComponentConnection'] }>;
@@ -4674,6 +4723,7 @@ export type ResolversParentTypes = {
   UpdateItemInput: UpdateItemInput;
   UpdateBomInput: UpdateBomInput;
   AssemblyLink: AssemblyLinkViewModel;
+  BomSubstitute: Omit<BomSubstitute, 'component'> & { component?: Maybe<ResolversParentTypes['Component']> };
   AssemblyLinkHistory: BomSnapshotModel;
   DocumentLink: DocumentLinkModel;
   IndentedBomLine: IndentedBomEntryModel;
@@ -4712,6 +4762,7 @@ export type ResolversParentTypes = {
   LabelConditionInput: LabelConditionInput;
   IdentifierConditionInput: IdentifierConditionInput;
   ComponentFilterConditionInput: ComponentFilterConditionInput;
+  ManufacturerConditionInput: ManufacturerConditionInput;
   AdvancedComponentFilterInput: AdvancedComponentFilterInput;
   StringOperatorsOutput: StringOperatorsOutput;
   DescriptionOperatorsOutput: DescriptionOperatorsOutput;
@@ -4726,6 +4777,7 @@ export type ResolversParentTypes = {
   LabelConditionOutput: LabelConditionOutput;
   IdentifierConditionOutput: IdentifierConditionOutput;
   ComponentFilterConditionOutput: ComponentFilterConditionOutput;
+  ManufacturerConditionOutput: ManufacturerConditionOutput;
   AdvancedComponentFilterOutput: AdvancedFilterModel;
   ComponentGroup: Omit<ComponentGroup, 'components'> & { components: ResolversParentTypes['ComponentConnection'] };
   ComponentGroupEdge: Omit<ComponentGroupEdge, 'node'> & { node: ResolversParentTypes['ComponentGroup'] };
@@ -5680,6 +5732,13 @@ export type AssemblyLinkResolvers<ContextType = GraphQLContext, ParentType exten
   isPinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdByIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  substitutes?: Resolver<Array<ResolversTypes['BomSubstitute']>, ParentType, ContextType>;
+};
+
+export type BomSubstituteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BomSubstitute'] = ResolversParentTypes['BomSubstitute']> = {
+  rank?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  componentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType>;
 };
 
 export type AssemblyLinkHistoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AssemblyLinkHistory'] = ResolversParentTypes['AssemblyLinkHistory']> = {
@@ -5916,6 +5975,12 @@ export type ComponentFilterConditionOutputResolvers<ContextType = GraphQLContext
   name?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
   identifier?: Resolver<Maybe<ResolversTypes['IdentifierConditionOutput']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['DescriptionOperatorsOutput']>, ParentType, ContextType>;
+  mpn?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
+  manufacturer?: Resolver<Maybe<ResolversTypes['ManufacturerConditionOutput']>, ParentType, ContextType>;
+};
+
+export type ManufacturerConditionOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManufacturerConditionOutput'] = ResolversParentTypes['ManufacturerConditionOutput']> = {
+  id?: Resolver<Maybe<ResolversTypes['StringOperatorsOutput']>, ParentType, ContextType>;
 };
 
 export type AdvancedComponentFilterOutputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvancedComponentFilterOutput'] = ResolversParentTypes['AdvancedComponentFilterOutput']> = {
@@ -6112,6 +6177,7 @@ export type VendorSourcingQueryNamespaceResolvers<ContextType = GraphQLContext, 
   componentSourcing?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType, RequireFields<VendorSourcingQueryNamespaceComponentSourcingArgs, 'componentId'>>;
   exchangeRates?: Resolver<ResolversTypes['ExchangeRates'], ParentType, ContextType>;
   risks?: Resolver<Array<ResolversTypes['SourcingRisk']>, ParentType, ContextType>;
+  findPartsByMpn?: Resolver<Array<ResolversTypes['Part']>, ParentType, ContextType, RequireFields<VendorSourcingQueryNamespaceFindPartsByMpnArgs, 'mpn'>>;
 };
 
 export type VendorSourcingMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VendorSourcingMutationNamespace'] = ResolversParentTypes['VendorSourcingMutationNamespace']> = {
@@ -6362,6 +6428,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReconcileRefusal?: ReconcileRefusalResolvers<ContextType>;
   ReconcileResult?: ReconcileResultResolvers<ContextType>;
   AssemblyLink?: AssemblyLinkResolvers<ContextType>;
+  BomSubstitute?: BomSubstituteResolvers<ContextType>;
   AssemblyLinkHistory?: AssemblyLinkHistoryResolvers<ContextType>;
   DocumentLink?: DocumentLinkResolvers<ContextType>;
   IndentedBomLine?: IndentedBomLineResolvers<ContextType>;
@@ -6396,6 +6463,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   LabelConditionOutput?: LabelConditionOutputResolvers<ContextType>;
   IdentifierConditionOutput?: IdentifierConditionOutputResolvers<ContextType>;
   ComponentFilterConditionOutput?: ComponentFilterConditionOutputResolvers<ContextType>;
+  ManufacturerConditionOutput?: ManufacturerConditionOutputResolvers<ContextType>;
   AdvancedComponentFilterOutput?: AdvancedComponentFilterOutputResolvers<ContextType>;
   ComponentGroup?: ComponentGroupResolvers<ContextType>;
   ComponentGroupEdge?: ComponentGroupEdgeResolvers<ContextType>;

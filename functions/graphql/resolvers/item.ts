@@ -48,6 +48,10 @@ export const itemResolvers: Resolvers = {
     isPinned: (link) => link.line.childHistoryId !== null,
     createdByIntegrationId: (link) => link.line.createdByIntegrationId,
     createdAt: (link) => link.line.createdAt,
+    substitutes: (link) => link.line.substitutes.map((componentId, index) => ({ rank: index + 1, componentId })),
+  },
+  BomSubstitute: {
+    component: async (substitute, _args, context) => (await loadComponent(context, substitute.componentId)) ?? null,
   },
   AssemblyLinkHistory: {
     createdAt: (snapshot) => snapshot.updatedAt,

@@ -1,5 +1,5 @@
 import { resolveVendor, vendorsByIds, vendorsOf, createVendor, updateVendor } from '../../../lib/sourcing/directory.js';
-import { sourcingOf, type Vendor } from '../../../lib/sourcing/model.js';
+import { findPartsByMpn, sourcingOf, type Vendor } from '../../../lib/sourcing/model.js';
 import { createPart, createQuote, deletePart, deleteQuote, setPrimarySource, updatePart, updateQuote } from '../../../lib/sourcing/parts.js';
 import { exchangeRatesOf, setExchangeRates } from '../../../lib/sourcing/rates.js';
 import { sourcingRisks } from '../../../lib/sourcing/risks.js';
@@ -35,6 +35,7 @@ export const sourcingResolvers: Resolvers = {
     componentSourcing: async (_parent, { componentId }, context) => sourcingOf(context.store, await libraryScope(context), componentId),
     exchangeRates: async (_parent, _args, context) => exchangeRatesOf(context.store, await libraryScope(context)),
     risks: async (_parent, _args, context) => sourcingRisks(context.store, await libraryScope(context)),
+    findPartsByMpn: async (_parent, { mpn }, context) => findPartsByMpn(context.store, await libraryScope(context), mpn),
   },
   VendorSourcingMutationNamespace: {
     createVendor: async (_parent, { input }, context) => createVendor(context.store, (await libraryScope(context)).organizationId, input),

@@ -23,7 +23,9 @@ export type ClauseField =
   | 'updatedAt'
   | 'name'
   | 'identifier.displayValue'
-  | 'description';
+  | 'description'
+  | 'mpn'
+  | 'manufacturer.id';
 
 export interface Clause {
   field: ClauseField;
@@ -34,7 +36,7 @@ export interface Clause {
 }
 
 export interface NotFoundEntity {
-  type: 'status' | 'category' | 'type' | 'label' | 'user' | 'revision';
+  type: 'status' | 'category' | 'type' | 'label' | 'user' | 'revision' | 'manufacturer';
   name: string;
 }
 
@@ -85,6 +87,8 @@ const fieldNames: Record<ClauseField, string> = {
   name: 'Name',
   'identifier.displayValue': 'CPN',
   description: 'Description',
+  mpn: 'MPN',
+  'manufacturer.id': 'Manufacturer',
 };
 
 const comparatorWords: Record<string, string> = {
@@ -112,7 +116,7 @@ function displayLabel(clause: Clause): string {
   const field = fieldNames[clause.field];
   if (typeof clause.value === 'boolean') return clause.value ? field : `Not ${field.toLowerCase()}`;
   const values = clause.display ?? [clause.value].flat().map((v) => (clause.field === 'state' ? titleCase(v) : v));
-  const shown = values.map((v) => (clause.field === 'name' || clause.field === 'description' || clause.field === 'identifier.displayValue' ? `"${v}"` : v));
+  const shown = values.map((v) => (clause.field === 'name' || clause.field === 'description' || clause.field === 'identifier.displayValue' || clause.field === 'mpn' ? `"${v}"` : v));
   const list = shown.length > 1 ? `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}` : (shown[0] ?? '');
   const byUser = clause.field === 'createdBy.id' || clause.field === 'updatedBy.id';
   if (byUser) return `${field} ${clause.comparator === 'eq' || clause.comparator === 'in' ? '' : 'anyone but '}${list}`;

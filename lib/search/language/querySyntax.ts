@@ -23,7 +23,7 @@ export interface QueryTerm {
   at: number;
 }
 
-type KeyKind = 'text' | 'status' | 'lifecycle' | 'category' | 'type' | 'state' | 'revision' | 'label' | 'user' | 'date' | 'is';
+type KeyKind = 'text' | 'status' | 'lifecycle' | 'category' | 'type' | 'state' | 'revision' | 'label' | 'user' | 'date' | 'is' | 'mpn' | 'manufacturer';
 
 const keys: Record<string, { kind: KeyKind; field?: ClauseField }> = {
   name: { kind: 'text', field: 'name' },
@@ -51,6 +51,9 @@ const keys: Record<string, { kind: KeyKind; field?: ClauseField }> = {
   updated: { kind: 'date', field: 'updatedAt' },
   changed: { kind: 'date', field: 'updatedAt' },
   is: { kind: 'is' },
+  mpn: { kind: 'mpn', field: 'mpn' },
+  manufacturer: { kind: 'manufacturer', field: 'manufacturer.id' },
+  mfr: { kind: 'manufacturer', field: 'manufacturer.id' },
 };
 
 const queryKeys = Object.keys(keys);
@@ -111,6 +114,7 @@ export function vocabularyNeeded(terms: QueryTerm[]): Set<VocabularyPart> {
     if (kind === 'status' || kind === 'category' || kind === 'revision') parts.add('config');
     if (kind === 'label') parts.add('labels');
     if (kind === 'user') parts.add('users');
+    if (kind === 'manufacturer') parts.add('manufacturers');
   }
   return parts;
 }
@@ -178,6 +182,33 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
         add(term, clauses);
         break;
       }
+      case 'mpn': {
+        // Exact MPNs (compared normalized) or * patterns; a component matches when one of its parts does.
+        const exact = term.values.filter((v) => !v.includes('*'));
+        const clauses: Clause[] = term.values.filter((v) => v.includes('*')).map((v) => ({ field: 'mpn', comparator: term.negated ? 'notLike' : 'like', value: v.replaceAll('*', '%') }));
+        if (exact.length > 0)
+          clauses.unshift(
+            ...enumClauses(
+              exact.map((v) => ({ field: 'mpn' as const, value: v, display: v })),
+              term.negated,
+            ),
+          );
+        add(term, clauses);
+        break;
+      }
+      case 'manufacturer':
+        // Names and aliases of the directory; * matches names and aliases (the ids of every match).
+        enumerated(
+          term,
+          term.values.flatMap((value) => {
+            const found = resolveManufacturers(vocabulary, value);
+            if (found.length > 0) return found;
+            notFound.push({ type: 'manufacturer', name: value });
+            // Nobody's id: the term matches no component (and its negation every one).
+            return [{ field: 'manufacturer.id' as const, value: `unknown:${value}`, display: value }];
+          }),
+        );
+        break;
       case 'status':
         enumerated(
           term,
@@ -251,6 +282,22 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
     );
   }
   return { clauses: { and, or: orGroups[0]?.clauses ?? [] }, notFound };
+}
+
+const normalizeName = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** The manufacturers a name or alias (case-insensitive; `*` a wildcard) names. */
+function resolveManufacturers(vocabulary: Vocabulary, value: string): Resolved[] {
+  const wanted = normalizeName(value);
+  const pattern = new RegExp(
+    `^${wanted
+      .split('*')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+  return (vocabulary.manufacturers ?? [])
+    .filter((m) => [m.name, ...m.aliases].some((name) => (value.includes('*') ? pattern.test(normalizeName(name)) : normalizeName(name) === wanted)))
+    .map((m) => ({ field: 'manufacturer.id', value: m.id, display: m.name }));
 }
 
 function flagClause(value: string, term: QueryTerm): Clause {

@@ -1,6 +1,7 @@
 import { defaultRevisionScheme, type RevisionScheme } from '../../config/revisionScheme.js';
 import type { Store } from '../../store/client.js';
 import { batchGetRecords } from '../../store/items.js';
+import { listVendors } from '../../store/sourcing.js';
 import { userKey, userRecord, type UserRecord } from '../../store/user.js';
 import type { SearchScope } from '../service.js';
 import { userDisplayName } from '../service.js';
@@ -18,13 +19,15 @@ export interface Vocabulary {
   categories: { id: string; name: string; type: string }[];
   labels: string[];
   users: VocabularyUser[];
+  /** The organization's manufacturers with their names and aliases (`manufacturer:`). */
+  manufacturers?: { id: string; name: string; aliases: string[] }[];
   revisionScheme: RevisionScheme;
   /** The calling user ("me"). */
   userId: string;
   now: Date;
 }
 
-export type VocabularyPart = 'config' | 'labels' | 'users';
+export type VocabularyPart = 'config' | 'labels' | 'users' | 'manufacturers';
 
 function vocabularyUser(user: UserRecord): VocabularyUser {
   const names = new Set<string>();
@@ -51,12 +54,16 @@ async function usersById(store: Store, ids: string[]): Promise<UserRecord[]> {
  */
 export async function loadVocabulary(scope: SearchScope, parts: ReadonlySet<VocabularyPart>, now = new Date()): Promise<Vocabulary> {
   const [config, terms] = await Promise.all([parts.has('config') ? scope.config() : undefined, parts.has('labels') || parts.has('users') ? scope.index.terms() : undefined]);
-  const users = parts.has('users') ? await usersById(scope.store, [...new Set([scope.userId, ...(terms?.userIds ?? [])])]) : [];
+  const [users, vendors] = await Promise.all([
+    parts.has('users') ? usersById(scope.store, [...new Set([scope.userId, ...(terms?.userIds ?? [])])]) : [],
+    parts.has('manufacturers') ? listVendors(scope.store, scope.organizationId) : [],
+  ]);
   return {
     statuses: (config?.statuses.statuses ?? []).map(({ id, name, mapsTo }) => ({ id, name, mapsTo })),
     categories: (config?.categories.categories ?? []).map(({ id, name, type }) => ({ id, name, type })),
     labels: terms?.labels ?? [],
     users: users.map(vocabularyUser),
+    manufacturers: vendors.filter((v) => v.kind === 'MANUFACTURER').map(({ id, name, aliases }) => ({ id, name, aliases })),
     revisionScheme: config?.revisionScheme ?? defaultRevisionScheme,
     userId: scope.userId,
     now,

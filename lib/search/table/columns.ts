@@ -4,7 +4,7 @@ import type { FieldName, Row, RowFields } from './rows.js';
 /**
  * Column groups of a block. A search reads only the groups its conditions, its order and its merge need,
  * so cost follows what is filtered, not the whole projection:
- *   m  status, category, state, revision, labels, flags, createdBy, updatedBy (dictionary-coded)
+ *   m  status, category, state, revision, labels, flags, createdBy, updatedBy, MPNs, manufacturers (dictionary-coded)
  *   c  createdAt (epoch ms, delta-coded) and CPN: the default order, and what places a delta's block row
  *   u  updatedAt          n  name            d  description        e  eid
  *   i  ids (16 bytes each, uncompressed: random bytes do not compress)
@@ -22,6 +22,8 @@ const columnOfField: Record<FieldName, ColumnName> = {
   state: 'm',
   revisionValue: 'm',
   labels: 'm',
+  mpns: 'm',
+  manufacturerIds: 'm',
   isArchived: 'm',
   notRevisionManaged: 'm',
   createdBy: 'm',
@@ -73,6 +75,11 @@ interface MetaColumn {
   ub: number[];
   f: number[];
   lb: number[][];
+  /** MPNs and manufacturer ids: dictionaries and per-row lists (absent when no row of the block has any). */
+  p?: string[];
+  v?: string[];
+  mp?: number[][];
+  mf?: number[][];
 }
 
 const archivedFlag = 1;
@@ -85,7 +92,24 @@ function encodeMeta(rows: RowFields[]): MetaColumn {
   const revisions = new Dictionary<string>();
   const users = new Dictionary<string>();
   const labels = new Dictionary<string>();
-  const column: MetaColumn = { s: statuses.values, k: categories.values, r: revisions.values, u: users.values, l: labels.values, st: [], ca: [], rv: [], cb: [], ub: [], f: [], lb: [] };
+  const mpns = new Dictionary<string>();
+  const manufacturers = new Dictionary<string>();
+  const sourced = rows.some((row) => (row.mpns?.length ?? 0) + (row.manufacturerIds?.length ?? 0) > 0);
+  const column: MetaColumn = {
+    s: statuses.values,
+    k: categories.values,
+    r: revisions.values,
+    u: users.values,
+    l: labels.values,
+    st: [],
+    ca: [],
+    rv: [],
+    cb: [],
+    ub: [],
+    f: [],
+    lb: [],
+    ...(sourced ? { p: mpns.values, v: manufacturers.values, mp: [], mf: [] } : {}),
+  };
   for (const row of rows) {
     column.st.push(statuses.add([row.statusId, row.statusName, row.statusMapsTo]));
     column.ca.push(categories.add([row.categoryId, row.categoryName, row.categoryType]));
@@ -94,6 +118,8 @@ function encodeMeta(rows: RowFields[]): MetaColumn {
     column.ub.push(users.add(row.updatedBy));
     column.f.push((row.isArchived ? archivedFlag : 0) | (row.notRevisionManaged ? nrmFlag : 0) | (row.state === 'RELEASED' ? releasedFlag : 0));
     column.lb.push(row.labels.map((label) => labels.add(label)));
+    column.mp?.push((row.mpns ?? []).map((mpn) => mpns.add(mpn)));
+    column.mf?.push((row.manufacturerIds ?? []).map((id) => manufacturers.add(id)));
   }
   return column;
 }
@@ -117,6 +143,7 @@ function decodeMeta(column: MetaColumn, rows: Row[]): void {
       notRevisionManaged: (flags & nrmFlag) !== 0,
       state: flags & releasedFlag ? 'RELEASED' : 'MODIFIED',
       labels: column.lb[i]!.map((label) => column.l[label]!),
+      ...(column.mp ? { mpns: column.mp[i]!.map((mpn) => column.p![mpn]!), manufacturerIds: column.mf![i]!.map((id) => column.v![id]!) } : {}),
     });
   });
 }

@@ -1,3 +1,4 @@
+import { normalizeMpn } from '../../store/component.js';
 import { compareRevisions, type RevisionScheme } from '../../config/revisionScheme.js';
 import {
   dateInterval,
@@ -80,10 +81,27 @@ function stringTest(ops: StringOperators | DescriptionOperators | null | undefin
 }
 
 /** Labels: a positive operator matches when some label does, a negative one when none does. */
-function labelsTest(ops: StringOperators | null | undefined): Test | null {
+function labelsTest(ops: StringOperators | null | undefined, read: (row: Row) => string[] | undefined = (row) => row.labels): Test | null {
   const tests = ops ? valueTests(ops) : [];
   if (tests.length === 0) return null;
-  return (row) => tests.every(({ test, negate }) => (row.labels ?? []).some(test) !== negate);
+  return (row) => tests.every(({ test, negate }) => (read(row) ?? []).some(test) !== negate);
+}
+
+/** MPN operands compare as stored: normalized (normalizeMpn); like and contains patterns are upper-cased. */
+function mpnOperators(ops: StringOperators | null | undefined): StringOperators | null {
+  if (!ops) return null;
+  const one = (v: string | null | undefined) => (typeof v === 'string' ? normalizeMpn(v) : v);
+  const text = (v: string | null | undefined) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
+  return {
+    eq: one(ops.eq),
+    neq: one(ops.neq),
+    in: ops.in?.map(normalizeMpn),
+    notIn: ops.notIn?.map(normalizeMpn),
+    contains: text(ops.contains),
+    notContains: text(ops.notContains),
+    like: text(ops.like),
+    notLike: text(ops.notLike),
+  };
 }
 
 function revisionTest(ops: RevisionOperators | null | undefined, scheme: RevisionScheme | undefined): Test | null {
@@ -159,6 +177,15 @@ function conditionTests(condition: FilterCondition, context: FilterContext, fiel
     'updatedBy',
   );
   use(labelsTest(condition.labels?.name), 'labels');
+  // A component matches when one of its manufacturer parts does (as labels).
+  use(
+    labelsTest(mpnOperators(condition.mpn), (r) => r.mpns),
+    'mpns',
+  );
+  use(
+    labelsTest(condition.manufacturer?.id, (r) => r.manufacturerIds),
+    'manufacturerIds',
+  );
   use(markTest(condition.isPinned?.eq, context.pinnedIds), 'id');
   use(markTest(condition.isBookmarked?.eq, context.bookmarkedIds), 'id');
   const archived = condition.isArchived?.eq;
