@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { auditChainPk, auditEntryItem, defaultAuditRetentionDays, digestSk, headKey, pendingIndexPk, withoutAuditOperation, type AuditOperation, type AuditResult } from './auditContext.js';
 import type { Store } from './client.js';
 import { getItem, parseItem, putIf, queryAll, withTable, type WriteItem } from './items.js';
+import { currentMeter, newMeter, withMeter } from './meter.js';
 
 export * from './auditContext.js';
 
@@ -50,7 +51,9 @@ export type AuditChainPoint = z.infer<typeof chainPoint>;
 /** Writes the operation's entry on its own (an operation that wrote no transaction, a refusal, a failure). */
 export async function putAuditEntry(store: Store, operation: AuditOperation, result: AuditResult, errorCode?: string): Promise<void> {
   const item = auditEntryItem(operation, result, errorCode);
-  await withoutAuditOperation(() => putIf(store, { Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
+  const outer = currentMeter();
+  const own = outer ? (outer.audit ??= newMeter()) : newMeter();
+  await withMeter(own, () => withoutAuditOperation(() => putIf(store, { Item: item, ConditionExpression: 'attribute_not_exists(PK)' })));
   if (result === 'SUCCESS') operation.written = true;
 }
 

@@ -11,6 +11,12 @@ export interface CapacityMeter {
    * same for every request, not the operation's, so the figures above stay comparable between operations.
    */
   rateLimit?: CapacityMeter;
+  /**
+   * Audit entries written on their own (a refusal's, a failure's, or an operation's that wrote no
+   * transaction), metered apart as the limiter is: what the operation did stays comparable, and the
+   * audit's own cost is visible. An entry carried by the operation's transaction is in that transaction.
+   */
+  audit?: CapacityMeter;
 }
 
 /** What a unit of work may still do: its DynamoDB budget and the signal of its client going away. */
