@@ -298,7 +298,8 @@ function checkAttributeWrites(ctx: WriteContext, links: readonly string[], befor
   }
 }
 
-const trackedFields = [
+/** The content fields of a component: what history records when they change, and what a compare shows. */
+export const trackedFields = [
   'name',
   'description',
   'categoryId',

@@ -1,5 +1,6 @@
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../config/libraryConfig.js';
 import { BomError, DomainError, IndentedBomTooLargeError, InvalidInputError, NotFoundError } from '../errors.js';
+import { trackedFields } from '../components/rules.js';
 import type { LibraryRef } from '../model/scope.js';
 import { getBoms, type BomLine } from '../store/bom.js';
 import type { Store } from '../store/client.js';
@@ -74,22 +75,8 @@ interface Side {
   lines: LineSummary[];
 }
 
-/** The content fields compared (the lifecycle ones, state and version, follow from them and are left out). */
-const comparedFields = [
-  'name',
-  'description',
-  'cpn',
-  'categoryId',
-  'statusId',
-  'revisionValue',
-  'eid',
-  'labels',
-  'documentFormats',
-  'isArchived',
-  'notRevisionManaged',
-  'fileId',
-  'imageFileId',
-] as const satisfies readonly (keyof ComponentRecord)[];
+/** The content fields compared: those history tracks (the lifecycle ones, state and version, follow from them and are left out). */
+const comparedFields = trackedFields;
 const lineFields = ['quantity', 'refDes', 'itemNumber', 'notes', 'childHistoryId'] as const;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

@@ -1,15 +1,14 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSchema, listOperations } from '../../functions/graphql/schema.js';
 import { listAuditEntries, sealAuditChain, verifyAuditChain, type AuditEntryRecord } from '../../lib/store/audit.js';
 import { gqlOk, graphql, newTenant, stack, testStore, type Tenant } from '../support/api.js';
+import { adminCli } from '../support/admin.js';
 import { memberWithRole, type Member } from './accessHelpers.js';
 
 /** A distinctive value every String argument carries: no audit entry may hold it. */
@@ -222,18 +221,7 @@ describe('audit log', () => {
   });
 
   describe('operator commands', () => {
-    const admin = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
-        env: {
-          ...process.env,
-          NODE_NO_WARNINGS: '1',
-          DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
-          TABLE_NAME: stack.tableName,
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
-        },
-      });
+    const admin = (...args: string[]) => adminCli(args);
 
     it('audit verify passes on the intact chain, exits 1 naming an edited entry, and is itself audited', async () => {
       await sealAuditChain(testStore(), chainOf(tenant));

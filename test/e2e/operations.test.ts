@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,15 +10,11 @@ import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
 import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { plans } from '../../lib/orgs/plans.js';
 import { createStore } from '../../lib/store/client.js';
+import { adminCli } from '../support/admin.js';
 
 const stack = inject('stack');
-const run = promisify(execFile);
 /** The CLI against a table of its own in the test stack's DynamoDB Local (the shared table is large and busy). */
-const admin = (table: string, ...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
-    env: { ...process.env, NODE_NO_WARNINGS: '1', DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: table, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
+const admin = (table: string, ...args: string[]) => adminCli(args, { table });
 
 async function allItems(table: string) {
   const store = createStore({ DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: table, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createCreationGrant, setPlan, verifyDomain } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
 import { newTenant, ok, stack, tenantHeaders, testStore } from '../support/api.js';
+import { adminCli } from '../support/admin.js';
 import { memberWithRole, refusal } from './accessHelpers.js';
 
 const options = `query { user { me { canCreateOrg hasOrganizations } orgCreationOptions { canCreateProduction canCreateSandbox sandboxParents { organization { id name } sandboxLimit sandboxUsed sandboxRemaining } } } }`;
@@ -136,18 +137,7 @@ describe('discovery by verified domain', () => {
 
 describe('operator commands', () => {
   const run = promisify(execFile);
-  const admin = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
-      env: {
-        ...process.env,
-        NODE_NO_WARNINGS: '1',
-        DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
-        TABLE_NAME: stack.tableName,
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-      },
-    });
+  const admin = (...args: string[]) => adminCli(args);
 
   it('member add, plan set and grant create each print one JSON line', async () => {
     const tenant = await newTenant();

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +15,7 @@ import { syntheticLibraryCsv } from '../../lib/transfer/synthetic.js';
 import { readImportDirectory, writeExportDirectory } from '../../lib/transfer/files.js';
 import { importLibrary, SimulatedImportFailure, type ImportOptions } from '../../lib/transfer/import.js';
 import { gqlOk, newTenant, stack, testStore, uniqueSlug, type Tenant } from '../support/api.js';
+import { adminCli } from '../support/admin.js';
 import { sha256Hex } from '../support/files.js';
 import { markReleased, seedContext } from './searchHelpers.js';
 import { createComponents, updateComponents } from '../../lib/components/service.js';
@@ -199,19 +198,7 @@ describe('library export and import', () => {
   });
 
   it('npm run admin -- export / import print one JSON line each, progress on stderr, refusals with every problem', { timeout: 120_000 }, async () => {
-    const run = promisify(execFile);
-    const admin = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
-        env: {
-          ...process.env,
-          NODE_NO_WARNINGS: '1',
-          DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
-          TABLE_NAME: stack.tableName,
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
-        },
-      });
+    const admin = (...args: string[]) => adminCli(args);
     const directory = await mkdtemp(join(tmpdir(), 'plm-cli-export-'));
     const exported = await admin('export', '--org-slug', tenant.organization.slug, '--library-slug', tenant.library.slug, '--out', directory);
     expect(exported.stdout.trim().split('\n')).toHaveLength(1);

@@ -1,0 +1,21 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { stack } from './api.js';
+
+const run = promisify(execFile);
+
+/** The operator CLI (`npm run -s admin -- …`) against the test stack's DynamoDB Local, on its table or another. */
+export function adminCli(args: string[], options: { table?: string } = {}) {
+  return run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
+    env: {
+      ...process.env,
+      NODE_NO_WARNINGS: '1',
+      DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+      TABLE_NAME: options.table ?? stack.tableName,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
