@@ -136,7 +136,9 @@ async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>
     // Every route but /auth/token is audited (lib/accounts/audit.ts): one entry in the person's chain.
     const run = () => known.run(d, body, event);
     const result = await withAuditSource(auditSource(event), () =>
-      path === '/auth/token' ? run() : auditedAccountRoute(d.store, path.slice('/auth/'.length), { body, sessionCookie: path === '/auth/signout' ? readCookie(event.cookies?.join('; '), sessionCookieName) : undefined }, run),
+      path === '/auth/token'
+        ? run()
+        : auditedAccountRoute(d.store, path.slice('/auth/'.length), { body, sessionCookie: path === '/auth/signout' ? readCookie(event.cookies?.join('; '), sessionCookieName) : undefined }, run),
     );
     const response = jsonResult(result.status, result.body);
     if (result.session !== undefined) response.cookies = [sessionCookie(result.session)];

@@ -14,12 +14,7 @@ import { findUserIdByEmail } from '../store/user.js';
  * and is left to the request log. Entries carry no body value: never a password, token, cookie or address.
  * Written after the route (on their own, not in its transaction): the person is often known only then.
  */
-export async function auditedAccountRoute<T>(
-  store: Store,
-  route: string,
-  hints: { body?: unknown; sessionCookie?: string | undefined },
-  run: () => Promise<T>,
-): Promise<T> {
+export async function auditedAccountRoute<T>(store: Store, route: string, hints: { body?: unknown; sessionCookie?: string | undefined }, run: () => Promise<T>): Promise<T> {
   // Who the request names, read before it runs (a sign-out deletes the session that names its person).
   const email = (hints.body as { email?: unknown } | undefined)?.email;
   const named = await personNamed(store, typeof email === 'string' ? email : undefined, hints.sessionCookie).catch(() => undefined);
