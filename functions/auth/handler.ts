@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { identitiesFromEnv } from '../../lib/accounts/identities.js';
 import { passwordPolicyFromEnv } from '../../lib/accounts/passwordPolicy.js';
+import { auditedAccountRoute } from '../../lib/accounts/audit.js';
 import { applyRateLimit, type RateLimitedRoute } from '../../lib/accounts/rateLimit.js';
 import { completePasswordReset, issueTokens, requestPasswordReset, signIn, signOut, signup, verifyEmail, type AccountDeps } from '../../lib/accounts/service.js';
 import { federationFromEnv } from '../../lib/saml/federation.js';
@@ -8,6 +9,7 @@ import { clearedStateCookie, completeSamlSignin, samlStateCookieName, startSamlS
 import { readCookie, sessionCookie, sessionCookieName, type IssuedSession } from '../../lib/people/sessions.js';
 import { AccountError, DomainError } from '../../lib/errors.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
+import { withAuditSource } from '../../lib/store/auditContext.js';
 import { createStore } from '../../lib/store/client.js';
 import { allowedOriginsFromEnv, jsonResult, sourceIp } from '../shared/apigw.js';
 import { withRequestLog } from '../shared/requestLog.js';
@@ -92,6 +94,8 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
   });
 }
 
+const auditSource = (event: APIGatewayProxyEventV2) => ({ sourceIp: sourceIp(event), userAgent: event.headers?.['user-agent'] });
+
 const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}) => jsonResult(status, { code, message }, headers);
 
 async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>): Promise<APIGatewayProxyStructuredResultV2> {
@@ -108,7 +112,9 @@ async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>
       async () => {
         const d = accountDeps();
         await applyRateLimit(d.store, 'sso', sourceIp(event));
-        const { location, cookies } = await redirect(d, event);
+        const run = () => redirect(d, event);
+        // The callback signs a person in: audited (lib/accounts/audit.ts); the start route changes nothing.
+        const { location, cookies } = await withAuditSource(auditSource(event), () => (path === '/auth/saml/callback' ? auditedAccountRoute(d.store, 'samlSignin', {}, run) : run()));
         return { statusCode: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, cookies, body: '' };
       },
       path === '/auth/saml/callback' ? [clearedStateCookie] : [],
@@ -126,7 +132,14 @@ async function route(event: APIGatewayProxyEventV2, cors: Record<string, string>
     }
     const d = accountDeps();
     await applyRateLimit(d.store, known.limit, sourceIp(event));
-    const result = await known.run(d, parseBody(event), event);
+    const body = parseBody(event);
+    // Every route but /auth/token is audited (lib/accounts/audit.ts): one entry in the person's chain.
+    const run = () => known.run(d, body, event);
+    const result = await withAuditSource(auditSource(event), () =>
+      path === '/auth/token'
+        ? run()
+        : auditedAccountRoute(d.store, path.slice('/auth/'.length), { body, sessionCookie: path === '/auth/signout' ? readCookie(event.cookies?.join('; '), sessionCookieName) : undefined }, run),
+    );
     const response = jsonResult(result.status, result.body);
     if (result.session !== undefined) response.cookies = [sessionCookie(result.session)];
     return response;

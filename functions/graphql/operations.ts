@@ -117,6 +117,8 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'webhooks.update': { scope: 'library', permission: 'library.settings.update' },
     'webhooks.delete': { scope: 'library', permission: 'library.settings.update' },
     'webhooks.rotateSecret': { scope: 'library', permission: 'library.settings.update' },
+    'webhooks.redeliver': { scope: 'library', permission: 'library.settings.update' },
+    'webhooks.replay': { scope: 'library', permission: 'library.settings.update' },
     // Linking another principal than one's own also needs integrations.configure (checked inside).
     linkComponent: { scope: 'library', permission: 'components.update' },
     unlinkComponent: { scope: 'library', permission: 'components.update' },

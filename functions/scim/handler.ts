@@ -4,10 +4,12 @@ import { hashSecret } from '../../lib/access/apiKeySecrets.js';
 import { RateLimitedError } from '../../lib/errors.js';
 import { ScimError } from '../../lib/scim/errors.js';
 import { errorSchema } from '../../lib/scim/schemas.js';
+import { auditedScimRequest } from '../../lib/scim/audit.js';
 import { handleScimRequest } from '../../lib/scim/service.js';
 import { authenticateScim } from '../../lib/scim/tokens.js';
+import { withAuditSource } from '../../lib/store/auditContext.js';
 import { createStore, type Store } from '../../lib/store/client.js';
-import { securityHeaders } from '../shared/apigw.js';
+import { securityHeaders, sourceIp } from '../shared/apigw.js';
 import { withRequestLog } from '../shared/requestLog.js';
 
 const scimMediaType = 'application/scim+json';
@@ -62,8 +64,8 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
     summary.operation = `${method} ${path.replace(/^(\/\w+\/)[^/]+/, '$1{id}')}`;
     store ??= createStore();
     const authorization = event.headers?.authorization;
-    const organization = await authenticateScim(store, authorization);
-    if (!organization) {
+    const authenticated = await authenticateScim(store, authorization);
+    if (!authenticated) {
       const detail = /^Bearer\s+\S+/i.test(authorization ?? '') ? 'The SCIM token is unknown or revoked, or SCIM is disabled' : 'A SCIM bearer token is required';
       return errorResult(new ScimError(401, detail), { 'www-authenticate': 'Bearer realm="scim"' });
     }
@@ -76,7 +78,10 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
     }
     try {
       const query = new URLSearchParams(event.rawQueryString ?? '');
-      const response = await handleScimRequest(store, organization, { method, path, query, body: parseBody(event), baseUrl });
+      // Writes are audited (lib/scim/audit.ts): one entry each, in the organization's chain.
+      const response = await withAuditSource({ sourceIp: sourceIp(event), userAgent: event.headers?.['user-agent'] }, () =>
+        auditedScimRequest(store!, authenticated, { method, path }, () => handleScimRequest(store!, authenticated.organization, { method, path, query, body: parseBody(event), baseUrl })),
+      );
       return result(response.status, response.body, response.headers);
     } catch (error) {
       if (error instanceof ScimError) return errorResult(error);

@@ -31,7 +31,7 @@ function organizationOfSecret(secret: string): string | undefined {
  * unrevoked (a retiring one only until its grace period ends), and the organization must exist, be active,
  * have SAML and SCIM enabled and a plan with the scim entitlement. Read fresh, strongly consistent, on every request.
  */
-export async function authenticateScim(store: Store, authorization: string | undefined, now = new Date()): Promise<OrganizationRecord | undefined> {
+export async function authenticateScim(store: Store, authorization: string | undefined, now = new Date()): Promise<{ organization: OrganizationRecord; tokenId: string } | undefined> {
   const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
   const organizationId = secret ? organizationOfSecret(secret) : undefined;
   if (!secret || !organizationId) return undefined;
@@ -40,5 +40,5 @@ export async function authenticateScim(store: Store, authorization: string | und
   if (token.retiresAt && Date.parse(token.retiresAt) <= now.getTime()) return undefined;
   // A plan that lost the scim entitlement stops SCIM as disabling it would.
   if (organization.archived || !organization.scimEnabled || !organization.saml?.enabled || !entitlementsOf(organization).scim) return undefined;
-  return organization;
+  return { organization, tokenId: token.tokenId };
 }

@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { deleteIf, getItem, parseItem, putIf, queryNewestFirst, queryPrefix } from './items.js';
+import { batchWrite, deleteIf, getItem, parseItem, putIf, queryNewestFirst, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** A webhook of a library. Its signing secret is not stored: it is derived from the stack's key (lib/webhooks/signing.ts). */
@@ -61,6 +61,8 @@ export const deliveryRecord = z.object({
   lastAttemptAt: z.string().nullable(),
   nextAttemptAt: z.string().nullable(),
   deliveredAt: z.string().nullable(),
+  /** Set on a resend (redeliver, replay): the delivery it repeats, with the same event id and body. */
+  replayOf: z.string().optional(),
 });
 export type DeliveryRecord = z.infer<typeof deliveryRecord>;
 
@@ -104,6 +106,14 @@ export function insertDelivery(store: Store, record: DeliveryRecord): Promise<bo
   return putIf(store, { Item: deliveryItem(record), ConditionExpression: 'attribute_not_exists(PK)' });
 }
 
+/** New deliveries with fresh random ids (resends): plain puts in batches of 25, nothing to condition on. */
+export function insertDeliveries(store: Store, records: DeliveryRecord[]): Promise<void> {
+  return batchWrite(
+    store,
+    records.map((record) => ({ put: deliveryItem(record) })),
+  );
+}
+
 /**
  * Claims a due retry before it is sent: moves its next attempt to `leaseUntil` (the sweep finds it again
  * only if this attempt dies), on condition that the delivery is still the version read (same attempts and
@@ -129,6 +139,57 @@ export function recordAttempt(store: Store, before: DeliveryRecord, after: Deliv
 /** A webhook's deliveries, newest first. */
 export function listDeliveries(store: Store, orgId: string, libraryId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
   return queryNewestFirst(store, libraryPartition(orgId, libraryId), `WHD#${webhookId}#`, limit, deliveryRecord, 'webhook delivery');
+}
+
+/**
+ * One delivery of a library by id (the ids do not name their webhook or time): a filtered query over the
+ * library's delivery log (kept 30 days), stopping at the first match.
+ */
+export async function findDelivery(store: Store, orgId: string, libraryId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'id = :id',
+        ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'WHD#', ':id': deliveryId },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    const found = page.Items?.[0];
+    if (found) return parseItem(deliveryRecord, found, 'webhook delivery');
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return undefined;
+}
+
+/**
+ * A webhook's original deliveries (not resends) created in [from, to], oldest first, at most `limit`
+ * (the caller reads one more than it accepts to tell a window that is too large).
+ */
+export async function deliveriesBetween(store: Store, webhook: { organizationId: string; libraryId: string; id: string }, from: string, to: string, limit: number): Promise<DeliveryRecord[]> {
+  const found: DeliveryRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        FilterExpression: 'attribute_not_exists(replayOf)',
+        ExpressionAttributeValues: { ':pk': libraryPartition(webhook.organizationId, webhook.libraryId), ':from': `WHD#${webhook.id}#${from}`, ':to': `WHD#${webhook.id}#${to}#~` },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      found.push(parseItem(deliveryRecord, item, 'webhook delivery'));
+      if (found.length >= limit) return found;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
 }
 
 /** Deliveries whose next attempt is due by `now`, oldest first (at most `limit`). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { claimDeliveryRetry, dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
+import { claimDeliveryRetry, deliveryRecord, dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
 import type { ChangedItem } from '../store/stream.js';
 import { eventNames, eventOf, type WebhookEvent } from './events.js';
 import type { WebhookSettings } from './settings.js';
@@ -72,20 +72,36 @@ const retryLeaseMarginMs = 30_000;
 export async function retryDueDeliveries(deps: DeliveryDeps, limit = 25): Promise<number> {
   const now = deps.now?.() ?? new Date();
   const due = await dueDeliveries(deps.store, now.toISOString(), limit);
-  await Promise.all(
-    due.map(async (delivery) => {
-      const webhook = await getWebhook(deps.store, delivery.organizationId, delivery.libraryId, delivery.webhookId);
-      if (!webhook || !webhook.enabled) {
-        await recordAttempt(deps.store, delivery, { ...delivery, status: 'FAILED', nextAttemptAt: null, lastError: webhook ? 'the webhook was disabled' : 'the webhook was deleted' });
-        return;
-      }
-      // Sweeps overlap and the retry index lags: only the sweep that claims this version sends it.
-      const leaseUntil = new Date(now.getTime() + deps.settings.timeoutMs + retryLeaseMarginMs).toISOString();
-      if (!(await claimDeliveryRetry(deps.store, delivery, leaseUntil))) return;
-      await attempt(deps, webhook, delivery);
-    }),
-  );
+  await Promise.all(due.map((delivery) => attemptDue(deps, delivery, now)));
   return due.length;
+}
+
+/** A due delivery attempted by whoever claims it first (a sweep, or the stream for a resend). */
+async function attemptDue(deps: DeliveryDeps, delivery: DeliveryRecord, now: Date): Promise<void> {
+  const webhook = await getWebhook(deps.store, delivery.organizationId, delivery.libraryId, delivery.webhookId);
+  if (!webhook || !webhook.enabled) {
+    await recordAttempt(deps.store, delivery, { ...delivery, status: 'FAILED', nextAttemptAt: null, lastError: webhook ? 'the webhook was disabled' : 'the webhook was deleted' });
+    return;
+  }
+  // Sweeps overlap and the retry index lags: only the sweep that claims this version sends it.
+  const leaseUntil = new Date(now.getTime() + deps.settings.timeoutMs + retryLeaseMarginMs).toISOString();
+  if (!(await claimDeliveryRetry(deps.store, delivery, leaseUntil))) return;
+  await attempt(deps, webhook, delivery);
+}
+
+/**
+ * Resends (webhooks.redeliver and replay) attempted as soon as the stream shows them inserted, rather than
+ * at the next sweep: each is claimed first, so a sweep that found it too does not send it twice.
+ */
+export async function attemptInsertedResends(deps: DeliveryDeps, changes: ChangedItem[]): Promise<number> {
+  const resends = changes
+    .filter((change) => change.kind === 'INSERT' && change.newImage?.entity === 'WebhookDelivery' && typeof change.newImage.replayOf === 'string')
+    .map((change) => deliveryRecord.safeParse(change.newImage))
+    .flatMap((parsed) => (parsed.success && parsed.data.attempts === 0 && parsed.data.status === 'PENDING' ? [parsed.data] : []));
+  const now = deps.now?.() ?? new Date();
+  // At most 25 at a time: a replay inserts up to 1,000.
+  for (let start = 0; start < resends.length; start += 25) await Promise.all(resends.slice(start, start + 25).map((delivery) => attemptDue(deps, delivery, now)));
+  return resends.length;
 }
 
 /** One POST of the delivery's body, signed now; the outcome is recorded (retry scheduled, delivered, or failed for good). */

@@ -206,6 +206,66 @@ describe('webhooks', () => {
     hooked.server.close();
   });
 
+  it('resends a lost delivery (redeliver) and a window (replay) with the same event id and a new delivery id', { timeout: 120_000 }, async () => {
+    const secrets: Record<string, string> = {};
+    // A receiver that answers 204 but loses what it got (its queue crashed): it asks for the events again.
+    const lossy = receiver(
+      () => 204,
+      () => secrets.lossy,
+    );
+    const created = (await ok(admin, createWebhook, { input: { url: await lossy.url(), events: ['COMPONENT_CREATED'] } })).webhooks.create;
+    secrets.lossy = created.secret;
+    const from = new Date(Date.now() - 1000).toISOString();
+    await ok(alice.headers, 'mutation { component { create(inputs: [{ name: "Lost part", categoryId: "mechanical" }]) { id } } }');
+    const logQuery = 'query { webhooks { findAll { id deliveries(first: 50) { id eventId status replayOf } } } }';
+    const logOf = async () => (await ok(admin, logQuery)).webhooks.findAll.find((w: { id: string }) => w.id === created.webhook.id).deliveries;
+    const [original] = await eventually(logOf, (log) => log[0]?.status === 'DELIVERED', 'the first delivery');
+    await eventually(
+      () => lossy.received.length,
+      (n) => n === 1,
+      'the first POST',
+    );
+    const first = lossy.received[0]!;
+    expect(first.headers['x-plm-delivery-id']).toBe(original.id);
+
+    const resend = (await ok(admin, 'mutation($id: ID!) { webhooks { redeliver(deliveryId: $id) { id eventId status replayOf } } }', { id: original.id })).webhooks.redeliver;
+    expect(resend).toMatchObject({ eventId: original.eventId, status: 'PENDING', replayOf: original.id });
+    expect(resend.id).not.toBe(original.id);
+    await eventually(
+      () => lossy.received.length,
+      (n) => n === 2,
+      'the redelivered POST',
+    );
+    const again = lossy.received[1]!;
+    expect(again.verified).toBe(true);
+    expect(again.headers['x-plm-event-id']).toBe(first.headers['x-plm-event-id']);
+    expect(again.headers['x-plm-delivery-id']).toBe(resend.id);
+    expect(again.body).toBe(first.body);
+    await eventually(logOf, (log) => log.find((d: { id: string }) => d.id === resend.id)?.status === 'DELIVERED', 'the resend recorded DELIVERED');
+
+    // A replay of the window resends the original only (not the earlier resend), once more with a new id.
+    const replayMutation = 'mutation($webhookId: ID!, $from: DateTime!, $to: DateTime!) { webhooks { replay(webhookId: $webhookId, from: $from, to: $to) { id eventId replayOf } } }';
+    const replayed = (await ok(admin, replayMutation, { webhookId: created.webhook.id, from, to: new Date().toISOString() })).webhooks.replay;
+    expect(replayed).toHaveLength(1);
+    expect(replayed[0]).toMatchObject({ eventId: original.eventId, replayOf: original.id });
+    await eventually(
+      () => lossy.received.length,
+      (n) => n === 3,
+      'the replayed POST',
+    );
+    expect(lossy.received[2]!.headers['x-plm-event-id']).toBe(first.headers['x-plm-event-id']);
+    expect(lossy.received[2]!.headers['x-plm-delivery-id']).toBe(replayed[0].id);
+    expect(new Set(lossy.received.map((r) => r.headers['x-plm-delivery-id'])).size).toBe(3);
+
+    // An empty window resends nothing; a reversed one, an unknown delivery and a caller without the permission are refused.
+    expect((await ok(admin, replayMutation, { webhookId: created.webhook.id, from: '2000-01-01T00:00:00Z', to: '2000-01-02T00:00:00Z' })).webhooks.replay).toEqual([]);
+    expect((await refusal(admin, replayMutation, { webhookId: created.webhook.id, from: new Date().toISOString(), to: from })).code).toBe('BAD_USER_INPUT');
+    expect((await refusal(admin, 'mutation { webhooks { redeliver(deliveryId: "nope") { id } } }')).code).toBe('NOT_FOUND');
+    const denied = await refusal(alice.headers, 'mutation($id: ID!) { webhooks { redeliver(deliveryId: $id) { id } } }', { id: original.id });
+    expect(denied.error!.extensions).toMatchObject({ code: 'FORBIDDEN', requiredPermission: 'library.settings.update' });
+    lossy.server.close();
+  });
+
   it('validates receivers and needs library.settings.update; update, rotation and delete', async () => {
     expect((await refusal(admin, createWebhook, { input: { url: 'ftp://example.com/x', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');
     expect((await refusal(admin, createWebhook, { input: { url: 'not a url', events: ['BOM_CHANGED'] } })).code).toBe('BAD_USER_INPUT');

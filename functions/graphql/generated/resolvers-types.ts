@@ -4100,6 +4100,8 @@ export type WebhookDelivery = {
   deliveredAt?: Maybe<Scalars['DateTime']['output']>;
   /** The JSON body, exactly as sent. */
   body: Scalars['String']['output'];
+  /** On a resend (redeliver, replay): the id of the original delivery it repeats. */
+  replayOf?: Maybe<Scalars['ID']['output']>;
 };
 
 /** The secret is shown here once: store it to verify x-plm-signature. */
@@ -4144,6 +4146,17 @@ export type WebhookMutationNamespace = {
   delete: Scalars['Boolean']['output'];
   /** A new secret; attempts from now on are signed with it. */
   rotateSecret: WebhookWithSecret;
+  /**
+   * Resends one recorded delivery (any status) to its webhook, which must be enabled: a new delivery id,
+   * the same x-plm-event-id and body, attempted at once with the usual retries. NOT_FOUND for an unknown id.
+   */
+  redeliver: WebhookDelivery;
+  /**
+   * Resends every delivery of the webhook created between from and to (inclusive; originals only, not
+   * earlier resends), oldest first, as redeliver does. At most 1,000 deliveries: a larger window is refused
+   * with REPLAY_WINDOW_TOO_LARGE (details.limit): replay shorter windows. Deliveries are kept 30 days.
+   */
+  replay: Array<WebhookDelivery>;
 };
 
 
@@ -4168,6 +4181,20 @@ export type WebhookMutationNamespaceDeleteArgs = {
 /** Library-scoped; library.settings.update. */
 export type WebhookMutationNamespaceRotateSecretArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** Library-scoped; library.settings.update. */
+export type WebhookMutationNamespaceRedeliverArgs = {
+  deliveryId: Scalars['ID']['input'];
+};
+
+
+/** Library-scoped; library.settings.update. */
+export type WebhookMutationNamespaceReplayArgs = {
+  webhookId: Scalars['ID']['input'];
+  from: Scalars['DateTime']['input'];
+  to: Scalars['DateTime']['input'];
 };
 
 
@@ -6305,6 +6332,7 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   deliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   body?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  replayOf?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
 export type WebhookWithSecretResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookWithSecret'] = ResolversParentTypes['WebhookWithSecret']> = {
@@ -6321,6 +6349,8 @@ export type WebhookMutationNamespaceResolvers<ContextType = GraphQLContext, Pare
   update?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceUpdateArgs, 'input'>>;
   delete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceDeleteArgs, 'id'>>;
   rotateSecret?: Resolver<ResolversTypes['WebhookWithSecret'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceRotateSecretArgs, 'id'>>;
+  redeliver?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<WebhookMutationNamespaceRedeliverArgs, 'deliveryId'>>;
+  replay?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<WebhookMutationNamespaceReplayArgs, 'webhookId' | 'from' | 'to'>>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
