@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { listAuditEntries, type AuditEntryRecord } from '../../lib/store/audit.js';
 import { findUserIdByEmail } from '../../lib/store/user.js';
@@ -56,5 +57,18 @@ describe('audit of the SCIM and account routes', () => {
     expect(await entriesOf(chain, 'account.verify-email')).toMatchObject([{ result: 'SUCCESS', actorId: userId }]);
     const all = JSON.stringify(await listAuditEntries(testStore(), chain));
     for (const secret of [password, `${password}x`, cookie, signedIn.body.csrfToken]) expect(all).not.toContain(secret);
+  });
+
+  it('a sign-in at an address nobody holds is recorded too, in the chain named by its hash, so both cost the same write', { timeout: 60_000 }, async () => {
+    const address = newAddress('nobody');
+    const password = strongPassword();
+    const refused = await postAuth('/auth/signin', { email: address, password }, freshClientIp());
+    expect(refused.status).toBe(401);
+    const chain = `USER#address:${createHash('sha256').update(address.toLowerCase()).digest('hex')}#AUDIT`;
+    const [entry] = await entriesOf(chain, 'account.signin');
+    expect(entry).toMatchObject({ result: 'DENIED', actorType: 'anonymous' });
+    const all = JSON.stringify(await listAuditEntries(testStore(), chain));
+    expect(all).not.toContain(address);
+    expect(all).not.toContain(password);
   });
 });
