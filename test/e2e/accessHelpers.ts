@@ -35,3 +35,11 @@ export async function mailTo(address: string): Promise<{ to: string[]; subject: 
   const all = (await (await fetch(`${stack.baseUrl}/_local/mail`)).json()) as { to: string[]; subject: string; text: string; html: string }[];
   return all.filter((mail) => mail.to.includes(address.toLowerCase()));
 }
+
+/** Subjects of the watchers' notification mail (lib/notifications/digest.ts), sent from the stream at its own pace. */
+const notificationSubject = /^(Update: |You were mentioned$|Your daily digest: )/;
+
+/** The workflow mail of an address (change order requests and outcomes), newest last: notification mail left out. */
+export async function workflowMailTo(address: string): Promise<{ to: string[]; subject: string; text: string; html: string }[]> {
+  return (await mailTo(address)).filter((mail) => !notificationSubject.test(mail.subject));
+}

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { graphql, newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { historyOf } from '../support/history.js';
-import { mailTo, memberWithRole, refusal, type Member } from './accessHelpers.js';
+import { memberWithRole, refusal, workflowMailTo, type Member } from './accessHelpers.js';
 import { createComponent, createComponents, findOne, libraryPartition, partitionItems } from './componentHelpers.js';
 
 const fields = `id number name status resolution currentStage templateId
@@ -42,7 +42,7 @@ describe('change orders', () => {
 
     const submitted = await run(alice, 'submit', co.id);
     expect(submitted).toMatchObject({ status: 'OPEN', currentStage: 0 });
-    expect((await mailTo(bob.email)).at(-1)!.subject).toContain(`Review requested: ${co.number}`);
+    expect((await workflowMailTo(bob.email)).at(-1)!.subject).toContain(`Review requested: ${co.number}`);
     // Held: no edits or deletes outside the change order.
     const edit = await refusal(admin, 'mutation($id: ID!) { component { update(inputs: [{ id: $id, name: "elsewhere" }]) { id } } }', { id: part!.id });
     expect(edit.code).toBe('COMPONENT_IN_CHANGE_ORDER');
@@ -70,7 +70,7 @@ describe('change orders', () => {
         { field: 'changeOrder', from: null, to: co.number },
       ]),
     });
-    expect((await mailTo(alice.email)).at(-1)!.subject).toBe(`${co.number} approved: Swap resistor supplier`);
+    expect((await workflowMailTo(alice.email)).at(-1)!.subject).toBe(`${co.number} approved: Swap resistor supplier`);
     // Searchable as released.
     const found = await ok(admin, 'query($id: ID!) { component { findAll(filter: { ids: [$id] }) { edges { node { state revisionValue } } } } }', { id: part!.id }).catch(() => null);
     if (found) expect(found.component.findAll.edges[0].node).toEqual({ state: 'RELEASED', revisionValue: 'B' });
@@ -92,7 +92,7 @@ describe('change orders', () => {
     await run(alice, 'submit', co.id);
     const passed = await run(bob, 'approve', co.id);
     expect(passed).toMatchObject({ status: 'OPEN', currentStage: 1, stages: [{ outcome: 'PASSED' }, { outcome: null }] });
-    expect((await mailTo(carol.email)).at(-1)!.subject).toContain('Release approval');
+    expect((await workflowMailTo(carol.email)).at(-1)!.subject).toContain('Release approval');
     const rejected = await run(carol, 'reject', co.id, 'Wrong torque');
     expect(rejected).toMatchObject({ status: 'RESOLVED', resolution: 'REJECTED', stages: [{ outcome: 'PASSED' }, { outcome: 'REJECTED' }] });
     expect(await findOne(tenant, part.id)).toMatchObject({ state: 'MODIFIED', revisionValue: part.revisionValue });
@@ -307,8 +307,8 @@ describe('change orders', () => {
     expect(bad.code).toBe('VALUES_INVALID');
     expect((bad.error?.extensions?.problems as { field: string }[]).map((p) => p.field).sort()).toEqual(['color', 'plants', 'units']);
     const co = (await ok(alice.headers, create, { input: { name: 'Notify me', templateId: created.id, values: { units: 3, plants: ['a'] } } })).changeOrders.create;
-    expect((await mailTo('buyer@supplier.example')).at(-1)!.subject).toBe(`${co.number} created: Notify me`);
-    expect((await mailTo(carol.email)).some((m) => m.subject === `${co.number} created: Notify me`)).toBe(true);
+    expect((await workflowMailTo('buyer@supplier.example')).at(-1)!.subject).toBe(`${co.number} created: Notify me`);
+    expect((await workflowMailTo(carol.email)).some((m) => m.subject === `${co.number} created: Notify me`)).toBe(true);
     expect((await refusal(alice.headers, action('submit'), { id: co.id })).code).toBe('CHANGE_ORDER_EMPTY');
     expect(await ok(alice.headers, 'mutation($id: ID!) { changeOrders { delete(id: $id) } }', { id: co.id })).toEqual({ changeOrders: { delete: true } });
   });
