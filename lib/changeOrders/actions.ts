@@ -6,11 +6,12 @@ import { changeOrderPut, changeOrderUseAdd, nextChangeOrderNumber, removeChangeO
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
-import { nowIso, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { act, type ChangeOrderDeps } from './act.js';
 import { stageOutcome, type ApprovalType } from './lifecycle.js';
 import { createdMail, deliver, resolutionMail, reviewerMail } from './notifications.js';
 import { maxComponentsPerChangeOrder, release } from './release.js';
+import { closeReleasedRequests } from './requestClosing.js';
 import { history, lockItems, resolve, unlockItems } from './step.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
 import { requireValid, validateChangeOrder } from './validation.js';
@@ -102,6 +103,16 @@ async function findTemplate(store: Store, scope: LibraryScope, id: string): Prom
 
 /** changeOrders.create: a DRAFT change order; each stage's notifyList is told. */
 export async function createChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, rawInput: unknown): Promise<ChangeOrderRecord> {
+  return createChangeOrderWith(deps, scope, rawInput);
+}
+
+/** A new DRAFT change order written with `extra` items in its transaction (the requests promote links to it). */
+export async function createChangeOrderWith(
+  deps: ChangeOrderDeps,
+  scope: LibraryScope,
+  rawInput: unknown,
+  link?: { changeRequestIds: string[]; items: (record: ChangeOrderRecord) => WriteItem[] },
+): Promise<ChangeOrderRecord> {
   const input = parse(createChangeOrderInput, rawInput);
   const template = await findTemplate(deps.store, scope, input.templateId);
   const values = validateValues(template.document, input.values);
@@ -130,8 +141,13 @@ export async function createChangeOrder(deps: ChangeOrderDeps, scope: LibrarySco
     updatedAt: at,
     rev: 0,
     warnings: [],
+    changeRequestIds: link?.changeRequestIds ?? [],
   };
-  await transactWrite(deps.store, [changeOrderPut(record, null), ...record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id))]);
+  await transactWrite(deps.store, [
+    changeOrderPut(record, null),
+    ...record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id)),
+    ...(link?.items(record) ?? []),
+  ]);
   await deliver(deps, createdMail(record, template), record);
   return record;
 }
@@ -177,7 +193,13 @@ export function decide(deps: ChangeOrderDeps, scope: LibraryScope, id: string, d
       record.stages[record.currentStage!]!.openedAt = at;
       return { record, items: [], mails: [reviewerMail(record, record.currentStage!)] };
     }
-    if (outcome === 'PASSED') return { ...(await release(deps.store, scope, record, at, deps.failRelease)), mails: [resolutionMail(record)] };
+    if (outcome === 'PASSED')
+      return {
+        ...(await release(deps.store, scope, record, at, deps.failRelease)),
+        mails: [resolutionMail(record)],
+        // The change requests promoted into the order close right after the release commits (idempotent).
+        afterCommit: () => closeReleasedRequests(deps.store, record, scope.userId),
+      };
     resolve(record, 'REJECTED', at, scope.userId);
     return { record, items: unlockItems(record), mails: [resolutionMail(record)] };
   });

@@ -47,6 +47,8 @@ export const changeOrderRecord = z.object({
   rev: z.number().int(),
   /** The validation warnings (lib/changeOrders/validation.ts) the last submit accepted. */
   warnings: z.array(z.object({ severity: z.enum(['ERROR', 'WARNING']), code: z.string(), componentId: z.string().nullable(), message: z.string() })).default([]),
+  /** The change requests promoted into it (changeRequests.promote); closed when it releases. */
+  changeRequestIds: z.array(z.string()).default([]),
 });
 export type ChangeOrderRecord = z.infer<typeof changeOrderRecord>;
 
