@@ -201,3 +201,10 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
     },
   );
 }
+
+/** The requests promoted into a change order, in its order. */
+export async function changeRequestsOf(store: Store, scope: LibraryScope, order: ChangeOrderRecord): Promise<ChangeRequestRecord[]> {
+  if (!order.changeRequestIds.length) return [];
+  const found = await getChangeRequests(store, scope.organizationId, scope.libraryId, order.changeRequestIds);
+  return order.changeRequestIds.flatMap((id) => found.get(id) ?? []);
+}

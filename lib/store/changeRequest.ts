@@ -85,3 +85,4 @@ export async function nextChangeRequestNumber(store: Store, orgId: string, libra
   );
   return `CR-${String(result.Attributes?.value ?? 1).padStart(6, '0')}`;
 }
+export type ChangeRequestHistoryRecord = ChangeRequestRecord['history'][number];
