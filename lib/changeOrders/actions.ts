@@ -33,7 +33,27 @@ export const createChangeOrderInput = z.object({
   componentIds: z.array(z.string().max(128)).max(maxComponentsPerChangeOrder, `at most ${maxComponentsPerChangeOrder} components per change order`).nullish(),
   values: z.unknown().optional(),
   stages: z.array(stageInput).max(50).nullish(),
+  effectivity: z.enum(['IMMEDIATE', 'ON_DATE']).nullish(),
+  effectiveAt: z.string().max(40).nullish(),
 });
+
+/**
+ * The effectivity a create or update asks for: ON_DATE needs an effectiveAt in the future (normalized to
+ * ISO UTC); IMMEDIATE takes none. Undefined when the input names neither (an update keeps what it had).
+ */
+export function effectivityOf(input: { effectivity?: 'IMMEDIATE' | 'ON_DATE' | null; effectiveAt?: string | null }, now = Date.now()) {
+  if (input.effectivity === undefined && input.effectiveAt === undefined) return undefined;
+  const effectivity = input.effectivity ?? (input.effectiveAt ? 'ON_DATE' : 'IMMEDIATE');
+  if (effectivity === 'IMMEDIATE') {
+    if (input.effectiveAt) throw new InvalidInputError('input.effectiveAt: only with effectivity ON_DATE', { field: 'input.effectiveAt' });
+    return { effectivity, effectiveAt: null };
+  }
+  if (!input.effectiveAt) throw new InvalidInputError('input.effectiveAt: ON_DATE needs the date the released revisions take effect', { field: 'input.effectiveAt' });
+  const at = Date.parse(input.effectiveAt);
+  if (Number.isNaN(at)) throw new InvalidInputError('input.effectiveAt: not a date-time', { field: 'input.effectiveAt' });
+  if (at <= now) throw new InvalidInputError(`input.effectiveAt: ${input.effectiveAt} is in the past; ON_DATE takes a future date`, { field: 'input.effectiveAt' });
+  return { effectivity, effectiveAt: new Date(at).toISOString() };
+}
 
 export const updateChangeOrderInput = createChangeOrderInput.omit({ templateId: true }).partial().extend({ id: z.string() });
 
@@ -118,6 +138,7 @@ export async function createChangeOrderWith(
   const values = validateValues(template.document, input.values);
   const components = await requireComponents(deps.store, scope, input.componentIds ?? []);
   const stages = await buildStages(deps.store, scope, template, input.stages ?? []);
+  const effectivity = effectivityOf(input) ?? { effectivity: 'IMMEDIATE' as const, effectiveAt: null };
   const at = nowIso();
   const record: ChangeOrderRecord = {
     id: randomUUID(),
@@ -142,6 +163,7 @@ export async function createChangeOrderWith(
     rev: 0,
     warnings: [],
     changeRequestIds: link?.changeRequestIds ?? [],
+    ...effectivity,
   };
   await transactWrite(deps.store, [
     changeOrderPut(record, null),
@@ -258,6 +280,8 @@ export function updateChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, ra
       record.components = components.map((c) => ({ componentId: c.id, fromRevision: c.revisionValue, toRevision: null }));
     }
     if (input.stages) record.stages = await buildStages(deps.store, scope, template, input.stages);
+    const effectivity = effectivityOf(input);
+    if (effectivity) Object.assign(record, effectivity);
     history(record, 'UPDATE', scope.userId, at);
     const after = new Set(record.components.map((c) => c.componentId));
     const added = [...after].filter((componentId) => !before.has(componentId));
