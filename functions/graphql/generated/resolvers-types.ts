@@ -877,6 +877,16 @@ export type ChangeOrderResolution =
   | 'REJECTED'
   | 'WITHDRAWN';
 
+/**
+ * When a change order's released revisions take effect (the RELEASE history entries' effectiveAt, read by
+ * component.findOne(asOf) and indentedBom(asOf)).
+ */
+export type Effectivity =
+  /** At the release. */
+  | 'IMMEDIATE'
+  /** On effectiveAt (the release if that has passed by then); until then the revision before stays in effect. */
+  | 'ON_DATE';
+
 export type ApprovalType =
   /** Every reviewer approves. */
   | 'Unanimous'
@@ -1033,6 +1043,10 @@ export type ChangeOrder = {
   warnings: Array<ChangeOrderProblem>;
   /** For each component: the assemblies that use it at every level, and the other change orders holding it or them. */
   impact: Array<ComponentImpact>;
+  /** When the revisions it releases take effect. */
+  effectivity: Effectivity;
+  /** The date of an ON_DATE effectivity; null for IMMEDIATE. */
+  effectiveAt?: Maybe<Scalars['DateTime']['output']>;
   createdBy?: Maybe<User>;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
@@ -1063,6 +1077,10 @@ export type CreateChangeOrderInput = {
   /** Field name -> value, checked against the template's fields (VALUES_INVALID with extensions.problems). */
   values?: InputMaybe<Scalars['JSON']['input']>;
   stages?: InputMaybe<Array<ChangeOrderStageInput>>;
+  /** IMMEDIATE when omitted (ON_DATE when only effectiveAt is given). */
+  effectivity?: InputMaybe<Effectivity>;
+  /** ON_DATE only, and in the future (BAD_USER_INPUT otherwise). */
+  effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 /** Changes a DRAFT; omitted fields stay. */
@@ -1073,6 +1091,8 @@ export type UpdateChangeOrderInput = {
   componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
   values?: InputMaybe<Scalars['JSON']['input']>;
   stages?: InputMaybe<Array<ChangeOrderStageInput>>;
+  effectivity?: InputMaybe<Effectivity>;
+  effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 export type ChangeOrderFilterInput = {
@@ -1637,7 +1657,12 @@ export type Component = {
   documents: Array<DocumentLink>;
   /** The lines of other assemblies' current BOMs that use this component. */
   whereUsed: Array<AssemblyLink>;
-  /** The multi-level BOM, depth first, to `depth` levels (1 to 25). */
+  /**
+   * The multi-level BOM, depth first, to `depth` levels (1 to 25). With asOf: as built at that moment: this
+   * assembly and every line that follows the latest revision (not pinned) take the version in effect then
+   * (component.findOne's asOf), with that version's BOM; pinned lines keep their version; link.child is the
+   * version shown. Empty when the assembly did not exist then.
+   */
   indentedBom: Array<IndentedBomLine>;
   /** BOM snapshots, newest first. */
   bomHistory: Array<AssemblyLinkHistory>;
@@ -1661,6 +1686,7 @@ export type ComponentHistoryArgs = {
 /** A part, assembly or document of a library. */
 export type ComponentIndentedBomArgs = {
   depth?: InputMaybe<Scalars['Int']['input']>;
+  asOf?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -1849,6 +1875,8 @@ export type ComponentHistoryEntry = {
   user?: Maybe<User>;
   actingIntegrationId?: Maybe<Scalars['ID']['output']>;
   changes: Array<HistoryChange>;
+  /** RELEASE: when the released revision takes effect (the release, or its change order's ON_DATE); null otherwise. */
+  effectiveAt?: Maybe<Scalars['DateTime']['output']>;
   /** <componentId>:<version>; use as childHistoryId to pin a BOM line to this version. */
   id: Scalars['ID']['output'];
 };
@@ -2032,6 +2060,11 @@ export type UnPinComponentsInput = {
 
 export type ComponentQueryNamespace = {
   __typename?: 'ComponentQueryNamespace';
+  /**
+   * With asOf: the component as in effect at that moment (its latest release in effect by then: a release of
+   * an ON_DATE change order takes effect on its date; without a release in effect, the last version written by
+   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no date-time.
+   */
   findOne?: Maybe<Component>;
   findAll: ComponentConnection;
   /** Pre-flight check; create and update check again and that result is authoritative. */
@@ -2075,6 +2108,7 @@ export type ComponentQueryNamespace = {
 
 export type ComponentQueryNamespaceFindOneArgs = {
   id: Scalars['ID']['input'];
+  asOf?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -4479,6 +4513,7 @@ export type ResolversTypes = {
   CreateTemplateInput: CreateTemplateInput;
   ChangeOrderStatus: ChangeOrderStatus;
   ChangeOrderResolution: ChangeOrderResolution;
+  Effectivity: Effectivity;
   ApprovalType: ApprovalType;
   ChangeOrderDecision: ChangeOrderDecision;
   ChangeOrderReviewer: ResolverTypeWrapper<ChangeOrderReviewerRecordModel>;
@@ -5380,6 +5415,8 @@ export type ChangeOrderResolvers<ContextType = GraphQLContext, ParentType extend
   history?: Resolver<Array<ResolversTypes['ChangeOrderHistoryEntry']>, ParentType, ContextType>;
   warnings?: Resolver<Array<ResolversTypes['ChangeOrderProblem']>, ParentType, ContextType>;
   impact?: Resolver<Array<ResolversTypes['ComponentImpact']>, ParentType, ContextType>;
+  effectivity?: Resolver<ResolversTypes['Effectivity'], ParentType, ContextType>;
+  effectiveAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -5654,6 +5691,7 @@ export type ComponentHistoryEntryResolvers<ContextType = GraphQLContext, ParentT
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   actingIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   changes?: Resolver<Array<ResolversTypes['HistoryChange']>, ParentType, ContextType>;
+  effectiveAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
