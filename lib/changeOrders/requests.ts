@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, ConcurrentWriteError, InvalidInputError, NotFoundError } from '../errors.js';
 import { isUuid } from '../model/slugs.js';
-import type { ChangeOrderRecord } from '../store/changeOrder.js';
+import { getChangeOrders, type ChangeOrderRecord } from '../store/changeOrder.js';
 import {
   changeRequestPriorities,
   changeRequestPut,
@@ -165,7 +165,14 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length) throw new NotFoundError('Change request', missing.join(', '));
   const requests = unique.map((id) => found.get(id)!);
-  const promoted = requests.filter((r) => r.changeOrderId);
+  // A request stays promoted while its order lives on; one whose order was deleted, rejected or withdrawn may be promoted again.
+  const linkedIds = [...new Set(requests.flatMap((r) => r.changeOrderId ?? []))];
+  const linked = linkedIds.length ? await getChangeOrders(deps.store, scope.organizationId, scope.libraryId, linkedIds) : new Map<string, ChangeOrderRecord>();
+  const alive = (orderId: string | null) => {
+    const order = orderId ? linked.get(orderId) : undefined;
+    return !!order && order.resolution !== 'REJECTED' && order.resolution !== 'WITHDRAWN';
+  };
+  const promoted = requests.filter((r) => alive(r.changeOrderId));
   if (promoted.length)
     throw new ChangeOrderError('CHANGE_REQUEST_PROMOTED', `${promoted.map((r) => r.number).join(', ')} already promoted into a change order`, { numbers: promoted.map((r) => r.number) });
   const unapproved = requests.filter((r) => r.status !== 'APPROVED');

@@ -133,6 +133,13 @@ describe('change requests', () => {
     expect(linked.history.at(-1)).toEqual({ action: 'PROMOTE', status: 'APPROVED', comment: order.number });
     // Promoted once only.
     expect((await refusal(admin, promote, { ids: [first.id] })).code).toBe('CHANGE_REQUEST_PROMOTED');
+    // A request whose order was deleted may be promoted again.
+    const [p4] = await createParts(tenant, ['CR promote 4']);
+    const third = await approved('Washer missing', [p4!.id]);
+    const dropped = (await ok(admin, promote, { ids: [third.id], input: { values: { reason: 'x' } } })).changeRequests.promote;
+    await ok(admin, 'mutation($id: ID!) { changeOrders { delete(id: $id) } }', { id: dropped.id });
+    const again = (await ok(admin, promote, { ids: [third.id], input: { values: { reason: 'x' } } })).changeRequests.promote;
+    expect(again.changeRequests).toEqual([{ id: third.id, number: third.number, status: 'APPROVED' }]);
 
     // The order runs to release: its requests close.
     await ok(admin, updateOrder, { input: { id: order.id, stages: [{ index: 0, reviewerIds: [reviewer.userId] }] } });
