@@ -4,15 +4,7 @@ import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, ConcurrentWriteError, InvalidInputError, NotFoundError } from '../errors.js';
 import { isUuid } from '../model/slugs.js';
 import { getChangeOrders, type ChangeOrderRecord } from '../store/changeOrder.js';
-import {
-  changeRequestPriorities,
-  changeRequestPut,
-  getChangeRequest,
-  getChangeRequests,
-  listChangeRequests,
-  nextChangeRequestNumber,
-  type ChangeRequestRecord,
-} from '../store/changeRequest.js';
+import { changeRequestPriorities, changeRequestPut, getChangeRequest, getChangeRequests, listChangeRequests, nextChangeRequestNumber, type ChangeRequestRecord } from '../store/changeRequest.js';
 import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
 import { failingWith, nowIso, transactWrite } from '../store/items.js';
@@ -40,9 +32,7 @@ export const requestTransitions: Record<ChangeRequestAction, { from: readonly Ch
 };
 
 const maxValuesBytes = 32_000;
-const values = z
-  .record(z.string().max(100), z.unknown())
-  .refine((v) => JSON.stringify(v).length <= maxValuesBytes, `values are at most ${maxValuesBytes} characters as JSON`);
+const values = z.record(z.string().max(100), z.unknown()).refine((v) => JSON.stringify(v).length <= maxValuesBytes, `values are at most ${maxValuesBytes} characters as JSON`);
 
 export const createChangeRequestInput = z.object({
   title: z.string().trim().min(1, 'title must not be empty').max(200, 'title is at most 200 characters'),
@@ -113,7 +103,14 @@ export async function createChangeRequest(store: Store, scope: LibraryScope, raw
 }
 
 /** One action on one request: read, check the transition, write conditioned on the revision read. */
-async function actOn(store: Store, scope: LibraryScope, id: string, action: ChangeRequestAction, apply: (record: ChangeRequestRecord) => Promise<void> | void = () => undefined, comment: string | null = null) {
+async function actOn(
+  store: Store,
+  scope: LibraryScope,
+  id: string,
+  action: ChangeRequestAction,
+  apply: (record: ChangeRequestRecord) => Promise<void> | void = () => undefined,
+  comment: string | null = null,
+) {
   const current = await changeRequestById(store, scope, id);
   const rule = requestTransitions[action];
   if (!rule.from.includes(current.status))
@@ -186,7 +183,12 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
     deps,
     scope,
     {
-      name: input.name ?? requests.map((r) => r.title).join('; ').slice(0, 200),
+      name:
+        input.name ??
+        requests
+          .map((r) => r.title)
+          .join('; ')
+          .slice(0, 200),
       description: requests.map((r) => `${r.number}: ${r.title}`).join('\n'),
       templateId: input.templateId ?? 'default-one-stage',
       componentIds,

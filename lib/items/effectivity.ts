@@ -63,7 +63,10 @@ class AsOfReader {
 
   private async load(id: string, pinnedVersion: number | null): Promise<AsOfSide | null> {
     const { organizationId, libraryId } = this.ref;
-    const [current, bom] = await Promise.all([getComponents(this.store, organizationId, libraryId, [id]).then((m) => m.get(id)), getBoms(this.store, organizationId, libraryId, [id]).then((m) => m.get(id))]);
+    const [current, bom] = await Promise.all([
+      getComponents(this.store, organizationId, libraryId, [id]).then((m) => m.get(id)),
+      getBoms(this.store, organizationId, libraryId, [id]).then((m) => m.get(id)),
+    ]);
     if (!current) return null;
     const history = await listComponentHistorySince(this.store, current, 1);
     const version = pinnedVersion ?? versionInEffect(history, this.asOf);

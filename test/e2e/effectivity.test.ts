@@ -27,8 +27,11 @@ describe('effectivity', () => {
   });
 
   const draft = async (name: string, componentIds: string[], extra: Record<string, unknown> = {}) =>
-    (await ok(admin, createOrder, { input: { name, templateId: 'default-one-stage', componentIds, values: { reason: 'Effectivity' }, stages: [{ index: 0, reviewerIds: [reviewer.userId] }], ...extra } }))
-      .changeOrders.create;
+    (
+      await ok(admin, createOrder, {
+        input: { name, templateId: 'default-one-stage', componentIds, values: { reason: 'Effectivity' }, stages: [{ index: 0, reviewerIds: [reviewer.userId] }], ...extra },
+      })
+    ).changeOrders.create;
   const releaseOrder = async (id: string) => {
     await ok(admin, act('submit'), { id });
     return (await ok(reviewer.headers, act('approve'), { id })).changeOrders.approve;
@@ -39,7 +42,12 @@ describe('effectivity', () => {
   it('refuses an ON_DATE in the past or without a date, and keeps IMMEDIATE by default', async () => {
     const [p] = await createParts(tenant, ['Eff refusal']);
     const yesterday = new Date(Date.now() - dayMs).toISOString();
-    for (const extra of [{ effectivity: 'ON_DATE', effectiveAt: yesterday }, { effectivity: 'ON_DATE' }, { effectivity: 'IMMEDIATE', effectiveAt: new Date(Date.now() + dayMs).toISOString() }, { effectiveAt: 'soon' }]) {
+    for (const extra of [
+      { effectivity: 'ON_DATE', effectiveAt: yesterday },
+      { effectivity: 'ON_DATE' },
+      { effectivity: 'IMMEDIATE', effectiveAt: new Date(Date.now() + dayMs).toISOString() },
+      { effectiveAt: 'soon' },
+    ]) {
       const refused = await refusal(admin, createOrder, { input: { name: 'Refused', templateId: 'default-one-stage', componentIds: [p!.id], values: { reason: 'x' }, ...extra } });
       expect(refused.code).toBe('BAD_USER_INPUT');
       expect(refused.error!.extensions!.field).toBe('input.effectiveAt');
@@ -67,7 +75,15 @@ describe('effectivity', () => {
 
     // Changes: p1 renamed, A gains p2; released together, dated tomorrow.
     await updateItems(tenant, [{ id: p1!.id, name: 'Eff p1 v2' }]);
-    await updateItems(tenant, [{ id: a.id, children: [{ childId: p1!.id, quantity: 3 }, { childId: p2!.id, quantity: 1 }] }]);
+    await updateItems(tenant, [
+      {
+        id: a.id,
+        children: [
+          { childId: p1!.id, quantity: 3 },
+          { childId: p2!.id, quantity: 1 },
+        ],
+      },
+    ]);
     const effectiveAt = new Date(Date.now() + dayMs).toISOString();
     const second = await releaseOrder((await draft('Dated', [a.id, p1!.id, p2!.id], { effectivity: 'ON_DATE', effectiveAt })).id);
     expect(second).toMatchObject({ resolution: 'APPROVED', effectivity: 'ON_DATE', effectiveAt });
