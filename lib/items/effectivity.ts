@@ -116,10 +116,11 @@ export async function indentedBomAsOf(store: Store, ref: LibraryRef, assemblyId:
   if (!top) return [];
   const lines: IndentedBomEntry[] = [];
   const walk = async (parent: AsOfSide, path: string[], quantity: number, level: number) => {
-    for (const [index, summary] of parent.lines.entries()) {
-      const line = lineOf(summary, parent.component, index);
-      const pinned = line.childHistoryId ? parseChildHistoryId(line.childHistoryId) : null;
-      const child = await reader.read(line.childId, pinned?.version ?? null);
+    const bomLines = parent.lines.map((summary, index) => lineOf(summary, parent.component, index));
+    // The children of one BOM are read together (each id and version once across the walk).
+    const children = await Promise.all(bomLines.map((line) => reader.read(line.childId, line.childHistoryId ? (parseChildHistoryId(line.childHistoryId)?.version ?? null) : null)));
+    for (const [index, line] of bomLines.entries()) {
+      const child = children[index]!;
       const rolledUpQuantity = quantity * (line.quantity ?? 1);
       const childPath = [...path, line.childId];
       if (lines.length === maxIndentedLines) throw new IndentedBomTooLargeError(depth, maxIndentedLines);

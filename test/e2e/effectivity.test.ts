@@ -123,6 +123,12 @@ describe('effectivity', () => {
     ]);
     // The assembly itself follows the same rule.
     expect(await component(a.id, today)).toMatchObject({ revisionValue: oldA.revisionValue, version: oldA.version });
+    // A pinned line keeps its version whatever the moment.
+    const pinnedAssembly = await createAssembly(tenant, 'Eff pinned', [{ childId: p1!.id, quantity: 1, childHistoryId: `${p1!.id}:${released.version}` }]);
+    const pinnedBom = await bom(pinnedAssembly.id, tomorrow);
+    expect(pinnedBom.map((l: { link: unknown }) => l.link)).toEqual([
+      { childId: p1!.id, quantity: 1, isPinned: true, child: { id: p1!.id, name: 'Eff p1', revisionValue: oldRevision, version: released.version } },
+    ]);
     // Without asOf, the current BOM as before.
     const plain = (await ok(admin, `query($id: ID!) { component { findOne(id: $id) { indentedBom { link { childId child { name } } } } } }`, { id: a.id })).component.findOne.indentedBom;
     expect(plain.map((l: { link: { childId: string } }) => l.link.childId)).toEqual([p1!.id, p2!.id]);
