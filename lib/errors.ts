@@ -414,7 +414,11 @@ export type ChangeOrderErrorCode =
   | 'CHANGE_ORDER_TOO_LARGE'
   | 'CHANGE_ORDER_EMPTY'
   | 'VALUES_INVALID'
-  | 'CHANGE_ORDER_INVALID';
+  | 'CHANGE_ORDER_INVALID'
+  /** changeRequests.promote of a request that is not APPROVED. */
+  | 'CHANGE_REQUEST_NOT_APPROVED'
+  /** changeRequests.promote of a request already promoted into a change order. */
+  | 'CHANGE_REQUEST_PROMOTED';
 
 /** A refused change order action; the code says which rule. */
 export class ChangeOrderError extends DomainError {

@@ -61,6 +61,8 @@ const mappers = {
   Webhook: '../../../lib/store/webhook.js#WebhookRecord',
   WebhookDelivery: '../../../lib/store/webhook.js#DeliveryRecord',
   ChangeOrder: '../../../lib/store/changeOrder.js#ChangeOrderRecord',
+  ChangeRequest: '../../../lib/store/changeRequest.js#ChangeRequestRecord',
+  ChangeRequestHistoryEntry: '../../../lib/store/changeRequest.js#ChangeRequestHistoryRecord',
   Comment: '../../../lib/comments/service.js#Comment',
   CommentConnection: '../../../lib/comments/service.js#CommentPage',
   Watch: '../../../lib/store/watch.js#WatchRecord',

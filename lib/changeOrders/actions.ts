@@ -6,11 +6,12 @@ import { changeOrderPut, changeOrderUseAdd, nextChangeOrderNumber, removeChangeO
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
-import { nowIso, transactWrite } from '../store/items.js';
+import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { act, type ChangeOrderDeps } from './act.js';
 import { stageOutcome, type ApprovalType } from './lifecycle.js';
 import { createdMail, deliver, resolutionMail, reviewerMail } from './notifications.js';
 import { maxComponentsPerChangeOrder, release } from './release.js';
+import { closeReleasedRequests } from './requestClosing.js';
 import { history, lockItems, resolve, unlockItems } from './step.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
 import { requireValid, validateChangeOrder } from './validation.js';
@@ -32,7 +33,27 @@ export const createChangeOrderInput = z.object({
   componentIds: z.array(z.string().max(128)).max(maxComponentsPerChangeOrder, `at most ${maxComponentsPerChangeOrder} components per change order`).nullish(),
   values: z.unknown().optional(),
   stages: z.array(stageInput).max(50).nullish(),
+  effectivity: z.enum(['IMMEDIATE', 'ON_DATE']).nullish(),
+  effectiveAt: z.string().max(40).nullish(),
 });
+
+/**
+ * The effectivity a create or update asks for: ON_DATE needs an effectiveAt in the future (normalized to
+ * ISO UTC); IMMEDIATE takes none. Undefined when the input names neither (an update keeps what it had).
+ */
+export function effectivityOf(input: { effectivity?: 'IMMEDIATE' | 'ON_DATE' | null; effectiveAt?: string | null }, now = Date.now()) {
+  if (input.effectivity === undefined && input.effectiveAt === undefined) return undefined;
+  const effectivity = input.effectivity ?? (input.effectiveAt ? 'ON_DATE' : 'IMMEDIATE');
+  if (effectivity === 'IMMEDIATE') {
+    if (input.effectiveAt) throw new InvalidInputError('input.effectiveAt: only with effectivity ON_DATE', { field: 'input.effectiveAt' });
+    return { effectivity, effectiveAt: null };
+  }
+  if (!input.effectiveAt) throw new InvalidInputError('input.effectiveAt: ON_DATE needs the date the released revisions take effect', { field: 'input.effectiveAt' });
+  const at = Date.parse(input.effectiveAt);
+  if (Number.isNaN(at)) throw new InvalidInputError('input.effectiveAt: not a date-time', { field: 'input.effectiveAt' });
+  if (at <= now) throw new InvalidInputError(`input.effectiveAt: ${input.effectiveAt} is in the past; ON_DATE takes a future date`, { field: 'input.effectiveAt' });
+  return { effectivity, effectiveAt: new Date(at).toISOString() };
+}
 
 export const updateChangeOrderInput = createChangeOrderInput.omit({ templateId: true }).partial().extend({ id: z.string() });
 
@@ -102,11 +123,22 @@ async function findTemplate(store: Store, scope: LibraryScope, id: string): Prom
 
 /** changeOrders.create: a DRAFT change order; each stage's notifyList is told. */
 export async function createChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, rawInput: unknown): Promise<ChangeOrderRecord> {
+  return createChangeOrderWith(deps, scope, rawInput);
+}
+
+/** A new DRAFT change order written with `extra` items in its transaction (the requests promote links to it). */
+export async function createChangeOrderWith(
+  deps: ChangeOrderDeps,
+  scope: LibraryScope,
+  rawInput: unknown,
+  link?: { changeRequestIds: string[]; items: (record: ChangeOrderRecord) => WriteItem[] },
+): Promise<ChangeOrderRecord> {
   const input = parse(createChangeOrderInput, rawInput);
   const template = await findTemplate(deps.store, scope, input.templateId);
   const values = validateValues(template.document, input.values);
   const components = await requireComponents(deps.store, scope, input.componentIds ?? []);
   const stages = await buildStages(deps.store, scope, template, input.stages ?? []);
+  const effectivity = effectivityOf(input) ?? { effectivity: 'IMMEDIATE' as const, effectiveAt: null };
   const at = nowIso();
   const record: ChangeOrderRecord = {
     id: randomUUID(),
@@ -130,8 +162,14 @@ export async function createChangeOrder(deps: ChangeOrderDeps, scope: LibrarySco
     updatedAt: at,
     rev: 0,
     warnings: [],
+    changeRequestIds: link?.changeRequestIds ?? [],
+    ...effectivity,
   };
-  await transactWrite(deps.store, [changeOrderPut(record, null), ...record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id))]);
+  await transactWrite(deps.store, [
+    changeOrderPut(record, null),
+    ...record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id)),
+    ...(link?.items(record) ?? []),
+  ]);
   await deliver(deps, createdMail(record, template), record);
   return record;
 }
@@ -177,7 +215,13 @@ export function decide(deps: ChangeOrderDeps, scope: LibraryScope, id: string, d
       record.stages[record.currentStage!]!.openedAt = at;
       return { record, items: [], mails: [reviewerMail(record, record.currentStage!)] };
     }
-    if (outcome === 'PASSED') return { ...(await release(deps.store, scope, record, at, deps.failRelease)), mails: [resolutionMail(record)] };
+    if (outcome === 'PASSED')
+      return {
+        ...(await release(deps.store, scope, record, at, deps.failRelease)),
+        mails: [resolutionMail(record)],
+        // The change requests promoted into the order close right after the release commits (idempotent).
+        afterCommit: () => closeReleasedRequests(deps.store, record, scope.userId),
+      };
     resolve(record, 'REJECTED', at, scope.userId);
     return { record, items: unlockItems(record), mails: [resolutionMail(record)] };
   });
@@ -236,6 +280,8 @@ export function updateChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, ra
       record.components = components.map((c) => ({ componentId: c.id, fromRevision: c.revisionValue, toRevision: null }));
     }
     if (input.stages) record.stages = await buildStages(deps.store, scope, template, input.stages);
+    const effectivity = effectivityOf(input);
+    if (effectivity) Object.assign(record, effectivity);
     history(record, 'UPDATE', scope.userId, at);
     const after = new Set(record.components.map((c) => c.componentId));
     const added = [...after].filter((componentId) => !before.has(componentId));

@@ -49,3 +49,8 @@ export async function changeOrderById(store: Store, scope: LibraryScope, id: str
   if (!record) throw new NotFoundError('Change order', id);
   return record;
 }
+
+/** A change order by id, or undefined (a link to one that was deleted). */
+export function getChangeOrderById(store: Store, scope: LibraryScope, id: string): Promise<ChangeOrderRecord | undefined> {
+  return getChangeOrder(store, scope.organizationId, scope.libraryId, id);
+}

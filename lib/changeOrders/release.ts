@@ -50,6 +50,8 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
   const componentPuts: WriteItem[] = [];
   const historyPuts: WriteItem[] = [];
   const searchPuts: WriteItem[] = [];
+  // When the released revisions take effect: the release, or its ON_DATE when that is still to come.
+  const effectiveAt = record.effectivity === 'ON_DATE' && record.effectiveAt && record.effectiveAt > at ? record.effectiveAt : at;
   for (const [index, entry] of record.components.entries()) {
     const before = components.get(entry.componentId);
     if (!before) throw new NotFoundError('Component', entry.componentId);
@@ -75,6 +77,7 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
       version: after.version,
       action: 'RELEASE' as const,
       at,
+      effectiveAt,
       by: scope.userId,
       actingIntegrationId: null,
       changes: [...diffComponents(before, after), { field: 'changeOrder', from: null, to: record.number }],

@@ -68,7 +68,7 @@ export interface ComponentComparison {
   bom: BomDifference[];
 }
 
-type LineSummary = Pick<BomLine, 'childId' | 'quantity' | 'refDes' | 'itemNumber' | 'notes' | 'childHistoryId'>;
+export type LineSummary = Pick<BomLine, 'childId' | 'quantity' | 'refDes' | 'itemNumber' | 'notes' | 'childHistoryId'>;
 
 interface Side {
   component: ComponentRecord;
@@ -97,7 +97,7 @@ function revisionsByVersion(current: ComponentRecord, history: ComponentHistoryR
 }
 
 /** The BOM lines of a component at a version: the current BOM, undone by the first later write that changed it. */
-function linesAtVersion(currentLines: LineSummary[], laterHistory: ComponentHistoryRecord[], version: number): LineSummary[] {
+export function linesAtVersion(currentLines: LineSummary[], laterHistory: ComponentHistoryRecord[], version: number): LineSummary[] {
   const first = [...laterHistory]
     .filter((h) => h.version > version)
     .sort((a, b) => a.version - b.version)

@@ -18,6 +18,8 @@ export type { LibraryRef };
 export interface AssemblyLinkView {
   assemblyId: string;
   line: BomLine;
+  /** The child as it was at a moment (indentedBom's asOf): set, the line shows it instead of the latest or pinned one. */
+  childAsOf?: ComponentRecord | null;
 }
 
 /**

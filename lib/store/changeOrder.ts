@@ -47,6 +47,11 @@ export const changeOrderRecord = z.object({
   rev: z.number().int(),
   /** The validation warnings (lib/changeOrders/validation.ts) the last submit accepted. */
   warnings: z.array(z.object({ severity: z.enum(['ERROR', 'WARNING']), code: z.string(), componentId: z.string().nullable(), message: z.string() })).default([]),
+  /** The change requests promoted into it (changeRequests.promote); closed when it releases. */
+  changeRequestIds: z.array(z.string()).default([]),
+  /** When the released revisions take effect: at the release (IMMEDIATE) or on `effectiveAt` (ON_DATE). */
+  effectivity: z.enum(['IMMEDIATE', 'ON_DATE']).default('IMMEDIATE'),
+  effectiveAt: z.string().nullable().default(null),
 });
 export type ChangeOrderRecord = z.infer<typeof changeOrderRecord>;
 

@@ -85,6 +85,8 @@ export const componentHistoryRecord = z.object({
   by: z.string(),
   actingIntegrationId: z.string().nullable(),
   changes: z.array(historyChange),
+  /** A RELEASE record's moment of effect (its change order's effectivity): the release time, or a later date. */
+  effectiveAt: z.string().nullish(),
   /** Present while the large write (item write or release) that wrote the record may not have committed. */
   writeId: z.string().nullish(),
 });

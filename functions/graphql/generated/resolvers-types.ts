@@ -26,6 +26,7 @@ import type { CreationStanding as CreationStandingModel, SandboxParent as Sandbo
 import type { AllowlistRecord as AllowlistRecordModel } from '../../../lib/store/allowlist.js';
 import type { WebhookRecord as WebhookRecordModel, DeliveryRecord as DeliveryRecordModel } from '../../../lib/store/webhook.js';
 import type { ChangeOrderRecord as ChangeOrderRecordModel, ChangeOrderStageRecord as ChangeOrderStageRecordModel, ChangeOrderReviewerRecord as ChangeOrderReviewerRecordModel, ChangeOrderDecisionRecord as ChangeOrderDecisionRecordModel, ChangeOrderHistoryRecord as ChangeOrderHistoryRecordModel } from '../../../lib/store/changeOrder.js';
+import type { ChangeRequestRecord as ChangeRequestRecordModel, ChangeRequestHistoryRecord as ChangeRequestHistoryRecordModel } from '../../../lib/store/changeRequest.js';
 import type { Comment as CommentModel, CommentPage as CommentPageModel } from '../../../lib/comments/service.js';
 import type { WatchRecord as WatchRecordModel } from '../../../lib/store/watch.js';
 import type { NotificationRecord as NotificationRecordModel, NotificationSettingsRecord as NotificationSettingsRecordModel } from '../../../lib/store/notification.js';
@@ -442,6 +443,7 @@ export type Query = {
   /** The calling user. Needs no context headers. */
   user: UserQueryNamespace;
   changeOrders: ChangeOrderQueryNamespace;
+  changeRequests: ChangeRequestQueryNamespace;
   comments: CommentQueryNamespace;
   component: ComponentQueryNamespace;
   categories: CategoryQueryNamespace;
@@ -493,6 +495,7 @@ export type Mutation = {
   /** Libraries of the organization in x-organization. */
   library: LibraryMutationNamespace;
   changeOrders: ChangeOrderMutationNamespace;
+  changeRequests: ChangeRequestMutationNamespace;
   comments: CommentMutationNamespace;
   /**
    * Watch a component, an assembly (withChildren: also every component under it, at every level) or a change
@@ -874,6 +877,16 @@ export type ChangeOrderResolution =
   | 'REJECTED'
   | 'WITHDRAWN';
 
+/**
+ * When a change order's released revisions take effect (the RELEASE history entries' effectiveAt, read by
+ * component.findOne(asOf) and indentedBom(asOf)).
+ */
+export type Effectivity =
+  /** At the release. */
+  | 'IMMEDIATE'
+  /** On effectiveAt (the release if that has passed by then); until then the revision before stays in effect. */
+  | 'ON_DATE';
+
 export type ApprovalType =
   /** Every reviewer approves. */
   | 'Unanimous'
@@ -1030,9 +1043,15 @@ export type ChangeOrder = {
   warnings: Array<ChangeOrderProblem>;
   /** For each component: the assemblies that use it at every level, and the other change orders holding it or them. */
   impact: Array<ComponentImpact>;
+  /** When the revisions it releases take effect. */
+  effectivity: Effectivity;
+  /** The date of an ON_DATE effectivity; null for IMMEDIATE. */
+  effectiveAt?: Maybe<Scalars['DateTime']['output']>;
   createdBy?: Maybe<User>;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
+  /** The change requests promoted into it (changeRequests.promote). */
+  changeRequests: Array<ChangeRequest>;
   /** Comments on the change order that are not deleted. */
   commentCount: Scalars['Int']['output'];
 };
@@ -1058,6 +1077,10 @@ export type CreateChangeOrderInput = {
   /** Field name -> value, checked against the template's fields (VALUES_INVALID with extensions.problems). */
   values?: InputMaybe<Scalars['JSON']['input']>;
   stages?: InputMaybe<Array<ChangeOrderStageInput>>;
+  /** IMMEDIATE when omitted (ON_DATE when only effectiveAt is given). */
+  effectivity?: InputMaybe<Effectivity>;
+  /** ON_DATE only, and in the future (BAD_USER_INPUT otherwise). */
+  effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 /** Changes a DRAFT; omitted fields stay. */
@@ -1068,6 +1091,8 @@ export type UpdateChangeOrderInput = {
   componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
   values?: InputMaybe<Scalars['JSON']['input']>;
   stages?: InputMaybe<Array<ChangeOrderStageInput>>;
+  effectivity?: InputMaybe<Effectivity>;
+  effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 export type ChangeOrderFilterInput = {
@@ -1254,6 +1279,182 @@ export type ChangeOrderMutationNamespaceCloseArgs = {
  */
 export type ChangeOrderMutationNamespaceResetArgs = {
   id: Scalars['ID']['input'];
+};
+
+export type ChangeRequestStatus =
+  /** Being written; editable. */
+  | 'DRAFT'
+  /** Waiting for a decision. */
+  | 'SUBMITTED'
+  /** Accepted: may be promoted into a change order (changeRequests.promote). */
+  | 'APPROVED'
+  | 'REJECTED'
+  /** Put off for later. */
+  | 'DEFERRED'
+  /** Done: closed by hand, or when the change order it was promoted into released. */
+  | 'CLOSED';
+
+export type ChangeRequestPriority =
+  | 'LOW'
+  | 'MEDIUM'
+  | 'HIGH'
+  | 'CRITICAL';
+
+export type ChangeRequestHistoryEntry = {
+  __typename?: 'ChangeRequestHistoryEntry';
+  /** CREATE, UPDATE, SUBMIT, APPROVE, REJECT, DEFER, PROMOTE (comment: the change order's number), CLOSE. */
+  action: Scalars['String']['output'];
+  by?: Maybe<User>;
+  at: Scalars['DateTime']['output'];
+  comment?: Maybe<Scalars['String']['output']>;
+  /** The status after the action. */
+  status: Scalars['String']['output'];
+};
+
+/**
+ * A change request of the library in x-library: a problem report naming the affected components, numbered
+ * CR-000001 onwards per library. Lifecycle: DRAFT -> SUBMITTED -> APPROVED | REJECTED | DEFERRED -> CLOSED;
+ * an action from a status that does not allow it answers CHANGE_ORDER_STATE.
+ */
+export type ChangeRequest = {
+  __typename?: 'ChangeRequest';
+  id: Scalars['ID']['output'];
+  number: Scalars['String']['output'];
+  title: Scalars['String']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  priority: ChangeRequestPriority;
+  status: ChangeRequestStatus;
+  componentIds: Array<Scalars['ID']['output']>;
+  /** The affected components (those deleted since are left out). */
+  components: Array<Component>;
+  /** Free field values (an object of name -> value). */
+  values: Scalars['JSON']['output'];
+  /** The change order it was promoted into; null until promoted. */
+  changeOrder?: Maybe<ChangeOrder>;
+  history: Array<ChangeRequestHistoryEntry>;
+  createdBy?: Maybe<User>;
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type CreateChangeRequestInput = {
+  /** 1 to 200 characters. */
+  title: Scalars['String']['input'];
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** MEDIUM when omitted. */
+  priority?: InputMaybe<ChangeRequestPriority>;
+  /** Components of the library (NOT_FOUND names unknown ones); up to 98. */
+  componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Free field values, an object (at most 32,000 characters as JSON). */
+  values?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+/** Changes a DRAFT; omitted fields stay. */
+export type UpdateChangeRequestInput = {
+  id: Scalars['ID']['input'];
+  title?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  priority?: InputMaybe<ChangeRequestPriority>;
+  componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  values?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+/** The change order changeRequests.promote creates. */
+export type PromoteChangeRequestsInput = {
+  /** The requests' titles when omitted. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** default-one-stage when omitted. */
+  templateId?: InputMaybe<Scalars['ID']['input']>;
+  /** The change order's field values (checked against the template). */
+  values?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+export type ChangeRequestQueryNamespace = {
+  __typename?: 'ChangeRequestQueryNamespace';
+  /** One change request; null when the library has none with this id. */
+  get?: Maybe<ChangeRequest>;
+  /** The library's change requests, newest first. */
+  list: Array<ChangeRequest>;
+};
+
+
+export type ChangeRequestQueryNamespaceGetArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type ChangeRequestQueryNamespaceListArgs = {
+  status?: InputMaybe<ChangeRequestStatus>;
+};
+
+export type ChangeRequestMutationNamespace = {
+  __typename?: 'ChangeRequestMutationNamespace';
+  /** A DRAFT, numbered CR-000001 onwards per library. */
+  create: ChangeRequest;
+  update: ChangeRequest;
+  /** DRAFT -> SUBMITTED. */
+  submit: ChangeRequest;
+  /** SUBMITTED -> APPROVED. */
+  approve: ChangeRequest;
+  /** SUBMITTED -> REJECTED. */
+  reject: ChangeRequest;
+  /** SUBMITTED -> DEFERRED. */
+  defer: ChangeRequest;
+  /** APPROVED, REJECTED or DEFERRED -> CLOSED. */
+  close: ChangeRequest;
+  /**
+   * One DRAFT change order of APPROVED requests, its components their union, linked both ways
+   * (ChangeRequest.changeOrder, ChangeOrder.changeRequests); the requests close when it releases. Refused,
+   * writing nothing, for an unknown id (NOT_FOUND), a request not APPROVED (CHANGE_REQUEST_NOT_APPROVED) or
+   * one promoted already (CHANGE_REQUEST_PROMOTED).
+   */
+  promote: ChangeOrder;
+};
+
+
+export type ChangeRequestMutationNamespaceCreateArgs = {
+  input: CreateChangeRequestInput;
+};
+
+
+export type ChangeRequestMutationNamespaceUpdateArgs = {
+  input: UpdateChangeRequestInput;
+};
+
+
+export type ChangeRequestMutationNamespaceSubmitArgs = {
+  id: Scalars['ID']['input'];
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type ChangeRequestMutationNamespaceApproveArgs = {
+  id: Scalars['ID']['input'];
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type ChangeRequestMutationNamespaceRejectArgs = {
+  id: Scalars['ID']['input'];
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type ChangeRequestMutationNamespaceDeferArgs = {
+  id: Scalars['ID']['input'];
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type ChangeRequestMutationNamespaceCloseArgs = {
+  id: Scalars['ID']['input'];
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type ChangeRequestMutationNamespacePromoteArgs = {
+  ids: Array<Scalars['ID']['input']>;
+  input?: InputMaybe<PromoteChangeRequestsInput>;
 };
 
 /** What a comment is on. */
@@ -1456,7 +1657,12 @@ export type Component = {
   documents: Array<DocumentLink>;
   /** The lines of other assemblies' current BOMs that use this component. */
   whereUsed: Array<AssemblyLink>;
-  /** The multi-level BOM, depth first, to `depth` levels (1 to 25). */
+  /**
+   * The multi-level BOM, depth first, to `depth` levels (1 to 25). With asOf: as built at that moment: this
+   * assembly and every line that follows the latest revision (not pinned) take the version in effect then
+   * (component.findOne's asOf), with that version's BOM; pinned lines keep their version; link.child is the
+   * version shown. Empty when the assembly did not exist then.
+   */
   indentedBom: Array<IndentedBomLine>;
   /** BOM snapshots, newest first. */
   bomHistory: Array<AssemblyLinkHistory>;
@@ -1480,6 +1686,7 @@ export type ComponentHistoryArgs = {
 /** A part, assembly or document of a library. */
 export type ComponentIndentedBomArgs = {
   depth?: InputMaybe<Scalars['Int']['input']>;
+  asOf?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -1668,6 +1875,8 @@ export type ComponentHistoryEntry = {
   user?: Maybe<User>;
   actingIntegrationId?: Maybe<Scalars['ID']['output']>;
   changes: Array<HistoryChange>;
+  /** RELEASE: when the released revision takes effect (the release, or its change order's ON_DATE); null otherwise. */
+  effectiveAt?: Maybe<Scalars['DateTime']['output']>;
   /** <componentId>:<version>; use as childHistoryId to pin a BOM line to this version. */
   id: Scalars['ID']['output'];
 };
@@ -1851,6 +2060,11 @@ export type UnPinComponentsInput = {
 
 export type ComponentQueryNamespace = {
   __typename?: 'ComponentQueryNamespace';
+  /**
+   * With asOf: the component as in effect at that moment (its latest release in effect by then: a release of
+   * an ON_DATE change order takes effect on its date; without a release in effect, the last version written by
+   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no date-time.
+   */
   findOne?: Maybe<Component>;
   findAll: ComponentConnection;
   /** Pre-flight check; create and update check again and that result is authoritative. */
@@ -1894,6 +2108,7 @@ export type ComponentQueryNamespace = {
 
 export type ComponentQueryNamespaceFindOneArgs = {
   id: Scalars['ID']['input'];
+  asOf?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -4325,6 +4540,7 @@ export type ResolversTypes = {
   CreateTemplateInput: CreateTemplateInput;
   ChangeOrderStatus: ChangeOrderStatus;
   ChangeOrderResolution: ChangeOrderResolution;
+  Effectivity: Effectivity;
   ApprovalType: ApprovalType;
   ChangeOrderDecision: ChangeOrderDecision;
   ChangeOrderReviewer: ResolverTypeWrapper<ChangeOrderReviewerRecordModel>;
@@ -4347,6 +4563,15 @@ export type ResolversTypes = {
   ChangeOrderConnection: ResolverTypeWrapper<ChangeOrderPageModel>;
   ChangeOrderQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ChangeOrderMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ChangeRequestStatus: ChangeRequestStatus;
+  ChangeRequestPriority: ChangeRequestPriority;
+  ChangeRequestHistoryEntry: ResolverTypeWrapper<ChangeRequestHistoryRecordModel>;
+  ChangeRequest: ResolverTypeWrapper<ChangeRequestRecordModel>;
+  CreateChangeRequestInput: CreateChangeRequestInput;
+  UpdateChangeRequestInput: UpdateChangeRequestInput;
+  PromoteChangeRequestsInput: PromoteChangeRequestsInput;
+  ChangeRequestQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ChangeRequestMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   CommentTargetType: CommentTargetType;
   Comment: ResolverTypeWrapper<CommentModel>;
   CommentEdge: ResolverTypeWrapper<Omit<CommentEdge, 'node'> & { node: ResolversTypes['Comment'] }>;
@@ -4653,6 +4878,13 @@ export type ResolversParentTypes = {
   ChangeOrderConnection: ChangeOrderPageModel;
   ChangeOrderQueryNamespace: Record<PropertyKey, never>;
   ChangeOrderMutationNamespace: Record<PropertyKey, never>;
+  ChangeRequestHistoryEntry: ChangeRequestHistoryRecordModel;
+  ChangeRequest: ChangeRequestRecordModel;
+  CreateChangeRequestInput: CreateChangeRequestInput;
+  UpdateChangeRequestInput: UpdateChangeRequestInput;
+  PromoteChangeRequestsInput: PromoteChangeRequestsInput;
+  ChangeRequestQueryNamespace: Record<PropertyKey, never>;
+  ChangeRequestMutationNamespace: Record<PropertyKey, never>;
   Comment: CommentModel;
   CommentEdge: Omit<CommentEdge, 'node'> & { node: ResolversParentTypes['Comment'] };
   CommentConnection: CommentPageModel;
@@ -4981,6 +5213,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   apiKey?: Resolver<ResolversTypes['ApiKeyQueryNamespace'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['UserQueryNamespace'], ParentType, ContextType>;
   changeOrders?: Resolver<ResolversTypes['ChangeOrderQueryNamespace'], ParentType, ContextType>;
+  changeRequests?: Resolver<ResolversTypes['ChangeRequestQueryNamespace'], ParentType, ContextType>;
   comments?: Resolver<ResolversTypes['CommentQueryNamespace'], ParentType, ContextType>;
   component?: Resolver<ResolversTypes['ComponentQueryNamespace'], ParentType, ContextType>;
   categories?: Resolver<ResolversTypes['CategoryQueryNamespace'], ParentType, ContextType>;
@@ -5006,6 +5239,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   apiKey?: Resolver<ResolversTypes['ApiKeyMutationNamespace'], ParentType, ContextType>;
   library?: Resolver<ResolversTypes['LibraryMutationNamespace'], ParentType, ContextType>;
   changeOrders?: Resolver<ResolversTypes['ChangeOrderMutationNamespace'], ParentType, ContextType>;
+  changeRequests?: Resolver<ResolversTypes['ChangeRequestMutationNamespace'], ParentType, ContextType>;
   comments?: Resolver<ResolversTypes['CommentMutationNamespace'], ParentType, ContextType>;
   watch?: Resolver<ResolversTypes['Watch'], ParentType, ContextType, RequireFields<MutationWatchArgs, 'input'>>;
   unwatch?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationUnwatchArgs, 'targetId'>>;
@@ -5208,9 +5442,12 @@ export type ChangeOrderResolvers<ContextType = GraphQLContext, ParentType extend
   history?: Resolver<Array<ResolversTypes['ChangeOrderHistoryEntry']>, ParentType, ContextType>;
   warnings?: Resolver<Array<ResolversTypes['ChangeOrderProblem']>, ParentType, ContextType>;
   impact?: Resolver<Array<ResolversTypes['ComponentImpact']>, ParentType, ContextType>;
+  effectivity?: Resolver<ResolversTypes['Effectivity'], ParentType, ContextType>;
+  effectiveAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  changeRequests?: Resolver<Array<ResolversTypes['ChangeRequest']>, ParentType, ContextType>;
   commentCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
@@ -5241,6 +5478,47 @@ export type ChangeOrderMutationNamespaceResolvers<ContextType = GraphQLContext, 
   resume?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceResumeArgs, 'id'>>;
   close?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceCloseArgs, 'id'>>;
   reset?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeOrderMutationNamespaceResetArgs, 'id'>>;
+};
+
+export type ChangeRequestHistoryEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeRequestHistoryEntry'] = ResolversParentTypes['ChangeRequestHistoryEntry']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  by?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  comment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ChangeRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeRequest'] = ResolversParentTypes['ChangeRequest']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  number?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  priority?: Resolver<ResolversTypes['ChangeRequestPriority'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ChangeRequestStatus'], ParentType, ContextType>;
+  componentIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  components?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
+  values?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  changeOrder?: Resolver<Maybe<ResolversTypes['ChangeOrder']>, ParentType, ContextType>;
+  history?: Resolver<Array<ResolversTypes['ChangeRequestHistoryEntry']>, ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type ChangeRequestQueryNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeRequestQueryNamespace'] = ResolversParentTypes['ChangeRequestQueryNamespace']> = {
+  get?: Resolver<Maybe<ResolversTypes['ChangeRequest']>, ParentType, ContextType, RequireFields<ChangeRequestQueryNamespaceGetArgs, 'id'>>;
+  list?: Resolver<Array<ResolversTypes['ChangeRequest']>, ParentType, ContextType, Partial<ChangeRequestQueryNamespaceListArgs>>;
+};
+
+export type ChangeRequestMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeRequestMutationNamespace'] = ResolversParentTypes['ChangeRequestMutationNamespace']> = {
+  create?: Resolver<ResolversTypes['ChangeRequest'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespaceCreateArgs, 'input'>>;
+  update?: Resolver<ResolversTypes['ChangeRequest'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespaceUpdateArgs, 'input'>>;
+  submit?: Resolver<ResolversTypes['ChangeRequest'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespaceSubmitArgs, 'id'>>;
+  approve?: Resolver<ResolversTypes['ChangeRequest'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespaceApproveArgs, 'id'>>;
+  reject?: Resolver<ResolversTypes['ChangeRequest'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespaceRejectArgs, 'id'>>;
+  defer?: Resolver<ResolversTypes['ChangeRequest'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespaceDeferArgs, 'id'>>;
+  close?: Resolver<ResolversTypes['ChangeRequest'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespaceCloseArgs, 'id'>>;
+  promote?: Resolver<ResolversTypes['ChangeOrder'], ParentType, ContextType, RequireFields<ChangeRequestMutationNamespacePromoteArgs, 'ids'>>;
 };
 
 export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
@@ -5440,6 +5718,7 @@ export type ComponentHistoryEntryResolvers<ContextType = GraphQLContext, ParentT
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   actingIntegrationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   changes?: Resolver<Array<ResolversTypes['HistoryChange']>, ParentType, ContextType>;
+  effectiveAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
@@ -6393,6 +6672,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ChangeOrderConnection?: ChangeOrderConnectionResolvers<ContextType>;
   ChangeOrderQueryNamespace?: ChangeOrderQueryNamespaceResolvers<ContextType>;
   ChangeOrderMutationNamespace?: ChangeOrderMutationNamespaceResolvers<ContextType>;
+  ChangeRequestHistoryEntry?: ChangeRequestHistoryEntryResolvers<ContextType>;
+  ChangeRequest?: ChangeRequestResolvers<ContextType>;
+  ChangeRequestQueryNamespace?: ChangeRequestQueryNamespaceResolvers<ContextType>;
+  ChangeRequestMutationNamespace?: ChangeRequestMutationNamespaceResolvers<ContextType>;
   Comment?: CommentResolvers<ContextType>;
   CommentEdge?: CommentEdgeResolvers<ContextType>;
   CommentConnection?: CommentConnectionResolvers<ContextType>;

@@ -1,3 +1,4 @@
+import { componentAsOf } from '../../../lib/items/effectivity.js';
 import { effectiveAttributeAccess, viewerAccess } from '../../../lib/access/componentAccess.js';
 import { markComponents, markedIds, pinnedComponents, unmarkComponents } from '../../../lib/components/pins.js';
 import { attributeValuesOf, componentHistory, findComponent, type AttributeValueView } from '../../../lib/components/queries.js';
@@ -32,8 +33,9 @@ async function configOrError(context: GraphQLContext) {
 
 export const componentResolvers: Resolvers = {
   ComponentQueryNamespace: {
-    findOne: async (_parent, { id }, context) => {
+    findOne: async (_parent, { id, asOf }, context) => {
       const scope = await libraryScope(context);
+      if (asOf !== undefined && asOf !== null) return componentAsOf(context.store, scope, id, asOf);
       return (await findComponent(context.store, scope.organizationId, scope.libraryId, id)) ?? null;
     },
     findAll: async (_parent, { filter, pagination }, context) => findComponentsByFilter(await searchScope(context), { simple: filter }, pagination),

@@ -3,6 +3,7 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 import { accessResolvers } from './access.js';
 import { apiKeyResolvers } from './apiKey.js';
 import { changeOrderResolvers } from './changeOrder.js';
+import { changeRequestResolvers } from './changeRequest.js';
 import { auditResolvers } from './audit.js';
 import { commentResolvers } from './comment.js';
 import { componentResolvers } from './component.js';
@@ -27,6 +28,7 @@ export const resolvers: Resolvers = mergeResolvers([
   organizationResolvers,
   accessResolvers,
   changeOrderResolvers,
+  changeRequestResolvers,
   libraryResolvers,
   apiKeyResolvers,
   configResolvers,

@@ -1,4 +1,5 @@
 import { bomHistory, childrenOf, documentLinksOf, indentedBom, lineChild, whereUsed, type AssemblyLinkView } from '../../../lib/items/reads.js';
+import { indentedBomAsOf } from '../../../lib/items/effectivity.js';
 import { updateBom, writeItemsForRequest } from '../../../lib/items/service.js';
 import type { BomLine } from '../../../lib/items/model.js';
 import type { GraphQLContext } from '../context.js';
@@ -33,13 +34,16 @@ export const itemResolvers: Resolvers = {
     children: (component, _args, context) => childrenOf(relationReads(context), component.id),
     documents: (component, _args, context) => documentLinksOf(relationReads(context), component.id),
     whereUsed: (component, _args, context) => whereUsed(relationReads(context), component.id),
-    indentedBom: async (component, { depth }, context) => indentedBom(context.store, await libraryScope(context), component.id, depth ?? 10),
+    indentedBom: async (component, { depth, asOf }, context) =>
+      asOf !== undefined && asOf !== null
+        ? indentedBomAsOf(context.store, await libraryScope(context), component.id, depth ?? 10, asOf)
+        : indentedBom(context.store, await libraryScope(context), component.id, depth ?? 10),
     bomHistory: async (component, { first }, context) => bomHistory(context.store, await libraryScope(context), component.id, first ?? 20),
   },
   AssemblyLink: {
     id: (link) => link.line.lineId,
     childId: (link) => link.line.childId,
-    child: (link, _args, context) => childOf(context, link.line),
+    child: (link, _args, context) => (link.childAsOf !== undefined ? link.childAsOf : childOf(context, link.line)),
     quantity: (link) => link.line.quantity,
     refDes: (link) => link.line.refDes,
     itemNumber: (link) => link.line.itemNumber,
