@@ -29,6 +29,11 @@ import { importedTemplateItems } from '../../lib/store/changeOrderTemplate.js';
 import { markLibraryImporting, putItemsInParallel } from '../../lib/store/libraryTransfer.js';
 import { abandonLibraryImport } from '../../lib/transfer/import.js';
 import { createTemplate } from '../../lib/changeOrders/templates.js';
+import { createVendor } from '../../lib/sourcing/directory.js';
+import { createPart, createQuote, setPrimarySource, updatePart } from '../../lib/sourcing/parts.js';
+import { setExchangeRates } from '../../lib/sourcing/rates.js';
+import { findPartsByMpn } from '../../lib/sourcing/model.js';
+import { listVendors } from '../../lib/store/sourcing.js';
 
 const store = testStore();
 const releaseDraft = 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }';
@@ -54,6 +59,45 @@ beforeAll(async () => {
   tenant = await newTenant();
   source = { ...tenant, ref: { organizationId: tenant.organization.id, libraryId: tenant.library.id } };
 });
+
+/** Components with sourcing and a BOM line with a substitute: TI (alias TI), Yageo, Digi-Key (alias DigiKey), EUR rates. */
+async function seedSourcing(from: LibraryTarget) {
+  const ctx = await seedContext(store, from, new Date().toISOString());
+  const [r1, r2, alt] = await createComponents(store, ctx, [
+    { name: 'R1', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] },
+    { name: 'R2', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 2 }] },
+    { name: 'R alt', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] },
+  ]);
+  await writeItems(store, ctx, 'create', [{ name: 'Board', categoryId: 'pcba', children: [{ childId: r1!.id, quantity: 2, substitutes: [alt!.id] }, { childId: r2!.id }] }], {});
+  const org = from.ref.organizationId;
+  const actor = { ...from.ref, userId: from.user.id, actingIntegrationId: null };
+  const ti = await createVendor(store, org, { kind: 'MANUFACTURER', name: 'Texas Instruments', aliases: ['TI'] });
+  await createVendor(store, org, { kind: 'MANUFACTURER', name: 'Yageo' });
+  const digikey = await createVendor(store, org, { kind: 'DISTRIBUTOR', name: 'Digi-Key', aliases: ['DigiKey'] });
+  const p1 = await createPart(store, actor, { componentId: r1!.id, manufacturerId: ti.id, mpn: 'RC0603-10K', approval: 'APPROVED', lifecycle: 'ACTIVE', rank: 1 });
+  const p2 = await createPart(store, actor, { componentId: r1!.id, manufacturerName: 'yageo', mpn: 'RC0603FR-0710KL', approval: 'PROTOTYPE_ONLY', datasheetUrl: 'https://yageo.example/rc.pdf' });
+  const q1 = await createQuote(store, actor, {
+    componentId: r1!.id,
+    partId: p1.id,
+    distributorId: digikey.id,
+    distributorPartNumber: '296-RC0603-ND',
+    currency: 'EUR',
+    priceBreaks: [
+      { minQuantity: 1, unitPrice: 0.1 },
+      { minQuantity: 100, unitPrice: 0.05 },
+    ],
+    moq: 10,
+    orderMultiple: 10,
+    leadTimeDays: 14,
+    stock: 5000,
+    validUntil: '2027-01-01',
+  });
+  await updatePart(store, actor, { componentId: r1!.id, id: p2.id, rank: 2 });
+  await setPrimarySource(store, actor, { componentId: r1!.id, partId: p1.id, quoteId: q1.id });
+  await createPart(store, actor, { componentId: r2!.id, manufacturerName: 'TI', mpn: 'R2-LEGACY', isLegacyImport: true });
+  await setExchangeRates(store, { ...from.ref, userId: from.user.id }, { baseCurrency: 'USD', rates: [{ currency: 'EUR', rate: 1.1 }] });
+  return { r1: r1!, r2: r2! };
+}
 
 describe('library export and import', () => {
   it('round-trips a library with components of every kind, attributes, BOMs, document links, NRM, labels, releases and history', async () => {
@@ -121,6 +165,99 @@ describe('library export and import', () => {
     expect((await readManifest(store, { organizationId: target.ref.organizationId, libraryId: target.ref.libraryId })).blocks.reduce((n, b) => n + b.rows, 0)).toBe(6);
     expect((await new TableSearchIndex(store, target.ref).terms()).labels).toEqual(['rohs']);
     expect((await getLibrary(store, target.ref.organizationId, target.ref.libraryId))?.importing).toBeFalsy();
+  });
+
+  it('round-trips sourcing (vendors with aliases, parts, quotes, primary sources, rates) and substitutes, in its organization and into another', { timeout: 60_000 }, async () => {
+    const a = await newTenant();
+    const from: LibraryTarget = { ...a, ref: { organizationId: a.organization.id, libraryId: a.library.id } };
+    const { r1, r2 } = await seedSourcing(from);
+
+    // Into its own organization: the same vendors, the same library (export -> import -> export).
+    const { target, result } = await roundTrip(from);
+    expect(result).toMatchObject({ components: 4, sourcingParts: 3, vendorsCreated: 0 });
+    const original = await canonicalLibrary(store, from.ref);
+    expect(original.components.find((c) => c.name === 'Board')!.bom!.lines[0]!.substitutes).toEqual(['cpn:' + original.components.find((c) => c.name === 'R alt')!.cpn]);
+    expect(original.components.find((c) => c.name === r1.name)!.sourcing!.parts).toHaveLength(2);
+    expect(original.manifest.sourcing!.exchangeRates).toEqual({ baseCurrency: 'USD', rates: { EUR: 1.1 } });
+    expect(await canonicalLibrary(store, target.ref)).toEqual(original);
+    const found = await findPartsByMpn(store, target.ref, ' rc0603-10k');
+    expect(found.map((p) => [p.mpn, p.isPrimary, p.quotes.length])).toEqual([['RC0603-10K', true, 1]]);
+
+    // Into another organization that already has Texas Instruments (by another spelling): matched, the others created, ids rewritten everywhere.
+    const b = await newTenant();
+    const bTi = await createVendor(store, b.organization.id, { kind: 'MANUFACTURER', name: 'texas  INSTRUMENTS' });
+    const exported = await exportLibrary(store, from.ref);
+    const bTarget = await newEmptyLibrary(store, b, uniqueSlug('src'));
+    const bResult = await importLibrary(store, bTarget.ref, { kind: 'json', library: exported, root: 'components.json' }, options(b));
+    expect(bResult).toMatchObject({ sourcingParts: 3, vendorsCreated: 2 });
+    const bVendors = await listVendors(store, b.organization.id);
+    expect(bVendors.map((v) => `${v.kind}:${v.name}:${v.aliases.join('|')}`).sort()).toEqual(['DISTRIBUTOR:Digi-Key:DigiKey', 'MANUFACTURER:Yageo:', 'MANUFACTURER:texas  INSTRUMENTS:']);
+    const bIds = new Set(bVendors.map((v) => v.id));
+    const again = await exportLibrary(store, bTarget.ref);
+    for (const c of again.components) {
+      for (const id of c.sourcingIndex?.manufacturerIds ?? []) expect(bIds.has(id)).toBe(true);
+      for (const p of c.sourcing?.parts ?? []) {
+        expect(bIds.has(p.manufacturerId)).toBe(true);
+        for (const q of p.quotes) expect(bIds.has(q.distributorId)).toBe(true);
+      }
+      for (const h of c.history)
+        for (const change of h.changes.filter((x) => x.field.startsWith('sourcing.part.') && x.to))
+          expect(bIds.has((change.to as { manufacturerId: string }).manufacturerId)).toBe(true);
+    }
+    expect((await findPartsByMpn(store, bTarget.ref, 'RC0603-10K'))[0]!.manufacturerId).toBe(bTi.id);
+    // The same library but for the vendor ids (by name) and the authors (a's user is no member of b).
+    const asImported = JSON.parse(JSON.stringify(original.components).replaceAll(a.user.id, b.user.id).replaceAll('vendor:MANUFACTURER:Texas Instruments', 'vendor:MANUFACTURER:texas  INSTRUMENTS'));
+    expect(canonical(again).components).toEqual(asImported);
+    // And b's library round-trips exactly in b.
+    const { target: bAgain } = await roundTrip({ ...b, ref: bTarget.ref, library: { id: bTarget.ref.libraryId } });
+    expect(await canonicalLibrary(store, bAgain.ref)).toEqual(await canonicalLibrary(store, bTarget.ref));
+
+    // A failure midway leaves neither the library nor the directory of a third organization changed.
+    const c = await newTenant();
+    const cTarget = await newEmptyLibrary(store, c, uniqueSlug('srcfail'));
+    const cBefore = await partitionSnapshot(store, cTarget.ref);
+    const failed = await importLibrary(store, cTarget.ref, { kind: 'json', library: exported, root: 'components.json' }, { ...options(c), failAfterItems: 5 }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(SimulatedImportFailure);
+    expect(await partitionSnapshot(store, cTarget.ref)).toEqual(cBefore);
+    expect(await listVendors(store, c.organization.id)).toEqual([]);
+    expect(r2).toBeDefined();
+  });
+
+  it('validates the sourcing of an import before writing anything: every problem with its path and code', async () => {
+    const a = await newTenant();
+    const from: LibraryTarget = { ...a, ref: { organizationId: a.organization.id, libraryId: a.library.id } };
+    await seedSourcing(from);
+    const exported = await exportLibrary(store, from.ref);
+    const bad = structuredClone(exported);
+    const i = bad.components.findIndex((c) => (c.sourcing?.parts.length ?? 0) === 2);
+    const s = bad.components[i]!.sourcing!;
+    const approved = s.parts.findIndex((p) => p.approval === 'APPROVED');
+    const other = 1 - approved;
+    s.parts[approved]!.quotes[0]!.currency = 'ZZZ';
+    s.parts[approved]!.quotes[0]!.priceBreaks[0]!.unitPrice = -1;
+    s.parts[other]!.manufacturerId = randomUUID();
+    s.primaryPartId = s.parts[other]!.id;
+    bad.manifest.sourcing!.exchangeRates!.rates = { QQQ: 2 };
+    const distributor = bad.manifest.sourcing!.vendors.findIndex((v) => v.kind === 'DISTRIBUTOR');
+    bad.manifest.sourcing!.vendors.push({ ...bad.manifest.sourcing!.vendors[distributor]!, id: randomUUID(), name: 'DIGIKEY', aliases: [] });
+    const b = await newTenant();
+    const target = await newEmptyLibrary(store, b, uniqueSlug('srcbad'));
+    const before = await partitionSnapshot(store, target.ref);
+    const refused = await importLibrary(store, target.ref, { kind: 'json', library: bad, root: 'components.json' }, options(b)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ImportInvalidError);
+    const at = `components.json[${i}].sourcing`;
+    expect((refused as ImportInvalidError).problems.map((p) => [p.path, p.code]).sort()).toEqual(
+      [
+        [`library.json: sourcing.vendors[${bad.manifest.sourcing!.vendors.length - 1}].name`, 'ALREADY_EXISTS'],
+        [`${at}.parts[${other}].manufacturerId`, 'MANUFACTURER_NOT_FOUND'],
+        [`${at}.parts[${approved}].quotes[0].currency`, 'UNKNOWN_CURRENCY'],
+        [`${at}.parts[${approved}].quotes[0].priceBreaks[0].unitPrice`, 'INVALID_PRICE'],
+        [`${at}.primaryPartId`, 'PRIMARY_NOT_APPROVED'],
+        ['library.json: sourcing.exchangeRates.rates.QQQ', 'UNKNOWN_CURRENCY'],
+      ].sort(),
+    );
+    expect(await partitionSnapshot(store, target.ref)).toEqual(before);
+    expect(await listVendors(store, b.organization.id)).toEqual([]);
   });
 
   it('imports the hand-written CSV of the documented format', async () => {
