@@ -129,7 +129,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   if (source.kind === 'json') problems.push(...(await fileProblems(source, components, locations, options.blobs, manifestRoot)));
   // Sourcing: the vendors matched to the target organization's directory or created, parts, quotes, rates.
   let sourcing: ExportedManifestSourcing | undefined = source.kind === 'json' ? manifest?.sourcing : undefined;
-  if (source.kind === 'csv' && source.sourcingCsv) sourcing = sourcingFromCsv(source.sourcingCsv, components, Boolean(source.legacy), problems);
+  if (source.kind === 'csv' && source.sourcingCsv) sourcing = sourcingFromCsv(source.sourcingCsv, components, Boolean(source.legacy), options.actor.at, problems);
   const plan = await planSourcing(store, target, sourcing, components, { manifest: manifestRoot, component: locations.component }, options.actor, problems);
   if (problems.length > 0) throw new ImportInvalidError(problems);
 

@@ -34,6 +34,7 @@ import { createPart, createQuote, setPrimarySource, updatePart } from '../../lib
 import { setExchangeRates } from '../../lib/sourcing/rates.js';
 import { findPartsByMpn } from '../../lib/sourcing/model.js';
 import { listVendors } from '../../lib/store/sourcing.js';
+import { sourcingColumns, sourcingToCsv } from '../../lib/transfer/sourcingCsv.js';
 
 const store = testStore();
 const releaseDraft = 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }';
@@ -93,6 +94,8 @@ async function seedSourcing(from: LibraryTarget) {
     validUntil: '2027-01-01',
   });
   await updatePart(store, actor, { componentId: r1!.id, id: p2.id, rank: 2 });
+  // A cell a spreadsheet would run as a formula.
+  await createQuote(store, actor, { componentId: r1!.id, partId: p2.id, distributorName: 'digikey', distributorPartNumber: '=1+1', currency: 'USD', unitPrice: 0.2 });
   await setPrimarySource(store, actor, { componentId: r1!.id, partId: p1.id, quoteId: q1.id });
   await createPart(store, actor, { componentId: r2!.id, manufacturerName: 'TI', mpn: 'R2-LEGACY', isLegacyImport: true });
   await setExchangeRates(store, { ...from.ref, userId: from.user.id }, { baseCurrency: 'USD', rates: [{ currency: 'EUR', rate: 1.1 }] });
@@ -221,6 +224,68 @@ describe('library export and import', () => {
     expect(await partitionSnapshot(store, cTarget.ref)).toEqual(cBefore);
     expect(await listVendors(store, c.organization.id)).toEqual([]);
     expect(r2).toBeDefined();
+  });
+
+  it('writes sourcing.csv and reads it back on a CSV import; a legacy cost sheet marks its parts and quotes', { timeout: 60_000 }, async () => {
+    const a = await newTenant();
+    const from: LibraryTarget = { ...a, ref: { organizationId: a.organization.id, libraryId: a.library.id } };
+    const { r1, r2 } = await seedSourcing(from);
+    const directory = await mkdtemp(join(tmpdir(), 'plm-export-sourcing-'));
+    const written = await writeExportDirectory(directory, await exportLibrary(store, from.ref), stackFiles());
+    expect(written).toContain('sourcing.csv');
+    const csv = await readFile(join(directory, 'sourcing.csv'), 'utf8');
+    const lines = csv.trim().split('\n');
+    expect(lines).toEqual([
+      sourcingColumns.join(','),
+      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,1,0.1,EUR,10,10,14,5000,2027-01-01,true,`,
+      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,100,0.05,EUR,10,10,14,5000,2027-01-01,true,`,
+      // The formula-looking distributor part number is escaped with a leading quote.
+      `${r1.cpn},Yageo,RC0603FR-0710KL,UNKNOWN,PROTOTYPE_ONLY,2,Digi-Key,'=1+1,1,0.2,USD,,,,,,,`,
+      `${r2.cpn},Texas Instruments,R2-LEGACY,UNKNOWN,NOT_APPROVED,,,,,,,,,,,,,true`,
+    ]);
+
+    // A CSV import into another organization: vendors by name (created there), parts, quotes, breaks, primary.
+    const b = await newTenant();
+    const target = await newEmptyLibrary(store, b, uniqueSlug('csvsrc'));
+    const result = await importLibrary(store, target.ref, await readImportDirectory(directory, 'csv'), options(b));
+    expect(result).toMatchObject({ components: 4, sourcingParts: 3, vendorsCreated: 3 });
+    const imported = await exportLibrary(store, target.ref);
+    expect(sourcingToCsv(imported.components, imported.manifest.sourcing)).toBe(csv);
+    expect((await findPartsByMpn(store, target.ref, '=1+1')).length).toBe(0);
+    expect((await findPartsByMpn(store, target.ref, 'rc0603fr-0710kl'))[0]!.quotes[0]!.distributorPartNumber).toBe('=1+1');
+
+    // A hand-written legacy cost sheet: rows with legacy=true, or the whole file as legacy.
+    const sheet = await mkdtemp(join(tmpdir(), 'plm-legacy-'));
+    for (const name of ['library.json', 'components.csv', 'bom.csv']) await writeFile(join(sheet, name), await readFile(join(directory, name)));
+    await writeFile(
+      join(sheet, 'sourcing.csv'),
+      `cpn,manufacturer,mpn,distributor,currency,unitPrice,legacy\n${r1.cpn},Texas Instruments,OLD-1,Mouser,USD,1.5,true\n${r2.cpn},Murata,NEW-2,Mouser,USD,2,\n`,
+    );
+    const legacyParts = async (source: Awaited<ReturnType<typeof readImportDirectory>>) => {
+      const lib = await newEmptyLibrary(store, b, uniqueSlug('legacy'));
+      await importLibrary(store, lib.ref, source, options(b));
+      const parts = (await exportLibrary(store, lib.ref)).components.flatMap((c) => c.sourcing?.parts ?? []);
+      return parts.map((p) => [p.mpn, p.isLegacyImport, p.quotes.map((q) => q.isLegacyImport)]).sort();
+    };
+    expect(await legacyParts(await readImportDirectory(sheet, 'csv'))).toEqual([
+      ['NEW-2', false, [false]],
+      ['OLD-1', true, [true]],
+    ]);
+    expect(await legacyParts(await readImportDirectory(sheet, 'csv', { legacy: true }))).toEqual([
+      ['NEW-2', true, [true]],
+      ['OLD-1', true, [true]],
+    ]);
+    // A bad row refuses the import with its row, and writes nothing (no vendor either).
+    await writeFile(join(sheet, 'sourcing.csv'), `cpn,manufacturer,mpn,distributor,currency,unitPrice\nNOPE-1,Texas Instruments,X,Mouser,USD,1\n${r1.cpn},Vishay,Y,Arrow,ZZZ,abc\n`);
+    const c = await newTenant();
+    const refusedLib = await newEmptyLibrary(store, c, uniqueSlug('badcsv'));
+    const refused = await importLibrary(store, refusedLib.ref, await readImportDirectory(sheet, 'csv'), options(c)).catch((e: unknown) => e);
+    expect((refused as ImportInvalidError).problems.map((p) => [p.path, p.code])).toEqual([
+      ['sourcing.csv row 2 cpn', 'COMPONENT_NOT_FOUND'],
+      ['sourcing.csv row 3 unitPrice', 'CSV_INVALID_CELL'],
+      [expect.stringContaining('.sourcing.parts[0].quotes[0].currency'), 'UNKNOWN_CURRENCY'],
+    ]);
+    expect(await listVendors(store, c.organization.id)).toEqual([]);
   });
 
   it('validates the sourcing of an import before writing anything: every problem with its path and code', async () => {
