@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import type { ImportProblem } from '../errors.js';
+import { ConcurrentWriteError, type ImportProblem } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
 import { limits, normalizeName } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
@@ -9,7 +9,7 @@ import type { Store } from '../store/client.js';
 import type { ComponentRecord, HistoryChange } from '../store/component.js';
 import { storableNumberProblem } from '../numbers.js';
 import {
-  exchangeRatesKey,
+  exchangeRatesPut,
   getExchangeRates,
   listSourcings,
   listVendors,
@@ -252,14 +252,8 @@ export function sourcingItems(
 /** The exchange rates item of the import's commit transaction (conditioned on the version read). */
 export function ratesCommitItem(target: LibraryRef, plan: SourcingPlan): Record<string, unknown> | null {
   if (!plan.exchangeRates) return null;
-  return {
-    Put: {
-      Item: { ...exchangeRatesKey(target.organizationId, target.libraryId), entity: 'ExchangeRates', ...plan.exchangeRates },
-      ...(plan.previousRatesVersion === 0
-        ? { ConditionExpression: 'attribute_not_exists(PK)' }
-        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': plan.previousRatesVersion } }),
-    },
-  };
+  const conflict = () => new ConcurrentWriteError("The library's exchange rates (changed during the import)");
+  return exchangeRatesPut(target.organizationId, target.libraryId, plan.exchangeRates, plan.previousRatesVersion, conflict) as unknown as Record<string, unknown>;
 }
 
 /**
