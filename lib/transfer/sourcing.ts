@@ -267,7 +267,13 @@ export async function createPlannedVendors(store: Store, plan: SourcingPlan, wri
     const items: WriteItem[] = [
       vendorPut(vendor, null, () => new SourcingError('ALREADY_EXISTS', `vendor ${vendor.id} exists`)),
       ...[...names].map(([n, original]) =>
-        vendorNameClaim(vendor.organizationId, vendor.kind, n, vendor.id, () => new SourcingError('ALREADY_EXISTS', `A ${vendor.kind.toLowerCase()} named "${original}" was created during the import`, { name: original })),
+        vendorNameClaim(
+          vendor.organizationId,
+          vendor.kind,
+          n,
+          vendor.id,
+          () => new SourcingError('ALREADY_EXISTS', `A ${vendor.kind.toLowerCase()} named "${original}" was created during the import`, { name: original }),
+        ),
       ),
     ];
     await transactWrite(store, items);

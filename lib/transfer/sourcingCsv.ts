@@ -59,7 +59,16 @@ export function sourcingToCsv(components: ExportedComponent[], sourcing: Exporte
       }
       for (const quote of part.quotes) {
         const primary = isPrimary ? (s.primaryQuoteId === quote.id ? 'true' : s.primaryQuoteId === null ? 'part' : '') : '';
-        const tail = [quote.currency, text(quote.moq), text(quote.orderMultiple), text(quote.leadTimeDays), text(quote.stock), text(quote.validUntil), primary, part.isLegacyImport || quote.isLegacyImport ? 'true' : ''];
+        const tail = [
+          quote.currency,
+          text(quote.moq),
+          text(quote.orderMultiple),
+          text(quote.leadTimeDays),
+          text(quote.stock),
+          text(quote.validUntil),
+          primary,
+          part.isLegacyImport || quote.isLegacyImport ? 'true' : '',
+        ];
         const distributor = [names.get(quote.distributorId) ?? quote.distributorId, text(quote.distributorPartNumber)];
         const breaks = quote.priceBreaks.length > 0 ? quote.priceBreaks : [null];
         for (const pb of breaks) rows.push([...head, ...distributor, text(pb?.minQuantity), text(pb?.unitPrice), ...tail]);

@@ -792,7 +792,9 @@ async function seedRollup(store: Store, ctx: Parameters<typeof createComponents>
       const count = level < ROLLUP_LEVELS - 1 ? 10 : Math.floor(lastLines / lastLevel) + (index < lastLines % lastLevel ? 1 : 0);
       const lines = Array.from({ length: count }, (_, n) => line(children[cursor++ % children.length]!, n));
       lineCount += lines.length;
-      items.push(bomItem(ctx.organizationId, ctx.libraryId, { assemblyId, bomVersion: 1, lines, childIds: [...new Set(lines.map((l) => l.childId))], updatedAt: ctx.at, updatedBy: ctx.userId, writeId: null }));
+      items.push(
+        bomItem(ctx.organizationId, ctx.libraryId, { assemblyId, bomVersion: 1, lines, childIds: [...new Set(lines.map((l) => l.childId))], updatedAt: ctx.at, updatedBy: ctx.userId, writeId: null }),
+      );
     }
   }
   if (lineCount !== ROLLUP_SHAPE.lines) throw new Error(`rollup seed: ${lineCount} lines, expected ${ROLLUP_SHAPE.lines}`);

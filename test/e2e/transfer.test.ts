@@ -204,8 +204,7 @@ describe('library export and import', () => {
         for (const q of p.quotes) expect(bIds.has(q.distributorId)).toBe(true);
       }
       for (const h of c.history)
-        for (const change of h.changes.filter((x) => x.field.startsWith('sourcing.part.') && x.to))
-          expect(bIds.has((change.to as { manufacturerId: string }).manufacturerId)).toBe(true);
+        for (const change of h.changes.filter((x) => x.field.startsWith('sourcing.part.') && x.to)) expect(bIds.has((change.to as { manufacturerId: string }).manufacturerId)).toBe(true);
     }
     expect((await findPartsByMpn(store, bTarget.ref, 'RC0603-10K'))[0]!.manufacturerId).toBe(bTi.id);
     // The same library but for the vendor ids (by name) and the authors (a's user is no member of b).

@@ -82,7 +82,10 @@ export function canonical(exported: LibraryExport) {
       bomHistory: c.bomHistory.map((s) => ({ ...s, lines: s.lines.map(line(owner)) })),
       ...(c.sourcingIndex ? { sourcingIndex: { ...c.sourcingIndex, manufacturerIds: c.sourcingIndex.manufacturerIds.map(vendorRef) } } : {}),
       sourcing: c.sourcing
-        ? { ...c.sourcing, parts: c.sourcing.parts.map((p) => ({ ...p, manufacturerId: vendorRef(p.manufacturerId), quotes: p.quotes.map((q) => ({ ...q, distributorId: vendorRef(q.distributorId) })) })) }
+        ? {
+            ...c.sourcing,
+            parts: c.sourcing.parts.map((p) => ({ ...p, manufacturerId: vendorRef(p.manufacturerId), quotes: p.quotes.map((q) => ({ ...q, distributorId: vendorRef(q.distributorId) })) })),
+          }
         : (c.sourcing ?? null),
       documentLinks: c.documentLinks ? { ...c.documentLinks, links: c.documentLinks.links.map((l, i) => ({ ...l, linkId: `${owner}/link-${i}`, documentId: ref2(l.documentId) })) } : null,
     };
