@@ -36,6 +36,7 @@ import { importTemplates, targetTemplateNames } from './templates.js';
 import { componentsFromCsv, type ImportActor } from './csvSource.js';
 import { carriedFieldsOf, type ExportedComponent, type LibraryExport, type Manifest } from './format.js';
 import { sourcingFromCsv } from './sourcingCsv.js';
+import { listImportedVendorKeys } from '../store/sourcing.js';
 import { createPlannedVendors, mapSourcingChange, planSourcing, ratesCommitItem, sourcingItems, type ExportedManifestSourcing, type SourcingPlan } from './sourcing.js';
 import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
 
@@ -183,7 +184,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
       const clash = templates.find((t) => names.has(t.name.toLowerCase()));
       if (clash) throw new LibraryImportError('IMPORT_FAILED', `A template named "${clash.name}" was created in the library while the import started; nothing was imported`);
     }
-    await createPlannedVendors(store, plan, vendorKeys);
+    await createPlannedVendors(store, plan, importId, vendorKeys);
     let written = 0;
     await putItemsInParallel(store, options.failAfterItems === undefined ? items : items.slice(0, options.failAfterItems), options.parallelWrites ?? 8, (n) => {
       written = n;
@@ -397,11 +398,16 @@ function importItems(
 
 /**
  * Finishes an import that crashed (the library stays closed): deletes everything it may have written
- * (in an empty library, every component, history, claim, BOM, link, counter and search item) and reopens
+ * (in an empty library, every component, history, claim, BOM, link, counter, sourcing and search item, and
+ * the vendors it created in the organization's directory, tagged with its id) and reopens
  * the library. Refuses when no import holds the library.
  */
 export async function abandonLibraryImport(store: Store, target: LibraryRef, importId: string): Promise<{ deleted: number }> {
-  const keys = await listImportedKeys(store, target.organizationId, target.libraryId, searchPartition(target.organizationId, target.libraryId), importId);
+  const [libraryKeys, vendorKeys] = await Promise.all([
+    listImportedKeys(store, target.organizationId, target.libraryId, searchPartition(target.organizationId, target.libraryId), importId),
+    listImportedVendorKeys(store, target.organizationId, importId),
+  ]);
+  const keys = [...libraryKeys, ...vendorKeys];
   await deleteKeysInParallel(store, keys, 8);
   await clearImportMark(store, target.organizationId, target.libraryId, importId);
   return { deleted: keys.length };

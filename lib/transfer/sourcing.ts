@@ -258,9 +258,10 @@ export function ratesCommitItem(target: LibraryRef, plan: SourcingPlan): Record<
 
 /**
  * Creates the vendors the plan creates, one transaction each (the vendor and its name claims: a name claimed
- * meanwhile is ALREADY_EXISTS). Returns the keys written, so that a failed import can delete them.
+ * meanwhile is ALREADY_EXISTS), each item tagged with the import's id. Adds the keys written to `written`, so
+ * that a failed import deletes them (and import-abort finds them by the tag).
  */
-export async function createPlannedVendors(store: Store, plan: SourcingPlan, written: { PK: string; SK: string }[]): Promise<void> {
+export async function createPlannedVendors(store: Store, plan: SourcingPlan, importId: string, written: { PK: string; SK: string }[]): Promise<void> {
   for (const vendor of plan.create) {
     const names = new Map<string, string>();
     for (const n of [vendor.name, ...vendor.aliases]) if (!names.has(normalizeName(n))) names.set(normalizeName(n), n);
@@ -276,6 +277,8 @@ export async function createPlannedVendors(store: Store, plan: SourcingPlan, wri
         ),
       ),
     ];
+    // Tagged with the import's id, so that import-abort finds them after a crash.
+    for (const item of items) (item as { Put: { Item: Record<string, unknown> } }).Put.Item.importId = importId;
     await transactWrite(store, items);
     for (const item of items) {
       const put = (item as { Put: { Item: Record<string, unknown> } }).Put.Item;

@@ -33,7 +33,8 @@ import { createVendor } from '../../lib/sourcing/directory.js';
 import { createPart, createQuote, setPrimarySource, updatePart } from '../../lib/sourcing/parts.js';
 import { setExchangeRates } from '../../lib/sourcing/rates.js';
 import { findPartsByMpn } from '../../lib/sourcing/model.js';
-import { listVendors } from '../../lib/store/sourcing.js';
+import { listVendors, vendorIdByName } from '../../lib/store/sourcing.js';
+import { createPlannedVendors, planSourcing } from '../../lib/transfer/sourcing.js';
 import { sourcingColumns, sourcingToCsv } from '../../lib/transfer/sourcingCsv.js';
 
 const store = testStore();
@@ -223,6 +224,27 @@ describe('library export and import', () => {
     expect(await partitionSnapshot(store, cTarget.ref)).toEqual(cBefore);
     expect(await listVendors(store, c.organization.id)).toEqual([]);
     expect(r2).toBeDefined();
+
+    // A crash after the vendors were created: import-abort deletes them (and their name claims) with the library's items.
+    const d = await newTenant();
+    const dTarget = await newEmptyLibrary(store, d, uniqueSlug('srccrash'));
+    const crashId = randomUUID();
+    const plan = await planSourcing(
+      store,
+      dTarget.ref,
+      exported.manifest.sourcing,
+      exported.components,
+      { manifest: '', component: (i) => `[${i}]` },
+      { userId: d.user.id, at: new Date().toISOString() },
+      [],
+    );
+    await markLibraryImporting(store, dTarget.ref.organizationId, dTarget.ref.libraryId, { importId: crashId, startedAt: new Date().toISOString(), startedBy: d.user.id });
+    await createPlannedVendors(store, plan, crashId, []);
+    expect(await listVendors(store, d.organization.id)).toHaveLength(3);
+    expect(await vendorIdByName(store, d.organization.id, 'MANUFACTURER', 'ti')).toBeDefined();
+    await abandonLibraryImport(store, dTarget.ref, crashId);
+    expect(await listVendors(store, d.organization.id)).toEqual([]);
+    expect(await vendorIdByName(store, d.organization.id, 'MANUFACTURER', 'ti')).toBeUndefined();
   });
 
   it('writes sourcing.csv and reads it back on a CSV import; a legacy cost sheet marks its parts and quotes', { timeout: 60_000 }, async () => {
