@@ -35,7 +35,7 @@ import { eachLimited, sha256Hex, type FileBytesSource } from './fileBytes.js';
 import { importTemplates, targetTemplateNames } from './templates.js';
 import { componentsFromCsv, type ImportActor } from './csvSource.js';
 import { carriedFieldsOf, type ExportedComponent, type LibraryExport, type Manifest } from './format.js';
-import { sourcingFromCsv } from './sourcingCsv.js';
+import { csvSourcingPath, csvSourcingPrefix, sourcingFromCsv } from './sourcingCsv.js';
 import { listImportedVendorKeys } from '../store/sourcing.js';
 import { createPlannedVendors, mapSourcingChange, planSourcing, ratesCommitItem, sourcingItems, type ExportedManifestSourcing, type SourcingPlan } from './sourcing.js';
 import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
@@ -130,8 +130,13 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   if (source.kind === 'json') problems.push(...(await fileProblems(source, components, locations, options.blobs, manifestRoot)));
   // Sourcing: the vendors matched to the target organization's directory or created, parts, quotes, rates.
   let sourcing: ExportedManifestSourcing | undefined = source.kind === 'json' ? manifest?.sourcing : undefined;
-  if (source.kind === 'csv' && source.sourcingCsv) sourcing = sourcingFromCsv(source.sourcingCsv, components, Boolean(source.legacy), options.actor.at, problems);
-  const plan = await planSourcing(store, target, sourcing, components, { manifest: manifestRoot, component: locations.component }, options.actor, problems);
+  let csvRows: Map<string, number> | null = null;
+  if (source.kind === 'csv' && source.sourcingCsv) ({ sourcing, rows: csvRows } = sourcingFromCsv(source.sourcingCsv, components, Boolean(source.legacy), options.actor.at, problems));
+  const sourcingProblems: ImportProblem[] = [];
+  const component = csvRows ? (i: number) => `${csvSourcingPrefix}${i}` : locations.component;
+  const plan = await planSourcing(store, target, sourcing, components, { manifest: manifestRoot, component }, options.actor, sourcingProblems);
+  // A CSV import's sourcing problems name the rows of sourcing.csv.
+  problems.push(...(csvRows ? sourcingProblems.map((p) => ({ ...p, path: csvSourcingPath(p.path, components, csvRows) })) : sourcingProblems));
   if (problems.length > 0) throw new ImportInvalidError(problems);
 
   // Authors who are not (and were not) members of the target organization become the importing user (authors.ts).

@@ -84,7 +84,15 @@ export function sourcingToCsv(components: ExportedComponent[], sourcing: Exporte
  * and MPN) merge; rows of one quote (same distributor, distributor PN, currency and terms) give its price
  * breaks. Cell problems name `sourcing.csv row N`; the rest is checked as a JSON import's sourcing.
  */
-export function sourcingFromCsv(csvText: string, components: ExportedComponent[], legacyFile: boolean, at: string, problems: ImportProblem[]): ExportedManifestSourcing {
+export function sourcingFromCsv(
+  csvText: string,
+  components: ExportedComponent[],
+  legacyFile: boolean,
+  at: string,
+  problems: ImportProblem[],
+): { sourcing: ExportedManifestSourcing; rows: Map<string, number> } {
+  /** The first row of each part and quote (by id), for the problems found after reading. */
+  const rows = new Map<string, number>();
   const file = 'sourcing.csv';
   const table = parseTable(csvText, file, (c) => (sourcingColumns as readonly string[]).includes(c), ['cpn', 'manufacturer', 'mpn'], problems);
   const byCpn = new Map(components.map((c) => [c.cpn.toLowerCase(), c]));
@@ -145,6 +153,7 @@ export function sourcingFromCsv(csvText: string, components: ExportedComponent[]
         updatedAt: at,
       };
       s.parts.push(part);
+      rows.set(part.id, row);
     }
     if (primary === 'true' || primary === 'part') s.primaryPartId = part.id;
     if (cell('distributor') === '') {
@@ -172,6 +181,7 @@ export function sourcingFromCsv(csvText: string, components: ExportedComponent[]
     if (!quote) {
       quote = { id: randomUUID(), ...terms, priceBreaks: [], isLegacyImport: legacy, createdAt: at, updatedAt: at };
       part.quotes.push(quote);
+      rows.set(quote.id, row);
     }
     if (primary === 'true') s.primaryQuoteId = quote.id;
     const minQuantity = int('minQuantity', 1);
@@ -184,5 +194,20 @@ export function sourcingFromCsv(csvText: string, components: ExportedComponent[]
     for (const p of s.parts) for (const q of p.quotes) q.priceBreaks.sort((a, b) => a.minQuantity - b.minQuantity);
     component.sourcing = s;
   }
-  return { vendors: [...vendors.values()], exchangeRates: null };
+  return { sourcing: { vendors: [...vendors.values()], exchangeRates: null }, rows };
+}
+
+/** Where a sourcing problem of a CSV import is: `@<component index>.sourcing.parts[j].quotes[q].<field>` becomes `sourcing.csv row N <field>`. */
+export const csvSourcingPrefix = '@';
+export function csvSourcingPath(path: string, components: ExportedComponent[], rows: Map<string, number>): string {
+  const match = /^@(\d+)\.sourcing\.(?:parts\[(\d+)\](?:\.quotes\[(\d+)\])?|(primaryPartId|primaryQuoteId))\.?(.*)$/.exec(path);
+  if (!match) return path;
+  const component = components[Number(match[1])];
+  const s = component?.sourcing;
+  if (!component || !s) return path;
+  const part = match[2] !== undefined ? s.parts[Number(match[2])] : s.parts.find((p) => p.id === s.primaryPartId);
+  const quote = match[3] !== undefined ? part?.quotes[Number(match[3])] : match[4] === 'primaryQuoteId' ? part?.quotes.find((q) => q.id === s.primaryQuoteId) : undefined;
+  const row = rows.get(quote?.id ?? '') ?? rows.get(part?.id ?? '');
+  const field = match[4] ? 'primary' : match[5] || (match[3] !== undefined ? 'distributor' : 'mpn');
+  return row === undefined ? `sourcing.csv (CPN ${component.cpn}) ${field}` : `sourcing.csv row ${row} ${field}`;
 }
