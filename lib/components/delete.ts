@@ -1,7 +1,7 @@
 import { ComponentLockedError } from '../errors.js';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import type { Store } from '../store/client.js';
-import { componentDeleteItems, cpnKey, getComponents, listComponentHistoryKeys, type ComponentRecord } from '../store/component.js';
+import { componentDeleteItems, cpnKey, getComponents, listComponentHistoryKeys, normalizeMpn, type ComponentRecord } from '../store/component.js';
 import { deleteItems, explainedBy, failingWith, transactWrite } from '../store/items.js';
 import { bomDelete, documentLinksDelete, getBoms, listBomSnapshotKeys } from '../store/bom.js';
 import { listPendingWrites } from '../store/pendingWrite.js';
@@ -9,8 +9,9 @@ import { getUsages, removeUsage, usageDeletedItem, type UsageRecord } from '../s
 import { searchEntryTombstone } from '../search/entries.js';
 import { ComponentInUseError, ConcurrentWriteError, TooManyInputsError, VersionConflictError } from '../errors.js';
 import type { WriteContext } from './rules.js';
+import { getSourcings, mpnIndexKey, sourcingDelete } from '../store/sourcing.js';
 
-/** component, CPN claim, search entry, BOM, document links, where-used mark: 16 deletions fill one transaction. */
+/** component, CPN claim, search entry, BOM, document links, where-used mark, sourcing item: 16 deletions fill one transaction (96 items). */
 export const maxDeletesPerCall = 16;
 
 export interface DeleteResult {
@@ -24,7 +25,9 @@ export interface DeleteResult {
  * naming the assemblies), unless those assemblies go in the same call. The component, CPN, BOM, links
  * and where-used changes are one transaction, conditional on the where-used entry read, so that a write
  * adding the component as a child at the same time and this delete cannot both land. History items are
- * removed after it, and are unreachable once their component is gone.
+ * removed after it, and are unreachable once their component is gone. Its sourcing item goes in the
+ * transaction; its MPN index entries (up to one per part) after it, as the sourcing item read names them
+ * (every sourcing write moves the component's version, on which the delete is conditioned).
  */
 export async function deleteComponents(store: Store, ctx: WriteContext, ids: string[]): Promise<DeleteResult> {
   if (ids.length > maxDeletesPerCall) throw new TooManyInputsError('component.delete', maxDeletesPerCall, ids.length);
@@ -44,7 +47,12 @@ class UsageChangedError extends Error {}
 
 async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique: string[]): Promise<DeleteResult> {
   const { organizationId: org, libraryId: lib } = ctx;
-  const [current, usages, ownBoms] = await Promise.all([getComponents(store, org, lib, unique, true), getUsages(store, org, lib, unique, true), getBoms(store, org, lib, unique, true)]);
+  const [current, usages, ownBoms, sourcing] = await Promise.all([
+    getComponents(store, org, lib, unique, true),
+    getUsages(store, org, lib, unique, true),
+    getBoms(store, org, lib, unique, true),
+    getSourcings(store, org, lib, unique, true),
+  ]);
   const found = unique.filter((id) => current.has(id));
   if (found.length === 0) return { deletedIds: [], notFoundIds: unique };
   await refuseComponentsInUse(store, ctx, ids, found, current, usages);
@@ -63,6 +71,7 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
           // Its BOM and document links go with it, so where-used never names a deleted assembly.
           bomDelete(org, lib, id),
           documentLinksDelete(org, lib, id),
+          sourcingDelete(org, lib, id),
           failingWith(usageDeletedItem(org, lib, id, usages.get(id)?.rev), () => new UsageChangedError()),
         ],
         changed,
@@ -73,6 +82,8 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
   const childrenOfDeleted = new Map<string, string[]>();
   for (const [assemblyId, bom] of ownBoms) for (const childId of bom.childIds) childrenOfDeleted.set(childId, [...(childrenOfDeleted.get(childId) ?? []), assemblyId]);
   await Promise.all([...childrenOfDeleted].filter(([childId]) => !found.includes(childId)).map(([childId, assemblyIds]) => removeUsage(store, org, lib, childId, assemblyIds)));
+  const mpnKeys = found.flatMap((id) => [...new Set((sourcing.get(id)?.parts ?? []).map((p) => normalizeMpn(p.mpn)))].map((mpn) => mpnIndexKey(org, lib, mpn, id)));
+  if (mpnKeys.length > 0) await deleteItems(store, mpnKeys);
   for (const id of found) {
     await deleteItems(store, [...(await listComponentHistoryKeys(store, org, lib, id)), ...(await listBomSnapshotKeys(store, org, lib, id))]);
   }

@@ -18,7 +18,7 @@ import { libraryConfigKey, type ConfigType, type LibraryConfigRecord } from './l
  */
 
 /** The sort-key prefixes of everything an import writes into the library partition (none exist in an empty library). */
-export const importedPrefixes = ['C#', 'H#', 'CPN#', 'BOM#', 'BOMH#', 'DOCS#', 'USEDBY#', 'CTR#'] as const;
+export const importedPrefixes = ['C#', 'H#', 'CPN#', 'BOM#', 'BOMH#', 'DOCS#', 'USEDBY#', 'CTR#', 'SRC#', 'MPN#'] as const;
 /**
  * Kinds an empty library may already hold (its own change order templates, uploaded files: the import's
  * own file among them): an import tags the items of these kinds it writes with `importId`, and only those

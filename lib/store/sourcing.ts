@@ -140,6 +140,17 @@ export function vendorNameClaim(orgId: string, kind: VendorKind, normalizedName:
   };
 }
 
+/**
+ * Keys of the vendors and name claims a library import created (tagged with its `importId`): what
+ * import-abort deletes besides the library's items.
+ */
+export async function listImportedVendorKeys(store: Store, orgId: string, importId: string): Promise<Key[]> {
+  const row = z.object({ PK: z.string(), SK: z.string() });
+  const options = { FilterExpression: 'importId = :importId', ExpressionAttributeValues: { ':importId': importId }, ProjectionExpression: 'PK, SK' };
+  const lists = await Promise.all(['VENDOR#', 'VENDORNAME#'].map((prefix) => queryPrefix(store, organizationPartition(orgId), prefix, row, 'vendor key', options)));
+  return lists.flat();
+}
+
 /** Releases a name the vendor no longer carries. */
 export function vendorNameRelease(orgId: string, kind: VendorKind, normalizedName: string, vendorId: string): WriteItem {
   return { Delete: { Key: vendorNameKey(orgId, kind, normalizedName), ConditionExpression: 'attribute_not_exists(PK) OR vendorId = :id', ExpressionAttributeValues: { ':id': vendorId } } };

@@ -61,7 +61,7 @@ export function unescapeCell(cell: string): string {
   return cell.startsWith("'") ? cell.slice(1) : cell;
 }
 
-const escapedRows = (rows: string[][]) => rows.map((row) => row.map(escapeCell));
+export const escapedRows = (rows: string[][]) => rows.map((row) => row.map(escapeCell));
 
 function listCell(values: readonly string[] | null): string {
   if (!values || values.length === 0) return '';
@@ -149,7 +149,7 @@ export interface CsvBomRow {
 }
 
 /** Parses a CSV file into records keyed by header; a malformed file is one problem naming the line. */
-function parseTable(text: string, file: string, known: (column: string) => boolean, required: string[], problems: ImportProblem[]): { row: number; cells: Record<string, string> }[] {
+export function parseTable(text: string, file: string, known: (column: string) => boolean, required: string[], problems: ImportProblem[]): { row: number; cells: Record<string, string> }[] {
   let records: string[][];
   try {
     records = parse(text.replace(/^\uFEFF/, ''), { relax_column_count: false, skip_empty_lines: true, trim: false }) as string[][];

@@ -8,6 +8,7 @@ import { committedWriteIds } from '../store/pendingWrite.js';
 import { listFileRecords } from '../store/file.js';
 import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
 import { exportTemplates } from './templates.js';
+import { exportSourcing } from './sourcing.js';
 import { withheldAttributes } from '../model/attributeAccess.js';
 
 /** Fields of a component and of its history changes that name an uploaded file. */
@@ -21,7 +22,7 @@ import { withheldAttributes } from '../model/attributeAccess.js';
  */
 export async function exportLibrary(store: Store, ref: LibraryRef): Promise<LibraryExport> {
   const { organizationId: org, libraryId: lib } = ref;
-  const [library, config, components, history, boms, snapshots, documentLinks, counters, templates, fileRecords] = await Promise.all([
+  const [library, config, components, history, boms, snapshots, documentLinks, counters, templates, fileRecords, sourcing] = await Promise.all([
     getLibrary(store, org, lib),
     loadLibraryConfiguration(store, org, lib),
     listComponentRecords(store, org, lib),
@@ -32,6 +33,7 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
     listCpnCounters(store, org, lib),
     exportTemplates(store, org, lib),
     listFileRecords(store, org, lib),
+    exportSourcing(store, ref),
   ]);
   const pending = [...components, ...history, ...boms, ...documentLinks].flatMap((r) => (r.writeId ? [r.writeId] : []));
   const committed = await committedWriteIds(store, org, lib, pending);
@@ -60,6 +62,7 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
           .filter((s) => !bom || s.bomVersion <= bom.bomVersion)
           .map((s) => ({ bomVersion: s.bomVersion, lines: s.lines, updatedAt: s.updatedAt, updatedBy: s.updatedBy, actingIntegrationId: s.actingIntegrationId })),
         documentLinks: links ? { updatedAt: links.updatedAt, links: links.links } : null,
+        sourcing: sourcing.byComponent.get(c.id) ?? null,
       };
     });
 
@@ -88,6 +91,7 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
       files: files.map(
         (f): ExportedFile => ({ id: f.id, name: f.name, contentType: f.contentType, size: f.size, sha256: f.sha256, createdAt: f.createdAt, createdBy: f.createdBy, completedAt: f.completedAt }),
       ),
+      sourcing: sourcing.manifest,
     },
     components: exported,
   };

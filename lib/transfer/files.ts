@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ImportProblem } from '../errors.js';
 import { ImportInvalidError } from '../errors.js';
 import { bomToCsv, componentsToCsv } from './csv.js';
+import { sourcingToCsv } from './sourcingCsv.js';
 import { bundleSchema, exportedComponent, manifestSchema, type LibraryExport, type Manifest } from './format.js';
 import type { ImportSource } from './import.js';
 import { categoriesDocument } from '../config/categories.js';
@@ -16,11 +17,14 @@ import * as z from 'zod';
  */
 export function directoryFiles(library: LibraryExport): Record<string, string> {
   const categories = categoriesDocument.parse(library.manifest.configuration.CATEGORIES);
+  const sourcingCsvText = sourcingToCsv(library.components, library.manifest.sourcing);
   return {
     'library.json': `${JSON.stringify(library.manifest, null, 2)}\n`,
     'components.json': `${JSON.stringify(library.components)}\n`,
     'components.csv': componentsToCsv(library.components, categories),
     'bom.csv': bomToCsv(library.components),
+    // Only when the library has manufacturer parts (sourcingCsv.ts).
+    ...(sourcingCsvText ? { 'sourcing.csv': sourcingCsvText } : {}),
   };
 }
 
@@ -76,13 +80,14 @@ async function readOptional(path: string): Promise<string | null> {
 
 /**
  * Reads an export directory. `format` json reads library.json and components.json (the whole); csv reads
- * components.csv and bom.csv (bom.csv optional), with library.json's configuration when present. Without
+ * components.csv and bom.csv (bom.csv optional) and sourcing.csv (optional; `legacy`: a legacy cost sheet,
+ * every part and quote isLegacyImport), with library.json's configuration when present. Without
  * a format: json when components.json is there, else csv. Malformed files are IMPORT_INVALID.
  */
-export async function readImportDirectory(directory: string, format?: 'json' | 'csv'): Promise<ImportSource> {
-  const [manifestText, componentsJson, componentsCsv, bomCsv] = (await Promise.all(
-    ['library.json', 'components.json', 'components.csv', 'bom.csv'].map((name) => readOptional(join(directory, name))),
-  )) as [string | null, string | null, string | null, string | null];
+export async function readImportDirectory(directory: string, format?: 'json' | 'csv', csvOptions: { legacy?: boolean } = {}): Promise<ImportSource> {
+  const [manifestText, componentsJson, componentsCsv, bomCsv, sourcingCsv] = (await Promise.all(
+    ['library.json', 'components.json', 'components.csv', 'bom.csv', 'sourcing.csv'].map((name) => readOptional(join(directory, name))),
+  )) as [string | null, string | null, string | null, string | null, string | null];
   const problems: ImportProblem[] = [];
   const chosen = format ?? (componentsJson !== null ? 'json' : 'csv');
   let manifest: Manifest | null = null;
@@ -100,7 +105,7 @@ export async function readImportDirectory(directory: string, format?: 'json' | '
   }
   if (componentsCsv === null) problems.push({ path: 'components.csv', code: 'FILE_MISSING', message: `${directory} has no components.csv` });
   if (problems.length > 0) throw new ImportInvalidError(problems);
-  return { kind: 'csv', manifest, componentsCsv: componentsCsv!, bomCsv };
+  return { kind: 'csv', manifest, componentsCsv: componentsCsv!, bomCsv, sourcingCsv, legacy: csvOptions.legacy ?? false };
 }
 
 /**

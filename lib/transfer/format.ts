@@ -3,6 +3,7 @@ import { readAccesses, writeDesignations } from '../model/attributeAccess.js';
 import { configTypes } from '../store/libraryConfig.js';
 import { bomLine, bomRecord, documentLink, documentLinksRecord } from '../store/bom.js';
 import { componentHistoryRecord, componentRecord } from '../store/component.js';
+import { exportedComponentSourcing, exportedManifestSourcing } from './sourcing.js';
 
 /**
  * The library export format, version 1. One library as data, independent of the table: ids are the
@@ -57,6 +58,8 @@ export const exportedComponent = carriedComponentFields.extend({
   bom: exportedBom.nullable(),
   bomHistory: z.array(exportedBomSnapshot),
   documentLinks: exportedDocumentLinks.nullable(),
+  /** Its manufacturer parts, quotes and primary source (sourcing.ts); null: none; absent in files written before sourcing was carried. */
+  sourcing: exportedComponentSourcing.nullable().optional(),
 });
 export type ExportedComponent = z.infer<typeof exportedComponent>;
 
@@ -108,6 +111,8 @@ export const manifestSchema = z.object({
   changeOrderTemplates: z.array(exportedTemplate).optional(),
   /** The uploaded files the components name, oldest first (absent in files written before files were carried). */
   files: z.array(exportedFile).optional(),
+  /** The organization's vendor directory and the library's exchange rates (sourcing.ts; absent in files written before sourcing was carried). */
+  sourcing: exportedManifestSourcing.optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 

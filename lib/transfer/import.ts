@@ -35,6 +35,9 @@ import { eachLimited, sha256Hex, type FileBytesSource } from './fileBytes.js';
 import { importTemplates, targetTemplateNames } from './templates.js';
 import { componentsFromCsv, type ImportActor } from './csvSource.js';
 import { carriedFieldsOf, type ExportedComponent, type LibraryExport, type Manifest } from './format.js';
+import { csvSourcingPath, csvSourcingPrefix, sourcingFromCsv } from './sourcingCsv.js';
+import { listImportedVendorKeys } from '../store/sourcing.js';
+import { createPlannedVendors, mapSourcingChange, planSourcing, ratesCommitItem, sourcingItems, type ExportedManifestSourcing, type SourcingPlan } from './sourcing.js';
 import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
 
 /** What an import reads: the whole (JSON) or the spreadsheet files, with the manifest when there is one. */
@@ -48,7 +51,7 @@ export type ImportSource =
       /** Where the bytes of the listed files are (absent: an export that lists files cannot be imported). */
       fileBytes?: FileBytesSource;
     }
-  | { kind: 'csv'; manifest: Manifest | null; componentsCsv: string; bomCsv: string | null };
+  | { kind: 'csv'; manifest: Manifest | null; componentsCsv: string; bomCsv: string | null; sourcingCsv?: string | null; legacy?: boolean };
 
 export interface ImportProgress {
   phase: 'validated' | 'writing' | 'committed';
@@ -80,6 +83,9 @@ export interface ImportResult {
   historyRecords: number;
   changeOrderTemplates: number;
   files: number;
+  /** Manufacturer parts imported, and the vendors the import added to the organization's directory. */
+  sourcingParts: number;
+  vendorsCreated: number;
   itemsWritten: number;
   durationMs: number;
 }
@@ -122,6 +128,15 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   const templates = source.kind === 'json' ? await importTemplates(store, target, manifest?.changeOrderTemplates ?? [], `${manifestRoot}changeOrderTemplates`, problems) : [];
   const files = source.kind === 'json' ? (manifest?.files ?? []) : [];
   if (source.kind === 'json') problems.push(...(await fileProblems(source, components, locations, options.blobs, manifestRoot)));
+  // Sourcing: the vendors matched to the target organization's directory or created, parts, quotes, rates.
+  let sourcing: ExportedManifestSourcing | undefined = source.kind === 'json' ? manifest?.sourcing : undefined;
+  let csvRows: Map<string, number> | null = null;
+  if (source.kind === 'csv' && source.sourcingCsv) ({ sourcing, rows: csvRows } = sourcingFromCsv(source.sourcingCsv, components, Boolean(source.legacy), options.actor.at, problems));
+  const sourcingProblems: ImportProblem[] = [];
+  const component = csvRows ? (i: number) => `${csvSourcingPrefix}${i}` : locations.component;
+  const plan = await planSourcing(store, target, sourcing, components, { manifest: manifestRoot, component }, options.actor, sourcingProblems);
+  // A CSV import's sourcing problems name the rows of sourcing.csv.
+  problems.push(...(csvRows ? sourcingProblems.map((p) => ({ ...p, path: csvSourcingPath(p.path, components, csvRows) })) : sourcingProblems));
   if (problems.length > 0) throw new ImportInvalidError(problems);
 
   // Authors who are not (and were not) members of the target organization become the importing user (authors.ts).
@@ -130,7 +145,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   for (const template of templates) template.createdBy = author(template.createdBy);
   const importId = options.importId ?? randomUUID();
   const fileIds = new Map(files.map((f) => [f.id, randomUUID()]));
-  const { items, records } = importItems(target, components, config, fileIds);
+  const { items, records } = importItems(target, components, config, fileIds, plan);
   // The search index is built here, as blocks: its manifest lands in the commit transaction.
   const search = bulkIndexItems(target, records);
   items.push(...search.parts);
@@ -158,10 +173,14 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
     historyRecords: components.reduce((n, c) => n + c.history.length, 0),
     changeOrderTemplates: templates.length,
     files: files.length,
+    sourcingParts: components.reduce((n, c) => n + (c.sourcing?.parts.length ?? 0), 0),
+    vendorsCreated: plan.create.length,
     itemsWritten: total,
   };
   await markLibraryImporting(store, org, lib, { importId, startedAt: options.actor.at, startedBy: options.actor.userId });
   const keys: Key[] = items.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
+  // The vendors the import creates in the organization's directory (deleted again when the import fails).
+  const vendorKeys: Key[] = [];
   try {
     // A component created between the check above and the mark would be overwritten: look again, now closed.
     if (await libraryHasImportedKinds(store, org, lib)) throw new LibraryImportError('LIBRARY_NOT_EMPTY', 'A component was created in the library while the import started');
@@ -170,6 +189,7 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
       const clash = templates.find((t) => names.has(t.name.toLowerCase()));
       if (clash) throw new LibraryImportError('IMPORT_FAILED', `A template named "${clash.name}" was created in the library while the import started; nothing was imported`);
     }
+    await createPlannedVendors(store, plan, importId, vendorKeys);
     let written = 0;
     await putItemsInParallel(store, options.failAfterItems === undefined ? items : items.slice(0, options.failAfterItems), options.parallelWrites ?? 8, (n) => {
       written = n;
@@ -200,11 +220,11 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
       importId,
       configRecords(current, manifest, options.actor),
       manifest?.accessPolicy ? policyRecord(current.accessPolicy.version, manifest.accessPolicy, options.actor) : null,
-      [search.manifestPut, ...(options.commitItems?.({ ...imported, durationMs: Math.round(performance.now() - started) }) ?? [])],
+      [search.manifestPut, ...[ratesCommitItem(target, plan)].filter((i) => i !== null), ...(options.commitItems?.({ ...imported, durationMs: Math.round(performance.now() - started) }) ?? [])],
     );
   } catch (error) {
     // Every item the import wrote, search entries included, is among its keys: nothing else is deleted.
-    await deleteKeysInParallel(store, keys, options.parallelWrites ?? 8);
+    await deleteKeysInParallel(store, [...keys, ...vendorKeys], options.parallelWrites ?? 8);
     await clearImportMark(store, org, lib, importId);
     throw error;
   }
@@ -285,7 +305,13 @@ async function fileProblems(
  * snapshots, where-used entries and document links. References inside the export (BOM lines, pins to child
  * versions, document links, history changes of children and document links) are rewritten to the new ids.
  */
-function importItems(target: LibraryRef, components: ExportedComponent[], config: ImportConfiguration, fileIds: Map<string, string>): { items: Record<string, unknown>[]; records: ComponentRecord[] } {
+function importItems(
+  target: LibraryRef,
+  components: ExportedComponent[],
+  config: ImportConfiguration,
+  fileIds: Map<string, string>,
+  plan: SourcingPlan,
+): { items: Record<string, unknown>[]; records: ComponentRecord[] } {
   const { organizationId: org, libraryId: lib } = target;
   const ids = new Map<string, string>();
   const newId = (old: string) => {
@@ -319,7 +345,7 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
     }
     if (change.field === 'documentLinks') return { ...change, from: list(change.from, mapRef), to: list(change.to, mapRef) };
     if (fileFields.has(change.field)) return { ...change, from: mapFile(change.from), to: mapFile(change.to) };
-    return change;
+    return mapSourcingChange(change, plan.vendorIds);
   };
   // Files the export does not list (an export written before files were carried) keep their ids.
   const mapFile = <T>(old: T): T => (typeof old === 'string' && fileIds.has(old) ? (fileIds.get(old)! as T) : old);
@@ -344,6 +370,14 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
       status: { name: status.name, color: status.color, mapsTo: status.mapsTo },
       lockedBy: null,
     };
+    // Sourcing: its item and MPN index entries, vendor ids rewritten; the search filters follow the parts.
+    if (c.sourcing) {
+      const sourced = sourcingItems(target, id, c.sourcing, plan.vendorIds);
+      items.push(...sourced.items);
+      record.sourcingIndex = sourced.sourcingIndex;
+    } else if (record.sourcingIndex) {
+      record.sourcingIndex = { ...record.sourcingIndex, manufacturerIds: record.sourcingIndex.manufacturerIds.map((m) => plan.vendorIds.get(m) ?? m) };
+    }
     records.push(record);
     items.push(componentItem(record));
     items.push(cpnClaimItem(org, lib, normalizeCpn(config.cpnScheme, c.cpn), c.cpn, id, c.createdAt));
@@ -369,11 +403,16 @@ function importItems(target: LibraryRef, components: ExportedComponent[], config
 
 /**
  * Finishes an import that crashed (the library stays closed): deletes everything it may have written
- * (in an empty library, every component, history, claim, BOM, link, counter and search item) and reopens
+ * (in an empty library, every component, history, claim, BOM, link, counter, sourcing and search item, and
+ * the vendors it created in the organization's directory, tagged with its id) and reopens
  * the library. Refuses when no import holds the library.
  */
 export async function abandonLibraryImport(store: Store, target: LibraryRef, importId: string): Promise<{ deleted: number }> {
-  const keys = await listImportedKeys(store, target.organizationId, target.libraryId, searchPartition(target.organizationId, target.libraryId), importId);
+  const [libraryKeys, vendorKeys] = await Promise.all([
+    listImportedKeys(store, target.organizationId, target.libraryId, searchPartition(target.organizationId, target.libraryId), importId),
+    listImportedVendorKeys(store, target.organizationId, importId),
+  ]);
+  const keys = [...libraryKeys, ...vendorKeys];
   await deleteKeysInParallel(store, keys, 8);
   await clearImportMark(store, target.organizationId, target.libraryId, importId);
   return { deleted: keys.length };

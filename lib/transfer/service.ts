@@ -4,6 +4,7 @@ import { storeGeneratedFile } from '../files/files.js';
 import type { Store } from '../store/client.js';
 import type { FileRecord } from '../store/file.js';
 import { bomToCsv, componentsToCsv } from './csv.js';
+import { sourcingToCsv } from './sourcingCsv.js';
 import { exportFor, exportLibrary } from './export.js';
 import { nativePrincipalId } from '../model/attributeAccess.js';
 import { bundleText } from './files.js';
@@ -46,6 +47,10 @@ export async function exportLibraryToFiles(
             Buffer.from(componentsToCsv(exported.components, categoriesDocument.parse(exported.manifest.configuration.CATEGORIES))),
           ),
           storeGeneratedFile(store, blobs, scope, `${name}-bom.csv`, 'text/csv', Buffer.from(bomToCsv(exported.components))),
+          // sourcing.csv only when the library has manufacturer parts.
+          ...[sourcingToCsv(exported.components, exported.manifest.sourcing)]
+            .filter((csv): csv is string => csv !== null)
+            .map((csv) => storeGeneratedFile(store, blobs, scope, `${name}-sourcing.csv`, 'text/csv', Buffer.from(csv))),
         ]);
   return { files, counts: exported.manifest.counts };
 }

@@ -369,4 +369,19 @@ describe('sourcing', () => {
     });
     expect(filtered.component.filter.edges.map((e: { node: { name: string } }) => e.node.name)).toContain('Search regulator A');
   });
+  it('deleting a component deletes its sourcing item and MPN index entries', async () => {
+    const keep = await createComponent(tenant, { name: 'Kept regulator', categoryId: 'mechanical' });
+    const gone = await createComponent(tenant, { name: 'Deleted regulator', categoryId: 'mechanical' });
+    await part({ componentId: keep.id, manufacturerName: 'TI', mpn: 'DEL-SHARED-1' });
+    const p = await part({ componentId: gone.id, manufacturerName: 'TI', mpn: 'DEL-SHARED-1', approval: 'APPROVED' });
+    await part({ componentId: gone.id, manufacturerName: 'Yageo', mpn: 'del only 2' });
+    await quote({ componentId: gone.id, partId: p.id, distributorName: 'Mouser', currency: 'USD', unitPrice: 1 });
+    const owned = async (componentId: string) => (await partitionItems(libraryPartition(tenant), ['SRC#', 'MPN#'])).map((i) => i.SK as string).filter((sk) => sk.endsWith(componentId));
+    expect((await owned(gone.id)).sort()).toEqual([`MPN#DEL-SHARED-1#${gone.id}`, `MPN#DELONLY2#${gone.id}`, `SRC#${gone.id}`]);
+    const deleted = await ok(admin, `mutation($ids: [ID!]) { component { delete(ids: $ids) { deletedIds } } }`, { ids: [gone.id] });
+    expect(deleted.component.delete.deletedIds).toEqual([gone.id]);
+    expect(await owned(gone.id)).toEqual([]);
+    // The other component's sourcing stays.
+    expect((await owned(keep.id)).sort()).toEqual([`MPN#DEL-SHARED-1#${keep.id}`, `SRC#${keep.id}`]);
+  });
 });

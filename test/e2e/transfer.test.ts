@@ -28,6 +28,13 @@ import { importedTemplateItems } from '../../lib/store/changeOrderTemplate.js';
 import { markLibraryImporting, putItemsInParallel } from '../../lib/store/libraryTransfer.js';
 import { abandonLibraryImport } from '../../lib/transfer/import.js';
 import { createTemplate } from '../../lib/changeOrders/templates.js';
+import { createVendor } from '../../lib/sourcing/directory.js';
+import { createPart, createQuote, setPrimarySource, updatePart } from '../../lib/sourcing/parts.js';
+import { setExchangeRates } from '../../lib/sourcing/rates.js';
+import { findPartsByMpn } from '../../lib/sourcing/model.js';
+import { listVendors, vendorIdByName } from '../../lib/store/sourcing.js';
+import { createPlannedVendors, planSourcing } from '../../lib/transfer/sourcing.js';
+import { sourcingColumns, sourcingToCsv } from '../../lib/transfer/sourcingCsv.js';
 
 const store = testStore();
 const releaseDraft = 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }';
@@ -53,6 +60,47 @@ beforeAll(async () => {
   tenant = await newTenant();
   source = { ...tenant, ref: { organizationId: tenant.organization.id, libraryId: tenant.library.id } };
 });
+
+/** Components with sourcing and a BOM line with a substitute: TI (alias TI), Yageo, Digi-Key (alias DigiKey), EUR rates. */
+async function seedSourcing(from: LibraryTarget) {
+  const ctx = await seedContext(store, from, new Date().toISOString());
+  const [r1, r2, alt] = await createComponents(store, ctx, [
+    { name: 'R1', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] },
+    { name: 'R2', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 2 }] },
+    { name: 'R alt', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', hasValue: true, value: 1 }] },
+  ]);
+  await writeItems(store, ctx, 'create', [{ name: 'Board', categoryId: 'pcba', children: [{ childId: r1!.id, quantity: 2, substitutes: [alt!.id] }, { childId: r2!.id }] }], {});
+  const org = from.ref.organizationId;
+  const actor = { ...from.ref, userId: from.user.id, actingIntegrationId: null };
+  const ti = await createVendor(store, org, { kind: 'MANUFACTURER', name: 'Texas Instruments', aliases: ['TI'] });
+  await createVendor(store, org, { kind: 'MANUFACTURER', name: 'Yageo' });
+  const digikey = await createVendor(store, org, { kind: 'DISTRIBUTOR', name: 'Digi-Key', aliases: ['DigiKey'] });
+  const p1 = await createPart(store, actor, { componentId: r1!.id, manufacturerId: ti.id, mpn: 'RC0603-10K', approval: 'APPROVED', lifecycle: 'ACTIVE', rank: 1 });
+  const p2 = await createPart(store, actor, { componentId: r1!.id, manufacturerName: 'yageo', mpn: 'RC0603FR-0710KL', approval: 'PROTOTYPE_ONLY', datasheetUrl: 'https://yageo.example/rc.pdf' });
+  const q1 = await createQuote(store, actor, {
+    componentId: r1!.id,
+    partId: p1.id,
+    distributorId: digikey.id,
+    distributorPartNumber: '296-RC0603-ND',
+    currency: 'EUR',
+    priceBreaks: [
+      { minQuantity: 1, unitPrice: 0.1 },
+      { minQuantity: 100, unitPrice: 0.05 },
+    ],
+    moq: 10,
+    orderMultiple: 10,
+    leadTimeDays: 14,
+    stock: 5000,
+    validUntil: '2027-01-01',
+  });
+  await updatePart(store, actor, { componentId: r1!.id, id: p2.id, rank: 2 });
+  // A cell a spreadsheet would run as a formula.
+  await createQuote(store, actor, { componentId: r1!.id, partId: p2.id, distributorName: 'digikey', distributorPartNumber: '=1+1', currency: 'USD', unitPrice: 0.2 });
+  await setPrimarySource(store, actor, { componentId: r1!.id, partId: p1.id, quoteId: q1.id });
+  await createPart(store, actor, { componentId: r2!.id, manufacturerName: 'TI', mpn: 'R2-LEGACY', isLegacyImport: true });
+  await setExchangeRates(store, { ...from.ref, userId: from.user.id }, { baseCurrency: 'USD', rates: [{ currency: 'EUR', rate: 1.1 }] });
+  return { r1: r1!, r2: r2! };
+}
 
 describe('library export and import', () => {
   it('round-trips a library with components of every kind, attributes, BOMs, document links, NRM, labels, releases and history', async () => {
@@ -120,6 +168,181 @@ describe('library export and import', () => {
     expect((await readManifest(store, { organizationId: target.ref.organizationId, libraryId: target.ref.libraryId })).blocks.reduce((n, b) => n + b.rows, 0)).toBe(6);
     expect((await new TableSearchIndex(store, target.ref).terms()).labels).toEqual(['rohs']);
     expect((await getLibrary(store, target.ref.organizationId, target.ref.libraryId))?.importing).toBeFalsy();
+  });
+
+  it('round-trips sourcing (vendors with aliases, parts, quotes, primary sources, rates) and substitutes, in its organization and into another', { timeout: 60_000 }, async () => {
+    const a = await newTenant();
+    const from: LibraryTarget = { ...a, ref: { organizationId: a.organization.id, libraryId: a.library.id } };
+    const { r1, r2 } = await seedSourcing(from);
+
+    // Into its own organization: the same vendors, the same library (export -> import -> export).
+    const { target, result } = await roundTrip(from);
+    expect(result).toMatchObject({ components: 4, sourcingParts: 3, vendorsCreated: 0 });
+    const original = await canonicalLibrary(store, from.ref);
+    expect(original.components.find((c) => c.name === 'Board')!.bom!.lines[0]!.substitutes).toEqual(['cpn:' + original.components.find((c) => c.name === 'R alt')!.cpn]);
+    expect(original.components.find((c) => c.name === r1.name)!.sourcing!.parts).toHaveLength(2);
+    expect(original.manifest.sourcing!.exchangeRates).toEqual({ baseCurrency: 'USD', rates: { EUR: 1.1 } });
+    expect(await canonicalLibrary(store, target.ref)).toEqual(original);
+    const found = await findPartsByMpn(store, target.ref, ' rc0603-10k');
+    expect(found.map((p) => [p.mpn, p.isPrimary, p.quotes.length])).toEqual([['RC0603-10K', true, 1]]);
+
+    // Into another organization that already has Texas Instruments (by another spelling): matched, the others created, ids rewritten everywhere.
+    const b = await newTenant();
+    const bTi = await createVendor(store, b.organization.id, { kind: 'MANUFACTURER', name: 'texas  INSTRUMENTS' });
+    const exported = await exportLibrary(store, from.ref);
+    const bTarget = await newEmptyLibrary(store, b, uniqueSlug('src'));
+    const bResult = await importLibrary(store, bTarget.ref, { kind: 'json', library: exported, root: 'components.json' }, options(b));
+    expect(bResult).toMatchObject({ sourcingParts: 3, vendorsCreated: 2 });
+    const bVendors = await listVendors(store, b.organization.id);
+    expect(bVendors.map((v) => `${v.kind}:${v.name}:${v.aliases.join('|')}`).sort()).toEqual(['DISTRIBUTOR:Digi-Key:DigiKey', 'MANUFACTURER:Yageo:', 'MANUFACTURER:texas  INSTRUMENTS:']);
+    const bIds = new Set(bVendors.map((v) => v.id));
+    const again = await exportLibrary(store, bTarget.ref);
+    for (const c of again.components) {
+      for (const id of c.sourcingIndex?.manufacturerIds ?? []) expect(bIds.has(id)).toBe(true);
+      for (const p of c.sourcing?.parts ?? []) {
+        expect(bIds.has(p.manufacturerId)).toBe(true);
+        for (const q of p.quotes) expect(bIds.has(q.distributorId)).toBe(true);
+      }
+      for (const h of c.history)
+        for (const change of h.changes.filter((x) => x.field.startsWith('sourcing.part.') && x.to)) expect(bIds.has((change.to as { manufacturerId: string }).manufacturerId)).toBe(true);
+    }
+    expect((await findPartsByMpn(store, bTarget.ref, 'RC0603-10K'))[0]!.manufacturerId).toBe(bTi.id);
+    // The same library but for the vendor ids (by name) and the authors (a's user is no member of b).
+    const asImported = JSON.parse(JSON.stringify(original.components).replaceAll(a.user.id, b.user.id).replaceAll('vendor:MANUFACTURER:Texas Instruments', 'vendor:MANUFACTURER:texas  INSTRUMENTS'));
+    expect(canonical(again).components).toEqual(asImported);
+    // And b's library round-trips exactly in b.
+    const { target: bAgain } = await roundTrip({ ...b, ref: bTarget.ref, library: { id: bTarget.ref.libraryId } });
+    expect(await canonicalLibrary(store, bAgain.ref)).toEqual(await canonicalLibrary(store, bTarget.ref));
+
+    // A failure midway leaves neither the library nor the directory of a third organization changed.
+    const c = await newTenant();
+    const cTarget = await newEmptyLibrary(store, c, uniqueSlug('srcfail'));
+    const cBefore = await partitionSnapshot(store, cTarget.ref);
+    const failed = await importLibrary(store, cTarget.ref, { kind: 'json', library: exported, root: 'components.json' }, { ...options(c), failAfterItems: 5 }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(SimulatedImportFailure);
+    expect(await partitionSnapshot(store, cTarget.ref)).toEqual(cBefore);
+    expect(await listVendors(store, c.organization.id)).toEqual([]);
+    expect(r2).toBeDefined();
+
+    // A crash after the vendors were created: import-abort deletes them (and their name claims) with the library's items.
+    const d = await newTenant();
+    const dTarget = await newEmptyLibrary(store, d, uniqueSlug('srccrash'));
+    const crashId = randomUUID();
+    const plan = await planSourcing(
+      store,
+      dTarget.ref,
+      exported.manifest.sourcing,
+      exported.components,
+      { manifest: '', component: (i) => `[${i}]` },
+      { userId: d.user.id, at: new Date().toISOString() },
+      [],
+    );
+    await markLibraryImporting(store, dTarget.ref.organizationId, dTarget.ref.libraryId, { importId: crashId, startedAt: new Date().toISOString(), startedBy: d.user.id });
+    await createPlannedVendors(store, plan, crashId, []);
+    expect(await listVendors(store, d.organization.id)).toHaveLength(3);
+    expect(await vendorIdByName(store, d.organization.id, 'MANUFACTURER', 'ti')).toBeDefined();
+    await abandonLibraryImport(store, dTarget.ref, crashId);
+    expect(await listVendors(store, d.organization.id)).toEqual([]);
+    expect(await vendorIdByName(store, d.organization.id, 'MANUFACTURER', 'ti')).toBeUndefined();
+  });
+
+  it('writes sourcing.csv and reads it back on a CSV import; a legacy cost sheet marks its parts and quotes', { timeout: 60_000 }, async () => {
+    const a = await newTenant();
+    const from: LibraryTarget = { ...a, ref: { organizationId: a.organization.id, libraryId: a.library.id } };
+    const { r1, r2 } = await seedSourcing(from);
+    const directory = await mkdtemp(join(tmpdir(), 'plm-export-sourcing-'));
+    const written = await writeExportDirectory(directory, await exportLibrary(store, from.ref), stackFiles());
+    expect(written).toContain('sourcing.csv');
+    const csv = await readFile(join(directory, 'sourcing.csv'), 'utf8');
+    const lines = csv.trim().split('\n');
+    expect(lines).toEqual([
+      sourcingColumns.join(','),
+      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,1,0.1,EUR,10,10,14,5000,2027-01-01,true,`,
+      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,100,0.05,EUR,10,10,14,5000,2027-01-01,true,`,
+      // The formula-looking distributor part number is escaped with a leading quote.
+      `${r1.cpn},Yageo,RC0603FR-0710KL,UNKNOWN,PROTOTYPE_ONLY,2,Digi-Key,'=1+1,1,0.2,USD,,,,,,,`,
+      `${r2.cpn},Texas Instruments,R2-LEGACY,UNKNOWN,NOT_APPROVED,,,,,,,,,,,,,true`,
+    ]);
+
+    // A CSV import into another organization: vendors by name (created there), parts, quotes, breaks, primary.
+    const b = await newTenant();
+    const target = await newEmptyLibrary(store, b, uniqueSlug('csvsrc'));
+    const result = await importLibrary(store, target.ref, await readImportDirectory(directory, 'csv'), options(b));
+    expect(result).toMatchObject({ components: 4, sourcingParts: 3, vendorsCreated: 3 });
+    const imported = await exportLibrary(store, target.ref);
+    expect(sourcingToCsv(imported.components, imported.manifest.sourcing)).toBe(csv);
+    expect((await findPartsByMpn(store, target.ref, '=1+1')).length).toBe(0);
+    expect((await findPartsByMpn(store, target.ref, 'rc0603fr-0710kl'))[0]!.quotes[0]!.distributorPartNumber).toBe('=1+1');
+
+    // A hand-written legacy cost sheet: rows with legacy=true, or the whole file as legacy.
+    const sheet = await mkdtemp(join(tmpdir(), 'plm-legacy-'));
+    for (const name of ['library.json', 'components.csv', 'bom.csv']) await writeFile(join(sheet, name), await readFile(join(directory, name)));
+    await writeFile(
+      join(sheet, 'sourcing.csv'),
+      `cpn,manufacturer,mpn,distributor,currency,unitPrice,legacy\n${r1.cpn},Texas Instruments,OLD-1,Mouser,USD,1.5,true\n${r2.cpn},Murata,NEW-2,Mouser,USD,2,\n`,
+    );
+    const legacyParts = async (source: Awaited<ReturnType<typeof readImportDirectory>>) => {
+      const lib = await newEmptyLibrary(store, b, uniqueSlug('legacy'));
+      await importLibrary(store, lib.ref, source, options(b));
+      const parts = (await exportLibrary(store, lib.ref)).components.flatMap((c) => c.sourcing?.parts ?? []);
+      return parts.map((p) => [p.mpn, p.isLegacyImport, p.quotes.map((q) => q.isLegacyImport)]).sort();
+    };
+    expect(await legacyParts(await readImportDirectory(sheet, 'csv'))).toEqual([
+      ['NEW-2', false, [false]],
+      ['OLD-1', true, [true]],
+    ]);
+    expect(await legacyParts(await readImportDirectory(sheet, 'csv', { legacy: true }))).toEqual([
+      ['NEW-2', true, [true]],
+      ['OLD-1', true, [true]],
+    ]);
+    // A bad row refuses the import with its row, and writes nothing (no vendor either).
+    await writeFile(join(sheet, 'sourcing.csv'), `cpn,manufacturer,mpn,distributor,currency,unitPrice\nNOPE-1,Texas Instruments,X,Mouser,USD,1\n${r1.cpn},Vishay,Y,Arrow,ZZZ,abc\n`);
+    const c = await newTenant();
+    const refusedLib = await newEmptyLibrary(store, c, uniqueSlug('badcsv'));
+    const refused = await importLibrary(store, refusedLib.ref, await readImportDirectory(sheet, 'csv'), options(c)).catch((e: unknown) => e);
+    expect((refused as ImportInvalidError).problems.map((p) => [p.path, p.code])).toEqual([
+      ['sourcing.csv row 2 cpn', 'COMPONENT_NOT_FOUND'],
+      ['sourcing.csv row 3 unitPrice', 'CSV_INVALID_CELL'],
+      ['sourcing.csv row 3 currency', 'UNKNOWN_CURRENCY'],
+    ]);
+    expect(await listVendors(store, c.organization.id)).toEqual([]);
+  });
+
+  it('validates the sourcing of an import before writing anything: every problem with its path and code', async () => {
+    const a = await newTenant();
+    const from: LibraryTarget = { ...a, ref: { organizationId: a.organization.id, libraryId: a.library.id } };
+    await seedSourcing(from);
+    const exported = await exportLibrary(store, from.ref);
+    const bad = structuredClone(exported);
+    const i = bad.components.findIndex((c) => (c.sourcing?.parts.length ?? 0) === 2);
+    const s = bad.components[i]!.sourcing!;
+    const approved = s.parts.findIndex((p) => p.approval === 'APPROVED');
+    const other = 1 - approved;
+    s.parts[approved]!.quotes[0]!.currency = 'ZZZ';
+    s.parts[approved]!.quotes[0]!.priceBreaks[0]!.unitPrice = -1;
+    s.parts[other]!.manufacturerId = randomUUID();
+    s.primaryPartId = s.parts[other]!.id;
+    bad.manifest.sourcing!.exchangeRates!.rates = { QQQ: 2 };
+    const distributor = bad.manifest.sourcing!.vendors.findIndex((v) => v.kind === 'DISTRIBUTOR');
+    bad.manifest.sourcing!.vendors.push({ ...bad.manifest.sourcing!.vendors[distributor]!, id: randomUUID(), name: 'DIGIKEY', aliases: [] });
+    const b = await newTenant();
+    const target = await newEmptyLibrary(store, b, uniqueSlug('srcbad'));
+    const before = await partitionSnapshot(store, target.ref);
+    const refused = await importLibrary(store, target.ref, { kind: 'json', library: bad, root: 'components.json' }, options(b)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ImportInvalidError);
+    const at = `components.json[${i}].sourcing`;
+    expect((refused as ImportInvalidError).problems.map((p) => [p.path, p.code]).sort()).toEqual(
+      [
+        [`library.json: sourcing.vendors[${bad.manifest.sourcing!.vendors.length - 1}].name`, 'ALREADY_EXISTS'],
+        [`${at}.parts[${other}].manufacturerId`, 'MANUFACTURER_NOT_FOUND'],
+        [`${at}.parts[${approved}].quotes[0].currency`, 'UNKNOWN_CURRENCY'],
+        [`${at}.parts[${approved}].quotes[0].priceBreaks[0].unitPrice`, 'INVALID_PRICE'],
+        [`${at}.primaryPartId`, 'PRIMARY_NOT_APPROVED'],
+        ['library.json: sourcing.exchangeRates.rates.QQQ', 'UNKNOWN_CURRENCY'],
+      ].sort(),
+    );
+    expect(await partitionSnapshot(store, target.ref)).toEqual(before);
+    expect(await listVendors(store, b.organization.id)).toEqual([]);
   });
 
   it('imports the hand-written CSV of the documented format', async () => {

@@ -45,12 +45,18 @@ export function canonical(exported: LibraryExport) {
   const fileOf = new Map((exported.manifest.files ?? []).map((f, i) => [f.id, `file-${i}`]));
   const fileRef = (id: unknown) => (typeof id === 'string' && fileOf.has(id) ? fileOf.get(id)! : id);
   const ref2 = (id: unknown) => (typeof id === 'string' && cpnOf.has(id) ? cpnOf.get(id)! : id);
+  // Vendors by kind and name (their ids are the organization's: an import into another one gives new ids).
+  const vendorOf = new Map((exported.manifest.sourcing?.vendors ?? []).map((v) => [v.id, `vendor:${v.kind}:${v.name}`]));
+  const vendorRef = (id: string) => vendorOf.get(id) ?? id;
+  const vendorIn = (value: unknown, field: string) =>
+    value && typeof value === 'object' && typeof (value as Record<string, unknown>)[field] === 'string' ? { ...value, [field]: vendorRef((value as Record<string, string>)[field]!) } : value;
   const pin = (value: string | null) => (value === null ? null : `${ref2(value.slice(0, value.lastIndexOf(':')))}${value.slice(value.lastIndexOf(':'))}`);
   const line = (owner: string) => (l: ExportedBomLine, index: number) => ({
     ...l,
     lineId: named(lineNames, l.lineId, `${owner}/line-${index}`),
     childId: ref2(l.childId),
     childHistoryId: pin(l.childHistoryId),
+    substitutes: l.substitutes.map((id) => ref2(id)),
   });
   const change = (c: { field: string; from: unknown; to: unknown }) => {
     const list = (v: unknown, map: (e: unknown) => unknown) => (Array.isArray(v) ? v.map(map) : v);
@@ -60,6 +66,8 @@ export function canonical(exported: LibraryExport) {
     }
     if (c.field === 'documentLinks') return { ...c, from: list(c.from, ref2), to: list(c.to, ref2) };
     if (c.field === 'fileId' || c.field === 'imageFileId') return { ...c, from: fileRef(c.from), to: fileRef(c.to) };
+    if (c.field.startsWith('sourcing.part.')) return { ...c, from: vendorIn(c.from, 'manufacturerId'), to: vendorIn(c.to, 'manufacturerId') };
+    if (c.field.startsWith('sourcing.quote.')) return { ...c, from: vendorIn(c.from, 'distributorId'), to: vendorIn(c.to, 'distributorId') };
     return c;
   };
   const components = exported.components.map((c) => {
@@ -72,6 +80,13 @@ export function canonical(exported: LibraryExport) {
       history: c.history.map((h) => ({ ...h, changes: h.changes.map(change) })),
       bom: c.bom ? { ...c.bom, lines: c.bom.lines.map(line(owner)) } : null,
       bomHistory: c.bomHistory.map((s) => ({ ...s, lines: s.lines.map(line(owner)) })),
+      ...(c.sourcingIndex ? { sourcingIndex: { ...c.sourcingIndex, manufacturerIds: c.sourcingIndex.manufacturerIds.map(vendorRef) } } : {}),
+      sourcing: c.sourcing
+        ? {
+            ...c.sourcing,
+            parts: c.sourcing.parts.map((p) => ({ ...p, manufacturerId: vendorRef(p.manufacturerId), quotes: p.quotes.map((q) => ({ ...q, distributorId: vendorRef(q.distributorId) })) })),
+          }
+        : (c.sourcing ?? null),
       documentLinks: c.documentLinks ? { ...c.documentLinks, links: c.documentLinks.links.map((l, i) => ({ ...l, linkId: `${owner}/link-${i}`, documentId: ref2(l.documentId) })) } : null,
     };
   });
@@ -80,6 +95,7 @@ export function canonical(exported: LibraryExport) {
     ...rest,
     files: (rest.files ?? []).map((f) => ({ ...f, id: fileOf.get(f.id)! })),
     changeOrderTemplates: (rest.changeOrderTemplates ?? []).map((t) => ({ ...t, id: `template:${t.name}` })),
+    sourcing: rest.sourcing ? { ...rest.sourcing, vendors: rest.sourcing.vendors.map((v) => ({ ...v, id: vendorRef(v.id) })) } : null,
   };
   return { manifest, components };
 }
