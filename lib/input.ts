@@ -38,3 +38,28 @@ export function checkInputIds(ids: readonly string[]): void {
     seen.add(id);
   });
 }
+
+/** Keys that address a prototype in JavaScript (and that the SDK's marshalling reads as a class). */
+const prototypeKeys = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * What makes a client's JSON value unfit to keep: a key that addresses a prototype (`__proto__`,
+ * `constructor`, `prototype`, any case) at any depth, or nesting deeper than `maxDepth`. Walks iteratively.
+ */
+export function unsafeJsonProblem(value: unknown, maxDepth = 32): { key: string } | { tooDeep: number } | undefined {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > maxDepth) return { tooDeep: maxDepth };
+    if (Array.isArray(item)) {
+      for (const element of item) pending.push([element, depth + 1]);
+      continue;
+    }
+    for (const [key, child] of Object.entries(item)) {
+      if (prototypeKeys.has(key.toLowerCase())) return { key };
+      pending.push([child, depth + 1]);
+    }
+  }
+  return undefined;
+}

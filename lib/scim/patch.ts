@@ -1,4 +1,5 @@
 import type { Filter } from 'scim2-parse-filter';
+import { unsafeJsonProblem } from '../input.js';
 import { invalidValue, ScimError } from './errors.js';
 import { matches, parseFilter } from './query.js';
 import { commonAttributes, enterpriseAttributes, enterpriseSchemaId, groupAttributes, groupSchemaId, patchOpSchema, userAttributes, userSchemaId, type AttributeDefinition } from './schemas.js';
@@ -41,23 +42,12 @@ const maxDepth = 32;
 
 /**
  * Refuses a body that carries `__proto__`, `constructor` or `prototype` as a key at any depth (400
- * invalidValue), or nests deeper than any SCIM resource does (400 invalidSyntax). Walks iteratively.
+ * invalidValue), or nests deeper than any SCIM resource does (400 invalidSyntax).
  */
 export function assertNoPrototypeKeys(body: unknown): void {
-  const pending: [unknown, number][] = [[body, 0]];
-  while (pending.length) {
-    const [value, depth] = pending.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > maxDepth) throw new ScimError(400, `The request body nests deeper than ${maxDepth} levels`, 'invalidSyntax');
-    if (Array.isArray(value)) {
-      for (const item of value) pending.push([item, depth + 1]);
-      continue;
-    }
-    for (const [key, item] of Object.entries(value)) {
-      if (prototypeKeys.has(key.toLowerCase())) throw invalidValue(`"${key}" is not an attribute name`);
-      pending.push([item, depth + 1]);
-    }
-  }
+  const problem = unsafeJsonProblem(body, maxDepth);
+  if (problem && 'tooDeep' in problem) throw new ScimError(400, `The request body nests deeper than ${maxDepth} levels`, 'invalidSyntax');
+  if (problem) throw invalidValue(`"${problem.key}" is not an attribute name`);
 }
 
 type Node = Record<string, unknown>;

@@ -229,3 +229,18 @@ describe('generated hostile input at every operation of the schema', () => {
     });
   }
 });
+
+describe('JSON values a client sends', () => {
+  it('a prototype key at any depth is BAD_USER_INPUT, before any resolver (the SDK would read the value as a class instance)', async () => {
+    const { tenant } = await seededTenant();
+    for (const value of [{ constructor: { prototype: { polluted: true } } }, JSON.parse('{"a":[{"b":{"__proto__":1}}]}'), { Prototype: 1 }]) {
+      const response = await graphql(
+        'mutation($input: CreateChangeRequestInput!) { changeRequests { create(input: $input) { id } } }',
+        { input: { title: 'JSON', values: value } },
+        tenantHeaders(tenant),
+      );
+      expect(response.status).toBeLessThan(500);
+      expect(response.body.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    }
+  });
+});
