@@ -63,10 +63,14 @@ export async function setAttributeAccess(store: Store, scope: { organizationId: 
     const attributes = libraryAttributes(config);
     changes.forEach((change, index) => {
       if (!attributes.has(change.attribute) && !isSourcingAttribute(change.attribute)) {
-        throw new IntegrationAccessError('ATTRIBUTE_NOT_FOUND', `entries[${index}]: no category of this library defines attribute "${change.attribute}" (nor is it sourcing.parts or sourcing.quotes)`, {
-          entryIndex: index,
-          attribute: change.attribute,
-        });
+        throw new IntegrationAccessError(
+          'ATTRIBUTE_NOT_FOUND',
+          `entries[${index}]: no category of this library defines attribute "${change.attribute}" (nor is it sourcing.parts or sourcing.quotes)`,
+          {
+            entryIndex: index,
+            attribute: change.attribute,
+          },
+        );
       }
     });
     await Promise.all([...new Set(changes.map((c) => c.principal))].map((id) => findPrincipal(store, scope.organizationId, id)));

@@ -75,8 +75,7 @@ describe('sourcing access designations', () => {
     await ok(admin, link, { componentId: c.id, principalId: cad.id });
     await ok(admin, link, { componentId: c.id, principalId: erp.id });
     const part = (await ok(cad.headers, createPartM, { input: { componentId: c.id, manufacturerId: ids.ti, mpn: 'OPA2333', approval: 'APPROVED' } })).vendorSourcing.createPart;
-    const quote = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 1.5 } }))
-      .vendorSourcing.createQuote;
+    const quote = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 1.5 } })).vendorSourcing.createQuote;
     expect(quote).toMatchObject({ partId: part.id, unitPrice: 1.5 });
     await ok(cad.headers, primaryM, { input: { componentId: c.id, partId: part.id } });
 
@@ -120,8 +119,7 @@ describe('sourcing access designations', () => {
     await ok(admin, link, { componentId: c.id, principalId: cad.id });
     await ok(admin, link, { componentId: c.id, principalId: erp.id });
     const part = (await ok(cad.headers, createPartM, { input: { componentId: c.id, manufacturerId: ids.ti, mpn: 'TPS7A02', approval: 'APPROVED' } })).vendorSourcing.createPart;
-    const quote = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 0.3 } }))
-      .vendorSourcing.createQuote;
+    const quote = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 0.3 } })).vendorSourcing.createQuote;
     await ok(cad.headers, primaryM, { input: { componentId: c.id, partId: part.id, quoteId: quote.id } });
     const full = await sourcing(admin, c.id);
     expect(full.parts[0].quotes.map((q: { id: string }) => q.id)).toEqual([quote.id]);
