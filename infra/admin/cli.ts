@@ -57,7 +57,7 @@ const usage = `Usage:
   npm run -s admin -- backup --out FILE.jsonl
   npm run -s admin -- restore --in FILE.jsonl [--table NAME]   (into an empty or new table)
   npm run -s admin -- export --org-slug SLUG --library-slug SLUG --out DIR   (uploaded files: FILES_BUCKET or FILES_DIR)
-  npm run -s admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL]
+  npm run -s admin -- import --org-slug SLUG --library-slug SLUG --in DIR [--format json|csv] [--email EMAIL] [--legacy]   (--legacy: CSV only; sourcing.csv is a legacy cost sheet, every part and quote isLegacyImport)
   npm run -s admin -- import-abort --org-slug SLUG --library-slug SLUG [--force]
   npm run -s admin -- saml-resync [--scan]   (deployed: COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID from the stack outputs)
   npm run -s admin -- audit verify --org-slug SLUG [--from ISO] [--to ISO]   (exit 1 naming the first altered, removed or reordered entry)
@@ -196,13 +196,16 @@ function exportCommand(args: string[]): Promise<void> {
  * as by --email's user (default: the library's creator).
  */
 function importCommand(args: string[]): Promise<void> {
-  return libraryTask(args, { in: { type: 'string' }, format: { type: 'string' }, email: { type: 'string' } }, async (store, library, values) => {
+  return libraryTask(args, { in: { type: 'string' }, format: { type: 'string' }, email: { type: 'string' }, legacy: { type: 'boolean' } }, async (store, library, values) => {
     if (!values.in) fail(`Missing --in\n${usage}`, 2);
     if (values.format !== undefined && values.format !== 'json' && values.format !== 'csv') fail('--format is json or csv', 2);
+    // parseArgs gives a boolean option as true (typed with the string options here).
+    const legacy = (values.legacy as unknown) === true;
+    if (legacy && values.format === 'json') fail('--legacy applies to a CSV import (sourcing.csv)', 2);
     const [organization, record] = await Promise.all([getOrganization(store, library.organizationId), getLibrary(store, library.organizationId, library.libraryId)]);
     const userId = values.email ? await findUserIdByEmail(store, values.email) : record?.createdBy;
     if (!organization || !userId) fail(values.email ? `No user ${values.email}` : 'The library has no creator to import as: pass --email', 2);
-    const source = await readImportDirectory(resolve(values.in), values.format as 'json' | 'csv' | undefined);
+    const source = await readImportDirectory(resolve(values.in), values.format as 'json' | 'csv' | undefined, { legacy });
     let lastReport = 0;
     const report = (progress: ImportProgress) => {
       const now = performance.now();

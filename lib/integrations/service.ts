@@ -15,6 +15,7 @@ import {
   applyChanges,
   canRead,
   designationOf,
+  isSourcingAttribute,
   managersOf,
   readAccesses,
   suggestedDesignation,
@@ -61,11 +62,15 @@ export async function setAttributeAccess(store: Store, scope: { organizationId: 
     const config = await loadLibraryConfiguration(store, scope.organizationId, scope.libraryId);
     const attributes = libraryAttributes(config);
     changes.forEach((change, index) => {
-      if (!attributes.has(change.attribute)) {
-        throw new IntegrationAccessError('ATTRIBUTE_NOT_FOUND', `entries[${index}]: no category of this library defines attribute "${change.attribute}"`, {
-          entryIndex: index,
-          attribute: change.attribute,
-        });
+      if (!attributes.has(change.attribute) && !isSourcingAttribute(change.attribute)) {
+        throw new IntegrationAccessError(
+          'ATTRIBUTE_NOT_FOUND',
+          `entries[${index}]: no category of this library defines attribute "${change.attribute}" (nor is it sourcing.parts or sourcing.quotes)`,
+          {
+            entryIndex: index,
+            attribute: change.attribute,
+          },
+        );
       }
     });
     await Promise.all([...new Set(changes.map((c) => c.principal))].map((id) => findPrincipal(store, scope.organizationId, id)));

@@ -9,6 +9,15 @@ import { IntegrationAccessError } from '../errors.js';
 /** The reserved native principal of the service: the same id in every organization. */
 export const nativePrincipalId = 'native';
 
+/**
+ * Sourcing as two pseudo-attributes of every library: designations on them work as on an attribute.
+ * `sourcing.parts`: the manufacturer parts (the AML: parts, their approval, MPNs, rank) and the primary
+ * source; `sourcing.quotes`: the quotes of those parts (prices, stock, lead time).
+ */
+export const sourcingAttributes = ['sourcing.parts', 'sourcing.quotes'] as const;
+export type SourcingAttribute = (typeof sourcingAttributes)[number];
+export const isSourcingAttribute = (id: string): id is SourcingAttribute => (sourcingAttributes as readonly string[]).includes(id);
+
 export const writeDesignations = ['OPEN', 'WRITE', 'NO_WRITE', 'EXCLUSIVE_WRITE'] as const;
 export type WriteDesignation = (typeof writeDesignations)[number];
 export const readAccesses = ['READ', 'RECEIVE_ONLY', 'NO_ACCESS'] as const;

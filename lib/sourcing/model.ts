@@ -41,6 +41,20 @@ export function sourcingView(s: SourcingRecord): ComponentSourcingView {
   return { componentId: s.componentId, parts: [...s.parts].sort(byRank).map((p) => partView(s, p)), primaryPartId: s.primaryPartId, primaryQuoteId: s.primaryQuoteId };
 }
 
+/**
+ * The view an integration receives when its read designation (RECEIVE_ONLY or NO_ACCESS) withholds a
+ * sourcing pseudo-attribute: without `sourcing.parts` no parts (so no quotes) and no primary source;
+ * without `sourcing.quotes` the parts without their quotes and no primary quote.
+ */
+export function withholdSourcing(view: ComponentSourcingView, withheld: ReadonlySet<string>): ComponentSourcingView {
+  if (withheld.has('sourcing.parts')) return { componentId: view.componentId, parts: [], primaryPartId: null, primaryQuoteId: null };
+  if (withheld.has('sourcing.quotes')) return { ...view, parts: view.parts.map(withholdQuotes), primaryQuoteId: null };
+  return view;
+}
+
+/** A part as withheld quotes leave it (findPartsByMpn: parts withheld give no part at all). */
+export const withholdQuotes = (part: PartView): PartView => ({ ...part, quotes: [] });
+
 /** A component's sourcing (empty when it has none). */
 export async function sourcingOf(store: Store, ref: LibraryRef, componentId: string): Promise<ComponentSourcingView> {
   const record = await getSourcing(store, ref.organizationId, ref.libraryId, componentId);

@@ -1,5 +1,7 @@
-import { ComponentLockedError, ComponentNotFoundError, ConcurrentWriteError } from '../errors.js';
+import { ComponentLockedError, ComponentNotFoundError, ConcurrentWriteError, IntegrationAccessError } from '../errors.js';
+import { nativePrincipalId, writeDecision, type AccessPolicy, type SourcingAttribute } from '../model/attributeAccess.js';
 import { searchEntryPut } from '../search/entries.js';
+import { getAccessPolicy } from '../store/accessPolicy.js';
 import type { Store } from '../store/client.js';
 import { componentHistoryPut, componentVersionPut, getComponent, normalizeMpn, type ComponentRecord, type HistoryChange } from '../store/component.js';
 import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
@@ -53,10 +55,37 @@ export function mpnIndexChanges(orgId: string, libraryId: string, before: Sourci
   return items;
 }
 
+/** The pseudo-attributes a change writes: parts and the primary source are `sourcing.parts`, quotes `sourcing.quotes`. */
+export function sourcingAttributesOf(changes: readonly HistoryChange[]): SourcingAttribute[] {
+  const touched = new Set<SourcingAttribute>();
+  for (const { field } of changes) touched.add(field.startsWith('sourcing.quote.') ? 'sourcing.quotes' : 'sourcing.parts');
+  return [...touched].sort();
+}
+
+/**
+ * The acting principal (the integration, or the native principal for people) must be allowed to write each
+ * pseudo-attribute the change touches, by the same rules as an attribute (writeDecision): NO_WRITE or
+ * another linked manager → ATTRIBUTE_WRITE_DENIED, managed with no manager linked → ATTRIBUTE_FROZEN.
+ */
+export function checkSourcingWrite(policy: AccessPolicy, actor: SourcingActor, component: Pick<ComponentRecord, 'id' | 'links'>, changes: readonly HistoryChange[]): void {
+  const principal = actor.actingIntegrationId ?? nativePrincipalId;
+  for (const attribute of sourcingAttributesOf(changes)) {
+    const decision = writeDecision(policy, principal, attribute, component.links);
+    if (!decision.allowed) {
+      throw new IntegrationAccessError(decision.code, `${attribute} of component ${component.id} cannot be written: ${decision.reason}`, {
+        attributeId: attribute,
+        componentId: component.id,
+        principal,
+        managers: decision.managers,
+      });
+    }
+  }
+}
+
 const emptySourcing = (componentId: string, at: string): SourcingRecord => ({ componentId, parts: [], primaryPartId: null, primaryQuoteId: null, rev: 0, updatedAt: at });
 
 /**
- * One sourcing write, in ONE transaction: the component's sourcing item (condition: the rev read), the
+ * One sourcing write, in ONE transaction (after the access check: checkSourcingWrite): the component's sourcing item (condition: the rev read), the
  * component at its next version (condition: the version and lock read; RELEASED → MODIFIED for an AML
  * change), its history record and its search entry. A concurrent write of either gives VERSION_CONFLICT and
  * writes nothing.
@@ -67,14 +96,16 @@ export async function changeSourcing<T>(
   componentId: string,
   change: (current: SourcingRecord, component: ComponentRecord, at: string) => SourcingChange<T> | Promise<SourcingChange<T>>,
 ): Promise<T> {
-  const [component, stored] = await Promise.all([
+  const [component, stored, policy] = await Promise.all([
     getComponent(store, actor.organizationId, actor.libraryId, componentId, true),
     getSourcing(store, actor.organizationId, actor.libraryId, componentId),
+    getAccessPolicy(store, actor.organizationId, actor.libraryId),
   ]);
   if (!component) throw new ComponentNotFoundError(componentId);
   const at = nowIso();
   const current = stored ?? emptySourcing(componentId, at);
   const { next, changes, amlChange, result } = await change(current, component, at);
+  checkSourcingWrite(policy, actor, component, changes);
   if (amlChange && component.lockedBy) throw new ComponentLockedError(component.id, component.lockedBy);
   const modified = amlChange && component.state === 'RELEASED';
   const after: ComponentRecord = {

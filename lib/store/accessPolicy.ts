@@ -1,8 +1,9 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ConcurrentWriteError } from '../errors.js';
-import { readAccesses, writeDesignations, type AccessPolicy } from '../model/attributeAccess.js';
+import { emptyPolicy, readAccesses, writeDesignations, type AccessPolicy } from '../model/attributeAccess.js';
 import type { Store } from './client.js';
-import { putIf } from './items.js';
+import { parseItem, putIf } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -17,6 +18,14 @@ export const accessPolicyRecord = z.object({
   updatedAt: z.string().nullable().default(null),
   updatedBy: z.string().nullable().default(null),
 });
+
+/** The policy alone (one strongly consistent GetItem): for writes that need no configuration (sourcing). */
+export async function getAccessPolicy(store: Store, orgId: string, libraryId: string): Promise<AccessPolicy> {
+  const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: accessPolicyKey(orgId, libraryId), ConsistentRead: true }));
+  if (!Item) return emptyPolicy;
+  const { version, entries } = parseItem(accessPolicyRecord, Item, 'access policy');
+  return { version, entries };
+}
 
 /** Writes the next version of the policy on condition that the version read is still current. */
 export async function putAccessPolicy(store: Store, orgId: string, libraryId: string, previousVersion: number, policy: AccessPolicy, at: string, by: string): Promise<void> {

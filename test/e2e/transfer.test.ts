@@ -295,6 +295,15 @@ describe('library export and import', () => {
       ['NEW-2', true, [true]],
       ['OLD-1', true, [true]],
     ]);
+    // The operator CLI's --legacy reads the sheet the same way.
+    const cliSlug = uniqueSlug('legacycli');
+    const cliLibrary = await newEmptyLibrary(store, b, cliSlug);
+    await adminCli(['import', '--org-slug', b.organization.slug, '--library-slug', cliSlug, '--in', sheet, '--legacy']);
+    const cliParts = (await exportLibrary(store, cliLibrary.ref)).components.flatMap((c) => c.sourcing?.parts ?? []);
+    expect(cliParts.map((p) => [p.mpn, p.isLegacyImport, p.quotes.map((q) => q.isLegacyImport)]).sort()).toEqual([
+      ['NEW-2', true, [true]],
+      ['OLD-1', true, [true]],
+    ]);
     // A bad row refuses the import with its row, and writes nothing (no vendor either).
     await writeFile(join(sheet, 'sourcing.csv'), `cpn,manufacturer,mpn,distributor,currency,unitPrice\nNOPE-1,Texas Instruments,X,Mouser,USD,1\n${r1.cpn},Vishay,Y,Arrow,ZZZ,abc\n`);
     const c = await newTenant();

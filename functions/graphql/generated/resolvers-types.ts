@@ -1666,7 +1666,10 @@ export type Component = {
   indentedBom: Array<IndentedBomLine>;
   /** BOM snapshots, newest first. */
   bomHistory: Array<AssemblyLinkHistory>;
-  /** Manufacturer parts with their quotes, and the primary source. */
+  /**
+   * Manufacturer parts with their quotes, and the primary source. For an integration whose read designation
+   * withholds sourcing.parts: empty; sourcing.quotes: the parts without quotes (no primary quote).
+   */
   vendorSourcing: ComponentSourcing;
 };
 
@@ -2693,7 +2696,10 @@ export type AttributeReadAccess =
 
 /** One designation: what a principal may do with an attribute in this library. */
 export type AttributeAccessEntryInput = {
-  /** An attribute id of one of the library's categories. */
+  /**
+   * An attribute id of one of the library's categories, or a sourcing pseudo-attribute: sourcing.parts (the
+   * manufacturer parts, their approval and MPNs, and the primary source) or sourcing.quotes (the quotes).
+   */
   attribute: Scalars['ID']['input'];
   /** An integration id, or "native" for the service's own principal (people). */
   principal: Scalars['ID']['input'];
@@ -3812,7 +3818,7 @@ export type VendorSourcingQueryNamespace = {
   vendors: Array<Vendor>;
   /** The vendor a name or alias names (case-insensitive), or null. */
   resolveVendor?: Maybe<Vendor>;
-  /** A component's sourcing (also Component.vendorSourcing). */
+  /** A component's sourcing (also Component.vendorSourcing; withheld parts or quotes left out as there). */
   componentSourcing: ComponentSourcing;
   exchangeRates: ExchangeRates;
   /** PART components at risk, by CPN; reads the library's components and sourcing whole. */
@@ -3820,6 +3826,7 @@ export type VendorSourcingQueryNamespace = {
   /**
    * The library's manufacturer parts with this MPN (compared without spaces, case-insensitively), by component
    * id: one Query of the MPN index (an item per MPN and component, written in the sourcing transaction).
+   * Withheld sourcing (read designations) is left out as in Component.vendorSourcing.
    */
   findPartsByMpn: Array<Part>;
 };
@@ -3957,6 +3964,11 @@ export type SetExchangeRatesInput = {
   rates: Array<ExchangeRateInput>;
 };
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespace = {
   __typename?: 'VendorSourcingMutationNamespace';
   createVendor: Vendor;
@@ -3975,53 +3987,103 @@ export type VendorSourcingMutationNamespace = {
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceCreateVendorArgs = {
   input: CreateVendorInput;
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
   input: UpdateVendorInput;
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceCreatePartArgs = {
   input: CreatePartInput;
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceUpdatePartArgs = {
   input: UpdatePartInput;
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceDeletePartArgs = {
   componentId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
   input: CreateQuoteInput;
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
   input: UpdateQuoteInput;
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
   componentId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
   input: SetPrimarySourceInput;
 };
 
 
+/**
+ * Part and quote writes are checked like attribute writes for the acting principal on the designations of
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ */
 export type VendorSourcingMutationNamespaceSetExchangeRatesArgs = {
   input: SetExchangeRatesInput;
 };

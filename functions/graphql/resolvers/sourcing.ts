@@ -1,5 +1,5 @@
 import { resolveVendor, vendorsByIds, vendorsOf, createVendor, updateVendor } from '../../../lib/sourcing/directory.js';
-import { findPartsByMpn, sourcingOf, type Vendor } from '../../../lib/sourcing/model.js';
+import { findPartsByMpn, sourcingOf, withholdQuotes, withholdSourcing, type Vendor } from '../../../lib/sourcing/model.js';
 import { createPart, createQuote, deletePart, deleteQuote, setPrimarySource, updatePart, updateQuote } from '../../../lib/sourcing/parts.js';
 import { exchangeRatesOf, setExchangeRates } from '../../../lib/sourcing/rates.js';
 import { sourcingRisks } from '../../../lib/sourcing/risks.js';
@@ -8,7 +8,7 @@ import type { SourcingActor } from '../../../lib/sourcing/writes.js';
 import { SourcingError } from '../../../lib/sourcing/errors.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { libraryScope, loadComponent } from './shared.js';
+import { libraryScope, loadComponent, withheldForCaller } from './shared.js';
 
 async function actor(context: GraphQLContext): Promise<SourcingActor> {
   return { ...(await libraryScope(context)), actingIntegrationId: context.access.actingIntegrationId };
@@ -22,6 +22,12 @@ async function loadVendor(context: GraphQLContext, id: string): Promise<Vendor> 
   return vendor;
 }
 
+/** A component's sourcing as the caller may read it (withheld pseudo-attributes left out: withholdSourcing). */
+async function readableSourcing(context: GraphQLContext, componentId: string) {
+  const [view, withheld] = await Promise.all([libraryScope(context).then((scope) => sourcingOf(context.store, scope, componentId)), withheldForCaller(context)]);
+  return withholdSourcing(view, withheld);
+}
+
 const component = (id: string) => async (_parent: unknown, _args: unknown, context: GraphQLContext) => (await loadComponent(context, id)) ?? null;
 
 export const sourcingResolvers: Resolvers = {
@@ -32,10 +38,14 @@ export const sourcingResolvers: Resolvers = {
         if (error instanceof SourcingError && error.code.endsWith('_NOT_FOUND')) return null;
         throw error;
       }),
-    componentSourcing: async (_parent, { componentId }, context) => sourcingOf(context.store, await libraryScope(context), componentId),
+    componentSourcing: async (_parent, { componentId }, context) => readableSourcing(context, componentId),
     exchangeRates: async (_parent, _args, context) => exchangeRatesOf(context.store, await libraryScope(context)),
     risks: async (_parent, _args, context) => sourcingRisks(context.store, await libraryScope(context)),
-    findPartsByMpn: async (_parent, { mpn }, context) => findPartsByMpn(context.store, await libraryScope(context), mpn),
+    findPartsByMpn: async (_parent, { mpn }, context) => {
+      const [parts, withheld] = await Promise.all([findPartsByMpn(context.store, await libraryScope(context), mpn), withheldForCaller(context)]);
+      if (withheld.has('sourcing.parts')) return [];
+      return withheld.has('sourcing.quotes') ? parts.map(withholdQuotes) : parts;
+    },
   },
   VendorSourcingMutationNamespace: {
     createVendor: async (_parent, { input }, context) => createVendor(context.store, (await libraryScope(context)).organizationId, input),
@@ -53,7 +63,7 @@ export const sourcingResolvers: Resolvers = {
     costRollup: async (_parent, { id, quantity, currency }, context) => costRollup(context.store, await libraryScope(context), id, quantity, currency),
   },
   Component: {
-    vendorSourcing: async (parent, _args, context) => sourcingOf(context.store, await libraryScope(context), parent.id),
+    vendorSourcing: async (parent, _args, context) => readableSourcing(context, parent.id),
   },
   ComponentSourcing: {
     primarySource: (sourcing) => {
