@@ -184,6 +184,8 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     // Whole-library operations are a library administrator's: the export holds the configuration and access
     // policy, the import replaces the configuration. The import also checks what it writes (lib/transfer/service.ts).
     'transfer.exportLibrary': { scope: 'library', permission: 'library.settings.update' },
+    // The roll-up a reader may see, as a file.
+    'transfer.exportCostRollup': { scope: 'library', permission: 'components.read' },
     'transfer.importLibrary': { scope: 'library', permission: 'library.settings.update' },
     'comments.create': { scope: 'library', permission: 'comments.create' },
     // One's own with this permission; anyone's needs comments.moderate too (checked inside).

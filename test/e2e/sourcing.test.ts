@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
 import { memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
@@ -316,6 +317,29 @@ describe('sourcing', () => {
     ids.sub = sub!.id;
     ids.mod = mod!.id;
     ids.u1 = leaf.U1!;
+  });
+
+  it('exports the same roll-up as CSV through the file store: a row per line, the missing ones with their reason, the total', async () => {
+    const rollup = (await ok(admin, rollupQ, { id: ids.top, quantity: 100 })).component.costRollup;
+    const exported = await graphql<any>(
+      'mutation($input: ExportCostRollupInput!) { transfer { exportCostRollup(input: $input) { name status contentType downloadUrl } } }',
+      { input: { componentId: ids.top, quantity: 100 } },
+      admin,
+    );
+    expect(exported.body.errors).toBeUndefined();
+    const file = exported.body.data.transfer.exportCostRollup;
+    expect(file).toMatchObject({ status: 'READY', contentType: 'text/csv' });
+    const rows = parse(await (await fetch(file.downloadUrl)).text(), { columns: true }) as Record<string, string>[];
+    const priced = rows.filter((row) => row.cpn !== '' && row.missing === '');
+    const missing = rows.filter((row) => row.missing !== '');
+    expect(priced).toHaveLength(rollup.lines.length);
+    expect(missing.map((row) => row.missing).sort()).toEqual(rollup.missing.map((line: { reason: string }) => line.reason).sort());
+    const byQuantityAndCost = (list: { extendedQuantity: number; extendedCost: number }[]) => list.map((l) => `${l.extendedQuantity}:${l.extendedCost.toFixed(6)}`).sort();
+    expect(byQuantityAndCost(priced.map((row) => ({ extendedQuantity: Number(row.extendedQuantity), extendedCost: Number(row.extendedCost) })))).toEqual(byQuantityAndCost(rollup.lines));
+    const total = rows.at(-1)!;
+    expect(total.name).toBe('TOTAL for 100 (incomplete: see the missing lines)');
+    expect(Number(total.extendedCost)).toBeCloseTo(rollup.total, 6);
+    expect(rows.every((row) => row.currency === 'USD')).toBe(true);
   });
 
   it('lists risks: an obsolete part three levels down names the top assembly first', async () => {

@@ -4219,10 +4219,27 @@ export type TransferQueryNamespaceImportJobArgs = {
   id: Scalars['ID']['input'];
 };
 
+/** The cost roll-up of a component at a build quantity, as a file: see component.costRollup. */
+export type ExportCostRollupInput = {
+  componentId: Scalars['ID']['input'];
+  /** 1 to 1,000,000,000. */
+  quantity: Scalars['Int']['input'];
+  /** ISO 4217; default: the library's base currency (its exchange rates), else the first quote's. */
+  currency?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type TransferMutationNamespace = {
   __typename?: 'TransferMutationNamespace';
   /** Exports the library of x-library to its file store. */
   exportLibrary: LibraryExportResult;
+  /**
+   * Writes component.costRollup as CSV to the library's file store and returns the file (READY; File.downloadUrl
+   * fetches it): one row per purchased component (cpn, name, extendedQuantity, orderQuantity,
+   * priceBreakMinQuantity, quoteCurrency, quoteUnitPrice, currency, unitCost, extendedCost), then the missing
+   * ones with their reason (NO_SOURCE, NO_PRICE, NO_RATE) and never a zero, and a TOTAL row. Needs components.read,
+   * as costRollup does.
+   */
+  exportCostRollup: File;
   /**
    * Starts an import of a file into the library of x-library and returns its job at once (QUEUED); poll
    * transfer.importJob(id). Refused at once: FILE_NOT_FOUND / FILE_NOT_READY, LIBRARY_NOT_EMPTY (the library
@@ -4239,6 +4256,11 @@ export type TransferMutationNamespace = {
 
 export type TransferMutationNamespaceExportLibraryArgs = {
   input?: InputMaybe<ExportLibraryInput>;
+};
+
+
+export type TransferMutationNamespaceExportCostRollupArgs = {
+  input: ExportCostRollupInput;
 };
 
 
@@ -4855,6 +4877,7 @@ export type ResolversTypes = {
   LibraryImportJobProgress: ResolverTypeWrapper<LibraryImportJobProgress>;
   LibraryImportJob: ResolverTypeWrapper<ImportJobRecordModel>;
   TransferQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ExportCostRollupInput: ExportCostRollupInput;
   TransferMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   User: ResolverTypeWrapper<UserModel>;
   Me: ResolverTypeWrapper<CurrentUserModel>;
@@ -5144,6 +5167,7 @@ export type ResolversParentTypes = {
   LibraryImportJobProgress: LibraryImportJobProgress;
   LibraryImportJob: ImportJobRecordModel;
   TransferQueryNamespace: Record<PropertyKey, never>;
+  ExportCostRollupInput: ExportCostRollupInput;
   TransferMutationNamespace: Record<PropertyKey, never>;
   User: UserModel;
   Me: CurrentUserModel;
@@ -6617,6 +6641,7 @@ export type TransferQueryNamespaceResolvers<ContextType = GraphQLContext, Parent
 
 export type TransferMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransferMutationNamespace'] = ResolversParentTypes['TransferMutationNamespace']> = {
   exportLibrary?: Resolver<ResolversTypes['LibraryExportResult'], ParentType, ContextType, Partial<TransferMutationNamespaceExportLibraryArgs>>;
+  exportCostRollup?: Resolver<ResolversTypes['File'], ParentType, ContextType, RequireFields<TransferMutationNamespaceExportCostRollupArgs, 'input'>>;
   importLibrary?: Resolver<ResolversTypes['LibraryImportJob'], ParentType, ContextType, RequireFields<TransferMutationNamespaceImportLibraryArgs, 'input'>>;
 };
 

@@ -16,6 +16,8 @@ export const transferResolvers: Resolvers = {
       // An integration's export leaves out the values withheld from it, as its reads do.
       return (await transfer()).exportLibraryToFiles(context.store, context.blobs(), scope, input?.format ?? 'JSON', principalId);
     },
+    exportCostRollup: async (_parent, { input }, context) =>
+      (await import('../../../lib/transfer/costRollupCsv.js')).exportCostRollup(context.store, context.blobs(), await libraryScope(context), input.componentId, input.quantity, input.currency),
     importLibrary: async (_parent, { input }, context) => {
       const [scope, principalId] = await Promise.all([libraryScope(context), context.access.principal()]);
       return (await jobs()).enqueueLibraryImport(
