@@ -29,6 +29,9 @@ export const importJobRecord = z.object({
   format: z.enum(['JSON', 'CSV']),
   fileId: z.string(),
   bomFileId: z.string().nullable(),
+  /** A CSV import's sourcing.csv file, and whether it is a legacy cost sheet (absent on jobs recorded before). */
+  sourcingFileId: z.string().nullable().optional(),
+  legacy: z.boolean().optional(),
   createdAt: z.string(),
   createdBy: z.string(),
   /** Who the import acts as (history records, configuration versions): the requester's principal. */

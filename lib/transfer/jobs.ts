@@ -66,13 +66,15 @@ const isCsv = (file: FileRecord) => file.contentType === 'text/csv' || file.name
  * has components (LIBRARY_NOT_EMPTY) or a queued or running job (LIBRARY_IMPORT_IN_PROGRESS). The files'
  * contents are read by the job.
  */
-export async function enqueueLibraryImport(store: Store, scope: LibraryScope, caller: ImportCaller, input: { fileId: string; bomFileId?: string | null }): Promise<ImportJobRecord> {
+export async function enqueueLibraryImport(store: Store, scope: LibraryScope, caller: ImportCaller, input: { fileId: string; bomFileId?: string | null; sourcingFileId?: string | null; legacy?: boolean | null }): Promise<ImportJobRecord> {
   const { organizationId: org, libraryId: lib } = scope;
-  const fileIds = input.bomFileId ? [input.fileId, input.bomFileId] : [input.fileId];
+  const fileIds = [input.fileId, input.bomFileId, input.sourcingFileId].filter((id): id is string => Boolean(id));
   await checkFilesReady(store, scope, fileIds);
   const file = (await getFiles(store, org, lib, [input.fileId])).get(input.fileId)!;
   const format: ImportFormat = isCsv(file) ? 'CSV' : 'JSON';
   if (format === 'JSON' && input.bomFileId) throw new InvalidInputError('bomFileId goes with a components CSV file, not with a JSON bundle', { field: 'input.bomFileId' });
+  if (format === 'JSON' && input.sourcingFileId) throw new InvalidInputError('sourcingFileId goes with a components CSV file, not with a JSON bundle (it carries its sourcing)', { field: 'input.sourcingFileId' });
+  if (input.legacy && !input.sourcingFileId) throw new InvalidInputError('legacy marks the parts and quotes of a sourcing.csv: give sourcingFileId', { field: 'input.legacy' });
   const permissions: PermissionName[] = ['components.create', 'components.revision.create'];
   if (format === 'JSON') permissions.push('library.statuses.manage', 'library.categories.manage');
   for (const permission of permissions) await caller.requireLibraryPermission(permission);
@@ -110,6 +112,8 @@ export async function enqueueLibraryImport(store: Store, scope: LibraryScope, ca
     format,
     fileId: input.fileId,
     bomFileId: input.bomFileId ?? null,
+    sourcingFileId: input.sourcingFileId ?? null,
+    legacy: input.legacy ?? false,
     createdAt: at,
     createdBy: scope.userId,
     principalId: caller.principalId,
@@ -152,8 +156,15 @@ async function readImportSource(store: Store, blobs: BlobStorage, job: ImportJob
   // The files a bundle lists are copied from the library it was exported from (see libraryFileBytes).
   if (job.format === 'JSON')
     return readImportBundle(bytes.toString('utf8'), (manifest) => libraryFileBytes(store, blobs, manifest.source, { userId: job.createdBy, keyLibraryId: job.keyLibraryId }, 'bundle.source'));
-  const bom = job.bomFileId ? await readFileBytes(store, blobs, job, job.bomFileId) : null;
-  return { kind: 'csv', manifest: null, componentsCsv: bytes.toString('utf8'), bomCsv: bom ? bom.bytes.toString('utf8') : null };
+  const [bom, sourcing] = await Promise.all([job.bomFileId, job.sourcingFileId].map((id) => (id ? readFileBytes(store, blobs, job, id) : null)));
+  return {
+    kind: 'csv',
+    manifest: null,
+    componentsCsv: bytes.toString('utf8'),
+    bomCsv: bom ? bom.bytes.toString('utf8') : null,
+    sourcingCsv: sourcing ? sourcing.bytes.toString('utf8') : null,
+    legacy: job.legacy ?? false,
+  };
 }
 
 /**

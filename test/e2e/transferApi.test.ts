@@ -340,3 +340,39 @@ describe('library export and import through the API', () => {
     expect((await gqlOk<{ transfer: { importJob: Job | null } }>(tenant, jobQuery, { id: other.id })).transfer.importJob).toBeNull();
   });
 });
+
+describe('a CSV import through the API with sourcing.csv', () => {
+  it('imports manufacturer parts and quotes from sourcingFileId, marked as a legacy cost sheet when asked', { timeout: 60_000 }, async () => {
+    const source = await newTenant();
+    const [part] = (
+      await gqlOk<{ item: { create: { id: string }[] } }>(source, 'mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }', {
+        inputs: [{ name: 'Sourced resistor', categoryId: 'resistor', cpn: '100-00042', attributeValues: [{ attributeId: 'resistance', value: 470 }] }],
+      })
+    ).item.create;
+    for (const [kind, name] of [
+      ['MANUFACTURER', 'Yageo'],
+      ['DISTRIBUTOR', 'DigiKey'],
+    ])
+      await gqlOk(source, 'mutation($input: CreateVendorInput!) { vendorSourcing { createVendor(input: $input) { id } } }', { input: { kind, name } });
+    const created = await gqlOk<{ vendorSourcing: { createPart: { id: string } } }>(source, 'mutation($input: CreatePartInput!) { vendorSourcing { createPart(input: $input) { id } } }', {
+      input: { componentId: part!.id, manufacturerName: 'Yageo', mpn: 'RC0603FR-07470RL', approval: 'APPROVED' },
+    });
+    await gqlOk(source, 'mutation($input: CreateQuoteInput!) { vendorSourcing { createQuote(input: $input) { id } } }', {
+      input: { componentId: part!.id, partId: created.vendorSourcing.createPart.id, distributorName: 'DigiKey', currency: 'USD', unitPrice: 0.02, moq: 100 },
+    });
+    const exported = (await gqlOk<{ transfer: { exportLibrary: { files: ExportedFile[] } } }>(source, exportMutation, { input: { format: 'CSV' } })).transfer.exportLibrary;
+    expect(exported.files.map((f) => f.name.replace(/^.*-/, ''))).toEqual(['components.csv', 'bom.csv', 'sourcing.csv']);
+    const [components, bom, sourcing] = await Promise.all(exported.files.map(async (f) => Buffer.from(await (await fetch(f.downloadUrl)).arrayBuffer())));
+    const target = await emptyLibraryTenant();
+    const upload = (bytes: Buffer | undefined, name: string) => uploadFile(target, bytes!, { name, contentType: 'text/csv' });
+    const [componentsFile, bomFile, sourcingFile] = [await upload(components, 'components.csv'), await upload(bom, 'bom.csv'), await upload(sourcing, 'sourcing.csv')];
+    const refused = await graphql(importMutation, { input: { fileId: componentsFile.id, legacy: true } }, tenantHeaders(target));
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const queued = await startImport(target, { fileId: componentsFile.id, bomFileId: bomFile.id, sourcingFileId: sourcingFile.id, legacy: true });
+    expect(await finishedJob(target, queued.id)).toMatchObject({ status: 'SUCCEEDED', counts: { components: 1 } });
+    const found = await gqlOk<{
+      component: { findAll: { edges: { node: { vendorSourcing: { parts: { mpn: string; isLegacyImport: boolean; quotes: { unitPrice: number; isLegacyImport: boolean }[] }[] } } }[] } };
+    }>(target, '{ component { findAll { edges { node { vendorSourcing { parts { mpn isLegacyImport quotes { unitPrice isLegacyImport } } } } } } } }');
+    expect(found.component.findAll.edges[0]!.node.vendorSourcing.parts).toEqual([{ mpn: 'RC0603FR-07470RL', isLegacyImport: true, quotes: [{ unitPrice: 0.02, isLegacyImport: true }] }]);
+  });
+});

@@ -4127,6 +4127,10 @@ export type ImportLibraryInput = {
   fileId: Scalars['ID']['input'];
   /** With a components CSV: the READY file holding bom.csv. */
   bomFileId?: InputMaybe<Scalars['ID']['input']>;
+  /** With a components CSV: the READY file holding sourcing.csv (manufacturer parts and quotes, by CPN). */
+  sourcingFileId?: InputMaybe<Scalars['ID']['input']>;
+  /** With sourcingFileId: a legacy cost sheet, every part and quote imported with isLegacyImport (default false; a row's legacy column marks it too). */
+  legacy?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 /**
@@ -4180,6 +4184,7 @@ export type LibraryImportJob = {
   format: LibraryExportFormat;
   fileId: Scalars['ID']['output'];
   bomFileId?: Maybe<Scalars['ID']['output']>;
+  sourcingFileId?: Maybe<Scalars['ID']['output']>;
   progress: LibraryImportJobProgress;
   /** What was imported, once SUCCEEDED. */
   counts?: Maybe<LibraryTransferCounts>;
@@ -6620,6 +6625,7 @@ export type LibraryImportJobResolvers<ContextType = GraphQLContext, ParentType e
   format?: Resolver<ResolversTypes['LibraryExportFormat'], ParentType, ContextType>;
   fileId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   bomFileId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  sourcingFileId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   progress?: Resolver<ResolversTypes['LibraryImportJobProgress'], ParentType, ContextType>;
   counts?: Resolver<Maybe<ResolversTypes['LibraryTransferCounts']>, ParentType, ContextType>;
   durationMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
