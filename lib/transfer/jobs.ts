@@ -66,14 +66,20 @@ const isCsv = (file: FileRecord) => file.contentType === 'text/csv' || file.name
  * has components (LIBRARY_NOT_EMPTY) or a queued or running job (LIBRARY_IMPORT_IN_PROGRESS). The files'
  * contents are read by the job.
  */
-export async function enqueueLibraryImport(store: Store, scope: LibraryScope, caller: ImportCaller, input: { fileId: string; bomFileId?: string | null; sourcingFileId?: string | null; legacy?: boolean | null }): Promise<ImportJobRecord> {
+export async function enqueueLibraryImport(
+  store: Store,
+  scope: LibraryScope,
+  caller: ImportCaller,
+  input: { fileId: string; bomFileId?: string | null; sourcingFileId?: string | null; legacy?: boolean | null },
+): Promise<ImportJobRecord> {
   const { organizationId: org, libraryId: lib } = scope;
   const fileIds = [input.fileId, input.bomFileId, input.sourcingFileId].filter((id): id is string => Boolean(id));
   await checkFilesReady(store, scope, fileIds);
   const file = (await getFiles(store, org, lib, [input.fileId])).get(input.fileId)!;
   const format: ImportFormat = isCsv(file) ? 'CSV' : 'JSON';
   if (format === 'JSON' && input.bomFileId) throw new InvalidInputError('bomFileId goes with a components CSV file, not with a JSON bundle', { field: 'input.bomFileId' });
-  if (format === 'JSON' && input.sourcingFileId) throw new InvalidInputError('sourcingFileId goes with a components CSV file, not with a JSON bundle (it carries its sourcing)', { field: 'input.sourcingFileId' });
+  if (format === 'JSON' && input.sourcingFileId)
+    throw new InvalidInputError('sourcingFileId goes with a components CSV file, not with a JSON bundle (it carries its sourcing)', { field: 'input.sourcingFileId' });
   if (input.legacy && !input.sourcingFileId) throw new InvalidInputError('legacy marks the parts and quotes of a sourcing.csv: give sourcingFileId', { field: 'input.legacy' });
   const permissions: PermissionName[] = ['components.create', 'components.revision.create'];
   if (format === 'JSON') permissions.push('library.statuses.manage', 'library.categories.manage');
