@@ -3,46 +3,20 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { getNamedType, isNonNullType, isObjectType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSchema, listOperations } from '../../functions/graphql/schema.js';
 import { listAuditEntries, sealAuditChain, verifyAuditChain, type AuditEntryRecord } from '../../lib/store/audit.js';
 import { gqlOk, graphql, newTenant, stack, testStore, type Tenant } from '../support/api.js';
 import { adminCli } from '../support/admin.js';
+import { minimalValue } from '../support/schemaValues.js';
 import { memberWithRole, type Member } from './accessHelpers.js';
 
 /** A distinctive value every String argument carries: no audit entry may hold it. */
 const marker = `AUDIT-LEAK-${randomUUID().slice(0, 8)}`;
 
-/** A value GraphQL accepts for the type (required input fields only), so the mutation reaches its resolver. */
-function valueOf(type: GraphQLInputType, depth = 0): unknown {
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) return [];
-  if (isEnumType(inner)) return inner.getValues()[0]!.value;
-  if (isInputObjectType(inner)) {
-    const fields = Object.values(inner.getFields());
-    if (inner.isOneOf) return { [fields[0]!.name]: valueOf(fields[0]!.type, depth + 1) };
-    return Object.fromEntries(fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => [f.name, valueOf(f.type, depth + 1)]));
-  }
-  if (isScalarType(inner)) {
-    switch (inner.name) {
-      case 'ID':
-        return randomUUID();
-      case 'Int':
-      case 'Float':
-        return 1;
-      case 'Boolean':
-        return false;
-      case 'DateTime':
-        return '2024-01-01T00:00:00.000Z';
-      case 'JSON':
-        return {};
-      default:
-        return marker;
-    }
-  }
-  return null;
-}
+/** A value GraphQL accepts for the type (required input fields only), so the mutation reaches its resolver; strings carry the marker. */
+const valueOf = (type: GraphQLInputType) => minimalValue(type, { text: () => marker, dateTime: '2024-01-01T00:00:00.000Z' });
 
 /** A mutation document for an operation path (`organization.teams.create`) with every required argument. */
 function mutationOf(schema: GraphQLSchema, path: string): { query: string; variables: Record<string, unknown> } {

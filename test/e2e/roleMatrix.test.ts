@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType, type GraphQLArgument, type GraphQLInputType } from 'graphql';
+import { getNamedType, isNonNullType, isObjectType, type GraphQLArgument, type GraphQLInputType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operationRules } from '../../functions/graphql/operations.js';
 import { buildSchema, listOperations } from '../../functions/graphql/schema.js';
 import type { PermissionName } from '../../lib/access/permissions.js';
 import { systemRoles, type OrganizationRoleName } from '../../lib/access/roles.js';
 import { graphql, newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { minimalValue } from '../support/schemaValues.js';
 import { memberWithRole, type Member } from './accessHelpers.js';
 
 /**
@@ -18,36 +19,7 @@ import { memberWithRole, type Member } from './accessHelpers.js';
 const schema = buildSchema();
 const operations = listOperations(schema);
 
-function dummy(type: GraphQLInputType): unknown {
-  if (isNonNullType(type)) return dummy(type.ofType);
-  if (isListType(type)) return [];
-  if (isEnumType(type)) return type.getValues()[0]!.value;
-  if (isInputObjectType(type)) {
-    return Object.fromEntries(
-      Object.values(type.getFields())
-        .filter((field) => isNonNullType(field.type) && field.defaultValue === undefined)
-        .map((field) => [field.name, dummy(field.type)]),
-    );
-  }
-  if (isScalarType(type)) {
-    switch (type.name) {
-      case 'ID':
-        return randomUUID();
-      case 'Int':
-      case 'Float':
-        return 1;
-      case 'Boolean':
-        return false;
-      case 'DateTime':
-        return '2030-01-01T00:00:00.000Z';
-      case 'JSON':
-        return {};
-      default:
-        return `matrix-${randomUUID().slice(0, 8)}`;
-    }
-  }
-  throw new Error(`No dummy for ${String(type)}`);
-}
+const dummy = (type: GraphQLInputType) => minimalValue(type, { text: () => `matrix-${randomUUID().slice(0, 8)}`, dateTime: '2030-01-01T00:00:00.000Z' });
 
 function documentFor(operation: 'query' | 'mutation', path: string, args: readonly GraphQLArgument[], returnsObject: boolean) {
   const required = args.filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined);
