@@ -60,6 +60,30 @@ export async function queryAll<S extends z.ZodType>(store: Store, input: Omit<Qu
   return items;
 }
 
+/**
+ * The first `limit` items, in key order, of a query that filters on the server, reading page after page
+ * until it has them or the key range ends (a filter can leave whole pages empty).
+ */
+export async function queryMatching<S extends z.ZodType>(
+  store: Store,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  limit: number,
+  schema: S,
+  what: string,
+): Promise<z.infer<S>[]> {
+  const found: z.infer<S>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.ddb.send(new QueryCommand({ ...input, TableName: store.tableName, ExclusiveStartKey }));
+    for (const item of page.Items ?? []) {
+      found.push(parseItem(schema, item, what));
+      if (found.length >= limit) return found;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
+}
+
 /** The key condition of every prefix query: one partition, sort keys that start with a prefix. */
 const prefixCondition = 'PK = :pk AND begins_with(SK, :prefix)';
 
@@ -72,7 +96,7 @@ export type PrefixQueryOptions = Pick<
   'ConsistentRead' | 'ProjectionExpression' | 'ScanIndexForward' | 'ExpressionAttributeNames' | 'FilterExpression' | 'ExpressionAttributeValues'
 >;
 
-function prefixQuery(pk: string, prefix: string, options: PrefixQueryOptions) {
+export function prefixQuery(pk: string, prefix: string, options: PrefixQueryOptions) {
   return { ...options, KeyConditionExpression: prefixCondition, ExpressionAttributeValues: { ...options.ExpressionAttributeValues, ':pk': pk, ':prefix': prefix } };
 }
 

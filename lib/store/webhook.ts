@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchWrite, deleteIf, getItem, parseItem, putIf, queryNewestFirst, queryPrefix } from './items.js';
+import { batchWrite, deleteIf, getItem, parseItem, prefixQuery, putIf, queryMatching, queryNewestFirst, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** A webhook of a library. Its signing secret is not stored: it is derived from the stack's key (lib/webhooks/signing.ts). */
@@ -146,50 +146,38 @@ export function listDeliveries(store: Store, orgId: string, libraryId: string, w
  * library's delivery log (kept 30 days), stopping at the first match.
  */
 export async function findDelivery(store: Store, orgId: string, libraryId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ddb.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: 'id = :id',
-        ExpressionAttributeValues: { ':pk': libraryPartition(orgId, libraryId), ':prefix': 'WHD#', ':id': deliveryId },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    const found = page.Items?.[0];
-    if (found) return parseItem(deliveryRecord, found, 'webhook delivery');
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return undefined;
+  const [found] = await queryMatching(
+    store,
+    prefixQuery(libraryPartition(orgId, libraryId), 'WHD#', { FilterExpression: 'id = :id', ExpressionAttributeValues: { ':id': deliveryId }, ConsistentRead: true }),
+    1,
+    deliveryRecord,
+    'webhook delivery',
+  );
+  return found;
 }
 
 /**
  * A webhook's original deliveries (not resends) created in [from, to], oldest first, at most `limit`
  * (the caller reads one more than it accepts to tell a window that is too large).
  */
-export async function deliveriesBetween(store: Store, webhook: { organizationId: string; libraryId: string; id: string }, from: string, to: string, limit: number): Promise<DeliveryRecord[]> {
-  const found: DeliveryRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.ddb.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        FilterExpression: 'attribute_not_exists(replayOf)',
-        ExpressionAttributeValues: { ':pk': libraryPartition(webhook.organizationId, webhook.libraryId), ':from': `WHD#${webhook.id}#${from}`, ':to': `WHD#${webhook.id}#${to}#~` },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      found.push(parseItem(deliveryRecord, item, 'webhook delivery'));
-      if (found.length >= limit) return found;
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return found;
+export function deliveriesBetween(store: Store, webhook: { organizationId: string; libraryId: string; id: string }, from: string, to: string, limit: number): Promise<DeliveryRecord[]> {
+  return queryMatching(
+    store,
+    {
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      FilterExpression: 'attribute_not_exists(replayOf)',
+      ExpressionAttributeValues: { ':pk': libraryPartition(webhook.organizationId, webhook.libraryId), ':from': `WHD#${webhook.id}#${from}`, ':to': `WHD#${webhook.id}#${to}#~` },
+      ConsistentRead: true,
+    },
+    limit,
+    deliveryRecord,
+    'webhook delivery',
+  );
+}
+
+/** The attempt fields of a delivery not yet tried, created at `createdAt` and due at `nextAttemptAt`. */
+export function unattempted(createdAt: string, nextAttemptAt: string | null) {
+  return { status: 'PENDING', attempts: 0, lastStatusCode: null, lastError: null, createdAt, lastAttemptAt: null, nextAttemptAt, deliveredAt: null } as const;
 }
 
 /** Deliveries whose next attempt is due by `now`, oldest first (at most `limit`). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.js';
 import type { Store } from '../store/client.js';
-import { claimDeliveryRetry, deliveryRecord, dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
+import { claimDeliveryRetry, deliveryRecord, dueDeliveries, getWebhook, insertDelivery, listWebhooks, recordAttempt, unattempted, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
 import type { ChangedItem } from '../store/stream.js';
 import { eventNames, eventOf, type WebhookEvent } from './events.js';
 import type { WebhookSettings } from './settings.js';
@@ -47,14 +47,7 @@ export async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[])
           eventId: event.id,
           eventType: event.type,
           body: bodyOf(event, webhook),
-          status: 'PENDING',
-          attempts: 0,
-          lastStatusCode: null,
-          lastError: null,
-          createdAt: at,
-          lastAttemptAt: null,
-          nextAttemptAt: null,
-          deliveredAt: null,
+          ...unattempted(at, null),
         };
         if (!(await insertDelivery(deps.store, delivery))) return;
         await attempt(deps, webhook, delivery);

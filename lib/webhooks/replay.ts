@@ -4,7 +4,7 @@ import { DomainError, InvalidInputError, NotFoundError } from '../errors.js';
 import { parseInput } from '../input.js';
 import type { LibraryScope } from '../model/scope.js';
 import type { Store } from '../store/client.js';
-import { deliveriesBetween, findDelivery, getWebhook, insertDeliveries, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
+import { deliveriesBetween, findDelivery, getWebhook, insertDeliveries, unattempted, type DeliveryRecord, type WebhookRecord } from '../store/webhook.js';
 
 /** Deliveries one replay resends at most; a larger window is refused (REPLAY_WINDOW_TOO_LARGE): split it. */
 export const maxReplayDeliveries = 1000;
@@ -29,14 +29,7 @@ function resendOf(original: DeliveryRecord, at: string): DeliveryRecord {
   return {
     ...original,
     id: randomUUID().replaceAll('-', ''),
-    status: 'PENDING',
-    attempts: 0,
-    lastStatusCode: null,
-    lastError: null,
-    createdAt: at,
-    lastAttemptAt: null,
-    nextAttemptAt: at,
-    deliveredAt: null,
+    ...unattempted(at, at),
     replayOf: original.replayOf ?? original.id,
   };
 }
