@@ -196,7 +196,11 @@ const changeRequestFields = ['title', 'description', 'priority', 'componentIds',
  * a (new) change order; transitioned when its status changes (by an action, or CLOSED by the release of the
  * order it was promoted into); updated when a DRAFT's fields change.
  */
-function changeRequestEvent(before: Record<string, unknown> | undefined, after: Record<string, unknown>, event: (type: WebhookEventType, data: Record<string, unknown>) => WebhookEvent): WebhookEvent | undefined {
+function changeRequestEvent(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+  event: (type: WebhookEventType, data: Record<string, unknown>) => WebhookEvent,
+): WebhookEvent | undefined {
   const history = Array.isArray(after.history) ? (after.history as { action?: string; by?: string; comment?: string | null }[]) : [];
   const last = history.at(-1);
   const by = last?.by ?? null;

@@ -110,7 +110,10 @@ describe('change request webhook events', () => {
     const ofRequest = (id: string) => mine.received.filter((p) => p.data.changeRequest?.id === id);
     const all = await eventually(
       () => mine.received,
-      (list) => list.filter((p) => p.data.changeRequest?.id === request.id).length >= 6 && list.filter((p) => p.data.changeRequest?.id === deferred.id).length >= 4 && list.some((p) => p.data.changeRequest?.id === rejected.id && p.data.to?.status === 'REJECTED'),
+      (list) =>
+        list.filter((p) => p.data.changeRequest?.id === request.id).length >= 6 &&
+        list.filter((p) => p.data.changeRequest?.id === deferred.id).length >= 4 &&
+        list.some((p) => p.data.changeRequest?.id === rejected.id && p.data.to?.status === 'REJECTED'),
       'the change request events',
     );
     expect(all.every((p) => p.verified && p.organizationId === tenant.organization.id && p.libraryId === tenant.library.id && p.webhookId === created.webhook.id)).toBe(true);
@@ -147,7 +150,12 @@ describe('change request webhook events', () => {
     // Closed by the release of its order, on the approver's authority.
     expect(closed.data).toMatchObject({ action: 'close', comment: order.number, changeRequest: { status: 'CLOSED', changeOrderId: order.id } });
 
-    expect(ofRequest(rejected.id).find((p) => p.data.to?.status === 'REJECTED')!.data).toMatchObject({ from: { status: 'SUBMITTED' }, action: 'reject', by: reviewer.userId, comment: 'Works as designed' });
+    expect(ofRequest(rejected.id).find((p) => p.data.to?.status === 'REJECTED')!.data).toMatchObject({
+      from: { status: 'SUBMITTED' },
+      action: 'reject',
+      by: reviewer.userId,
+      comment: 'Works as designed',
+    });
     expect(ofRequest(deferred.id).map((p) => p.data.to?.status ?? p.type)).toEqual(['change_request.created', 'SUBMITTED', 'DEFERRED', 'CLOSED']);
 
     // The other organization's webhook: its own request only.

@@ -140,7 +140,10 @@ describe('change request events from the change stream', () => {
     });
     // Closed by the release of its order: a transition, not a second promotion.
     const closed = request({ status: 'CLOSED', rev: 4, changeOrderId: 'co1' }, [{ action: 'CLOSE', by: 'u4', comment: 'CO-000007' }]);
-    expect(eventOf(change('MODIFY', promoted, closed))).toMatchObject({ type: 'CHANGE_REQUEST_TRANSITIONED', data: { from: { status: 'APPROVED' }, to: { status: 'CLOSED' }, action: 'close', comment: 'CO-000007' } });
+    expect(eventOf(change('MODIFY', promoted, closed))).toMatchObject({
+      type: 'CHANGE_REQUEST_TRANSITIONED',
+      data: { from: { status: 'APPROVED' }, to: { status: 'CLOSED' }, action: 'close', comment: 'CO-000007' },
+    });
     // Promoted again after its first order was rejected: a new link.
     expect(eventOf(change('MODIFY', promoted, request({ status: 'APPROVED', rev: 4, changeOrderId: 'co2' }, [{ action: 'PROMOTE', by: 'u3', comment: 'CO-000008' }])))?.data).toMatchObject({
       changeOrder: { id: 'co2', number: 'CO-000008' },
