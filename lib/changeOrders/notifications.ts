@@ -2,8 +2,13 @@ import type { Mailer, OutboundMail } from '../mail/mailer.js';
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { getUser } from '../store/user.js';
+import { changeOrderSummary, summaryLines } from './summary.js';
 
-/** The mails of change orders: who is told what, and the sending (one mail per address, with a link). */
+/**
+ * The mails of change orders: who is told what, and the sending (one mail per address, with a link). Each
+ * carries the order's redline and impact counts (`summary.ts`: counts, not the diff; bounded cost), read
+ * once per mail after the action committed and only when the mail has someone to go to.
+ */
 
 export interface MailDeps {
   store: Store;
@@ -17,6 +22,8 @@ export interface StepMail {
   userIds: string[];
   subject: string;
   lines: string[];
+  /** False: no redline and impact counts in this mail. */
+  summary?: boolean;
 }
 
 export function reviewerMail(record: ChangeOrderRecord, stageIndex: number) {
@@ -53,7 +60,18 @@ export function createdMail(record: ChangeOrderRecord, template: { name: string 
 
 /** Sends a mail to its addresses and the (not archived) users it names, each address once. */
 export async function deliver(deps: MailDeps, mail: StepMail, record: ChangeOrderRecord): Promise<void> {
-  await sendAll(deps, [...new Set([...(await emailsOf(deps.store, mail.userIds)), ...mail.to])], mail.subject, mail.lines, record);
+  const to = [...new Set([...(await emailsOf(deps.store, mail.userIds)), ...mail.to])];
+  if (to.length === 0) return;
+  await sendAll(deps, to, mail.subject, [...mail.lines, ...(mail.summary === false ? [] : await summaryOf(deps.store, record))], record);
+}
+
+/** The counts, or a pointer to the order when they cannot be read: the action committed, its mail still goes. */
+async function summaryOf(store: Store, record: ChangeOrderRecord): Promise<string[]> {
+  try {
+    return summaryLines(await changeOrderSummary(store, record));
+  } catch {
+    return ['Redlines and impact: open the change order to see them.'];
+  }
 }
 
 async function emailsOf(store: Store, userIds: readonly string[]): Promise<string[]> {

@@ -24,6 +24,10 @@ export const webhookEventTypes = [
   'COMMENT_CREATED',
   'COMMENT_DELETED',
   'SOURCING_CHANGED',
+  'CHANGE_REQUEST_CREATED',
+  'CHANGE_REQUEST_UPDATED',
+  'CHANGE_REQUEST_TRANSITIONED',
+  'CHANGE_REQUEST_PROMOTED',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 

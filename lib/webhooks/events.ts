@@ -30,6 +30,10 @@ export const eventNames: Record<WebhookEventType, string> = {
   COMMENT_CREATED: 'comment.created',
   COMMENT_DELETED: 'comment.deleted',
   SOURCING_CHANGED: 'sourcing.changed',
+  CHANGE_REQUEST_CREATED: 'change_request.created',
+  CHANGE_REQUEST_UPDATED: 'change_request.updated',
+  CHANGE_REQUEST_TRANSITIONED: 'change_request.transitioned',
+  CHANGE_REQUEST_PROMOTED: 'change_request.promoted',
 };
 
 function libraryOf(pk: unknown): { organizationId: string; libraryId: string } | undefined {
@@ -114,6 +118,12 @@ export function eventOf(change: ChangedItem): WebhookEvent | undefined {
     }
   }
 
+  if (image.entity === 'ChangeRequest') {
+    // A request is never deleted by a user (only with its library): no event for a removal.
+    if (change.kind === 'REMOVE' || !after) return undefined;
+    return changeRequestEvent(before, after, event);
+  }
+
   if (image.entity === 'Sourcing') {
     // A sourcing item is removed only with its library's import (never by a user's write): no event.
     if (change.kind === 'REMOVE' || !after) return undefined;
@@ -154,4 +164,63 @@ function sourcingEvent(before: Record<string, unknown> | undefined, after: Recor
   const none = (d: { added: string[]; updated: string[]; removed: string[] }) => d.added.length + d.updated.length + d.removed.length === 0;
   if (none(parts) && none(quotes) && !primaryChanged) return undefined;
   return event({ componentId: after.componentId, rev: after.rev, parts, quotes, primary, primaryChanged, partCount: partsAfter.length });
+}
+
+/** What a receiver gets of a change request: enough to decide whether to fetch it (changeRequests.get). */
+function changeRequestSummary(item: Record<string, unknown>) {
+  const pick = (key: string) => item[key] ?? null;
+  return {
+    id: pick('id'),
+    number: pick('number'),
+    title: pick('title'),
+    priority: pick('priority'),
+    status: pick('status'),
+    componentIds: Array.isArray(item.componentIds) ? item.componentIds : [],
+    changeOrderId: pick('changeOrderId'),
+    updatedAt: pick('updatedAt'),
+  };
+}
+
+/** JSON with the keys of every object sorted: the stream's images need not keep a map's key order. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+
+/** The fields of a change request an update may change (change_request.updated names those that did). */
+const changeRequestFields = ['title', 'description', 'priority', 'componentIds', 'values'] as const;
+
+/**
+ * The change request events, one per write of the request's item (every write is that one item, in the
+ * transaction of the action, so the stream carries each): created on insert; promoted when it is linked to
+ * a (new) change order; transitioned when its status changes (by an action, or CLOSED by the release of the
+ * order it was promoted into); updated when a DRAFT's fields change.
+ */
+function changeRequestEvent(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+  event: (type: WebhookEventType, data: Record<string, unknown>) => WebhookEvent,
+): WebhookEvent | undefined {
+  const history = Array.isArray(after.history) ? (after.history as { action?: string; by?: string; comment?: string | null }[]) : [];
+  const last = history.at(-1);
+  const by = last?.by ?? null;
+  const changeRequest = changeRequestSummary(after);
+  if (!before) return event('CHANGE_REQUEST_CREATED', { changeRequest, by: after.createdBy ?? by });
+  if (before.rev === after.rev) return undefined;
+  if (after.changeOrderId && before.changeOrderId !== after.changeOrderId) {
+    return event('CHANGE_REQUEST_PROMOTED', { changeRequest, changeOrder: { id: after.changeOrderId, number: last?.action === 'PROMOTE' ? (last.comment ?? null) : null }, by });
+  }
+  if (before.status !== after.status) {
+    return event('CHANGE_REQUEST_TRANSITIONED', {
+      changeRequest,
+      from: { status: before.status },
+      to: { status: after.status },
+      action: (last?.action ?? 'UPDATE').toLowerCase(),
+      by,
+      comment: last?.comment ?? null,
+    });
+  }
+  const changedFields = changeRequestFields.filter((field) => canonical(before[field]) !== canonical(after[field]));
+  if (changedFields.length === 0) return undefined;
+  return event('CHANGE_REQUEST_UPDATED', { changeRequest, changedFields, by });
 }

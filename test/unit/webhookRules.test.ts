@@ -100,6 +100,68 @@ describe('webhook events from the change stream', () => {
   });
 });
 
+describe('change request events from the change stream', () => {
+  const request = (fields: Record<string, unknown>, history: { action: string; by: string; comment?: string | null }[] = [{ action: 'CREATE', by: 'u1' }]) => ({
+    PK: pk,
+    SK: 'CR#r1',
+    entity: 'ChangeRequest',
+    id: 'r1',
+    number: 'CR-000001',
+    title: 'Resistor drifts',
+    description: null,
+    priority: 'MEDIUM',
+    componentIds: ['c1'],
+    values: { a: 1, b: 2 },
+    status: 'DRAFT',
+    changeOrderId: null,
+    createdBy: 'u1',
+    rev: 0,
+    history,
+    ...fields,
+  });
+
+  it('maps creation, status changes (by action or by release), promotion and field edits', () => {
+    expect(eventOf(change('INSERT', undefined, request({})))).toMatchObject({
+      type: 'CHANGE_REQUEST_CREATED',
+      name: 'change_request.created',
+      organizationId: org,
+      libraryId: lib,
+      data: { changeRequest: { id: 'r1', number: 'CR-000001', status: 'DRAFT', componentIds: ['c1'], changeOrderId: null }, by: 'u1' },
+    });
+    expect(eventOf(change('MODIFY', request({ status: 'SUBMITTED', rev: 1 }), request({ status: 'APPROVED', rev: 2 }, [{ action: 'APPROVE', by: 'u2', comment: 'ok' }])))).toMatchObject({
+      type: 'CHANGE_REQUEST_TRANSITIONED',
+      name: 'change_request.transitioned',
+      data: { changeRequest: { status: 'APPROVED' }, from: { status: 'SUBMITTED' }, to: { status: 'APPROVED' }, action: 'approve', by: 'u2', comment: 'ok' },
+    });
+    const promoted = request({ status: 'APPROVED', rev: 3, changeOrderId: 'co1' }, [{ action: 'PROMOTE', by: 'u3', comment: 'CO-000007' }]);
+    expect(eventOf(change('MODIFY', request({ status: 'APPROVED', rev: 2 }), promoted))).toMatchObject({
+      type: 'CHANGE_REQUEST_PROMOTED',
+      data: { changeRequest: { changeOrderId: 'co1' }, changeOrder: { id: 'co1', number: 'CO-000007' }, by: 'u3' },
+    });
+    // Closed by the release of its order: a transition, not a second promotion.
+    const closed = request({ status: 'CLOSED', rev: 4, changeOrderId: 'co1' }, [{ action: 'CLOSE', by: 'u4', comment: 'CO-000007' }]);
+    expect(eventOf(change('MODIFY', promoted, closed))).toMatchObject({
+      type: 'CHANGE_REQUEST_TRANSITIONED',
+      data: { from: { status: 'APPROVED' }, to: { status: 'CLOSED' }, action: 'close', comment: 'CO-000007' },
+    });
+    // Promoted again after its first order was rejected: a new link.
+    expect(eventOf(change('MODIFY', promoted, request({ status: 'APPROVED', rev: 4, changeOrderId: 'co2' }, [{ action: 'PROMOTE', by: 'u3', comment: 'CO-000008' }])))?.data).toMatchObject({
+      changeOrder: { id: 'co2', number: 'CO-000008' },
+    });
+    expect(eventOf(change('MODIFY', request({}), request({ rev: 1, title: 'New', values: { b: 2, a: 1 } }, [{ action: 'UPDATE', by: 'u1' }])))).toMatchObject({
+      type: 'CHANGE_REQUEST_UPDATED',
+      data: { changedFields: ['title'], changeRequest: { title: 'New' } },
+    });
+  });
+
+  it('stays silent for an update that changed nothing, a rewrite at the same revision and a removal', () => {
+    // The same values with their keys in another order are the same values.
+    expect(eventOf(change('MODIFY', request({}), request({ rev: 1, values: { b: 2, a: 1 } }, [{ action: 'UPDATE', by: 'u1' }])))).toBeUndefined();
+    expect(eventOf(change('MODIFY', request({}), request({ status: 'SUBMITTED' })))).toBeUndefined();
+    expect(eventOf(change('REMOVE', request({}), undefined))).toBeUndefined();
+  });
+});
+
 describe('sourcing.changed from the sourcing item', () => {
   const quote = (id: string, fields: Record<string, unknown> = {}) => ({ id, distributorId: 'd', currency: 'USD', priceBreaks: [], ...fields });
   const part = (id: string, quotes: unknown[] = [], fields: Record<string, unknown> = {}) => ({ id, manufacturerId: 'm', mpn: 'X', approval: 'APPROVED', quotes, ...fields });

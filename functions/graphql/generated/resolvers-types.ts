@@ -4347,7 +4347,15 @@ export type WebhookEventType =
   /** comment.deleted: a comment was deleted, leaving its tombstone (data.comment: ..., deletedBy, deletedAt). */
   | 'COMMENT_DELETED'
   /** sourcing.changed: a component's manufacturer parts, quotes or primary source changed (data.componentId, rev, parts and quotes as { added, updated, removed } ids, primary { partId, quoteId }, primaryChanged, partCount). */
-  | 'SOURCING_CHANGED';
+  | 'SOURCING_CHANGED'
+  /** change_request.created: a change request was created, DRAFT (data.changeRequest: id, number, title, priority, status, componentIds, changeOrderId, updatedAt; data.by). */
+  | 'CHANGE_REQUEST_CREATED'
+  /** change_request.updated: a DRAFT change request's fields changed (data.changeRequest, changedFields: of title, description, priority, componentIds, values; by). */
+  | 'CHANGE_REQUEST_UPDATED'
+  /** change_request.transitioned: a change request changed status: submit, approve, reject, defer, close, or closed by the release of its change order (data.changeRequest, from { status }, to { status }, action, by, comment: the change order's number for a close by release). */
+  | 'CHANGE_REQUEST_TRANSITIONED'
+  /** change_request.promoted: a change request was promoted into a change order (data.changeRequest, changeOrder { id, number }, by). */
+  | 'CHANGE_REQUEST_PROMOTED';
 
 /**
  * A receiver of a library's events. Each delivery is a POST of JSON { id, type, occurredAt, organizationId,
