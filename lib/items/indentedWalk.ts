@@ -94,7 +94,10 @@ const position = z.object({
   c: z.string(),
   d: z.number().int(),
   /** Node keys from the top to the node the line leads to. */
-  n: z.array(z.string()).min(2).max(maxIndentedDepth + 1),
+  n: z
+    .array(z.string())
+    .min(2)
+    .max(maxIndentedDepth + 1),
   /** At each level, the line's index in its node and its id. */
   i: z.array(z.number().int().nonnegative()).max(maxIndentedDepth),
   l: z.array(z.string()).max(maxIndentedDepth),
@@ -192,7 +195,15 @@ export async function walkIndented(source: WalkSource, rootKey: string, rootId: 
     const rolledUpQuantity = frame.quantity * (line.link.line.quantity ?? 1);
     const cursor = encodeCursor(
       cursorTag,
-      JSON.stringify({ v: 1, k: source.kind, c: source.context, d: depth, n: [...frame.keys, line.toKey], i: [...frame.indices, index], l: [...frame.lineIds, line.link.line.lineId] } satisfies Position),
+      JSON.stringify({
+        v: 1,
+        k: source.kind,
+        c: source.context,
+        d: depth,
+        n: [...frame.keys, line.toKey],
+        i: [...frame.indices, index],
+        l: [...frame.lineIds, line.link.line.lineId],
+      } satisfies Position),
     );
     lines.push({
       level,

@@ -103,7 +103,17 @@ async function seedBom(store: Store): Promise<{ headers: Record<string, string>;
           ? Array.from({ length: INDENTED_SHAPE.linesPerAssembly }, (_, n) => line(levels[level + 1]![index * INDENTED_SHAPE.linesPerAssembly + n]!, n))
           : Array.from({ length: INDENTED_SHAPE.partsPerBoard }, (_, n) => line(parts[part++ % parts.length]!, n));
       lines += bomLines.length;
-      items.push(bomItem(tenant.organization.id, tenant.library.id, { assemblyId, bomVersion: 1, lines: bomLines, childIds: [...new Set(bomLines.map((l) => l.childId))], updatedAt: at, updatedBy: tenant.user.id, writeId: null }));
+      items.push(
+        bomItem(tenant.organization.id, tenant.library.id, {
+          assemblyId,
+          bomVersion: 1,
+          lines: bomLines,
+          childIds: [...new Set(bomLines.map((l) => l.childId))],
+          updatedAt: at,
+          updatedBy: tenant.user.id,
+          writeId: null,
+        }),
+      );
     }
   }
   if (lines !== INDENTED_LINES) throw new Error(`indented BOM seed: ${lines} lines, expected ${INDENTED_LINES}`);
@@ -170,7 +180,18 @@ export async function measureIndentedBom(store: Store, baseUrl: string, calls: n
       requests: { mean: round(mean(requests)), max: Math.max(...requests) },
       readCapacityUnits: { mean: round(mean(units)), max: Math.max(...units) },
     },
-    walk: { runs: WALK_RUNS, p50Ms: round(percentile(walks.map((w) => w.ms), 50), 0), requests: walks[0]!.requests, readCapacityUnits: walks[0]!.readCapacityUnits },
+    walk: {
+      runs: WALK_RUNS,
+      p50Ms: round(
+        percentile(
+          walks.map((w) => w.ms),
+          50,
+        ),
+        0,
+      ),
+      requests: walks[0]!.requests,
+      readCapacityUnits: walks[0]!.readCapacityUnits,
+    },
     budget: PAGE_BUDGET,
     violations,
   };

@@ -87,10 +87,10 @@ beforeAll(async () => {
     tenant,
     Array.from({ length: 5 }, (_, s) => ({ name: `Paged sub ${s}`, categoryId: 'pcba', children: boards.map((b, n) => ({ childId: b.id, quantity: boardQuantity(n) })) })),
   );
-  [top, copy] = await createItems(tenant, [
+  [top, copy] = (await createItems(tenant, [
     { name: 'Paged top', categoryId: 'top-level-assembly', children: subs.map((s) => ({ childId: s.id, quantity: SUB_QUANTITY, refDes: 'SUB' })) },
     { name: 'Paged copy', categoryId: 'top-level-assembly', children: [{ childId: subs[0]!.id, quantity: SUB_QUANTITY, refDes: 'SUB' }] },
-  ]) as [Item, Item];
+  ])) as [Item, Item];
 }, 120_000);
 
 describe('indentedBom in pages', () => {

@@ -114,7 +114,10 @@ describe('the indented walk in pages', () => {
     const afterMove = await walkIndented(source(moved).walk, 'top', 'top', 10, 2, cursor, 100);
     expect(afterMove.map((entry) => entry.path.at(-1))).toEqual(['top.0.1', 'top.0.2']);
     const gone = new Map(small);
-    gone.set('top.0', small.get('top.0')!.filter((l) => l.childId !== 'top.0.0'));
+    gone.set(
+      'top.0',
+      small.get('top.0')!.filter((l) => l.childId !== 'top.0.0'),
+    );
     const afterRemoval = await walkIndented(source(gone).walk, 'top', 'top', 10, 2, cursor, 100);
     expect(afterRemoval.map((entry) => entry.path.at(-1))).toEqual(['top.0.1', 'top.0.2']);
   });
