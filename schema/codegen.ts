@@ -32,7 +32,7 @@ const mappers = {
   AssemblyLink: '../../../lib/items/reads.js#AssemblyLinkView',
   AssemblyLinkHistory: '../../../lib/items/model.js#BomSnapshot',
   DocumentLink: '../../../lib/items/model.js#DocumentLink',
-  IndentedBomLine: '../../../lib/items/reads.js#IndentedBomEntry',
+  IndentedBomLine: '../../../lib/items/indentedWalk.js#IndentedBomEntry',
   ComponentComparison: '../../../lib/items/compare.js#ComponentComparison',
   BomLineDifference: '../../../lib/items/compare.js#BomDifference',
   AttributeDifference: '../../../lib/items/compare.js#AttributeDifference',

@@ -68,6 +68,7 @@ export const fanOut: Record<string, number> = {
   whereUsed: 20,
   documents: 20,
   indentedBom: 1_000,
+  indentedWhereUsed: 1_000,
   history: 50,
   bomHistory: 20,
   getAllPinnedComponents: 100,

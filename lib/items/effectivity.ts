@@ -1,5 +1,5 @@
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../config/libraryConfig.js';
-import { IndentedBomTooLargeError, InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
 import type { BomLine } from '../store/bom.js';
 import { getBoms } from '../store/bom.js';
@@ -7,7 +7,8 @@ import type { Store } from '../store/client.js';
 import { getComponents, listComponentHistorySince, type ComponentHistoryRecord, type ComponentRecord } from '../store/component.js';
 import { parseChildHistoryId } from './bomRules.js';
 import { linesAtVersion, type LineSummary } from './compare.js';
-import { componentAtVersion, maxIndentedDepth, maxIndentedLines, type IndentedBomEntry } from './reads.js';
+import { checkDepth, pageOf, readIndented, type IndentedBomEntry, type PageRequest, type WalkNode, type WalkSource } from './indentedWalk.js';
+import { componentAtVersion } from './reads.js';
 
 /**
  * Effectivity: which version of a component is in effect at a moment. A RELEASE history record takes
@@ -51,27 +52,36 @@ class AsOfReader {
   ) {}
 
   /** The component at the version in effect (or the pinned version), with its BOM lines then. */
-  read(id: string, pinnedVersion: number | null = null): Promise<AsOfSide | null> {
-    const key = `${id}@${pinnedVersion ?? 'asOf'}`;
-    let found = this.versions.get(key);
-    if (!found) {
-      found = this.load(id, pinnedVersion);
-      this.versions.set(key, found);
-    }
-    return found;
+  async read(id: string, pinnedVersion: number | null = null): Promise<AsOfSide | null> {
+    return (await this.readMany([{ id, pinnedVersion }]))[0]!;
   }
 
-  private async load(id: string, pinnedVersion: number | null): Promise<AsOfSide | null> {
-    const { organizationId, libraryId } = this.ref;
-    const [current, bom] = await Promise.all([
-      getComponents(this.store, organizationId, libraryId, [id]).then((m) => m.get(id)),
-      getBoms(this.store, organizationId, libraryId, [id]).then((m) => m.get(id)),
-    ]);
+  /**
+   * Several at once: the components and BOMs not read yet in one BatchGetItem each (per 100), then each
+   * one's history (a Query per component: history is not batchable).
+   */
+  readMany(wanted: { id: string; pinnedVersion: number | null }[]): Promise<(AsOfSide | null)[]> {
+    const keyOf = (id: string, pinnedVersion: number | null) => `${id}@${pinnedVersion ?? 'asOf'}`;
+    const unread = [...new Map(wanted.filter((w) => !this.versions.has(keyOf(w.id, w.pinnedVersion))).map((w) => [keyOf(w.id, w.pinnedVersion), w])).values()];
+    if (unread.length > 0) {
+      const { organizationId, libraryId } = this.ref;
+      const ids = [...new Set(unread.map((w) => w.id))];
+      const records = Promise.all([getComponents(this.store, organizationId, libraryId, ids), getBoms(this.store, organizationId, libraryId, ids)]);
+      for (const w of unread) {
+        this.versions.set(
+          keyOf(w.id, w.pinnedVersion),
+          records.then(([components, boms]) => this.load(components.get(w.id), boms.get(w.id)?.lines ?? [], w.pinnedVersion)),
+        );
+      }
+    }
+    return Promise.all(wanted.map((w) => this.versions.get(keyOf(w.id, w.pinnedVersion))!));
+  }
+
+  private async load(current: ComponentRecord | undefined, currentLines: LineSummary[], pinnedVersion: number | null): Promise<AsOfSide | null> {
     if (!current) return null;
     const history = await listComponentHistorySince(this.store, current, 1);
     const version = pinnedVersion ?? versionInEffect(history, this.asOf);
     if (version === null) return null;
-    const currentLines: LineSummary[] = bom?.lines ?? [];
     if (version === current.version) return { component: current, lines: currentLines };
     const component = await componentAtVersion(this.store, this.config, current, version);
     return component ? { component, lines: linesAtVersion(currentLines, history, version) } : null;
@@ -105,29 +115,48 @@ function lineOf(summary: LineSummary & Partial<BomLine>, assembly: ComponentReco
 /**
  * indentedBom(depth, asOf): the multi-level BOM as in effect at asOf. The top assembly and every line that
  * follows the latest revision (not pinned) take the version in effect then, with the BOM that version had;
- * a pinned line keeps its pinned version. Empty when the assembly did not exist then.
+ * a pinned line keeps its pinned version. Empty when the assembly did not exist then. Paged like the
+ * current one (indentedWalk.ts); a node is a component at a version (`<id>@<pinned version>`, or
+ * `<id>@` for the version in effect), so a cursor is bound to its asOf.
  */
-export async function indentedBomAsOf(store: Store, ref: LibraryRef, assemblyId: string, depth: number, asOf: string): Promise<IndentedBomEntry[]> {
-  if (!Number.isInteger(depth) || depth < 1 || depth > maxIndentedDepth) throw new InvalidInputError(`depth must be 1 to ${maxIndentedDepth}`, { field: 'depth' });
+export async function indentedBomAsOf(store: Store, ref: LibraryRef, assemblyId: string, depth: number, asOf: string, page: PageRequest = {}): Promise<IndentedBomEntry[]> {
+  checkDepth(depth);
   const moment = parseAsOf(asOf);
+  pageOf(page);
   const config = await loadLibraryConfiguration(store, ref.organizationId, ref.libraryId);
   const reader = new AsOfReader(store, ref, config, moment);
-  const top = await reader.read(assemblyId.toLowerCase());
-  if (!top) return [];
-  const lines: IndentedBomEntry[] = [];
-  const walk = async (parent: AsOfSide, path: string[], quantity: number, level: number) => {
-    const bomLines = parent.lines.map((summary, index) => lineOf(summary, parent.component, index));
-    // The children of one BOM are read together (each id and version once across the walk).
-    const children = await Promise.all(bomLines.map((line) => reader.read(line.childId, line.childHistoryId ? (parseChildHistoryId(line.childHistoryId)?.version ?? null) : null)));
-    for (const [index, line] of bomLines.entries()) {
-      const child = children[index]!;
-      const rolledUpQuantity = quantity * (line.quantity ?? 1);
-      const childPath = [...path, line.childId];
-      if (lines.length === maxIndentedLines) throw new IndentedBomTooLargeError(depth, maxIndentedLines);
-      lines.push({ level, path: childPath, link: { assemblyId: parent.component.id, line, childAsOf: child?.component ?? null }, rolledUpQuantity, hasChildren: (child?.lines.length ?? 0) > 0 });
-      if (child && level < depth && !path.includes(line.childId)) await walk(child, childPath, rolledUpQuantity, level + 1);
-    }
+  const id = assemblyId.toLowerCase();
+  return readIndented(asOfSource(reader, moment), `${id}@`, id, depth, page);
+}
+
+interface AsOfNode extends WalkNode {
+  component: ComponentRecord;
+}
+
+function asOfSource(reader: AsOfReader, moment: string): WalkSource {
+  return {
+    kind: 'bomAsOf',
+    context: moment,
+    async load(keys) {
+      const wanted = keys.map((key) => {
+        const at = key.lastIndexOf('@');
+        const pin = key.slice(at + 1);
+        return { id: key.slice(0, at), pinnedVersion: pin === '' ? null : Number(pin) };
+      });
+      const sides = await reader.readMany(wanted);
+      return new Map(
+        keys.map((key, k): [string, AsOfNode | null] => {
+          const side = sides[k];
+          if (!side) return [key, null];
+          const lines = side.lines.map((summary, index) => {
+            const line = lineOf(summary, side.component, index);
+            const pinned = line.childHistoryId ? (parseChildHistoryId(line.childHistoryId)?.version ?? null) : null;
+            return { link: { assemblyId: side.component.id, line }, toKey: `${line.childId}@${pinned ?? ''}`, toId: line.childId };
+          });
+          return [key, { component: side.component, lines }];
+        }),
+      );
+    },
+    show: (line, to) => ({ ...line.link, childAsOf: (to as AsOfNode | null)?.component ?? null }),
   };
-  await walk(top, [top.component.id], 1, 1);
-  return lines;
 }

@@ -1,6 +1,6 @@
 import { findCategory, findStatus, type LibraryConfiguration } from '../config/libraryConfig.js';
 
-import { IndentedBomTooLargeError, InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 
 import type { Store } from '../store/client.js';
 import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomRecord, type BomSnapshotRecord, type DocumentLinkRecord, type DocumentLinksRecord } from '../store/bom.js';
@@ -70,49 +70,9 @@ export async function whereUsed(reads: RelationReads, componentId: string): Prom
   return assemblyIds.flatMap((assemblyId, i) => (boms[i]?.lines ?? []).filter((l) => l.childId === componentId || l.substitutes.includes(componentId)).map((line) => ({ assemblyId, line })));
 }
 
-export interface IndentedBomEntry {
-  level: number;
-  /** Component ids from the top assembly down to this line's child. */
-  path: string[];
-  link: AssemblyLinkView;
-  /** The line's quantity times the quantities of every line above it (an unset quantity counts as 1). */
-  rolledUpQuantity: number;
-  hasChildren: boolean;
-}
-
 export const maxIndentedDepth = 25;
-/** Lines of one indented BOM; a deeper or wider tree is asked for with a smaller depth, or per sub-assembly. */
+/** Lines of one unpaged indented BOM; a deeper or wider tree is read in pages (indentedWalk.ts), with a smaller depth, or per sub-assembly. */
 export const maxIndentedLines = 1_000;
-
-/**
- * The multi-level BOM of an assembly, depth first in line order, to the requested depth (1 = direct
- * children). One batch read of BOMs per level.
- */
-export async function indentedBom(store: Store, ref: LibraryRef, assemblyId: string, depth: number): Promise<IndentedBomEntry[]> {
-  if (!Number.isInteger(depth) || depth < 1 || depth > maxIndentedDepth) throw new InvalidInputError(`depth must be 1 to ${maxIndentedDepth}`, { field: 'depth' });
-  const boms = new Map<string, BomLine[]>();
-  let frontier = [assemblyId];
-  for (let level = 0; level <= depth && frontier.length > 0; level += 1) {
-    const unknown = [...new Set(frontier.filter((id) => !boms.has(id)))];
-    const loaded = await getBoms(store, ref.organizationId, ref.libraryId, unknown);
-    for (const id of unknown) boms.set(id, loaded.get(id)?.lines ?? []);
-    frontier = level < depth ? unknown.flatMap((id) => boms.get(id)!.map((l) => l.childId)) : [];
-  }
-  const lines: IndentedBomEntry[] = [];
-  const walk = (parentId: string, path: string[], quantity: number, level: number) => {
-    for (const line of boms.get(parentId) ?? []) {
-      const rolledUpQuantity = quantity * (line.quantity ?? 1);
-      const childPath = [...path, line.childId];
-      const below = boms.get(line.childId);
-      if (lines.length === maxIndentedLines) throw new IndentedBomTooLargeError(depth, maxIndentedLines);
-      lines.push({ level, path: childPath, link: { assemblyId: parentId, line }, rolledUpQuantity, hasChildren: (below?.length ?? 0) > 0 });
-      // A BOM never contains its own assembly (writes refuse cycles); the path check guards old data anyway.
-      if (level < depth && !path.includes(line.childId)) walk(line.childId, childPath, rolledUpQuantity, level + 1);
-    }
-  };
-  walk(assemblyId, [assemblyId], 1, 1);
-  return lines;
-}
 
 export function bomHistory(store: Store, ref: LibraryRef, assemblyId: string, limit: number): Promise<BomSnapshotRecord[]> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidInputError('first must be 1 to 1000', { field: 'first' });

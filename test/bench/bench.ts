@@ -18,7 +18,8 @@
  * (library export/import throughput at this many components, default 10000; 0 skips it), BENCH_ONLY
  * (comma-separated parts of operation names: only those operations run, and the storage floor, cold
  * start and transfer measurements are skipped), BENCH_NOISY_NEIGHBOUR (false skips the noisy-neighbour
- * measurement, only runs it alone).
+ * measurement, only runs it alone), BENCH_INDENTED_BOM (false skips the 21,110-line indented BOM read page by
+ * page, indentedBom.ts; BENCH_ONLY=indentedBom runs it alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +44,7 @@ import { putItemsInParallel } from '../../lib/store/libraryTransfer.js';
 import { sourcingKey, type SourcingRecord } from '../../lib/store/sourcing.js';
 import { measureTransfer, renderTransfer } from './transfer.js';
 import { measureColdStart, renderColdStart } from './coldStart.js';
+import { measureIndentedBom, renderIndentedBom, type IndentedBomBench } from './indentedBom.js';
 import { measureNoisyNeighbour, renderNoisyNeighbour, type NoisyNeighbourResult } from './noisyNeighbour.js';
 
 /** Components of the library export/import throughput measurement (0 skips it). */
@@ -172,6 +174,8 @@ const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((part) => part.trim().toLowerCase())
   .filter(Boolean);
+/** The 21,110-line indented BOM read page by page (indentedBom.ts); BENCH_INDENTED_BOM=false skips it. */
+const indentedBomBench = process.env.BENCH_INDENTED_BOM !== 'false' && (only.length === 0 || only.some((part) => 'indentedbom'.includes(part)));
 const tableName = 'plm';
 const region = 'us-east-1';
 
@@ -915,7 +919,7 @@ async function main(): Promise<number> {
   const callCounter = { next: 0 };
   const noisyOnly = noisyNeighbour === 'only';
   const selected = noisyOnly ? [] : operations(tenant, seeded).filter((operation) => only.length === 0 || only.some((part) => operation.name.toLowerCase().includes(part)));
-  if (selected.length === 0 && !noisyOnly) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
+  if (selected.length === 0 && !noisyOnly && !indentedBomBench) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
   for (let i = 0; i < selected.length; i++) {
     const operation = selected[i]!;
     if (operation.group) {
@@ -940,6 +944,11 @@ async function main(): Promise<number> {
   if (everything) log(`  library export and import at ${transferComponents} components`);
   const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
   const likeComparison = compareLikeWithContains(results);
+  let indented: IndentedBomBench | undefined;
+  if (indentedBomBench && !noisyOnly) {
+    log(`  indentedBom: a 21,110-line BOM read page by page`);
+    indented = await measureIndentedBom(store, started.baseUrl, iterations);
+  }
   let noisy: NoisyNeighbourResult | undefined;
   if (noisyNeighbour !== 'false' && only.length === 0) {
     log("  noisy neighbour: 200 concurrent fan-out queries against another organization's trivial query");
@@ -977,6 +986,11 @@ async function main(): Promise<number> {
     console.log(renderTransfer(transfer));
     console.log('');
   }
+  if (indented) {
+    console.log(`[indentedBom: a ${indented.lines}-line, 4-level BOM read in pages of ${indented.pageLines} (first/after), with each line's child; per page budgeted]`);
+    console.log(renderIndentedBom(indented));
+    console.log('');
+  }
   if (noisy) {
     console.log('[noisy neighbour: latency of another organization during 200 concurrent fan-out queries, p50 ratio budgeted]');
     console.log(renderNoisyNeighbour(noisy));
@@ -993,6 +1007,7 @@ async function main(): Promise<number> {
   if (likeComparison?.violations.length) {
     console.log(`LIKE BUDGET EXCEEDED (like <= ${LIKE_VS_CONTAINS_MAX_RATIO}x contains): ${likeComparison.violations.join('; ')}`);
   }
+  if (indented?.violations.length) console.log(`INDENTED BOM PAGE OVER BUDGET: ${indented.violations.join('; ')}`);
   if (noisy && !noisy.withinBudget) console.log(`NOISY NEIGHBOUR OVER BUDGET: the victim's p50 latency rose ${noisy.ratioP50}x under attack (budget 5x).`);
   if (over.length) {
     console.log(`BUDGET EXCEEDED (${over.length} operation${over.length === 1 ? '' : 's'}):`);
@@ -1014,14 +1029,15 @@ async function main(): Promise<number> {
           transfer,
           likeVsContains: likeComparison ? { maxRatio: LIKE_VS_CONTAINS_MAX_RATIO, ratios: likeComparison.ratios, violations: likeComparison.violations } : null,
           noisyNeighbour: noisy ?? null,
-          withinBudget: over.length === 0 && !likeComparison?.violations.length && (noisy?.withinBudget ?? true),
+          indentedBom: indented ?? null,
+          withinBudget: over.length === 0 && !likeComparison?.violations.length && (noisy?.withinBudget ?? true) && !indented?.violations.length,
         },
         null,
         2,
       ),
     );
   }
-  return over.length || likeComparison?.violations.length || noisy?.withinBudget === false ? 1 : 0;
+  return over.length || likeComparison?.violations.length || noisy?.withinBudget === false || indented?.violations.length ? 1 : 0;
 }
 
 /** The like filter beside the contains filter on the same description: p50 and DynamoDB cost, and their ratios against the budget. */

@@ -7,8 +7,9 @@ import type { CurrentUser as CurrentUserModel } from '../../../lib/accounts/me.j
 import type { ApiKey as ApiKeyModel } from '../../../lib/apikeys/model.js';
 import type { IssuedApiKey as IssuedApiKeyModel } from '../../../lib/apikeys/apiKeys.js';
 import type { Component as ComponentModel, ComponentHistoryEntry as ComponentHistoryEntryModel } from '../../../lib/components/model.js';
-import type { AssemblyLinkView as AssemblyLinkViewModel, IndentedBomEntry as IndentedBomEntryModel } from '../../../lib/items/reads.js';
+import type { AssemblyLinkView as AssemblyLinkViewModel } from '../../../lib/items/reads.js';
 import type { BomSnapshot as BomSnapshotModel, DocumentLink as DocumentLinkModel } from '../../../lib/items/model.js';
+import type { IndentedBomEntry as IndentedBomEntryModel } from '../../../lib/items/indentedWalk.js';
 import type { ComponentComparison as ComponentComparisonModel, BomDifference as BomDifferenceModel, AttributeDifference as AttributeDifferenceModel } from '../../../lib/items/compare.js';
 import type { StoredFile as StoredFileModel } from '../../../lib/files/model.js';
 import type { ImportJobRecord as ImportJobRecordModel } from '../../../lib/store/importJob.js';
@@ -1662,8 +1663,18 @@ export type Component = {
    * assembly and every line that follows the latest revision (not pinned) take the version in effect then
    * (component.findOne's asOf), with that version's BOM; pinned lines keep their version; link.child is the
    * version shown. Empty when the assembly did not exist then.
+   * Unpaged (neither `first` nor `after`): at most 1,000 lines, else BOM_TOO_LARGE. Paged: `first` lines (1 to
+   * 1,000; 500 when only `after` is given) after the line whose `cursor` is `after`, in the same order, any
+   * size of BOM; a page reads the page and the levels its cursor crosses, never the walk before it. See
+   * IndentedBomLine and the API guide (schema/README.md, "Large BOMs") for what a page costs.
    */
   indentedBom: Array<IndentedBomLine>;
+  /**
+   * The multi-level where-used, depth first: the lines of the assemblies whose current BOMs use this
+   * component (as whereUsed, assemblies in id order), each followed by the lines that use that assembly, to
+   * `depth` levels (1 to 25). Unpaged and paged as indentedBom (BOM_TOO_LARGE over 1,000 lines unpaged).
+   */
+  indentedWhereUsed: Array<IndentedBomLine>;
   /** BOM snapshots, newest first. */
   bomHistory: Array<AssemblyLinkHistory>;
   /**
@@ -1690,6 +1701,16 @@ export type ComponentHistoryArgs = {
 export type ComponentIndentedBomArgs = {
   depth?: InputMaybe<Scalars['Int']['input']>;
   asOf?: InputMaybe<Scalars['DateTime']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A part, assembly or document of a library. */
+export type ComponentIndentedWhereUsedArgs = {
+  depth?: InputMaybe<Scalars['Int']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -2920,16 +2941,36 @@ export type DocumentLink = {
   createdAt: Scalars['DateTime']['output'];
 };
 
+/**
+ * A line of an indented walk: indentedBom (down the BOMs) or indentedWhereUsed (up the where-used entries).
+ * Read a walk in pages with `first` and `after`: `after` is the `cursor` of the last line of the previous page,
+ * and a page shorter than `first` is the last one. The pages concatenated are the unpaged walk, line for line
+ * (rolled-up quantities included).
+ */
 export type IndentedBomLine = {
   __typename?: 'IndentedBomLine';
-  /** 1 for direct children. */
+  /** 1 for the lines of the component asked about (its BOM's lines, or the lines that use it). */
   level: Scalars['Int']['output'];
-  /** Component ids from the top assembly down to this line's child. */
+  /**
+   * Component ids from the component asked about to the one this line leads to: down to the line's child
+   * (indentedBom), up to the line's assembly (indentedWhereUsed).
+   */
   path: Array<Scalars['ID']['output']>;
   link: AssemblyLink;
-  /** The line's quantity times the quantities of the lines above it (unset counts as 1). */
+  /**
+   * The line's quantity times the quantities of the lines above it (unset counts as 1): in indentedWhereUsed,
+   * how many of the component asked about go into the line's assembly through this path.
+   */
   rolledUpQuantity: Scalars['Float']['output'];
+  /** Whether the component this line leads to has lines of its own (whatever the depth). */
   hasChildren: Scalars['Boolean']['output'];
+  /**
+   * This line's position in the walk (opaque: the path down to it with each line's position and id, its depth
+   * and asOf): pass it as `after` for the lines that follow it. Bound to its walk, component, depth and asOf;
+   * any other is BAD_USER_INPUT. If a BOM on the path changed between pages, the walk goes on after the line
+   * wherever it now stands, or, when the line is gone, with the line now at its position.
+   */
+  cursor: Scalars['String']['output'];
 };
 
 export type ItemMutationNamespace = {
@@ -5706,6 +5747,7 @@ export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends 
   documents?: Resolver<Array<ResolversTypes['DocumentLink']>, ParentType, ContextType>;
   whereUsed?: Resolver<Array<ResolversTypes['AssemblyLink']>, ParentType, ContextType>;
   indentedBom?: Resolver<Array<ResolversTypes['IndentedBomLine']>, ParentType, ContextType, RequireFields<ComponentIndentedBomArgs, 'depth'>>;
+  indentedWhereUsed?: Resolver<Array<ResolversTypes['IndentedBomLine']>, ParentType, ContextType, RequireFields<ComponentIndentedWhereUsedArgs, 'depth'>>;
   bomHistory?: Resolver<Array<ResolversTypes['AssemblyLinkHistory']>, ParentType, ContextType, RequireFields<ComponentBomHistoryArgs, 'first'>>;
   vendorSourcing?: Resolver<ResolversTypes['ComponentSourcing'], ParentType, ContextType>;
 };
@@ -6167,6 +6209,7 @@ export type IndentedBomLineResolvers<ContextType = GraphQLContext, ParentType ex
   link?: Resolver<ResolversTypes['AssemblyLink'], ParentType, ContextType>;
   rolledUpQuantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   hasChildren?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type ItemMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemMutationNamespace'] = ResolversParentTypes['ItemMutationNamespace']> = {

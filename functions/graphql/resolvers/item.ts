@@ -1,4 +1,5 @@
-import { bomHistory, childrenOf, documentLinksOf, indentedBom, lineChild, whereUsed, type AssemblyLinkView } from '../../../lib/items/reads.js';
+import { bomHistory, childrenOf, documentLinksOf, lineChild, whereUsed, type AssemblyLinkView } from '../../../lib/items/reads.js';
+import { indentedBom, indentedWhereUsed } from '../../../lib/items/indentedWalk.js';
 import { indentedBomAsOf } from '../../../lib/items/effectivity.js';
 import { updateBom, writeItemsForRequest } from '../../../lib/items/service.js';
 import type { BomLine } from '../../../lib/items/model.js';
@@ -34,10 +35,11 @@ export const itemResolvers: Resolvers = {
     children: (component, _args, context) => childrenOf(relationReads(context), component.id),
     documents: (component, _args, context) => documentLinksOf(relationReads(context), component.id),
     whereUsed: (component, _args, context) => whereUsed(relationReads(context), component.id),
-    indentedBom: async (component, { depth, asOf }, context) =>
+    indentedBom: async (component, { depth, asOf, first, after }, context) =>
       asOf !== undefined && asOf !== null
-        ? indentedBomAsOf(context.store, await libraryScope(context), component.id, depth ?? 10, asOf)
-        : indentedBom(context.store, await libraryScope(context), component.id, depth ?? 10),
+        ? indentedBomAsOf(context.store, await libraryScope(context), component.id, depth ?? 10, asOf, { first, after })
+        : indentedBom(context.store, await libraryScope(context), component.id, depth ?? 10, { first, after }),
+    indentedWhereUsed: async (component, { depth, first, after }, context) => indentedWhereUsed(context.store, await libraryScope(context), component.id, depth ?? 10, { first, after }),
     bomHistory: async (component, { first }, context) => bomHistory(context.store, await libraryScope(context), component.id, first ?? 20),
   },
   AssemblyLink: {
