@@ -24,6 +24,7 @@ const deps = (context: GraphQLContext): ChangeOrderDeps => ({
   mailer: context.mail.mailer(),
   appUrl: context.mail.appUrl,
   failRelease: context.faults.has('change-order-release-fails'),
+  crashRelease: context.faults.has('change-order-release-crash'),
 });
 const user = (context: GraphQLContext, id: string) => userById(context, id);
 
