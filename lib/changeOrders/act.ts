@@ -1,6 +1,7 @@
 import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, ComponentLockedError, ConcurrentWriteError, NotFoundError } from '../errors.js';
 import { settleAbortedWrite, settleCommittedWrite } from '../items/settle.js';
+import { SimulatedCrashError } from '../items/writer.js';
 import { changeOrderDelete, changeOrderPut, type ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
@@ -16,6 +17,8 @@ export interface ChangeOrderDeps extends MailDeps {
   failRelease?: boolean;
   /** Test hook of the local stack (x-plm-fault): a large release stops after half its marks, as a process that died. */
   crashRelease?: boolean;
+  /** Test hook of the local stack (x-plm-fault): a step with a commit record stops right after its commit, before settling it. */
+  crashAfterCommit?: boolean;
 }
 
 /** Waits a little longer each attempt, so a racing writer can finish what it began. */
@@ -83,6 +86,7 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
     // Committed: what is left (marks put in place, write ids off the history, search entries, locks let go,
     // change requests closed) is repeatable, and cleanup of abandoned writes redoes it if this fails, so a
     // failure here does not fail the approval that landed.
+    if (large && deps.crashAfterCommit) throw new SimulatedCrashError('simulated crash after the commit of a change order step');
     if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds, large.effects).catch(() => undefined);
     // Repeatable tidying (index entries of components let go): a stale entry is harmless, readers confirm it.
     if (step.afterCommit) await step.afterCommit().catch(() => undefined);

@@ -20,8 +20,12 @@ export type WriteEffects = Partial<Pick<PendingWriteRecord, 'markedComponents' |
 export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string, effects: WriteEffects = {}): Promise<void> {
   if (!(await abortPendingWrite(store, org, lib, writeId))) return;
   await deletePendingItems(store, keys, writeId);
+  // Only the components that carry this write's mark (read first: an abort usually comes before most marks).
   const marked = effects.markedComponents ?? [];
-  for (let start = 0; start < marked.length; start += 25) await Promise.all(marked.slice(start, start + 25).map((id) => removeReleaseMark(store, org, lib, id, writeId)));
+  for (let start = 0; start < marked.length; start += 100) {
+    const still = await componentsMarkedBy(store, org, lib, marked.slice(start, start + 100), writeId);
+    for (let i = 0; i < still.length; i += 25) await Promise.all(still.slice(i, i + 25).map((c) => removeReleaseMark(store, org, lib, c.id, writeId)));
+  }
   if (effects.unlock?.when === 'ABORTED') await unlockComponentsOf(store, org, lib, effects.unlock.changeOrderId, effects.unlock.componentIds);
   await markPendingWriteSettled(store, org, lib, writeId, at);
 }

@@ -25,6 +25,7 @@ const deps = (context: GraphQLContext): ChangeOrderDeps => ({
   appUrl: context.mail.appUrl,
   failRelease: context.faults.has('change-order-release-fails'),
   crashRelease: context.faults.has('change-order-release-crash'),
+  crashAfterCommit: context.faults.has('change-order-crash-after-commit'),
 });
 const user = (context: GraphQLContext, id: string) => userById(context, id);
 
