@@ -57,8 +57,7 @@ export async function settleCommittedWrite(
   if (effects.unlock?.when === 'COMMITTED') await unlockComponentsOf(store, org, lib, effects.unlock.changeOrderId, effects.unlock.componentIds);
   const close = effects.closeRequests;
   if (close) {
-    for (const id of close.ids)
-      await closeReleasedChangeRequest(store, org, lib, id, close.changeOrderId, { action: 'CLOSE', by: close.by, at, comment: close.number, status: 'CLOSED' });
+    for (const id of close.ids) await closeReleasedChangeRequest(store, org, lib, id, close.changeOrderId, { action: 'CLOSE', by: close.by, at, comment: close.number, status: 'CLOSED' });
   }
   await markPendingWriteSettled(store, org, lib, writeId, at);
 }

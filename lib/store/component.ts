@@ -2,7 +2,21 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, listKeysWithPrefix, parseItem, putIf, updateIf, queryAll, queryNewestFirst, type ConditionFailure, type Key, type WriteItem, queryPrefix, queryPrefixPage } from './items.js';
+import {
+  batchGetItems,
+  getItem,
+  listKeysWithPrefix,
+  parseItem,
+  putIf,
+  updateIf,
+  queryAll,
+  queryNewestFirst,
+  type ConditionFailure,
+  type Key,
+  type WriteItem,
+  queryPrefix,
+  queryPrefixPage,
+} from './items.js';
 import { libraryPartition } from './library.js';
 import { committedWriteIds } from './pendingWrite.js';
 

@@ -32,9 +32,15 @@ export const pendingWriteRecord = z.object({
    * goes when the write settles as `when` says (ABORTED: a submit that did not commit; COMMITTED: a reject,
    * withdrawal or reset), unless the order holds them again (lib/items/settle.ts `unlockComponentsOf`).
    */
-  unlock: z.object({ changeOrderId: z.string(), componentIds: z.array(z.string()), when: z.enum(['ABORTED', 'COMMITTED']) }).nullable().default(null),
+  unlock: z
+    .object({ changeOrderId: z.string(), componentIds: z.array(z.string()), when: z.enum(['ABORTED', 'COMMITTED']) })
+    .nullable()
+    .default(null),
   /** A release's change requests: closed when it settles as COMMITTED (again by cleanup, idempotent). */
-  closeRequests: z.object({ changeOrderId: z.string(), number: z.string(), by: z.string(), ids: z.array(z.string()) }).nullable().default(null),
+  closeRequests: z
+    .object({ changeOrderId: z.string(), number: z.string(), by: z.string(), ids: z.array(z.string()) })
+    .nullable()
+    .default(null),
   /** Set once every item has lost its writeId (COMMITTED) or been deleted (ABORTED). */
   settledAt: z.string().nullable(),
 });

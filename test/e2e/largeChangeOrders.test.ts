@@ -29,7 +29,16 @@ describe('large change orders', () => {
   const store = () => testStore();
   const scope = () => [tenant.organization.id, tenant.library.id] as const;
   /** Every component as readers see it (the store's reads, which every query goes through), strongly consistent. */
-  const readAll = async () => [...(await getComponents(store(), ...scope(), parts.map((p) => p.id), true)).values()];
+  const readAll = async () => [
+    ...(
+      await getComponents(
+        store(),
+        ...scope(),
+        parts.map((p) => p.id),
+        true,
+      )
+    ).values(),
+  ];
   const ids = () => new Set(parts.map((p) => p.id));
   /** The RELEASE history records of the parts in the table, per component. */
   async function releaseRecords(): Promise<Map<string, number>> {
@@ -74,7 +83,9 @@ describe('large change orders', () => {
     expect(over.code).toBe('CHANGE_ORDER_TOO_LARGE');
     expect(over.error!.extensions).toMatchObject({ limit: 1000 });
     const unknown = randomUUID();
-    const missing = await refusal(alice.headers, create, { input: { name: 'unknown', templateId: 'default-one-stage', componentIds: [...parts.slice(0, 500).map((p) => p.id), unknown], values: { reason: 'x' } } });
+    const missing = await refusal(alice.headers, create, {
+      input: { name: 'unknown', templateId: 'default-one-stage', componentIds: [...parts.slice(0, 500).map((p) => p.id), unknown], values: { reason: 'x' } },
+    });
     expect(missing.code).toBe('NOT_FOUND');
     expect(missing.error!.message).toContain(unknown);
     expect((await ok(alice.headers, countOrders)).changeOrders.get.totalCount).toBe(before);
@@ -168,8 +179,8 @@ describe('change requests promoted into an order', () => {
     ]);
     const requestFields = 'id number status history { action status comment }';
     const approvedRequest = async (title: string, componentIds: string[]) => {
-      const request = (await ok(admin, `mutation($input: CreateChangeRequestInput!) { changeRequests { create(input: $input) { ${requestFields} } } }`, { input: { title, componentIds } })).changeRequests
-        .create;
+      const request = (await ok(admin, `mutation($input: CreateChangeRequestInput!) { changeRequests { create(input: $input) { ${requestFields} } } }`, { input: { title, componentIds } }))
+        .changeRequests.create;
       await ok(admin, `mutation($id: ID!) { changeRequests { submit(id: $id) { id } } }`, { id: request.id });
       await ok(reviewer.headers, `mutation($id: ID!) { changeRequests { approve(id: $id) { id } } }`, { id: request.id });
       return request;
