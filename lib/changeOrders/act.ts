@@ -1,6 +1,7 @@
 import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, ComponentLockedError, ConcurrentWriteError, NotFoundError } from '../errors.js';
 import { settleAbortedWrite, settleCommittedWrite } from '../items/settle.js';
+import { SimulatedCrashError } from '../items/writer.js';
 import { changeOrderDelete, changeOrderPut, type ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
@@ -8,16 +9,23 @@ import { failingWith, nowIso, putKeys, transactWrite } from '../store/items.js';
 import { allowedFrom } from './lifecycle.js';
 import { deliver, type MailDeps } from './notifications.js';
 import { changeOrderById } from './queries.js';
-import { writePendingRelease } from './release.js';
+import { ReleaseInProgress, writeBeforeCommit } from './release.js';
 import { ComponentOfChangeOrderLost, ReadAgain, type Action, type Step } from './step.js';
 
 export interface ChangeOrderDeps extends MailDeps {
   /** Test hook of the local stack (x-plm-fault): the release transaction fails at its last item. */
   failRelease?: boolean;
+  /** Test hook of the local stack (x-plm-fault): a large release stops after half its marks, as a process that died. */
+  crashRelease?: boolean;
+  /** Test hook of the local stack (x-plm-fault): a step with a commit record stops right after its commit, before settling it. */
+  crashAfterCommit?: boolean;
 }
 
 /** Waits a little longer each attempt, so a racing writer can finish what it began. */
 const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 20 * 2 ** attempt + Math.random() * 20));
+
+/** How long an approval waits for another approval's large release of the same order to commit or fail. */
+const releaseWaitMs = 120_000;
 
 /**
  * Applies one lifecycle action: reads the change order (strongly consistent), checks the action is allowed
@@ -26,6 +34,7 @@ const backOff = (attempt: number) => new Promise((r) => setTimeout(r, 20 * 2 ** 
  * and re-apply, so two approvals racing on the last vote resolve, and release, exactly once.
  */
 export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, action: Action, apply: (record: ChangeOrderRecord, at: string) => Promise<Step>): Promise<ChangeOrderRecord> {
+  const waitingSince = Date.now();
   for (let attempt = 0; ; attempt += 1) {
     const current = await changeOrderById(deps.store, scope, id);
     if (!allowedFrom[action]!.includes(current.status)) {
@@ -46,9 +55,16 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
     const { large } = step;
     if (large) {
       try {
-        await writePendingRelease(deps.store, scope, large, at);
+        await writeBeforeCommit(deps.store, scope, large, at);
       } catch (error) {
+        if (error instanceof ComponentOfChangeOrderLost) throw await lockFailure(deps.store, scope, current, error.componentId);
         if (!(error instanceof ReadAgain)) throw error;
+        // Another approval is releasing this order: wait for it (the order then reads resolved).
+        if (error instanceof ReleaseInProgress && Date.now() - waitingSince < releaseWaitMs) {
+          attempt = 0;
+          await new Promise((r) => setTimeout(r, 250));
+          continue;
+        }
         if (attempt >= 5) throw new ConcurrentWriteError(`Change order ${current.number}`);
         await backOff(attempt);
         continue;
@@ -59,7 +75,7 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
     try {
       await transactWrite(deps.store, [failingWith(orderItem, () => new ChangeOrderChanged()), ...step.items], { otherwise: changed, onConflict: () => new ChangeOrderChanged() });
     } catch (error) {
-      if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at);
+      if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.effects);
       if (error instanceof ChangeOrderChanged) {
         if (attempt < 5) continue;
         throw changed();
@@ -67,9 +83,11 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
       if (error instanceof ComponentOfChangeOrderLost) throw await lockFailure(deps.store, scope, current, error.componentId);
       throw error;
     }
-    // Committed: what is left (write ids off the history, search entries) is repeatable, and cleanup of
-    // abandoned writes redoes it if this fails, so a failure here does not fail the approval that landed.
-    if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds).catch(() => undefined);
+    // Committed: what is left (marks put in place, write ids off the history, search entries, locks let go,
+    // change requests closed) is repeatable, and cleanup of abandoned writes redoes it if this fails, so a
+    // failure here does not fail the approval that landed.
+    if (large && deps.crashAfterCommit) throw new SimulatedCrashError('simulated crash after the commit of a change order step');
+    if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds, large.effects).catch(() => undefined);
     // Repeatable tidying (index entries of components let go): a stale entry is harmless, readers confirm it.
     if (step.afterCommit) await step.afterCommit().catch(() => undefined);
     for (const mail of step.mails) await deliver(deps, mail, next);

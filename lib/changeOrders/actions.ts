@@ -11,8 +11,7 @@ import { act, type ChangeOrderDeps } from './act.js';
 import { stageOutcome, type ApprovalType } from './lifecycle.js';
 import { createdMail, deliver, resolutionMail, reviewerMail } from './notifications.js';
 import { maxComponentsPerChangeOrder, release } from './release.js';
-import { closeReleasedRequests } from './requestClosing.js';
-import { history, lockItems, resolve, unlockItems } from './step.js';
+import { history, locking, maxLocksInOneTransaction, resolve, unlocking } from './step.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
 import { requireValid, validateChangeOrder } from './validation.js';
 import { validateValues } from './values.js';
@@ -165,11 +164,13 @@ export async function createChangeOrderWith(
     changeRequestIds: link?.changeRequestIds ?? [],
     ...effectivity,
   };
-  await transactWrite(deps.store, [
-    changeOrderPut(record, null),
-    ...record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id)),
-    ...(link?.items(record) ?? []),
-  ]);
+  const uses = record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id));
+  const linkItems = link?.items(record) ?? [];
+  // The index entries go with the order when they fit its transaction, else just before it (an entry of an
+  // order that was never written is harmless: readers confirm each against the order).
+  const together = uses.length + linkItems.length <= maxLocksInOneTransaction;
+  if (!together) await writeUses(deps, uses);
+  await transactWrite(deps.store, [changeOrderPut(record, null), ...(together ? uses : []), ...linkItems]);
   await deliver(deps, createdMail(record, template), record);
   return record;
 }
@@ -191,7 +192,7 @@ export function submitChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id
     record.currentStage = 0;
     record.stages[0]!.openedAt = at;
     history(record, 'SUBMIT', scope.userId, at);
-    return { record, items: lockItems(record), mails: [reviewerMail(record, 0)] };
+    return { record, ...locking(record), mails: [reviewerMail(record, 0)] };
   });
 }
 
@@ -216,21 +217,17 @@ export function decide(deps: ChangeOrderDeps, scope: LibraryScope, id: string, d
       return { record, items: [], mails: [reviewerMail(record, record.currentStage!)] };
     }
     if (outcome === 'PASSED')
-      return {
-        ...(await release(deps.store, scope, record, at, deps.failRelease)),
-        mails: [resolutionMail(record)],
-        // The change requests promoted into the order close right after the release commits (idempotent).
-        afterCommit: () => closeReleasedRequests(deps.store, record, scope.userId),
-      };
+      // The change requests promoted into the order close when the release's commit record settles.
+      return { ...(await release(deps.store, scope, record, at, { fail: deps.failRelease, crash: deps.crashRelease })), mails: [resolutionMail(record)] };
     resolve(record, 'REJECTED', at, scope.userId);
-    return { record, items: unlockItems(record), mails: [resolutionMail(record)] };
+    return { record, ...unlocking(record), mails: [resolutionMail(record)] };
   });
 }
 
 export function withdrawChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id: string) {
   return act(deps, scope, id, 'withdraw', async (record, at) => {
     resolve(record, 'WITHDRAWN', at, scope.userId);
-    return { record, items: unlockItems(record), mails: [resolutionMail(record)] };
+    return { record, ...unlocking(record), mails: [resolutionMail(record)] };
   });
 }
 
@@ -256,13 +253,13 @@ export function resetChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id:
     if (record.resolution === 'APPROVED')
       throw new ChangeOrderError('CHANGE_ORDER_STATE', `${record.number} was approved and its components released: it cannot be reset`, { status: record.status, action: 'reset' });
     const locked = record.status === 'OPEN' || record.status === 'ON_HOLD';
-    const items = locked ? unlockItems(record) : [];
+    const unlocks = locked ? unlocking(record) : { items: [] };
     record.status = 'DRAFT';
     record.resolution = null;
     record.currentStage = null;
     for (const stage of record.stages) Object.assign(stage, { decisions: [], openedAt: null, closedAt: null, outcome: null });
     history(record, 'RESET', scope.userId, at);
-    return { record, items, mails: [] };
+    return { record, ...unlocks, mails: [] };
   });
 }
 
@@ -286,9 +283,12 @@ export function updateChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, ra
     const after = new Set(record.components.map((c) => c.componentId));
     const added = [...after].filter((componentId) => !before.has(componentId));
     const letGo = [...before].filter((componentId) => !after.has(componentId));
+    const uses = added.map((componentId) => changeOrderUseAdd(scope.organizationId, scope.libraryId, componentId, record.id));
+    const together = uses.length <= maxLocksInOneTransaction;
+    if (!together) await writeUses(deps, uses);
     return {
       record,
-      items: added.map((componentId) => changeOrderUseAdd(scope.organizationId, scope.libraryId, componentId, record.id)),
+      items: together ? uses : [],
       mails: [],
       afterCommit: () => forgetUses(deps, scope, record.id, letGo),
     };
@@ -309,6 +309,11 @@ export async function deleteChangeOrder(deps: ChangeOrderDeps, scope: LibrarySco
       ),
   }));
   return true;
+}
+
+/** Index entries of a large order, before its own write: transactions of 100 (each entry an ADD to a set, repeatable). */
+async function writeUses(deps: ChangeOrderDeps, uses: WriteItem[]): Promise<void> {
+  for (let start = 0; start < uses.length; start += 100) await transactWrite(deps.store, uses.slice(start, start + 100));
 }
 
 /** Takes a change order out of the index entries of components it no longer holds. */

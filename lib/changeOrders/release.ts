@@ -5,24 +5,27 @@ import { loadLibraryConfiguration } from '../config/libraryConfig.js';
 import { nextRevision } from '../config/revisionScheme.js';
 import { NotFoundError } from '../errors.js';
 import { settleAbortedWrite } from '../items/settle.js';
+import { SimulatedCrashError } from '../items/writer.js';
 import { searchEntryPut } from '../search/entries.js';
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
-import { componentHistoryPut, componentVersionPut, getComponents, type ComponentRecord } from '../store/component.js';
+import { componentHistoryPut, componentKey, componentReleaseMark, componentVersionPut, getComponents, type ComponentRecord } from '../store/component.js';
 import { nowIso, putKeys, transactWrite, type Key, type WriteItem } from '../store/items.js';
-import { commitPendingWriteUpdate, getPendingWrites, putPendingWrite, writeIdsHolding } from '../store/pendingWrite.js';
-import { ofComponent, ReadAgain, resolve, type LargeRelease, type Step } from './step.js';
+import { commitPendingWriteUpdate, getPendingWrites, pendingWriteStillPending, putPendingWrite, writeIdsHolding } from '../store/pendingWrite.js';
+import { closingOf } from './requestClosing.js';
+import { maxTransactionItems, ofComponent, ReadAgain, resolve, type LargeRelease, type Step } from './step.js';
 
 /** The release of an approved change order, and the protocol of a release too large for one transaction. */
 
-/** DynamoDB's limit on the items of one transaction. */
-const maxTransactionItems = 100;
-
 /**
- * Components in one change order. A release changes every component, with the change order and the commit
- * record, in ONE transaction (n + 2 items), so it lands whole or not at all; see `release`.
+ * Components in one change order. Up to `maxReleaseInOneCommit` a release changes every component, with the
+ * change order and the commit record, in ONE transaction (n + 2 items); beyond, each component is first
+ * marked with its released version and the commit flips every mark at once (see `release`).
  */
-export const maxComponentsPerChangeOrder = maxTransactionItems - 2;
+export const maxComponentsPerChangeOrder = 1000;
+
+/** Up to this many components, the commit transaction holds every component (with the order and the commit record). */
+export const maxReleaseInOneCommit = maxTransactionItems - 2;
 
 /** Up to this many components, a release also writes history and search entries in its one transaction. */
 const singleTransactionRelease = Math.floor((maxTransactionItems - 1) / 3);
@@ -33,9 +36,16 @@ const singleTransactionRelease = Math.floor((maxTransactionItems - 1) / 3);
  * history record and its search entry are written. Each component write is conditioned on the version read
  * and on this change order's lock. Up to `singleTransactionRelease` components everything is one
  * transaction; beyond, the history records go first under a commit record (`LargeRelease`), and the one
- * transaction holds the change order, every component and the commit.
+ * transaction holds the change order, every component and the commit; beyond `maxReleaseInOneCommit`, each
+ * component is marked with its released version before the commit (same conditions, and no other mark),
+ * and the commit transaction holds the change order and the commit record only: readers see every marked
+ * version once it committed, none before (lib/store/component.ts `pendingRelease`). The change requests
+ * promoted into the order close when the commit record settles as COMMITTED (`closingOf`).
+ * `fault`: the local stack's test hooks (`fail`: the commit fails at its last component write; `crash`: a
+ * large release stops, as a process that died, after half its marks).
  */
-export async function release(store: Store, scope: LibraryScope, record: ChangeOrderRecord, at: string, fail = false): Promise<Omit<Step, 'mails'>> {
+export async function release(store: Store, scope: LibraryScope, record: ChangeOrderRecord, at: string, fault: { fail?: boolean; crash?: boolean } = {}): Promise<Omit<Step, 'mails'>> {
+  const fail = !!fault.fail;
   const [config, components] = await Promise.all([
     loadLibraryConfiguration(store, scope.organizationId, scope.libraryId),
     getComponents(
@@ -46,7 +56,11 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
       true,
     ),
   ]);
-  const writeId = record.components.length > singleTransactionRelease ? randomUUID() : undefined;
+  const closeRequests = closingOf(record, scope.userId);
+  const count = record.components.length;
+  const single = count <= (closeRequests ? singleTransactionRelease - 1 : singleTransactionRelease);
+  const marked = count > maxReleaseInOneCommit;
+  const writeId = !single || closeRequests ? randomUUID() : undefined;
   const componentPuts: WriteItem[] = [];
   const historyPuts: WriteItem[] = [];
   const searchPuts: WriteItem[] = [];
@@ -71,7 +85,12 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
     entry.toRevision = revisionValue;
     // The fault makes the last component write of the transaction fail, after all the others in it.
     const expectedVersion = fail && index === record.components.length - 1 ? -1 : before.version;
-    componentPuts.push(ofComponent(after.id, componentVersionPut(after, { version: expectedVersion, lockedBy: record.id })));
+    // A mark that fails (another approval marked it first, or what was read changed) means: read again.
+    componentPuts.push(
+      marked
+        ? componentReleaseMark(after, { version: expectedVersion, lockedBy: record.id }, writeId!)
+        : ofComponent(after.id, componentVersionPut(after, { version: expectedVersion, lockedBy: record.id })),
+    );
     const history = {
       componentId: after.id,
       version: after.version,
@@ -82,46 +101,67 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
       actingIntegrationId: null,
       changes: [...diffComponents(before, after), { field: 'changeOrder', from: null, to: record.number }],
     };
-    historyPuts.push(componentHistoryPut(scope.organizationId, scope.libraryId, history, { once: true, writeId }));
+    historyPuts.push(componentHistoryPut(scope.organizationId, scope.libraryId, history, { once: true, writeId: single ? undefined : writeId }));
     searchPuts.push(searchEntryPut(after));
   }
   resolve(record, 'APPROVED', at, scope.userId);
   if (!writeId) return { record, items: [...componentPuts, ...historyPuts, ...searchPuts] };
-  return {
-    record,
-    items: [...componentPuts, commitPendingWriteUpdate(scope.organizationId, scope.libraryId, writeId)],
-    large: { writeId, pending: historyPuts, componentIds: record.components.map((c) => c.componentId) },
-  };
+  const commit = commitPendingWriteUpdate(scope.organizationId, scope.libraryId, writeId);
+  const effects = { closeRequests };
+  if (single) return { record, items: [...componentPuts, ...historyPuts, ...searchPuts, commit], large: { writeId, pending: [], before: [], componentIds: [], effects } };
+  const componentIds = record.components.map((c) => c.componentId);
+  if (!marked) return { record, items: [...componentPuts, commit], large: { writeId, pending: historyPuts, before: [], componentIds, effects, crash: fault.crash } };
+  // Every component's lock and version are conditions of its mark; the commit transaction holds the order and the commit record.
+  return { record, items: [commit], large: { writeId, pending: historyPuts, before: componentPuts, componentIds, effects: { ...effects, markedComponents: componentIds }, crash: fault.crash } };
 }
 
 /**
- * Writes the invisible history records of a large release under its commit record. Keys already taken mean
- * another approval of the same change order is releasing it (read again: it resolves the order), or one
- * that failed left them; those of an aborted write, or of one pending longer than a release can take, are
- * cleared first (aborting is conditional, so a write that commits meanwhile is never undone).
+ * Writes what goes before the commit of a large step: its commit record (PENDING), the invisible history
+ * records, then the marks or locks, in transactions of 98 items and a check that the write is still
+ * PENDING (so nothing lands after an abort). Keys already taken mean another approval of the same change
+ * order is releasing it (read again: it resolves the order; `ReleaseInProgress` while that release is
+ * fresh), or one that failed left them; those of an aborted write, or of one pending longer than a release
+ * can take, are cleared first (aborting is conditional, so a write that commits meanwhile is never undone).
+ * A failure aborts this write; a component's lock lost is `ComponentOfChangeOrderLost`.
  */
-export async function writePendingRelease(store: Store, scope: LibraryScope, large: LargeRelease, at: string): Promise<void> {
+export async function writeBeforeCommit(store: Store, scope: LibraryScope, large: LargeRelease, at: string): Promise<void> {
   const { organizationId: org, libraryId: lib } = scope;
   const keys = putKeys(large.pending);
-  await putPendingWrite(store, org, lib, { writeId: large.writeId, status: 'PENDING', keys, createdAt: at, refreshSearchOf: large.componentIds, settledAt: null });
+  await putPendingWrite(store, org, lib, { writeId: large.writeId, status: 'PENDING', keys, createdAt: at, refreshSearchOf: large.componentIds, settledAt: null, ...large.effects });
+  const still = pendingWriteStillPending(org, lib, large.writeId);
+  const chunk = maxTransactionItems - 2;
   try {
-    await transactWrite(store, large.pending, { otherwise: () => new ReadAgain(), onConflict: () => new ReadAgain() });
+    for (let start = 0; start < large.pending.length; start += chunk)
+      await transactWrite(store, [...large.pending.slice(start, start + chunk), still], { otherwise: () => new ReadAgain(), onConflict: () => new ReadAgain() });
+    for (let start = 0; start < large.before.length; start += chunk) {
+      if (large.crash && start >= large.before.length / 2) throw new SimulatedCrashError('simulated crash in the middle of a large release');
+      await transactWrite(store, [...large.before.slice(start, start + chunk), still], { otherwise: () => new ReadAgain(), onConflict: () => new ReadAgain() });
+    }
   } catch (error) {
-    await settleAbortedWrite(store, org, lib, large.writeId, keys, at);
+    if (error instanceof SimulatedCrashError) throw error;
+    await settleAbortedWrite(store, org, lib, large.writeId, keys, at, large.effects);
     if (!(error instanceof ReadAgain)) throw error;
-    await clearAbandonedReleases(store, scope, keys);
+    const marked = (large.effects.markedComponents ?? []).map((id) => componentKey(org, lib, id));
+    if (await clearAbandonedReleases(store, scope, [...keys, ...marked])) throw new ReleaseInProgress();
     throw new ReadAgain();
   }
 }
 
-/** A release commits within seconds; one pending this long was abandoned by its process. */
-const abandonedReleaseMs = 60_000;
+/** Another release of the same change order is writing: wait for it to commit or fail, then read again. */
+export class ReleaseInProgress extends ReadAgain {}
 
-async function clearAbandonedReleases(store: Store, scope: LibraryScope, keys: Key[]): Promise<void> {
+/** A release commits within seconds (a large one within a minute); one pending this long was abandoned by its process. */
+const abandonedReleaseMs = 120_000;
+
+/** Settles the writes holding these keys that were abandoned; true when one that holds them is still in flight. */
+async function clearAbandonedReleases(store: Store, scope: LibraryScope, keys: Key[]): Promise<boolean> {
   const { organizationId: org, libraryId: lib } = scope;
   const writeIds = await writeIdsHolding(store, keys);
+  let inFlight = false;
   for (const write of (await getPendingWrites(store, org, lib, writeIds)).values()) {
     const abandoned = write.status === 'ABORTED' || (write.status === 'PENDING' && Date.now() - Date.parse(write.createdAt) > abandonedReleaseMs);
-    if (abandoned) await settleAbortedWrite(store, org, lib, write.writeId, write.keys, nowIso());
+    if (abandoned) await settleAbortedWrite(store, org, lib, write.writeId, write.keys, nowIso(), write);
+    else if (write.status === 'PENDING') inFlight = true;
   }
+  return inFlight;
 }

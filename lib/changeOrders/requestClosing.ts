@@ -1,17 +1,13 @@
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
-import { closeReleasedChangeRequest } from '../store/changeRequest.js';
-import type { Store } from '../store/client.js';
-import { nowIso } from '../store/items.js';
+import type { PendingWriteRecord } from '../store/pendingWrite.js';
 
 /**
- * After a release commits: the change requests promoted into the order become CLOSED. Idempotent: only
- * requests still open and linked to this order change, so running it again (or after a close by hand)
- * changes nothing.
+ * The change requests promoted into an order close when its release commits: the release's commit record
+ * names them (`closeRequests`), and settling it as COMMITTED closes each (lib/items/settle.ts), in the
+ * request or, if the process died after the commit, by cleanupAbandonedWrites. Idempotent: only requests
+ * still open and linked to this order change, so settling again (or after a close by hand) changes nothing.
  */
-export async function closeReleasedRequests(store: Store, order: ChangeOrderRecord, by: string): Promise<void> {
-  if (order.resolution !== 'APPROVED') return;
-  const at = nowIso();
-  for (const id of order.changeRequestIds) {
-    await closeReleasedChangeRequest(store, order.organizationId, order.libraryId, id, order.id, { action: 'CLOSE', by, at, comment: order.number, status: 'CLOSED' });
-  }
+export function closingOf(order: ChangeOrderRecord, by: string): PendingWriteRecord['closeRequests'] {
+  if (order.changeRequestIds.length === 0) return null;
+  return { changeOrderId: order.id, number: order.number, by, ids: order.changeRequestIds };
 }

@@ -15,7 +15,7 @@ import { maxComponentsPerChangeOrder } from './release.js';
 /**
  * Change requests (problem reports): DRAFT -> SUBMITTED -> APPROVED | REJECTED | DEFERRED -> CLOSED.
  * `promote` makes one change order of approved requests (its components their union), linked both ways;
- * the requests close when that order releases (`closeReleasedRequests`, right after the release commits).
+ * the requests close when that order releases (`closingOf`: when the release's commit record settles).
  */
 
 export type ChangeRequestStatus = ChangeRequestRecord['status'];

@@ -15,13 +15,13 @@ export async function cleanupAbandonedWrites(store: Store, organizationId: strin
   let settled = 0;
   for (const write of await listPendingWrites(store, organizationId, libraryId)) {
     if (write.status === 'COMMITTED') {
-      await settleCommittedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString(), write.refreshSearchOf);
+      await settleCommittedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString(), write.refreshSearchOf, write);
       settled += 1;
     } else if (write.status === 'PENDING' && now.getTime() - Date.parse(write.createdAt) >= olderThanMs) {
-      await settleAbortedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString());
+      await settleAbortedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString(), write);
       aborted += 1;
     } else if (write.status === 'ABORTED') {
-      await settleAbortedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString());
+      await settleAbortedWrite(store, organizationId, libraryId, write.writeId, write.keys, now.toISOString(), write);
       aborted += 1;
     }
   }

@@ -64,6 +64,17 @@ export function changeOrderPut(record: ChangeOrderRecord, previousRev: number | 
   };
 }
 
+/**
+ * Goes with the unlock of components an order no longer holds (lib/items/settle.ts `unlockComponentsOf`): holds
+ * only while the order is as read (not holding its locks: DRAFT, RESOLVED, CLOSED; or absent), and moves
+ * its `rev`, so a submit that locked them meanwhile fails its commit and locks again.
+ */
+export function changeOrderLockGuard(orgId: string, libraryId: string, id: string, read: ChangeOrderRecord | undefined): WriteItem {
+  const Key = changeOrderKey(orgId, libraryId, id);
+  if (!read) return { ConditionCheck: { Key, ConditionExpression: 'attribute_not_exists(PK)' } };
+  return { Update: { Key, UpdateExpression: 'SET rev = rev + :one', ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': read.rev, ':one': 1 } } };
+}
+
 export function changeOrderDelete(record: ChangeOrderRecord) {
   return { Delete: { Key: changeOrderKey(record.organizationId, record.libraryId, record.id), ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': record.rev } } };
 }

@@ -2,7 +2,21 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
-import { batchGetItems, getItem, listKeysWithPrefix, parseItem, queryAll, queryNewestFirst, type ConditionFailure, type Key, type WriteItem, queryPrefix, queryPrefixPage } from './items.js';
+import {
+  batchGetItems,
+  getItem,
+  listKeysWithPrefix,
+  parseItem,
+  putIf,
+  updateIf,
+  queryAll,
+  queryNewestFirst,
+  type ConditionFailure,
+  type Key,
+  type WriteItem,
+  queryPrefix,
+  queryPrefixPage,
+} from './items.js';
 import { libraryPartition } from './library.js';
 import { committedWriteIds } from './pendingWrite.js';
 
@@ -68,6 +82,13 @@ export const componentRecord = z.object({
   sourcingIndex: z.object({ mpns: z.array(z.string()), manufacturerIds: z.array(z.string()) }).optional(),
   /** Present while the large item write that created the component may not have committed (pendingWrite.ts). */
   writeId: z.string().nullish(),
+  /**
+   * The released version a large release (over `maxReleaseInOneCommit` components) marked the component with
+   * before its commit: readers see `next` once the write `writeId` says COMMITTED and the component as it is
+   * until then (`visibleComponents`); settling puts `next` in its place, an abort removes the mark. Never in a
+   * record a reader returns.
+   */
+  pendingRelease: z.object({ writeId: z.string(), next: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type ComponentRecord = z.infer<typeof componentRecord>;
 
@@ -103,7 +124,8 @@ function lockCondition(lockedBy: string | null): { expression: string; values: R
 }
 
 export function componentItem(record: ComponentRecord) {
-  return { ...componentKey(record.organizationId, record.libraryId, record.id), entity: 'Component', ...record };
+  const { pendingRelease: _mark, ...rest } = record;
+  return { ...componentKey(record.organizationId, record.libraryId, record.id), entity: 'Component', ...rest };
 }
 
 /** `writeId` marks the items of a large write (pendingWrite.ts): invisible until that write commits. */
@@ -121,7 +143,12 @@ export function componentCreatePut(record: ComponentRecord, writeId?: string): W
 export function componentVersionPut(record: ComponentRecord, expected: { version: number; lockedBy: string | null }, onConditionFailed?: ConditionFailure): WriteItem {
   const lock = lockCondition(expected.lockedBy);
   return {
-    Put: { Item: componentItem(record), ConditionExpression: `version = :version AND ${lock.expression}`, ExpressionAttributeValues: { ':version': expected.version, ...lock.values } },
+    // A component marked by a large release in flight is written by that release only (settling or aborting it).
+    Put: {
+      Item: componentItem(record),
+      ConditionExpression: `version = :version AND ${lock.expression} AND attribute_not_exists(pendingRelease)`,
+      ExpressionAttributeValues: { ':version': expected.version, ...lock.values },
+    },
     ...(onConditionFailed ? { onConditionFailed } : {}),
   };
 }
@@ -137,6 +164,65 @@ export function componentLock(orgId: string, libraryId: string, componentId: str
       ExpressionAttributeValues: { ':co': changeOrderId, ...unlocked.values },
     },
   };
+}
+
+/**
+ * Locks a component for a change order in a large submit (its locks written in chunks before the order's
+ * commit): also applies to a component this order locked already, so a chunk written twice is harmless.
+ */
+export function componentLockAgain(orgId: string, libraryId: string, componentId: string, changeOrderId: string): WriteItem {
+  const unlocked = lockCondition(null);
+  return {
+    Update: {
+      Key: componentKey(orgId, libraryId, componentId),
+      UpdateExpression: 'SET lockedBy = :co',
+      ConditionExpression: `attribute_exists(PK) AND (${unlocked.expression} OR lockedBy = :co)`,
+      ExpressionAttributeValues: { ':co': changeOrderId, ...unlocked.values },
+    },
+  };
+}
+
+/**
+ * Marks a component with its released version for a large release (see `pendingRelease`), on condition that
+ * it is at the version read, held by the change order, and marked by no other release.
+ */
+export function componentReleaseMark(next: ComponentRecord, expected: { version: number; lockedBy: string }, writeId: string): WriteItem {
+  const { pendingRelease: _mark, writeId: _write, ...plain } = next;
+  return {
+    Update: {
+      Key: componentKey(next.organizationId, next.libraryId, next.id),
+      UpdateExpression: 'SET pendingRelease = :mark',
+      ConditionExpression: 'version = :version AND lockedBy = :lockedBy AND attribute_not_exists(pendingRelease)',
+      ExpressionAttributeValues: { ':mark': { writeId, next: plain }, ':version': expected.version, ':lockedBy': expected.lockedBy },
+    },
+  };
+}
+
+/** The components of a large release still carrying its mark (strongly consistent), as stored. */
+export async function componentsMarkedBy(store: Store, orgId: string, libraryId: string, componentIds: string[], writeId: string): Promise<ComponentRecord[]> {
+  const items = await batchGetItems(
+    store,
+    componentIds.map((id) => componentKey(orgId, libraryId, id)),
+    true,
+  );
+  return [...items.values()].map((item) => parseItem(componentRecord, item, 'component')).filter((c) => c.pendingRelease?.writeId === writeId);
+}
+
+/** After the commit: the marked released version takes the component's place (only while it carries this mark). */
+export function applyReleaseMark(store: Store, marked: ComponentRecord): Promise<boolean> {
+  const mark = marked.pendingRelease!;
+  const next = parseItem(componentRecord, mark.next, 'released component');
+  return putIf(store, { Item: componentItem(next), ConditionExpression: 'pendingRelease.writeId = :writeId', ExpressionAttributeValues: { ':writeId': mark.writeId } });
+}
+
+/** After an abort: the mark goes (only this write's). */
+export function removeReleaseMark(store: Store, orgId: string, libraryId: string, componentId: string, writeId: string): Promise<boolean> {
+  return updateIf(store, {
+    Key: componentKey(orgId, libraryId, componentId),
+    UpdateExpression: 'REMOVE pendingRelease',
+    ConditionExpression: 'pendingRelease.writeId = :writeId',
+    ExpressionAttributeValues: { ':writeId': writeId },
+  });
 }
 
 /** Releases a component's lock held by this change order. */
@@ -235,7 +321,34 @@ async function getComponentsByKeys(store: Store, keys: { PK: string; SK: string 
  */
 async function visibleComponents(store: Store, records: ComponentRecord[]): Promise<ComponentRecord[]> {
   const first = records[0];
-  return first ? committedOnly(store, first.organizationId, first.libraryId, records) : records;
+  return first ? resolveReleaseMarks(store, await committedOnly(store, first.organizationId, first.libraryId, records)) : records;
+}
+
+/**
+ * A component marked by a large release reads as its released version once that release committed, as it
+ * is otherwise: every component of the release or none. Costs a read only while marks are there; a reader
+ * that meets a committed mark puts the released version in place (what settling does), so writers that
+ * read it find the item they condition on.
+ */
+async function resolveReleaseMarks(store: Store, records: ComponentRecord[]): Promise<ComponentRecord[]> {
+  const marked = records.filter((r) => r.pendingRelease);
+  if (marked.length === 0) return records;
+  const first = marked[0]!;
+  const committed = await committedWriteIds(
+    store,
+    first.organizationId,
+    first.libraryId,
+    marked.map((r) => r.pendingRelease!.writeId),
+  );
+  const settle = marked.filter((r) => committed.has(r.pendingRelease!.writeId));
+  for (let start = 0; start < settle.length; start += 25) await Promise.all(settle.slice(start, start + 25).map((r) => applyReleaseMark(store, r).catch(() => false)));
+  return records.map((record) => {
+    const mark = record.pendingRelease;
+    if (!mark) return record;
+    if (committed.has(mark.writeId)) return parseItem(componentRecord, mark.next, 'released component');
+    const { pendingRelease: _mark, ...plain } = record;
+    return plain;
+  });
 }
 
 /** Leaves out records that carry the write id of a large write that has not committed; a read only while some do. */

@@ -21,6 +21,26 @@ export const pendingWriteRecord = z.object({
    * transaction). Settling a COMMITTED write writes them, so a crash between commit and entries is mended.
    */
   refreshSearchOf: z.array(z.string()).default([]),
+  /**
+   * A large release (over `maxReleaseInOneCommit` components): the components it marked with their released
+   * version (`pendingRelease` of component.ts). Settling a COMMITTED write puts each marked version in place,
+   * an ABORTED one removes the marks.
+   */
+  markedComponents: z.array(z.string()).default([]),
+  /**
+   * Locks of a change order too large for one transaction: the components whose lock (`lockedBy` this order)
+   * goes when the write settles as `when` says (ABORTED: a submit that did not commit; COMMITTED: a reject,
+   * withdrawal or reset), unless the order holds them again (lib/items/settle.ts `unlockComponentsOf`).
+   */
+  unlock: z
+    .object({ changeOrderId: z.string(), componentIds: z.array(z.string()), when: z.enum(['ABORTED', 'COMMITTED']) })
+    .nullable()
+    .default(null),
+  /** A release's change requests: closed when it settles as COMMITTED (again by cleanup, idempotent). */
+  closeRequests: z
+    .object({ changeOrderId: z.string(), number: z.string(), by: z.string(), ids: z.array(z.string()) })
+    .nullable()
+    .default(null),
   /** Set once every item has lost its writeId (COMMITTED) or been deleted (ABORTED). */
   settledAt: z.string().nullable(),
 });
@@ -29,7 +49,8 @@ export type PendingWriteRecord = z.infer<typeof pendingWriteRecord>;
 /** A settled record stays a day (TTL), long enough for any reader that saw one of its items. */
 const settledRetentionSeconds = 24 * 60 * 60;
 
-export async function putPendingWrite(store: Store, orgId: string, libraryId: string, record: PendingWriteRecord): Promise<void> {
+export async function putPendingWrite(store: Store, orgId: string, libraryId: string, input: z.input<typeof pendingWriteRecord>): Promise<void> {
+  const record = pendingWriteRecord.parse(input);
   await store.ddb.send(
     new PutCommand({
       TableName: store.tableName,
@@ -48,6 +69,18 @@ export function commitPendingWriteUpdate(orgId: string, libraryId: string, write
       ConditionExpression: '#status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':committed': 'COMMITTED', ':pending': 'PENDING' },
+    },
+  };
+}
+
+/** A transaction item that holds only while the write is PENDING: nothing of it lands after an abort. */
+export function pendingWriteStillPending(orgId: string, libraryId: string, writeId: string): WriteItem {
+  return {
+    ConditionCheck: {
+      Key: pendingWriteKey(orgId, libraryId, writeId),
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pending': 'PENDING' },
     },
   };
 }
@@ -115,7 +148,8 @@ export async function deletePendingItems(store: Store, keys: Key[], writeId: str
 /** The write ids the items at these keys carry (strongly consistent): the large writes that hold them. */
 export async function writeIdsHolding(store: Store, keys: Key[]): Promise<string[]> {
   const items = await batchGetItems(store, keys, true);
-  return [...new Set([...items.values()].map((item) => item.writeId).filter((id): id is string => typeof id === 'string'))];
+  const holders = [...items.values()].flatMap((item) => [item.writeId, (item.pendingRelease as { writeId?: unknown } | undefined)?.writeId]);
+  return [...new Set(holders.filter((id): id is string => typeof id === 'string'))];
 }
 
 /** The commit records of these writes (strongly consistent); ids without one are absent. */

@@ -19,7 +19,8 @@
  * (comma-separated parts of operation names: only those operations run, and the storage floor, cold
  * start and transfer measurements are skipped), BENCH_NOISY_NEIGHBOUR (false skips the noisy-neighbour
  * measurement, only runs it alone), BENCH_INDENTED_BOM (false skips the 21,110-line indented BOM read page by
- * page, indentedBom.ts; BENCH_ONLY=indentedBom runs it alone).
+ * page, indentedBom.ts; BENCH_ONLY=indentedBom runs it alone), BENCH_LARGE_RELEASE (the components of the large
+ * change order release, default 1000; 0 skips it; BENCH_ONLY=largeRelease runs it alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -45,10 +46,13 @@ import { sourcingKey, type SourcingRecord } from '../../lib/store/sourcing.js';
 import { measureTransfer, renderTransfer } from './transfer.js';
 import { measureColdStart, renderColdStart } from './coldStart.js';
 import { measureIndentedBom, renderIndentedBom, type IndentedBomBench } from './indentedBom.js';
+import { measureLargeRelease, renderLargeRelease } from './largeRelease.js';
 import { measureNoisyNeighbour, renderNoisyNeighbour, type NoisyNeighbourResult } from './noisyNeighbour.js';
 
 /** Components of the library export/import throughput measurement (0 skips it). */
 const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_000);
+/** The release of one change order of this many components (largeRelease.ts); BENCH_LARGE_RELEASE=0 skips it. */
+const largeReleaseComponents = Number(process.env.BENCH_LARGE_RELEASE ?? 1000);
 /** The noisy-neighbour measurement (noisyNeighbour.ts); BENCH_NOISY_NEIGHBOUR=false skips it, =only runs nothing else. */
 const noisyNeighbour = process.env.BENCH_NOISY_NEIGHBOUR ?? 'true';
 
@@ -919,7 +923,9 @@ async function main(): Promise<number> {
   const callCounter = { next: 0 };
   const noisyOnly = noisyNeighbour === 'only';
   const selected = noisyOnly ? [] : operations(tenant, seeded).filter((operation) => only.length === 0 || only.some((part) => operation.name.toLowerCase().includes(part)));
-  if (selected.length === 0 && !noisyOnly && !indentedBomBench) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
+  // BENCH_ONLY=largeRelease runs the large release alone.
+  const largeReleaseSelected = largeReleaseComponents > 0 && (only.length === 0 ? !noisyOnly : only.some((part) => 'largerelease'.includes(part)));
+  if (selected.length === 0 && !noisyOnly && !largeReleaseSelected && !indentedBomBench) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
   for (let i = 0; i < selected.length; i++) {
     const operation = selected[i]!;
     if (operation.group) {
@@ -943,6 +949,8 @@ async function main(): Promise<number> {
   const bundles = everything ? await measureColdStart() : [];
   if (everything) log(`  library export and import at ${transferComponents} components`);
   const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
+  if (largeReleaseSelected) log(`  change order release of ${largeReleaseComponents} components`);
+  const largeRelease = largeReleaseSelected ? await measureLargeRelease(store, largeReleaseComponents) : [];
   const likeComparison = compareLikeWithContains(results);
   let indented: IndentedBomBench | undefined;
   if (indentedBomBench && !noisyOnly) {
@@ -991,6 +999,11 @@ async function main(): Promise<number> {
     console.log(renderIndentedBom(indented));
     console.log('');
   }
+  if (largeRelease.length) {
+    console.log(`[change order of ${largeReleaseComponents} components: create, submit, release (all or nothing), timed and metered; not budgeted]`);
+    console.log(renderLargeRelease(largeRelease));
+    console.log('');
+  }
   if (noisy) {
     console.log('[noisy neighbour: latency of another organization during 200 concurrent fan-out queries, p50 ratio budgeted]');
     console.log(renderNoisyNeighbour(noisy));
@@ -1027,6 +1040,7 @@ async function main(): Promise<number> {
           results,
           bundles,
           transfer,
+          largeRelease,
           likeVsContains: likeComparison ? { maxRatio: LIKE_VS_CONTAINS_MAX_RATIO, ratios: likeComparison.ratios, violations: likeComparison.violations } : null,
           noisyNeighbour: noisy ?? null,
           indentedBom: indented ?? null,

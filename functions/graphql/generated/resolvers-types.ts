@@ -1073,7 +1073,7 @@ export type CreateChangeOrderInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   /** A template of the library (changeOrders.getTemplates), e.g. default-one-stage. */
   templateId: Scalars['ID']['input'];
-  /** Up to 98 components, released together atomically (one transaction of the change order and every component). */
+  /** Up to 1,000 components (CHANGE_ORDER_TOO_LARGE beyond, with extensions.limit), released all or nothing: readers see every component released or none. */
   componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
   /** Field name -> value, checked against the template's fields (VALUES_INVALID with extensions.problems). */
   values?: InputMaybe<Scalars['JSON']['input']>;
@@ -1344,7 +1344,7 @@ export type CreateChangeRequestInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   /** MEDIUM when omitted. */
   priority?: InputMaybe<ChangeRequestPriority>;
-  /** Components of the library (NOT_FOUND names unknown ones); up to 98. */
+  /** Components of the library (NOT_FOUND names unknown ones); up to 1,000, as a change order. */
   componentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
   /** Free field values, an object (at most 32,000 characters as JSON). */
   values?: InputMaybe<Scalars['JSON']['input']>;

@@ -24,6 +24,8 @@ const deps = (context: GraphQLContext): ChangeOrderDeps => ({
   mailer: context.mail.mailer(),
   appUrl: context.mail.appUrl,
   failRelease: context.faults.has('change-order-release-fails'),
+  crashRelease: context.faults.has('change-order-release-crash'),
+  crashAfterCommit: context.faults.has('change-order-crash-after-commit'),
 });
 const user = (context: GraphQLContext, id: string) => userById(context, id);
 
