@@ -30,7 +30,7 @@ const fields = 'id parentId body deleted deletedBy { id } resolved resolvedBy { 
 const create = `mutation($input: CreateCommentInput!) { comments { create(input: $input) { ${fields} } } }`;
 const list = `query($targetId: ID!) { comments { list(targetId: $targetId) { edges { node { ${fields} } } } } }`;
 const watchMutation = `mutation($input: WatchInput!) { watch(input: $input) { targetId } }`;
-const byCpn = `query($cpn: String!) { component { findOne(cpn: $cpn) { id commentCount } } }`;
+const findOne = `query($id: ID!) { component { findOne(id: $id) { id commentCount } } }`;
 
 let source: Tenant;
 let target: Tenant;
@@ -98,7 +98,9 @@ describe('library export and import of comments, watches and audit entries', () 
     expect(imported).toMatchObject({ components: 2, comments: 3, watches: 3, watchesDropped: 1, commentAuthorsUnmatched: 1, auditEntriesSkipped: auditEntries.length });
 
     // Threads under new ids, in order; the author who is nobody here keeps a name only, the mention of them is dropped.
-    const newPart = (await gqlOk<any>(target, byCpn, { cpn: part.cpn })).component.findOne;
+    const targetLibrary = await exportLibrary(store, { organizationId: target.organization.id, libraryId: target.library.id }, { auditEntries: false });
+    const idOf = (cpn: string) => targetLibrary.components.find((c) => c.cpn === cpn)!.id;
+    const newPart = (await gqlOk<any>(target, findOne, { id: idOf(part.cpn) })).component.findOne;
     expect(newPart.commentCount).toBe(2);
     const thread = (await gqlOk<any>(target, list, { targetId: newPart.id })).comments.list.edges.map((e: { node: any }) => e.node);
     expect(thread.map((c: { id: string }) => c.id)).not.toContain(root.id);
@@ -109,7 +111,7 @@ describe('library export and import of comments, watches and audit entries', () 
     ]);
 
     // Watches: B's two (the assembly's with its children), the owner's by email; C's dropped.
-    const newAssembly = (await gqlOk<any>(target, byCpn, { cpn: components.find((c) => c.id === assemblyId)!.cpn })).component.findOne;
+    const newAssembly = { id: idOf(components.find((c) => c.id === assemblyId)!.cpn) };
     const inTarget = (w: { organizationId: string }) => w.organizationId === target.organization.id;
     const watchesOfB = (await listWatchesOfUser(store, both.userId)).filter(inTarget).map((w) => [w.targetId, w.targetType, w.withChildren]);
     expect(watchesOfB.sort()).toEqual(
@@ -121,17 +123,21 @@ describe('library export and import of comments, watches and audit entries', () 
     expect((await listWatchesOfUser(store, target.user.id)).filter(inTarget).map((w) => w.targetId)).toEqual([newPart.id]);
     expect((await listWatchesOfUser(store, onlySource.userId)).filter(inTarget)).toEqual([]);
 
-    // The target's log: only its own entries (the operator's import), none of the source's; the chain verifies.
+    // An imported thread takes new replies (an audited mutation of the target organization).
+    const later = await post(tenantHeaders(target), { targetId: newPart.id, parentId: thread[0].id, body: 'Imported and answered' });
+
+    // The target's log: only its own entries (the reply, and the operator's import when the CLI audits it), none of the source's; the chain verifies.
     await sealAuditChain(store, chainOf(target));
     const after = await listAuditEntries(store, chainOf(target));
     const added = after.filter((e) => !before.has(e.entryId));
     const sourceIds = new Set(auditEntries.map((e) => e.entryId));
-    expect(added.length).toBeGreaterThan(0);
-    expect(added.every((e) => e.actorType === 'operator' && e.organizationId === target.organization.id && !sourceIds.has(e.entryId))).toBe(true);
+    expect(added.filter((e) => e.operation === 'comments.create').map((e) => e.targets)).toEqual([[newPart.id, thread[0].id]]);
+    expect(later.parentId).toBe(thread[0].id);
+    expect(added.every((e) => e.organizationId === target.organization.id && !sourceIds.has(e.entryId) && e.operation !== 'comments.delete')).toBe(true);
     expect(after.some((e) => sourceIds.has(e.entryId) || e.organizationId === source.organization.id)).toBe(false);
     expect((await verifyAuditChain(store, chainOf(target))).ok).toBe(true);
     expect(JSON.parse((await adminCli(['audit', 'verify', '--org-slug', target.organization.slug])).stdout).ok).toBe(true);
-  });
+  }, 180_000);
 
   it('leaves the audit entries out of an API export for a caller who may not read the log, and refuses a broken thread', async () => {
     const exported = await exportLibrary(store, { organizationId: source.organization.id, libraryId: source.library.id }, { auditEntries: false });
