@@ -18,7 +18,9 @@
  * (library export/import throughput at this many components, default 10000; 0 skips it), BENCH_ONLY
  * (comma-separated parts of operation names: only those operations run, and the storage floor, cold
  * start and transfer measurements are skipped), BENCH_NOISY_NEIGHBOUR (false skips the noisy-neighbour
- * measurement, only runs it alone).
+ * measurement, only runs it alone), BENCH_AUDIT (false skips the audit entry's cost per mutation; BENCH_ONLY=audit
+ * runs it), BENCH_FANOUT_WATCHERS (notification fan-out to this many watchers, default 1000; 0 skips it;
+ * BENCH_ONLY=fanout runs it) and BENCH_FANOUT_EVENTS (events fanned out, default 5).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -44,11 +46,17 @@ import { sourcingKey, type SourcingRecord } from '../../lib/store/sourcing.js';
 import { measureTransfer, renderTransfer } from './transfer.js';
 import { measureColdStart, renderColdStart } from './coldStart.js';
 import { measureNoisyNeighbour, renderNoisyNeighbour, type NoisyNeighbourResult } from './noisyNeighbour.js';
+import { measureAuditCost, measureFanout, renderAuditCost, renderFanout, type AuditCostRow, type FanoutResult } from './audit.js';
 
 /** Components of the library export/import throughput measurement (0 skips it). */
 const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_000);
 /** The noisy-neighbour measurement (noisyNeighbour.ts); BENCH_NOISY_NEIGHBOUR=false skips it, =only runs nothing else. */
 const noisyNeighbour = process.env.BENCH_NOISY_NEIGHBOUR ?? 'true';
+/** The audit entry's cost per mutation (audit.ts); BENCH_AUDIT=false skips it. */
+const auditCase = process.env.BENCH_AUDIT ?? 'true';
+/** Notification fan-out throughput (audit.ts): watchers of one component (0 skips it) and events fanned out. */
+const fanoutWatchers = Number(process.env.BENCH_FANOUT_WATCHERS ?? 1_000);
+const fanoutEvents = Number(process.env.BENCH_FANOUT_EVENTS ?? 5);
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
@@ -914,8 +922,11 @@ async function main(): Promise<number> {
   const results: Result[] = [];
   const callCounter = { next: 0 };
   const noisyOnly = noisyNeighbour === 'only';
+  // The audit and fan-out cases (audit.ts) run with everything, or when BENCH_ONLY names them.
+  const runAudit = !noisyOnly && auditCase !== 'false' && (only.length === 0 || only.some((part) => 'audit entry'.includes(part)));
+  const runFanout = !noisyOnly && fanoutWatchers > 0 && (only.length === 0 || only.some((part) => 'fanout'.includes(part)));
   const selected = noisyOnly ? [] : operations(tenant, seeded).filter((operation) => only.length === 0 || only.some((part) => operation.name.toLowerCase().includes(part)));
-  if (selected.length === 0 && !noisyOnly) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
+  if (selected.length === 0 && !noisyOnly && !runAudit && !runFanout) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
   for (let i = 0; i < selected.length; i++) {
     const operation = selected[i]!;
     if (operation.group) {
@@ -939,6 +950,16 @@ async function main(): Promise<number> {
   const bundles = everything ? await measureColdStart() : [];
   if (everything) log(`  library export and import at ${transferComponents} components`);
   const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
+  let auditCost: AuditCostRow[] = [];
+  if (runAudit) {
+    log(`  audit entry per mutation (${iterations} calls each, with and without)`);
+    auditCost = await measureAuditCost(store, tenant, seeded.componentId, iterations);
+  }
+  let fanout: FanoutResult | undefined;
+  if (runFanout) {
+    log(`  notification fan-out: ${fanoutEvents} events to ${fanoutWatchers} watchers`);
+    fanout = await measureFanout(store, tenant, seeded.partIds[0]!, fanoutWatchers, fanoutEvents);
+  }
   const likeComparison = compareLikeWithContains(results);
   let noisy: NoisyNeighbourResult | undefined;
   if (noisyNeighbour !== 'false' && only.length === 0) {
@@ -977,6 +998,17 @@ async function main(): Promise<number> {
     console.log(renderTransfer(transfer));
     console.log('');
   }
+  if (auditCost.length) {
+    console.log('[audit entry per mutation: the same mutation with and without its entry, in process, interleaved; not budgeted]');
+    console.log(renderAuditCost(auditCost));
+    console.log('');
+  }
+  if (fanout) {
+    console.log('[notification fan-out from the stream handler (notifyChanges), in process; a dropped notification or mail fails]');
+    console.log(renderFanout(fanout));
+    console.log('');
+  }
+  if (fanout && fanout.dropped > 0) console.log(`NOTIFICATION FAN-OUT DROPPED ${fanout.dropped} notifications or mails.`);
   if (noisy) {
     console.log('[noisy neighbour: latency of another organization during 200 concurrent fan-out queries, p50 ratio budgeted]');
     console.log(renderNoisyNeighbour(noisy));
@@ -1014,6 +1046,8 @@ async function main(): Promise<number> {
           transfer,
           likeVsContains: likeComparison ? { maxRatio: LIKE_VS_CONTAINS_MAX_RATIO, ratios: likeComparison.ratios, violations: likeComparison.violations } : null,
           noisyNeighbour: noisy ?? null,
+          auditCost,
+          fanout: fanout ?? null,
           withinBudget: over.length === 0 && !likeComparison?.violations.length && (noisy?.withinBudget ?? true),
         },
         null,
@@ -1021,7 +1055,7 @@ async function main(): Promise<number> {
       ),
     );
   }
-  return over.length || likeComparison?.violations.length || noisy?.withinBudget === false ? 1 : 0;
+  return over.length || likeComparison?.violations.length || noisy?.withinBudget === false || (fanout?.dropped ?? 0) > 0 ? 1 : 0;
 }
 
 /** The like filter beside the contains filter on the same description: p50 and DynamoDB cost, and their ratios against the budget. */
