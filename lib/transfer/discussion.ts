@@ -102,7 +102,11 @@ export function discussionProblems(components: readonly ExportedComponent[], loc
         if (comment.rootId !== comment.id) problems.push({ path: `${where}.rootId`, code: 'COMMENT_THREAD_INVALID', message: "a thread's first comment is its own root" });
         roots.add(comment.id);
       } else if (!roots.has(comment.parentId) || comment.rootId !== comment.parentId) {
-        problems.push({ path: `${where}.parentId`, code: 'COMMENT_THREAD_INVALID', message: `a reply names a thread's first comment of the same component, before it (rootId = parentId): ${comment.parentId} is not one` });
+        problems.push({
+          path: `${where}.parentId`,
+          code: 'COMMENT_THREAD_INVALID',
+          message: `a reply names a thread's first comment of the same component, before it (rootId = parentId): ${comment.parentId} is not one`,
+        });
       }
       if (comment.body !== null && [...comment.body].length > maxCommentLength) problems.push({ path: `${where}.body`, code: 'BAD_USER_INPUT', message: `at most ${maxCommentLength} characters` });
       if (comment.body === null && !comment.deleted) problems.push({ path: `${where}.body`, code: 'BAD_USER_INPUT', message: 'only a deleted comment has no body' });

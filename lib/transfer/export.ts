@@ -109,7 +109,11 @@ export async function exportLibrary(store: Store, ref: LibraryRef, options: Expo
       sourcing: sourcing.manifest,
       people: discussion.people,
       audit: includeAudit
-        ? { included: true, entries: auditEntries.length, note: 'The organization audit entries naming the library or its components, comments, files or templates; read only (an import writes none).' }
+        ? {
+            included: true,
+            entries: auditEntries.length,
+            note: 'The organization audit entries naming the library or its components, comments, files or templates; read only (an import writes none).',
+          }
         : { included: false, entries: 0, note: 'Audit entries are exported only for callers who may read the audit log (organization.settings.update).' },
     },
     components: exported,

@@ -136,5 +136,11 @@ export function readImportBundle(text: string, fileBytes?: (manifest: Manifest) 
   if (problems.length === 0 && !parsed.success) problems.push(...shapeProblems(parsed.error, 'bundle'));
   if (problems.length > 0 || !parsed.success) throw new ImportInvalidError(problems);
   const { components, auditEntries, ...manifest } = parsed.data;
-  return { kind: 'json', library: { manifest, components, auditEntries: auditEntries ?? [] }, root: 'bundle.components', manifestRoot: 'bundle.', ...(fileBytes ? { fileBytes: fileBytes(manifest) } : {}) };
+  return {
+    kind: 'json',
+    library: { manifest, components, auditEntries: auditEntries ?? [] },
+    root: 'bundle.components',
+    manifestRoot: 'bundle.',
+    ...(fileBytes ? { fileBytes: fileBytes(manifest) } : {}),
+  };
 }

@@ -134,9 +134,11 @@ export async function measureAuditCost(store: Store, tenant: BootstrapResult, co
 
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 export async function measureFanout(store: Store, tenant: BootstrapResult, componentId: string, watchers: number, events: number): Promise<FanoutResult> {
@@ -150,7 +152,17 @@ export async function measureFanout(store: Store, tenant: BootstrapResult, compo
     async (i) => {
       const added = await addMember(store, { orgSlug: slug, email: `watcher-${run}-${i}@bench.test`, role: 'VIEWER' });
       userIds.push(added.user.id);
-      await putWatch(store, { userId: added.user.id, organizationId, libraryId, targetType: 'COMPONENT', targetId: componentId, withChildren: false, active: true, automatic: false, createdAt: new Date().toISOString() });
+      await putWatch(store, {
+        userId: added.user.id,
+        organizationId,
+        libraryId,
+        targetType: 'COMPONENT',
+        targetId: componentId,
+        withChildren: false,
+        active: true,
+        automatic: false,
+        createdAt: new Date().toISOString(),
+      });
     },
   );
   const component = await getComponent(store, organizationId, libraryId, componentId);
@@ -198,13 +210,7 @@ export function renderAuditCost(rows: AuditCostRow[]): string {
       ? `  the entry adds to ${base}: ${(b.requests - a.requests).toFixed(2)} requests, ${(b.writeCapacityUnits - a.writeCapacityUnits).toFixed(2)} WCU, ${(b.p50Ms - a.p50Ms).toFixed(1)} ms p50 (${withEntry})`
       : '';
   };
-  return [
-    line(header),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...cells.map(line),
-    diff('comments.create', 'one more item in its transaction'),
-    diff('watch', 'a PutItem after it'),
-  ]
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line), diff('comments.create', 'one more item in its transaction'), diff('watch', 'a PutItem after it')]
     .filter(Boolean)
     .join('\n');
 }

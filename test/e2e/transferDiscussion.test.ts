@@ -105,9 +105,42 @@ describe('library export and import of comments, watches and audit entries', () 
     const thread = (await gqlOk<any>(target, list, { targetId: newPart.id })).comments.list.edges.map((e: { node: any }) => e.node);
     expect(thread.map((c: { id: string }) => c.id)).not.toContain(root.id);
     expect(thread).toEqual([
-      { id: thread[0].id, parentId: null, body: root.body, deleted: false, deletedBy: null, resolved: true, resolvedBy: null, createdBy: { id: both.userId }, authorName: null, mentions: [{ id: both.userId }] },
-      { id: thread[1].id, parentId: thread[0].id, body: 'Done, 1 %', deleted: false, deletedBy: null, resolved: false, resolvedBy: null, createdBy: null, authorName: manifest.people![onlySource.userId]!.name, mentions: [] },
-      { id: thread[2].id, parentId: thread[0].id, body: null, deleted: true, deletedBy: { id: both.userId }, resolved: false, resolvedBy: null, createdBy: { id: both.userId }, authorName: null, mentions: [] },
+      {
+        id: thread[0].id,
+        parentId: null,
+        body: root.body,
+        deleted: false,
+        deletedBy: null,
+        resolved: true,
+        resolvedBy: null,
+        createdBy: { id: both.userId },
+        authorName: null,
+        mentions: [{ id: both.userId }],
+      },
+      {
+        id: thread[1].id,
+        parentId: thread[0].id,
+        body: 'Done, 1 %',
+        deleted: false,
+        deletedBy: null,
+        resolved: false,
+        resolvedBy: null,
+        createdBy: null,
+        authorName: manifest.people![onlySource.userId]!.name,
+        mentions: [],
+      },
+      {
+        id: thread[2].id,
+        parentId: thread[0].id,
+        body: null,
+        deleted: true,
+        deletedBy: { id: both.userId },
+        resolved: false,
+        resolvedBy: null,
+        createdBy: { id: both.userId },
+        authorName: null,
+        mentions: [],
+      },
     ]);
 
     // Watches: B's two (the assembly's with its children), the owner's by email; C's dropped.
@@ -157,6 +190,9 @@ describe('library export and import of comments, watches and audit entries', () 
       entitlements: plans.enterprise,
       blobs: stackFiles(),
     });
-    await expect(refused).rejects.toMatchObject({ code: 'IMPORT_INVALID', problems: expect.arrayContaining([expect.objectContaining({ path: `components.json[${index}].comments[0].parentId`, code: 'COMMENT_THREAD_INVALID' })]) });
+    await expect(refused).rejects.toMatchObject({
+      code: 'IMPORT_INVALID',
+      problems: expect.arrayContaining([expect.objectContaining({ path: `components.json[${index}].comments[0].parentId`, code: 'COMMENT_THREAD_INVALID' })]),
+    });
   });
 });
