@@ -209,6 +209,9 @@ async function tell(deps: NotificationDeps, event: WebhookEvent, touch: Touch, r
 export async function notifyChanges(deps: NotificationDeps, changes: ChangedItem[]): Promise<number> {
   let created = 0;
   for (const change of changes) {
+    // What a library import inserts (its comments, BOMs: tagged with its id) is old news: nobody is told, and
+    // the authors and mentioned users of imported comments watch only as the export says (lib/transfer/discussion.ts).
+    if (change.kind === 'INSERT' && change.newImage?.importId !== undefined) continue;
     const event = eventOf(change);
     if (!event) continue;
     await automaticWatches(deps.store, event, change);

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, parseItem, type ConditionFailure, type WriteItem } from './items.js';
+import { batchGetRecords, parseItem, queryPrefix, type ConditionFailure, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 import { changeOrderKey } from './changeOrder.js';
 import { componentKey } from './component.js';
@@ -39,7 +39,10 @@ export const commentRecord = z.object({
   /** Markdown as written; null once deleted (the tombstone keeps its place in the thread). */
   body: z.string().nullable(),
   mentions: z.array(z.string().uuid()),
-  createdBy: z.string(),
+  /** null: a comment imported from another organization whose author is not a member here (authorName says who). */
+  createdBy: z.string().nullable(),
+  /** The author's name as exported, kept when the import matched the author to nobody of the organization. */
+  authorName: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   editedBy: z.string().nullable(),
@@ -151,4 +154,29 @@ export async function listComments(
 export async function getCommentCounts(store: Store, orgId: string, libraryId: string, targetIds: string[]): Promise<Map<string, number>> {
   const found = await batchGetRecords(store, targetIds, (id) => commentCountKey(orgId, libraryId, id), countRecord, 'comment count');
   return new Map(targetIds.map((id) => [id, found.get(id)?.count ?? 0]));
+}
+
+/** Every comment of a library (export): one paginated Query of `CMT#`, in thread order per target. */
+export function listLibraryComments(store: Store, orgId: string, libraryId: string): Promise<CommentRecord[]> {
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'CMT#', commentRecord, 'comment');
+}
+
+/**
+ * The items of imported comments (a library import's BatchWriteItem, no conditions: the library is closed and
+ * its targets new): each comment and its id pointer, and one count per target (comments not deleted), all
+ * tagged with the import's id (`importId`: import-abort finds them; the notification fan-out skips them).
+ */
+export function importedCommentItems(records: readonly CommentRecord[], importId: string): Record<string, unknown>[] {
+  const counts = new Map<string, { record: CommentRecord; count: number }>();
+  const items: Record<string, unknown>[] = [];
+  for (const record of records) {
+    items.push({ ...keyOf(record), entity: 'Comment', ...record, importId });
+    items.push({ ...commentPointerKey(record.organizationId, record.libraryId, record.id), entity: 'CommentPointer', targetId: record.targetId, rootId: record.rootId, importId });
+    const entry = counts.get(record.targetId) ?? counts.set(record.targetId, { record, count: 0 }).get(record.targetId)!;
+    if (!record.deleted) entry.count += 1;
+  }
+  for (const { record, count } of counts.values()) {
+    items.push({ ...commentCountKey(record.organizationId, record.libraryId, record.targetId), entity: 'CommentCount', targetId: record.targetId, count, importId });
+  }
+  return items;
 }

@@ -19,7 +19,17 @@ export const unfinishedImportJobStatuses: readonly ImportJobStatus[] = ['QUEUED'
 /** The entity name the stream filter selects (lib/transfer/jobStream.ts). */
 export const importJobEntity = 'ImportJob';
 
-const counts = z.object({ components: z.number().int(), bomLines: z.number().int(), documentLinks: z.number().int(), historyRecords: z.number().int() });
+const counts = z.object({
+  components: z.number().int(),
+  bomLines: z.number().int(),
+  documentLinks: z.number().int(),
+  historyRecords: z.number().int(),
+  comments: z.number().int().optional(),
+  watches: z.number().int().optional(),
+  watchesDropped: z.number().int().optional(),
+  commentAuthorsUnmatched: z.number().int().optional(),
+  auditEntries: z.number().int().optional(),
+});
 
 export const importJobRecord = z.object({
   id: z.string().uuid(),

@@ -21,10 +21,10 @@ import { libraryConfigKey, type ConfigType, type LibraryConfigRecord } from './l
 export const importedPrefixes = ['C#', 'H#', 'CPN#', 'BOM#', 'BOMH#', 'DOCS#', 'USEDBY#', 'CTR#', 'SRC#', 'MPN#'] as const;
 /**
  * Kinds an empty library may already hold (its own change order templates, uploaded files: the import's
- * own file among them): an import tags the items of these kinds it writes with `importId`, and only those
+ * own file among them; comments and watches of its change orders): an import tags the items of these kinds it writes with `importId`, and only those
  * are deleted when it is abandoned.
  */
-export const trackedImportPrefixes = ['COTPL#', 'COTPLNAME#', 'FILE#'] as const;
+export const trackedImportPrefixes = ['COTPL#', 'COTPLNAME#', 'FILE#', 'CMT#', 'CMTID#', 'CMTCOUNT#', 'WATCH#'] as const;
 
 export const importMark = z.object({ importId: z.string(), startedAt: z.string(), startedBy: z.string() });
 export type ImportMark = z.infer<typeof importMark>;

@@ -57,3 +57,13 @@ export async function listWatchers(store: Store, orgId: string, libraryId: strin
 export function listWatchesOfUser(store: Store, userId: string): Promise<WatchRecord[]> {
   return queryAll(store, { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `USERWATCH#${userId}` } }, watchRecord, 'watch');
 }
+
+/** Every watch item of a library, unwatched ones included (export). */
+export function listLibraryWatches(store: Store, orgId: string, libraryId: string): Promise<WatchRecord[]> {
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'WATCH#', watchRecord, 'watch');
+}
+
+/** The item of an imported watch (a library import's BatchWriteItem), tagged with the import's id. */
+export function importedWatchItem(record: WatchRecord, importId: string): Record<string, unknown> {
+  return { ...item(record), importId };
+}

@@ -10,6 +10,12 @@ import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type 
 import { exportTemplates } from './templates.js';
 import { exportSourcing } from './sourcing.js';
 import { withheldAttributes } from '../model/attributeAccess.js';
+import { exportAuditEntries, exportDiscussion } from './discussion.js';
+
+export interface ExportOptions {
+  /** Whether the export carries the organization's audit entries about the library (true by default: the operator CLI); the API asks for them only for callers who may read the log. */
+  auditEntries?: boolean;
+}
 
 /** Fields of a component and of its history changes that name an uploaded file. */
 
@@ -20,7 +26,7 @@ import { withheldAttributes } from '../model/attributeAccess.js';
  * (`fileStorageKeys` says where: writeExportDirectory copies them). Items of a large write that
  * has not committed are left out, as every reader leaves them out. Components come in CPN order.
  */
-export async function exportLibrary(store: Store, ref: LibraryRef): Promise<LibraryExport> {
+export async function exportLibrary(store: Store, ref: LibraryRef, options: ExportOptions = {}): Promise<LibraryExport> {
   const { organizationId: org, libraryId: lib } = ref;
   const [library, config, components, history, boms, snapshots, documentLinks, counters, templates, fileRecords, sourcing] = await Promise.all([
     getLibrary(store, org, lib),
@@ -44,8 +50,9 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
   const bomOf = new Map(boms.filter(visible).map((b) => [b.assemblyId, b]));
   const linksOf = new Map(documentLinks.filter(visible).map((d) => [d.componentId, d]));
 
-  const exported: ExportedComponent[] = components
-    .filter(visible)
+  const visibleComponents = components.filter(visible);
+  const discussion = await exportDiscussion(store, ref, new Set(visibleComponents.map((c) => c.id)));
+  const exported: ExportedComponent[] = visibleComponents
     .sort((a, b) => (a.cpn < b.cpn ? -1 : a.cpn > b.cpn ? 1 : 0))
     .map((c) => {
       const bom = bomOf.get(c.id);
@@ -63,6 +70,8 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
           .map((s) => ({ bomVersion: s.bomVersion, lines: s.lines, updatedAt: s.updatedAt, updatedBy: s.updatedBy, actingIntegrationId: s.actingIntegrationId })),
         documentLinks: links ? { updatedAt: links.updatedAt, links: links.links } : null,
         sourcing: sourcing.byComponent.get(c.id) ?? null,
+        comments: discussion.commentsOf.get(c.id) ?? [],
+        watches: discussion.watchesOf.get(c.id) ?? [],
       };
     });
 
@@ -76,7 +85,13 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
     .filter((f) => f.status === 'READY' && named.has(f.id))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name) || a.sha256.localeCompare(b.sha256) || a.id.localeCompare(b.id));
 
+  // The audit entries naming the library or anything the export holds (read only: see discussion.ts).
+  const includeAudit = options.auditEntries ?? true;
+  const auditIds = new Set([...exported.flatMap((c) => [c.id, ...(c.comments ?? []).map((comment) => comment.id)]), ...files.map((f) => f.id), ...templates.map((t) => t.id)]);
+  const auditEntries = includeAudit ? await exportAuditEntries(store, ref, auditIds) : [];
+
   return {
+    auditEntries,
     fileStorageKeys: Object.fromEntries(files.map((f) => [f.id, f.storageKey])),
     manifest: {
       format: formatName,
@@ -92,6 +107,14 @@ export async function exportLibrary(store: Store, ref: LibraryRef): Promise<Libr
         (f): ExportedFile => ({ id: f.id, name: f.name, contentType: f.contentType, size: f.size, sha256: f.sha256, createdAt: f.createdAt, createdBy: f.createdBy, completedAt: f.completedAt }),
       ),
       sourcing: sourcing.manifest,
+      people: discussion.people,
+      audit: includeAudit
+        ? {
+            included: true,
+            entries: auditEntries.length,
+            note: 'The organization audit entries naming the library or its components, comments, files or templates; read only (an import writes none).',
+          }
+        : { included: false, entries: 0, note: 'Audit entries are exported only for callers who may read the audit log (organization.settings.update).' },
     },
     components: exported,
   };

@@ -4,7 +4,7 @@ import type { ImportProblem } from '../errors.js';
 import { ImportInvalidError } from '../errors.js';
 import { bomToCsv, componentsToCsv } from './csv.js';
 import { sourcingToCsv } from './sourcingCsv.js';
-import { bundleSchema, exportedComponent, manifestSchema, type LibraryExport, type Manifest } from './format.js';
+import { bundleSchema, exportedAuditEntry, exportedComponent, manifestSchema, type ExportedAuditEntry, type LibraryExport, type Manifest } from './format.js';
 import type { ImportSource } from './import.js';
 import { categoriesDocument } from '../config/categories.js';
 import type { BlobStorage } from '../files/blobStorage.js';
@@ -13,7 +13,9 @@ import * as z from 'zod';
 
 /**
  * The export as files. A directory (CLI): library.json (manifest), components.json (the whole), the
- * spreadsheet view components.csv and bom.csv, and files/<id> (the bytes of the uploaded files). One file (API): the bundle, the manifest with the components inside.
+ * spreadsheet view components.csv and bom.csv, audit.jsonl (the audit entries about the library, when the
+ * export holds any: read only), and files/<id> (the bytes of the uploaded files). One file (API): the bundle,
+ * the manifest with the components (and auditEntries) inside.
  */
 export function directoryFiles(library: LibraryExport): Record<string, string> {
   const categories = categoriesDocument.parse(library.manifest.configuration.CATEGORIES);
@@ -25,6 +27,8 @@ export function directoryFiles(library: LibraryExport): Record<string, string> {
     'bom.csv': bomToCsv(library.components),
     // Only when the library has manufacturer parts (sourcingCsv.ts).
     ...(sourcingCsvText ? { 'sourcing.csv': sourcingCsvText } : {}),
+    // One JSON object a line, the columns of the audit log's own export (lib/audit/export.ts).
+    ...(library.auditEntries?.length ? { 'audit.jsonl': library.auditEntries.map((entry) => `${JSON.stringify(entry)}\n`).join('') } : {}),
   };
 }
 
@@ -50,7 +54,20 @@ export async function writeExportDirectory(directory: string, library: LibraryEx
   return [...Object.keys(files), ...uploaded.map((f) => `files/${f.id}`)];
 }
 
-export const bundleText = (library: LibraryExport) => JSON.stringify({ ...library.manifest, components: library.components });
+export const bundleText = (library: LibraryExport) =>
+  JSON.stringify({ ...library.manifest, components: library.components, ...(library.auditEntries?.length ? { auditEntries: library.auditEntries } : {}) });
+
+/** audit.jsonl: one entry a line (blank lines ignored); problems name the line. */
+function parseAuditLines(text: string, problems: ImportProblem[]): ExportedAuditEntry[] {
+  const entries: ExportedAuditEntry[] = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    const parsed = exportedAuditEntry.safeParse(parseJson(line, `audit.jsonl line ${i + 1}`, problems));
+    if (parsed.success) entries.push(parsed.data);
+    else problems.push(...shapeProblems(parsed.error, `audit.jsonl line ${i + 1}`));
+  }
+  return entries;
+}
 
 function parseJson(text: string, file: string, problems: ImportProblem[]): unknown {
   try {
@@ -85,9 +102,9 @@ async function readOptional(path: string): Promise<string | null> {
  * a format: json when components.json is there, else csv. Malformed files are IMPORT_INVALID.
  */
 export async function readImportDirectory(directory: string, format?: 'json' | 'csv', csvOptions: { legacy?: boolean } = {}): Promise<ImportSource> {
-  const [manifestText, componentsJson, componentsCsv, bomCsv, sourcingCsv] = (await Promise.all(
-    ['library.json', 'components.json', 'components.csv', 'bom.csv', 'sourcing.csv'].map((name) => readOptional(join(directory, name))),
-  )) as [string | null, string | null, string | null, string | null, string | null];
+  const [manifestText, componentsJson, componentsCsv, bomCsv, sourcingCsv, auditLines] = (await Promise.all(
+    ['library.json', 'components.json', 'components.csv', 'bom.csv', 'sourcing.csv', 'audit.jsonl'].map((name) => readOptional(join(directory, name))),
+  )) as [string | null, string | null, string | null, string | null, string | null, string | null];
   const problems: ImportProblem[] = [];
   const chosen = format ?? (componentsJson !== null ? 'json' : 'csv');
   let manifest: Manifest | null = null;
@@ -100,8 +117,9 @@ export async function readImportDirectory(directory: string, format?: 'json' | '
     if (componentsJson === null) problems.push({ path: 'components.json', code: 'FILE_MISSING', message: `${directory} has no components.json` });
     const parsed = z.array(exportedComponent).safeParse(componentsJson === null ? [] : parseJson(componentsJson, 'components.json', problems));
     if (!parsed.success) problems.push(...shapeProblems(parsed.error, 'components.json'));
+    const auditEntries = auditLines === null ? [] : parseAuditLines(auditLines, problems);
     if (problems.length > 0 || !manifest || !parsed.success) throw new ImportInvalidError(problems);
-    return { kind: 'json', library: { manifest, components: parsed.data }, root: 'components.json', manifestRoot: 'library.json: ', fileBytes: directoryFileBytes(directory) };
+    return { kind: 'json', library: { manifest, components: parsed.data, auditEntries }, root: 'components.json', manifestRoot: 'library.json: ', fileBytes: directoryFileBytes(directory) };
   }
   if (componentsCsv === null) problems.push({ path: 'components.csv', code: 'FILE_MISSING', message: `${directory} has no components.csv` });
   if (problems.length > 0) throw new ImportInvalidError(problems);
@@ -117,6 +135,12 @@ export function readImportBundle(text: string, fileBytes?: (manifest: Manifest) 
   const parsed = bundleSchema.safeParse(parseJson(text, 'bundle', problems));
   if (problems.length === 0 && !parsed.success) problems.push(...shapeProblems(parsed.error, 'bundle'));
   if (problems.length > 0 || !parsed.success) throw new ImportInvalidError(problems);
-  const { components, ...manifest } = parsed.data;
-  return { kind: 'json', library: { manifest, components }, root: 'bundle.components', manifestRoot: 'bundle.', ...(fileBytes ? { fileBytes: fileBytes(manifest) } : {}) };
+  const { components, auditEntries, ...manifest } = parsed.data;
+  return {
+    kind: 'json',
+    library: { manifest, components, auditEntries: auditEntries ?? [] },
+    root: 'bundle.components',
+    manifestRoot: 'bundle.',
+    ...(fileBytes ? { fileBytes: fileBytes(manifest) } : {}),
+  };
 }

@@ -3,6 +3,8 @@ import { readAccesses, writeDesignations } from '../model/attributeAccess.js';
 import { configTypes } from '../store/libraryConfig.js';
 import { bomLine, bomRecord, documentLink, documentLinksRecord } from '../store/bom.js';
 import { componentHistoryRecord, componentRecord } from '../store/component.js';
+import { commentRecord } from '../store/comment.js';
+import { watchRecord } from '../store/watch.js';
 import { exportedComponentSourcing, exportedManifestSourcing } from './sourcing.js';
 
 /**
@@ -18,8 +20,9 @@ import { exportedComponentSourcing, exportedManifestSourcing } from './sourcing.
  *   order templates with their participants' emails, and the records of the uploaded files its components
  *   name (the bytes: `files/<id>` beside it, or, for the API's single file, the source library's file store);
  * - `components.json`: every component with all its fields, attribute values, history records, its current
- *   BOM and BOM snapshots (assemblies), and its document links.
- * Through the API the same whole is ONE file: the manifest with `components` inside (`bundle`).
+ *   BOM and BOM snapshots (assemblies), its document links, comments (threads, tombstones) and watches;
+ * - `audit.jsonl`: the organization's audit entries about the library, one JSON object a line (read only).
+ * Through the API the same whole is ONE file: the manifest with `components` (and `auditEntries`) inside (`bundle`).
  * The CSV files (`components.csv`, `bom.csv`, see csv.ts) are the spreadsheet view.
  */
 export const formatName = 'plm-library';
@@ -51,6 +54,45 @@ export function carriedFieldsOf(record: CarriedComponentFields): CarriedComponen
   return fields as CarriedComponentFields;
 }
 
+/**
+ * A comment on the component as stored, but its tenant ids and target (the component it is under). Ids
+ * (id, rootId, parentId) are references inside the export: an import gives each a new time-ordered id and
+ * keeps the threads. People (createdBy, editedBy, deletedBy, resolvedBy, mentions) are the source's user ids;
+ * `manifest.people` gives their names and emails (discussion.ts matches them in the target organization).
+ */
+export const exportedComment = commentRecord.omit({ organizationId: true, libraryId: true, targetType: true, targetId: true });
+export type ExportedComment = z.infer<typeof exportedComment>;
+
+/** A watch of the component (an assembly's with its children flag), unwatched ones (active false) included. */
+export const exportedWatch = watchRecord.pick({ userId: true, withChildren: true, active: true, automatic: true, createdAt: true });
+export type ExportedWatch = z.infer<typeof exportedWatch>;
+
+/**
+ * An audit entry of the source organization's log about the library (its targets name the library or one of
+ * its exported components, comments, files or templates), with the columns of the audit log's export
+ * (lib/audit/export.ts). Read only: an import never writes one (see discussion.ts).
+ */
+export const exportedAuditEntry = z.object({
+  seq: z.number().int().nullable(),
+  at: z.string(),
+  entryId: z.string(),
+  organizationId: z.string().nullable(),
+  actorType: z.string(),
+  actorId: z.string(),
+  actorUserId: z.string().nullable(),
+  integrationId: z.string().nullable(),
+  operation: z.string(),
+  targets: z.array(z.string()),
+  summary: z.string(),
+  result: z.string(),
+  errorCode: z.string().nullable(),
+  sourceIp: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  prevHash: z.string().nullable(),
+  hash: z.string().nullable(),
+});
+export type ExportedAuditEntry = z.infer<typeof exportedAuditEntry>;
+
 /** A component as exported: the carried fields, its history (versions 1 to `version`, oldest first), BOM, BOM snapshots (oldest first) and document links. */
 export const exportedComponent = carriedComponentFields.extend({
   id: z.string().min(1),
@@ -60,6 +102,10 @@ export const exportedComponent = carriedComponentFields.extend({
   documentLinks: exportedDocumentLinks.nullable(),
   /** Its manufacturer parts, quotes and primary source (sourcing.ts); null: none; absent in files written before sourcing was carried. */
   sourcing: exportedComponentSourcing.nullable().optional(),
+  /** Its comments in thread order (each thread's first comment, then its replies; tombstones included); absent in files written before comments were carried. */
+  comments: z.array(exportedComment).optional(),
+  /** Who watches it; absent in files written before watches were carried. */
+  watches: z.array(exportedWatch).optional(),
 });
 export type ExportedComponent = z.infer<typeof exportedComponent>;
 
@@ -106,13 +152,28 @@ export const manifestSchema = z.object({
   accessPolicy: z.object({ entries: z.array(z.object({ attribute: z.string(), principal: z.string(), write: z.enum(writeDesignations), read: z.enum(readAccesses) })) }).nullable(),
   /** The last value each CPN counter handed out; an import also advances them past every imported CPN. */
   counters: z.array(exportedCounter),
-  counts: z.object({ components: z.number().int(), bomLines: z.number().int(), documentLinks: z.number().int(), historyRecords: z.number().int(), bomSnapshots: z.number().int() }),
+  counts: z.object({
+    components: z.number().int(),
+    bomLines: z.number().int(),
+    documentLinks: z.number().int(),
+    historyRecords: z.number().int(),
+    bomSnapshots: z.number().int(),
+    comments: z.number().int().optional(),
+    watches: z.number().int().optional(),
+  }),
   /** The library's own change order templates, by name (absent in files written before templates were carried). */
   changeOrderTemplates: z.array(exportedTemplate).optional(),
   /** The uploaded files the components name, oldest first (absent in files written before files were carried). */
   files: z.array(exportedFile).optional(),
   /** The organization's vendor directory and the library's exchange rates (sourcing.ts; absent in files written before sourcing was carried). */
   sourcing: exportedManifestSourcing.optional(),
+  /** The people the comments and watches name, by source user id: name and primary email (absent in files written before comments were carried). */
+  people: z.record(z.string(), z.object({ name: z.string(), email: z.string().nullable() })).optional(),
+  /**
+   * The audit entries about the library: how many the export holds (audit.jsonl beside library.json; the
+   * bundle's `auditEntries`), or why it holds none (`included` false: the API's caller may not read the log).
+   */
+  audit: z.object({ included: z.boolean(), entries: z.number().int(), note: z.string() }).optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -122,10 +183,12 @@ export interface LibraryExport {
   components: ExportedComponent[];
   /** Where the bytes of each exported file are in the source library's file store (not written to the files). */
   fileStorageKeys?: Record<string, string>;
+  /** The audit entries about the library, oldest first (read only: an import counts them and writes none). */
+  auditEntries?: ExportedAuditEntry[];
 }
 
 /** The single-file form (API): the manifest with the components inside. */
-export const bundleSchema = manifestSchema.extend({ components: z.array(exportedComponent) });
+export const bundleSchema = manifestSchema.extend({ components: z.array(exportedComponent), auditEntries: z.array(exportedAuditEntry).optional() });
 
 export function countsOf(components: ExportedComponent[]): Manifest['counts'] {
   return {
@@ -134,6 +197,8 @@ export function countsOf(components: ExportedComponent[]): Manifest['counts'] {
     documentLinks: components.reduce((sum, c) => sum + (c.documentLinks?.links.length ?? 0), 0),
     historyRecords: components.reduce((sum, c) => sum + c.history.length, 0),
     bomSnapshots: components.reduce((sum, c) => sum + c.bomHistory.length, 0),
+    comments: components.reduce((sum, c) => sum + (c.comments?.length ?? 0), 0),
+    watches: components.reduce((sum, c) => sum + (c.watches?.length ?? 0), 0),
   };
 }
 

@@ -38,6 +38,7 @@ import { carriedFieldsOf, type ExportedComponent, type LibraryExport, type Manif
 import { csvSourcingPath, csvSourcingPrefix, sourcingFromCsv } from './sourcingCsv.js';
 import { listImportedVendorKeys } from '../store/sourcing.js';
 import { createPlannedVendors, mapSourcingChange, planSourcing, ratesCommitItem, sourcingItems, type ExportedManifestSourcing, type SourcingPlan } from './sourcing.js';
+import { discussionItems, discussionProblems, matchPeople } from './discussion.js';
 import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
 
 /** What an import reads: the whole (JSON) or the spreadsheet files, with the manifest when there is one. */
@@ -86,6 +87,13 @@ export interface ImportResult {
   /** Manufacturer parts imported, and the vendors the import added to the organization's directory. */
   sourcingParts: number;
   vendorsCreated: number;
+  /** Comments and watches imported; watches dropped (their watcher matches nobody of the organization); comments kept with their author's name only (discussion.ts). */
+  comments: number;
+  watches: number;
+  watchesDropped: number;
+  commentAuthorsUnmatched: number;
+  /** Audit entries the file held: read only, none written (the target's log records the import itself). */
+  auditEntriesSkipped: number;
   itemsWritten: number;
   durationMs: number;
 }
@@ -128,6 +136,9 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
   const templates = source.kind === 'json' ? await importTemplates(store, target, manifest?.changeOrderTemplates ?? [], `${manifestRoot}changeOrderTemplates`, problems) : [];
   const files = source.kind === 'json' ? (manifest?.files ?? []) : [];
   if (source.kind === 'json') problems.push(...(await fileProblems(source, components, locations, options.blobs, manifestRoot)));
+  // Comments and watches (JSON only): thread structure, limits; their people are matched after validation.
+  const categoryTypes = new Map(config.categories.categories.map((c) => [c.id, c.type]));
+  if (source.kind === 'json') problems.push(...discussionProblems(components, locations, (c) => categoryTypes.get(c.categoryId) === 'ASSEMBLY'));
   // Sourcing: the vendors matched to the target organization's directory or created, parts, quotes, rates.
   let sourcing: ExportedManifestSourcing | undefined = source.kind === 'json' ? manifest?.sourcing : undefined;
   let csvRows: Map<string, number> | null = null;
@@ -141,11 +152,15 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
 
   // Authors who are not (and were not) members of the target organization become the importing user (authors.ts).
   const author = await authorMapping(store, org, options.actor.userId, components, files, templates);
+  // Commenters and watchers are matched apart: unmatched, they are not the importing user (discussion.ts).
+  const person = await matchPeople(store, org, components, manifest?.people);
   components = withAuthors(components, author);
   for (const template of templates) template.createdBy = author(template.createdBy);
   const importId = options.importId ?? randomUUID();
   const fileIds = new Map(files.map((f) => [f.id, randomUUID()]));
-  const { items, records } = importItems(target, components, config, fileIds, plan);
+  const { items, records } = importItems(target, components, config, fileIds, plan, importId);
+  const discussion = discussionItems(components, records, person, manifest?.people, importId);
+  items.push(...discussion.items);
   // The search index is built here, as blocks: its manifest lands in the commit transaction.
   const search = bulkIndexItems(target, records);
   items.push(...search.parts);
@@ -175,6 +190,11 @@ export async function importLibrary(store: Store, target: LibraryRef, source: Im
     files: files.length,
     sourcingParts: components.reduce((n, c) => n + (c.sourcing?.parts.length ?? 0), 0),
     vendorsCreated: plan.create.length,
+    comments: discussion.comments,
+    watches: discussion.watches,
+    watchesDropped: discussion.watchesDropped,
+    commentAuthorsUnmatched: discussion.commentAuthorsUnmatched,
+    auditEntriesSkipped: source.kind === 'json' ? (source.library.auditEntries?.length ?? 0) : 0,
     itemsWritten: total,
   };
   await markLibraryImporting(store, org, lib, { importId, startedAt: options.actor.at, startedBy: options.actor.userId });
@@ -311,6 +331,7 @@ function importItems(
   config: ImportConfiguration,
   fileIds: Map<string, string>,
   plan: SourcingPlan,
+  importId: string,
 ): { items: Record<string, unknown>[]; records: ComponentRecord[] } {
   const { organizationId: org, libraryId: lib } = target;
   const ids = new Map<string, string>();
@@ -386,7 +407,8 @@ function importItems(
       const lines = c.bom.lines.map(mapLine);
       const childIds = bomChildIds(lines);
       for (const childId of childIds) usedBy.set(childId, (usedBy.get(childId) ?? new Set()).add(id));
-      items.push(bomItem(org, lib, { assemblyId: id, bomVersion: c.bom.bomVersion, lines, childIds, updatedAt: c.bom.updatedAt, updatedBy: c.bom.updatedBy, writeId: null }));
+      // Tagged with the import's id: the notification fan-out tells no watcher of an imported BOM's insert.
+      items.push({ ...bomItem(org, lib, { assemblyId: id, bomVersion: c.bom.bomVersion, lines, childIds, updatedAt: c.bom.updatedAt, updatedBy: c.bom.updatedBy, writeId: null }), importId });
     }
     for (const s of c.bomHistory) {
       const lines = s.lines.map(mapLine);

@@ -214,7 +214,17 @@ export async function runImportJob(store: Store, blobs: BlobStorage, queued: Imp
       onProgress,
       commitItems: (result) => [
         importJobSucceededItem(job, new Date().toISOString(), {
-          counts: { components: result.components, bomLines: result.bomLines, documentLinks: result.documentLinks, historyRecords: result.historyRecords },
+          counts: {
+            components: result.components,
+            bomLines: result.bomLines,
+            documentLinks: result.documentLinks,
+            historyRecords: result.historyRecords,
+            comments: result.comments,
+            watches: result.watches,
+            watchesDropped: result.watchesDropped,
+            commentAuthorsUnmatched: result.commentAuthorsUnmatched,
+            auditEntries: result.auditEntriesSkipped,
+          },
           itemsWritten: result.itemsWritten,
           durationMs: result.durationMs,
         }),

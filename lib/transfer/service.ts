@@ -22,7 +22,8 @@ export type ExportFormat = 'JSON' | 'CSV';
 
 /**
  * `principal`: who the export is for. An integration's export leaves out the attribute values withheld from
- * it (JSON and CSV alike), as its reads do.
+ * it (JSON and CSV alike), as its reads do. `auditEntries`: whether the JSON bundle carries the audit entries
+ * about the library (the resolver asks for them when the caller may read the audit log; CSV never does).
  */
 export async function exportLibraryToFiles(
   store: Store,
@@ -30,8 +31,9 @@ export async function exportLibraryToFiles(
   scope: LibraryScope,
   format: ExportFormat,
   principal: string = nativePrincipalId,
-): Promise<{ files: FileRecord[]; counts: Manifest['counts'] }> {
-  const exported = exportFor(await exportLibrary(store, scope), principal);
+  options: { auditEntries?: boolean } = {},
+): Promise<{ files: FileRecord[]; counts: Manifest['counts'] & { auditEntries: number } }> {
+  const exported = exportFor(await exportLibrary(store, scope, { auditEntries: format === 'JSON' && (options.auditEntries ?? false) }), principal);
   const stamp = exported.manifest.exportedAt.replace(/[:.]/g, '-');
   const name = `${exported.manifest.source?.slug ?? 'library'}-${stamp}`;
   const files =
@@ -52,5 +54,5 @@ export async function exportLibraryToFiles(
             .filter((csv): csv is string => csv !== null)
             .map((csv) => storeGeneratedFile(store, blobs, scope, `${name}-sourcing.csv`, 'text/csv', Buffer.from(csv))),
         ]);
-  return { files, counts: exported.manifest.counts };
+  return { files, counts: { ...exported.manifest.counts, auditEntries: exported.auditEntries?.length ?? 0 } };
 }

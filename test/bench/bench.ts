@@ -20,7 +20,9 @@
  * start and transfer measurements are skipped), BENCH_NOISY_NEIGHBOUR (false skips the noisy-neighbour
  * measurement, only runs it alone), BENCH_INDENTED_BOM (false skips the 21,110-line indented BOM read page by
  * page, indentedBom.ts; BENCH_ONLY=indentedBom runs it alone), BENCH_LARGE_RELEASE (the components of the large
- * change order release, default 1000; 0 skips it; BENCH_ONLY=largeRelease runs it alone).
+ * change order release, default 1000; 0 skips it; BENCH_ONLY=largeRelease runs it alone), BENCH_AUDIT (false skips the audit entry's cost per mutation; BENCH_ONLY=audit
+ * runs it), BENCH_FANOUT_WATCHERS (notification fan-out to this many watchers, default 1000; 0 skips it;
+ * BENCH_ONLY=fanout runs it) and BENCH_FANOUT_EVENTS (events fanned out, default 5).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -48,6 +50,7 @@ import { measureColdStart, renderColdStart } from './coldStart.js';
 import { measureIndentedBom, renderIndentedBom, type IndentedBomBench } from './indentedBom.js';
 import { measureLargeRelease, renderLargeRelease } from './largeRelease.js';
 import { measureNoisyNeighbour, renderNoisyNeighbour, type NoisyNeighbourResult } from './noisyNeighbour.js';
+import { measureAuditCost, measureFanout, renderAuditCost, renderFanout, type AuditCostRow, type FanoutResult } from './audit.js';
 
 /** Components of the library export/import throughput measurement (0 skips it). */
 const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_000);
@@ -55,6 +58,11 @@ const transferComponents = Number(process.env.BENCH_TRANSFER_COMPONENTS ?? 10_00
 const largeReleaseComponents = Number(process.env.BENCH_LARGE_RELEASE ?? 1000);
 /** The noisy-neighbour measurement (noisyNeighbour.ts); BENCH_NOISY_NEIGHBOUR=false skips it, =only runs nothing else. */
 const noisyNeighbour = process.env.BENCH_NOISY_NEIGHBOUR ?? 'true';
+/** The audit entry's cost per mutation (audit.ts); BENCH_AUDIT=false skips it. */
+const auditCase = process.env.BENCH_AUDIT ?? 'true';
+/** Notification fan-out throughput (audit.ts): watchers of one component (0 skips it) and events fanned out. */
+const fanoutWatchers = Number(process.env.BENCH_FANOUT_WATCHERS ?? 1_000);
+const fanoutEvents = Number(process.env.BENCH_FANOUT_EVENTS ?? 5);
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
@@ -922,10 +930,13 @@ async function main(): Promise<number> {
   const results: Result[] = [];
   const callCounter = { next: 0 };
   const noisyOnly = noisyNeighbour === 'only';
+  // The audit and fan-out cases (audit.ts) run with everything, or when BENCH_ONLY names them.
+  const runAudit = !noisyOnly && auditCase !== 'false' && (only.length === 0 || only.some((part) => 'audit entry'.includes(part)));
+  const runFanout = !noisyOnly && fanoutWatchers > 0 && (only.length === 0 || only.some((part) => 'fanout'.includes(part)));
   const selected = noisyOnly ? [] : operations(tenant, seeded).filter((operation) => only.length === 0 || only.some((part) => operation.name.toLowerCase().includes(part)));
   // BENCH_ONLY=largeRelease runs the large release alone.
   const largeReleaseSelected = largeReleaseComponents > 0 && (only.length === 0 ? !noisyOnly : only.some((part) => 'largerelease'.includes(part)));
-  if (selected.length === 0 && !noisyOnly && !largeReleaseSelected && !indentedBomBench) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
+  if (selected.length === 0 && !noisyOnly && !largeReleaseSelected && !indentedBomBench && !runAudit && !runFanout) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no operation`);
   for (let i = 0; i < selected.length; i++) {
     const operation = selected[i]!;
     if (operation.group) {
@@ -951,6 +962,16 @@ async function main(): Promise<number> {
   const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
   if (largeReleaseSelected) log(`  change order release of ${largeReleaseComponents} components`);
   const largeRelease = largeReleaseSelected ? await measureLargeRelease(store, largeReleaseComponents) : [];
+  let auditCost: AuditCostRow[] = [];
+  if (runAudit) {
+    log(`  audit entry per mutation (${iterations} calls each, with and without)`);
+    auditCost = await measureAuditCost(store, tenant, seeded.componentId, iterations);
+  }
+  let fanout: FanoutResult | undefined;
+  if (runFanout) {
+    log(`  notification fan-out: ${fanoutEvents} events to ${fanoutWatchers} watchers`);
+    fanout = await measureFanout(store, tenant, seeded.partIds[0]!, fanoutWatchers, fanoutEvents);
+  }
   const likeComparison = compareLikeWithContains(results);
   let indented: IndentedBomBench | undefined;
   if (indentedBomBench && !noisyOnly) {
@@ -1004,6 +1025,17 @@ async function main(): Promise<number> {
     console.log(renderLargeRelease(largeRelease));
     console.log('');
   }
+  if (auditCost.length) {
+    console.log('[audit entry per mutation: the same mutation with and without its entry, in process, interleaved; not budgeted]');
+    console.log(renderAuditCost(auditCost));
+    console.log('');
+  }
+  if (fanout) {
+    console.log('[notification fan-out from the stream handler (notifyChanges), in process; a dropped notification or mail fails]');
+    console.log(renderFanout(fanout));
+    console.log('');
+  }
+  if (fanout && fanout.dropped > 0) console.log(`NOTIFICATION FAN-OUT DROPPED ${fanout.dropped} notifications or mails.`);
   if (noisy) {
     console.log('[noisy neighbour: latency of another organization during 200 concurrent fan-out queries, p50 ratio budgeted]');
     console.log(renderNoisyNeighbour(noisy));
@@ -1044,14 +1076,16 @@ async function main(): Promise<number> {
           likeVsContains: likeComparison ? { maxRatio: LIKE_VS_CONTAINS_MAX_RATIO, ratios: likeComparison.ratios, violations: likeComparison.violations } : null,
           noisyNeighbour: noisy ?? null,
           indentedBom: indented ?? null,
-          withinBudget: over.length === 0 && !likeComparison?.violations.length && (noisy?.withinBudget ?? true) && !indented?.violations.length,
+          auditCost,
+          fanout: fanout ?? null,
+          withinBudget: over.length === 0 && !likeComparison?.violations.length && (noisy?.withinBudget ?? true) && !indented?.violations.length && (fanout?.dropped ?? 0) === 0,
         },
         null,
         2,
       ),
     );
   }
-  return over.length || likeComparison?.violations.length || noisy?.withinBudget === false || indented?.violations.length ? 1 : 0;
+  return over.length || likeComparison?.violations.length || noisy?.withinBudget === false || indented?.violations.length || (fanout?.dropped ?? 0) > 0 ? 1 : 0;
 }
 
 /** The like filter beside the contains filter on the same description: p50 and DynamoDB cost, and their ratios against the budget. */

@@ -1481,6 +1481,8 @@ export type Comment = {
   /** Users the comment mentions (`@[name](user:<uuid>)` in the body, or the mentions list). */
   mentions: Array<User>;
   createdBy?: Maybe<User>;
+  /** The author's name when createdBy is null because the comment came with a library import from another organization whose author is nobody here. */
+  authorName?: Maybe<Scalars['String']['output']>;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
   /** Who last edited the body (the author, or a moderator); null when never edited. */
@@ -4154,6 +4156,20 @@ export type LibraryTransferCounts = {
   bomLines: Scalars['Int']['output'];
   documentLinks: Scalars['Int']['output'];
   historyRecords: Scalars['Int']['output'];
+  /** Comments on the components (tombstones included): exported, or imported. Null on jobs recorded before comments were carried. */
+  comments?: Maybe<Scalars['Int']['output']>;
+  /** Watches of the components (unwatched ones included): exported, or imported. */
+  watches?: Maybe<Scalars['Int']['output']>;
+  /** Import: watches left out because their watcher is nobody of this organization (by user id, then by email). */
+  watchesDropped?: Maybe<Scalars['Int']['output']>;
+  /** Import: comments whose author is nobody of this organization, kept with createdBy null and the author's name in authorName. */
+  commentAuthorsUnmatched?: Maybe<Scalars['Int']['output']>;
+  /**
+   * Export: the organization's audit entries about the library the file holds (0 when the caller lacks
+   * organization.settings.update). Import: the entries the file held; an import never writes them into this
+   * organization's audit log (it records its own entry only).
+   */
+  auditEntries?: Maybe<Scalars['Int']['output']>;
 };
 
 export type LibraryExportResult = {
@@ -5670,6 +5686,7 @@ export type CommentResolvers<ContextType = GraphQLContext, ParentType extends Re
   body?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   mentions?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   createdBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  authorName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   editedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
@@ -6646,6 +6663,11 @@ export type LibraryTransferCountsResolvers<ContextType = GraphQLContext, ParentT
   bomLines?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   documentLinks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   historyRecords?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  comments?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  watches?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  watchesDropped?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  commentAuthorsUnmatched?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  auditEntries?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type LibraryExportResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LibraryExportResult'] = ResolversParentTypes['LibraryExportResult']> = {

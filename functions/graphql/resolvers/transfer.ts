@@ -12,9 +12,11 @@ export const transferResolvers: Resolvers = {
   },
   TransferMutationNamespace: {
     exportLibrary: async (_parent, { input }, context) => {
-      const [scope, principalId] = await Promise.all([libraryScope(context), context.access.principal()]);
-      // An integration's export leaves out the values withheld from it, as its reads do.
-      return (await transfer()).exportLibraryToFiles(context.store, context.blobs(), scope, input?.format ?? 'JSON', principalId);
+      const [scope, principalId, orgPermissions] = await Promise.all([libraryScope(context), context.access.principal(), context.access.organizationPermissions()]);
+      // An integration's export leaves out the values withheld from it, as its reads do; the audit entries
+      // about the library go only to a caller who may read the audit log (organization.auditLog's permission).
+      const auditEntries = orgPermissions.has('organization.settings.update');
+      return (await transfer()).exportLibraryToFiles(context.store, context.blobs(), scope, input?.format ?? 'JSON', principalId, { auditEntries });
     },
     exportCostRollup: async (_parent, { input }, context) =>
       (await import('../../../lib/transfer/costRollupCsv.js')).exportCostRollup(context.store, context.blobs(), await libraryScope(context), input.componentId, input.quantity, input.currency),
