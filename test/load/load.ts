@@ -27,10 +27,17 @@
  * each change order is in the status its client last saw. Exit 1 on any error or broken invariant, 2 when
  * the run itself fails.
  *
+ * `--self-test` shows that the checks can fail: after the run and its checks, it breaks each invariant in
+ * the table on purpose (a version without its write, a BOM line dropped, a where-used entry deleted, a hold
+ * without its order, a change order's status moved) and sends one request that is refused with a code the
+ * workload does not expect; it exits 0 only when every invariant then reports the breach.
+ *
  * Environment: LOAD_STACK_LOGS=true forwards the stack's output to stderr.
  */
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { bootstrapTenant, type BootstrapResult } from '../../lib/orgs/bootstrap.js';
@@ -51,6 +58,7 @@ const { values: options } = parseArgs({
     clients: { type: 'string', default: '8' },
     seed: { type: 'string', default: '1' },
     json: { type: 'boolean', default: false },
+    'self-test': { type: 'boolean', default: false },
   },
 });
 const durationSeconds = positive('duration', options.duration);
@@ -662,6 +670,38 @@ async function checkInvariants(store: Store, library: Library): Promise<Invarian
   return [versions, bomWrites, whereUsed, holds, statuses, internal];
 }
 
+// ---- self-test: break each invariant on purpose, and see it reported ---------------------------------------
+
+async function breakInvariants(store: Store, library: Library, caller: Caller): Promise<void> {
+  const pk = libraryPartition(library.tenant.organization.id, library.tenant.library.id);
+  const get = async (SK: string) => {
+    const { Item } = await store.ddb.send(new GetCommand({ TableName: store.tableName, Key: { PK: pk, SK }, ConsistentRead: true }));
+    if (!Item) throw new Error(`self-test: no item ${SK}`);
+    return Item;
+  };
+  const put = (Item: Record<string, unknown>) => store.ddb.send(new PutCommand({ TableName: store.tableName, Item }));
+  // A version without its write (as a lost update's survivor would look): a part no client writes.
+  const cold = await get(`C#${library.parts[PARTS - 1]}`);
+  await put({ ...cold, version: (cold.version as number) + 1 });
+  // A BOM line gone: the first top assembly's last line.
+  const top = await get(`BOM#${library.tops[0]}`);
+  await put({ ...top, lines: (top.lines as unknown[]).slice(0, -1) });
+  // A where-used entry gone: the first child of the first sub-assembly.
+  const sub = await get(`BOM#${library.subAssemblies[0]}`);
+  const childId = (sub.lines as { childId: string }[])[0]!.childId;
+  await store.ddb.send(new DeleteCommand({ TableName: store.tableName, Key: { PK: pk, SK: `USEDBY#${childId}` } }));
+  // A hold without its order.
+  const free = await get(`C#${library.parts[PARTS - 2]}`);
+  await put({ ...free, lockedBy: randomUUID() });
+  // A change order moved behind its client's back.
+  const [orderId] = [...changeOrders.entries()].find(([, tracked]) => tracked.status !== 'DELETED') ?? [];
+  if (!orderId) throw new Error('self-test: the run created no change order to move; run longer');
+  const order = await get(`CO#${orderId}`);
+  await put({ ...order, status: order.status === 'CLOSED' ? 'RESOLVED' : 'CLOSED' });
+  // A refusal the workload does not expect (a field the schema does not have).
+  await call(caller, 'self-test: unknown field', 'query { component { noSuchField } }', {});
+}
+
 // ---- report -------------------------------------------------------------------------------------------------
 
 function percentile(sorted: number[], p: number): number {
@@ -798,17 +838,35 @@ async function main(): Promise<number> {
   console.log(`Change orders: ${changeOrders.size} created, ${releases} closed (released or withdrawn), ${[...changeOrders.values()].filter((o) => o.status === 'OPEN' || o.status === 'ON_HOLD').length} still holding.`);
   console.log('');
   console.log('Invariants over the table (strongly consistent reads after every client stopped):');
+  printInvariants(invariants);
+  if (options.json) {
+    console.log('');
+    console.log(JSON.stringify({ clients: clientCount, seconds, seed: randomSeed, operations: table, total, documented: Object.fromEntries(documentedByCode), invariants, held }, null, 2));
+  }
+  if (options['self-test']) return selfTest(store, library, clients[0]!, held);
+  return total.errors === 0 && held ? 0 : 1;
+}
+
+function printInvariants(invariants: Invariant[]): void {
   for (const invariant of invariants) {
     console.log(`  ${invariant.breaches.length ? 'BROKEN' : 'holds '}  ${invariant.name} (${invariant.checked} checked)`);
     for (const breach of invariant.breaches.slice(0, 10)) console.log(`      ${breach}`);
     if (invariant.breaches.length > 10) console.log(`      ... ${invariant.breaches.length - 10} more`);
     for (const note of invariant.notes.slice(0, 5)) console.log(`      note (after an error): ${note}`);
   }
-  if (options.json) {
-    console.log('');
-    console.log(JSON.stringify({ clients: clientCount, seconds, seed: randomSeed, operations: table, total, documented: Object.fromEntries(documentedByCode), invariants, held }, null, 2));
-  }
-  return total.errors === 0 && held ? 0 : 1;
+}
+
+async function selfTest(store: Store, library: Library, caller: Caller, heldBefore: boolean): Promise<number> {
+  console.log('');
+  console.log('Self-test: breaking each invariant in the table on purpose, then checking again:');
+  await breakInvariants(store, library, caller);
+  const broken = await checkInvariants(store, library);
+  printInvariants(broken);
+  const missed = broken.filter((invariant) => invariant.breaches.length === 0);
+  if (!heldBefore) console.log('Self-test: the invariants did not all hold before the breakage; the run itself failed.');
+  if (missed.length) console.log(`Self-test FAILED: ${missed.map((invariant) => invariant.name).join('; ')} did not report the breach.`);
+  else console.log('Self-test: every invariant reported its breach.');
+  return heldBefore && missed.length === 0 ? 0 : 1;
 }
 
 let exitCode = 2;
