@@ -570,7 +570,18 @@ const sameLines = (a: readonly Line[], b: readonly { childId: string; quantity: 
   return JSON.stringify(a.map(key).sort()) === JSON.stringify(b.map(key).sort());
 };
 
-async function checkInvariants(store: Store, library: Library): Promise<Invariant[]> {
+const searchIds = `query ($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }`;
+
+/** The ids a search answers for one condition (every page of up to 1,000), or the code it was refused with. */
+async function searched(caller: Caller, condition: Record<string, unknown>): Promise<Set<string> | string> {
+  const outcome = await call(caller, 'check: component.filter', searchIds, { input: { and: [condition], pagination: { first: 1000 } } });
+  if (outcome.kind !== 'accepted') return outcome.code;
+  const page = outcome.data.component.filter as { totalCount: number; edges: { node: { id: string } }[] };
+  if (page.totalCount > page.edges.length) return `more than ${page.edges.length} matches`;
+  return new Set(page.edges.map((edge) => edge.node.id));
+}
+
+async function checkInvariants(store: Store, library: Library, caller: Caller): Promise<Invariant[]> {
   const { organization, library: lib } = library.tenant;
   const pk = libraryPartition(organization.id, lib.id);
   const consistent = { ConsistentRead: true } as const;
@@ -661,13 +672,29 @@ async function checkInvariants(store: Store, library: Library): Promise<Invarian
     if (actual !== tracked.status) (tracked.uncertain ? statuses.notes : statuses.breaches).push(`${id} (${tracked.client}): ${actual} in the table, ${tracked.status} last answered`);
   }
 
-  // 6. No internal error: no 5xx, no INTERNAL_SERVER_ERROR, no unexpected code, no timeout.
+  // 6. The search index agrees with the table: every component, and the released ones, found by a search.
+  const search: Invariant = { name: 'search finds every component, and exactly the RELEASED and MODIFIED ones, as the table has them', checked: 0, breaches: [], notes: [] };
+  for (const state of ['RELEASED', 'MODIFIED'] as const) {
+    const found = await searched(caller, { state: { eq: state } });
+    const expected = components.filter((c) => c.state === state).map((c) => c.id);
+    search.checked += expected.length;
+    if (typeof found === 'string') {
+      search.breaches.push(`state ${state}: the search was refused (${found})`);
+      continue;
+    }
+    const missing = expected.filter((id) => !found.has(id));
+    const extra = [...found].filter((id) => byId.get(id)?.state !== state);
+    if (missing.length) search.breaches.push(`state ${state}: ${missing.length} components not found (${missing.slice(0, 3).join(', ')})`);
+    if (extra.length) search.breaches.push(`state ${state}: ${extra.length} components found that are not ${state} in the table (${extra.slice(0, 3).join(', ')})`);
+  }
+
+  // 7. No internal error: no 5xx, no INTERNAL_SERVER_ERROR, no unexpected code, no timeout.
   const internal: Invariant = { name: 'no internal error (5xx, INTERNAL_SERVER_ERROR, unexpected code, timeout)', checked: 0, breaches: [], notes: [] };
   for (const [operation, entry] of stats) {
     internal.checked += entry.latencies.length;
     for (const [code, count] of entry.errors) internal.breaches.push(`${operation}: ${count} x ${code}`);
   }
-  return [versions, bomWrites, whereUsed, holds, statuses, internal];
+  return [versions, bomWrites, whereUsed, holds, statuses, search, internal];
 }
 
 // ---- self-test: break each invariant on purpose, and see it reported ---------------------------------------
@@ -693,6 +720,9 @@ async function breakInvariants(store: Store, library: Library, caller: Caller): 
   // A hold without its order.
   const free = await get(`C#${library.parts[PARTS - 2]}`);
   await put({ ...free, lockedBy: randomUUID() });
+  // A component released behind the search index's back.
+  const hidden = await get(`C#${library.parts[PARTS - 3]}`);
+  await put({ ...hidden, state: hidden.state === 'RELEASED' ? 'MODIFIED' : 'RELEASED' });
   // A change order moved behind its client's back.
   const [orderId] = [...changeOrders.entries()].find(([, tracked]) => tracked.status !== 'DELETED') ?? [];
   if (!orderId) throw new Error('self-test: the run created no change order to move; run longer');
@@ -736,7 +766,7 @@ interface Row {
 
 function rows(seconds: number): Row[] {
   return [...stats.entries()]
-    .filter(([operation]) => operation !== 'seed')
+    .filter(([operation]) => operation !== 'seed' && !operation.startsWith('check:') && !operation.startsWith('self-test:'))
     .sort((a, b) => b[1].latencies.length - a[1].latencies.length)
     .map(([operation, entry]) => {
       const sorted = [...entry.latencies].sort((a, b) => a - b);
@@ -808,7 +838,7 @@ async function main(): Promise<number> {
   await Promise.all(clients.map((client) => runClient(client, library, started + durationSeconds * 1000)));
   const seconds = (performance.now() - started) / 1000;
   log(`Ran ${seconds.toFixed(1)} s; checking the invariants over the table...`);
-  const invariants = await checkInvariants(store, library);
+  const invariants = await checkInvariants(store, library, admin);
 
   const table = rows(seconds);
   const total = table.reduce((sum, row) => ({ calls: sum.calls + row.calls, accepted: sum.accepted + row.accepted, documented: sum.documented + row.documented, errors: sum.errors + row.errors }), {
@@ -843,7 +873,7 @@ async function main(): Promise<number> {
     console.log('');
     console.log(JSON.stringify({ clients: clientCount, seconds, seed: randomSeed, operations: table, total, documented: Object.fromEntries(documentedByCode), invariants, held }, null, 2));
   }
-  if (options['self-test']) return selfTest(store, library, clients[0]!, held);
+  if (options['self-test']) return selfTest(store, library, admin, held);
   return total.errors === 0 && held ? 0 : 1;
 }
 
@@ -860,7 +890,7 @@ async function selfTest(store: Store, library: Library, caller: Caller, heldBefo
   console.log('');
   console.log('Self-test: breaking each invariant in the table on purpose, then checking again:');
   await breakInvariants(store, library, caller);
-  const broken = await checkInvariants(store, library);
+  const broken = await checkInvariants(store, library, caller);
   printInvariants(broken);
   const missed = broken.filter((invariant) => invariant.breaches.length === 0);
   if (!heldBefore) console.log('Self-test: the invariants did not all hold before the breakage; the run itself failed.');
