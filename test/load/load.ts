@@ -24,12 +24,13 @@
  * version, one history record per version; each assembly's BOM is the one its latest accepted write sent;
  * every BOM line's child and substitutes have a where-used entry naming the assembly; every held component
  * is held by an OPEN or ON_HOLD change order that lists it, and every such order holds all its components;
- * each change order is in the status its client last saw. Exit 1 on any error or broken invariant, 2 when
- * the run itself fails.
+ * each change order is in the status its client last saw; a search by state finds exactly the RELEASED and
+ * the MODIFIED components of the table. Exit 1 on any error or broken invariant, 2 when the run itself fails.
+ * test/bench/README.md ("Sustained load") has the figures.
  *
  * `--self-test` shows that the checks can fail: after the run and its checks, it breaks each invariant in
  * the table on purpose (a version without its write, a BOM line dropped, a where-used entry deleted, a hold
- * without its order, a change order's status moved) and sends one request that is refused with a code the
+ * without its order, a change order's status moved, a component's state changed behind its search entry) and sends one request that is refused with a code the
  * workload does not expect; it exits 0 only when every invariant then reports the breach.
  *
  * Environment: LOAD_STACK_LOGS=true forwards the stack's output to stderr.
@@ -631,7 +632,8 @@ async function checkInvariants(store: Store, library: Library, caller: Caller): 
     bomWrites.checked += 1;
     const bom = bomOf.get(id);
     if (!bom) judge(bomWrites, [id], `${id}: no BOM item, expected ${entry.bom.lines.length} lines`);
-    else if (!sameLines(entry.bom.lines, bom.lines)) judge(bomWrites, [id], `${id}: BOM of ${bom.lines.length} lines is not the one written at version ${entry.bom.version} (${entry.bom.lines.length} lines)`);
+    else if (!sameLines(entry.bom.lines, bom.lines))
+      judge(bomWrites, [id], `${id}: BOM of ${bom.lines.length} lines is not the one written at version ${entry.bom.version} (${entry.bom.lines.length} lines)`);
   }
 
   // 3. No BOM line without its where-used entry (children and substitutes alike).
@@ -640,7 +642,8 @@ async function checkInvariants(store: Store, library: Library, caller: Caller): 
     for (const childId of bomChildIds(bom.lines)) {
       whereUsed.checked += 1;
       const usage = usageOf.get(childId);
-      if (!usage?.assemblies?.has(bom.assemblyId)) whereUsed.breaches.push(`${bom.assemblyId} uses ${childId}, whose where-used entry ${usage ? `names ${[...(usage.assemblies ?? [])].length} others` : 'is missing'}`);
+      if (!usage?.assemblies?.has(bom.assemblyId))
+        whereUsed.breaches.push(`${bom.assemblyId} uses ${childId}, whose where-used entry ${usage ? `names ${[...(usage.assemblies ?? [])].length} others` : 'is missing'}`);
       else if (usage.deleted) whereUsed.breaches.push(`${bom.assemblyId} uses ${childId}, whose entry is marked deleted`);
       if (!byId.has(childId)) whereUsed.breaches.push(`${bom.assemblyId} uses ${childId}, which is not in the library`);
     }
@@ -853,7 +856,9 @@ async function main(): Promise<number> {
 
   console.log('');
   console.log(`PLM load: ${clientCount} clients for ${seconds.toFixed(1)} s, seed ${randomSeed}, node ${process.version}, local stack on DynamoDB Local`);
-  console.log(`Library: ${PARTS} parts (${HOT_PARTS} written by every client), ${SUB_ASSEMBLIES} sub-assemblies, ${TOP_ASSEMBLIES} top assemblies, ${library.created.length} assemblies created by the run.`);
+  console.log(
+    `Library: ${PARTS} parts (${HOT_PARTS} written by every client), ${SUB_ASSEMBLIES} sub-assemblies, ${TOP_ASSEMBLIES} top assemblies, ${library.created.length} assemblies created by the run.`,
+  );
   console.log('Latency: client-side wall time per HTTP call; req/RCU/WCU: DynamoDB per call (x-plm-consumed-capacity), averaged.');
   console.log('');
   console.log(renderTable(table));
@@ -865,7 +870,9 @@ async function main(): Promise<number> {
   for (const row of table) if (row.errors) console.log(`Errors of ${row.operation}: ${codes(new Map(Object.entries(row.errorCodes)))}`);
   for (const [key, samples] of errorSamples) for (const sample of samples) console.log(`  ${key}: ${sample}`);
   const releases = [...changeOrders.values()].filter((order) => order.status === 'CLOSED').length;
-  console.log(`Change orders: ${changeOrders.size} created, ${releases} closed (released or withdrawn), ${[...changeOrders.values()].filter((o) => o.status === 'OPEN' || o.status === 'ON_HOLD').length} still holding.`);
+  console.log(
+    `Change orders: ${changeOrders.size} created, ${releases} closed (released or withdrawn), ${[...changeOrders.values()].filter((o) => o.status === 'OPEN' || o.status === 'ON_HOLD').length} still holding.`,
+  );
   console.log('');
   console.log('Invariants over the table (strongly consistent reads after every client stopped):');
   printInvariants(invariants);
