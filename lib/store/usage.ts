@@ -10,8 +10,9 @@ import { libraryPartition } from './library.js';
  * BOM uses it. An entry is added in the same transaction as the BOM line that needs it, on condition that
  * the item is not marked deleted; deleting the component marks it, on condition that its `rev` is still
  * the one read. Both conditions are on this one item, so a delete and a write adding the component as a
- * child cannot both land. Entries of lines that went away are removed after their write (a stale entry
- * only makes a reader look at one BOM more: readers confirm every entry against the BOM).
+ * child cannot both land. Entries of lines that went away are removed after their write, while the BOM is
+ * still the one that write made (removeUsageAfterWrite); a stale entry only makes a reader look at one BOM
+ * more (readers confirm every entry against the BOM), a missing one would hide a line.
  */
 export const usageKey = (orgId: string, libraryId: string, childId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `USEDBY#${childId}` });
 

@@ -42,11 +42,11 @@ describe('where-used entries under concurrent writes of one BOM', () => {
   }
 
   it('a child put back by a write that commits before the removal keeps its entry', async () => {
-    const [bolt, nut] = (
-      await ok(headers, 'mutation { item { create(inputs: [{ name: "Race bolt", categoryId: "mechanical" }, { name: "Race nut", categoryId: "mechanical" }]) { id } } }')
+    const [bolt, nut] = (await ok(headers, 'mutation { item { create(inputs: [{ name: "Race bolt", categoryId: "mechanical" }, { name: "Race nut", categoryId: "mechanical" }]) { id } } }')).item
+      .create as { id: string }[];
+    const [assembly] = (
+      await ok(headers, 'mutation($bolt: ID!) { item { create(inputs: [{ name: "Race assembly", categoryId: "pcba", children: [{ childId: $bolt }] }]) { id } } }', { bolt: bolt!.id })
     ).item.create as { id: string }[];
-    const [assembly] = (await ok(headers, 'mutation($bolt: ID!) { item { create(inputs: [{ name: "Race assembly", categoryId: "pcba", children: [{ childId: $bolt }] }]) { id } } }', { bolt: bolt!.id }))
-      .item.create as { id: string }[];
 
     // Write A drops the bolt; between its commit and its where-used removal, write B (over HTTP) puts it back.
     await writeItemsForRequest(testStore(), writeContext, 'update', [{ id: assembly!.id, children: [{ childId: nut!.id }] }], {
@@ -70,9 +70,8 @@ describe('where-used entries under concurrent writes of one BOM', () => {
   });
 
   it('a line the write removed for good loses its entry', async () => {
-    const [bolt, nut] = (
-      await ok(headers, 'mutation { item { create(inputs: [{ name: "Gone bolt", categoryId: "mechanical" }, { name: "Kept nut", categoryId: "mechanical" }]) { id } } }')
-    ).item.create as { id: string }[];
+    const [bolt, nut] = (await ok(headers, 'mutation { item { create(inputs: [{ name: "Gone bolt", categoryId: "mechanical" }, { name: "Kept nut", categoryId: "mechanical" }]) { id } } }')).item
+      .create as { id: string }[];
     const [assembly] = (
       await ok(headers, 'mutation($bolt: ID!, $nut: ID!) { item { create(inputs: [{ name: "Plain assembly", categoryId: "pcba", children: [{ childId: $bolt }, { childId: $nut }] }]) { id } } }', {
         bolt: bolt!.id,

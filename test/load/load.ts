@@ -372,7 +372,8 @@ const mix: { weight: number; step: Step }[] = [
   { weight: 4, step: readChangeOrders },
   { weight: 8, step: updateHotPart },
   { weight: 6, step: updateHotPartExpectingVersion },
-  { weight: 10, step: updateSubAssemblyBom },
+  { weight: 6, step: updateSubAssemblyBom },
+  { weight: 4, step: churnBom },
   { weight: 4, step: updateTopBom },
   { weight: 6, step: updateAssemblyWithPart },
   { weight: 6, step: createAssembly },
@@ -454,6 +455,17 @@ async function writeBoms(client: Client, operation: string, inputs: { id: string
 async function updateSubAssemblyBom(client: Client, library: Library): Promise<void> {
   const id = client.random.pick(library.subAssemblies);
   await writeBoms(client, 'item.update (sub-assembly BOM)', [{ id, children: partLines(client.random, library.parts, client.random.int(4, 12)) }]);
+}
+
+/**
+ * The first 3 sub-assemblies rewritten from a pool of 6 parts: lines dropped by one write and put back by the
+ * next, where a late where-used removal would take a live line's entry away.
+ */
+async function churnBom(client: Client, library: Library): Promise<void> {
+  const id = client.random.pick(library.subAssemblies.slice(0, 3));
+  const pool = library.parts.slice(HOT_PARTS, HOT_PARTS + 6);
+  const children = client.random.sample(pool, client.random.int(2, 4)).map((childId) => ({ childId, quantity: client.random.int(1, 4) }));
+  await writeBoms(client, 'item.update (BOM churn: 3 assemblies, 6 parts)', [{ id, children }]);
 }
 
 async function updateTopBom(client: Client, library: Library): Promise<void> {
