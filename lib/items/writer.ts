@@ -37,7 +37,7 @@ import { commitPendingWriteUpdate, putPendingWrite } from '../store/pendingWrite
 import { settleAbortedWrite, settleCommittedWrite } from './settle.js';
 
 import { bomChange, desiredLines, findBomCycle } from './bomRules.js';
-import { removeUsage, usageAddItem } from '../store/usage.js';
+import { removeUsageAfterWrite, usageAddItem } from '../store/usage.js';
 
 import type { CreateItemCommand, DocumentCommand, UpdateItemCommand } from './commands.js';
 import { checkItemWriteLimits } from './limits.js';
@@ -48,6 +48,8 @@ const maxTransactionItems = 100;
 export interface ItemWriteOptions {
   /** Test hook of the local stack: stop as if the process died after the first pending write. */
   crashAfterFirstPendingWrite?: boolean;
+  /** Test hook: runs once the write committed, before the where-used entries of its removed lines are removed. */
+  afterCommit?: () => Promise<void>;
 }
 
 /** One component of the call after validation, with the items that write it. */
@@ -292,14 +294,18 @@ export async function writeItems(store: Store, ctx: WriteContext, mode: 'create'
   } else {
     await writeInTwoPhases(store, ctx, newDocuments, parentItemLists, options, bomChecks, usageItemLists);
   }
-  await Promise.all([...usage.removed].map(([childId, assemblyIds]) => removeUsage(store, ctx.organizationId, ctx.libraryId, childId, assemblyIds)));
+  await options.afterCommit?.();
+  await Promise.all(usage.removed.map(({ assemblyId, bomVersion, childIds }) => removeUsageAfterWrite(store, ctx.organizationId, ctx.libraryId, assemblyId, bomVersion, childIds)));
   return writes.map((w) => w.after);
 }
 
-/** The where-used entries a write adds (child or substitute -> assemblies that start using it) and removes. */
+/**
+ * The where-used entries a write adds (child or substitute -> assemblies that start using it) and removes
+ * (per assembly: the children its new BOM, at `bomVersion`, no longer uses).
+ */
 function usageChanges(writes: ParentWrite[]) {
   const added = new Map<string, { assemblyIds: string[]; inputIndex: number }>();
-  const removed = new Map<string, string[]>();
+  const removed: { assemblyId: string; bomVersion: number; childIds: string[] }[] = [];
   for (const write of writes) {
     if (!write.bom) continue;
     const before = new Set(bomChildIds(write.bom.before));
@@ -310,7 +316,8 @@ function usageChanges(writes: ParentWrite[]) {
       entry.assemblyIds.push(write.after.id);
       added.set(childId, entry);
     }
-    for (const childId of before) if (!after.has(childId)) removed.set(childId, [...(removed.get(childId) ?? []), write.after.id]);
+    const gone = [...before].filter((childId) => !after.has(childId));
+    if (gone.length) removed.push({ assemblyId: write.after.id, bomVersion: write.bom.version, childIds: gone });
   }
   return { added, removed };
 }

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, updateIf, type WriteItem } from './items.js';
+import { ConcurrentWriteError } from '../errors.js';
+import { bomKey } from './bom.js';
+import { batchGetRecords, transactWrite, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -8,8 +10,9 @@ import { libraryPartition } from './library.js';
  * BOM uses it. An entry is added in the same transaction as the BOM line that needs it, on condition that
  * the item is not marked deleted; deleting the component marks it, on condition that its `rev` is still
  * the one read. Both conditions are on this one item, so a delete and a write adding the component as a
- * child cannot both land. Entries of lines that went away are removed after their write (a stale entry
- * only makes a reader look at one BOM more: readers confirm every entry against the BOM).
+ * child cannot both land. Entries of lines that went away are removed after their write, while the BOM is
+ * still the one that write made (removeUsageAfterWrite); a stale entry only makes a reader look at one BOM
+ * more (readers confirm every entry against the BOM), a missing one would hide a line.
  */
 export const usageKey = (orgId: string, libraryId: string, childId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `USEDBY#${childId}` });
 
@@ -60,4 +63,51 @@ export async function removeUsage(store: Store, orgId: string, libraryId: string
     ConditionExpression: 'attribute_exists(PK)',
     ExpressionAttributeValues: { ':assemblies': new Set(assemblyIds), ':one': 1 },
   });
+}
+
+/** Why a removal after a write did not apply: the BOM moved on, or an entry is gone. Never leaves this file. */
+class RemovalSkipped extends Error {}
+
+/** Items of a transaction: at most 100; one goes to the BOM check. */
+const removalsPerTransaction = 99;
+
+/**
+ * After an item write committed: removes `assemblyId` from the entries of the children its BOM no longer
+ * uses, while that BOM is still the one the write made (`bomVersion`, a ConditionCheck in the same
+ * transaction). A later write of the assembly may have put such a child back in between: its transaction
+ * added the assembly to an entry that still named it, so removing it now would leave a BOM line without
+ * its entry (whereUsed would miss the assembly, and a delete of the child would be let through). Then
+ * nothing is removed: a stale entry is harmless (readers and deletes confirm entries against the BOMs), a
+ * missing one is not. An entry that is gone, or a transaction that met another, is retried child by child;
+ * what still does not apply stays stale.
+ */
+export async function removeUsageAfterWrite(store: Store, orgId: string, libraryId: string, assemblyId: string, bomVersion: number, childIds: string[]): Promise<void> {
+  const bomCheck: WriteItem = {
+    ConditionCheck: { Key: bomKey(orgId, libraryId, assemblyId), ConditionExpression: 'bomVersion = :v', ExpressionAttributeValues: { ':v': bomVersion } },
+    onConditionFailed: () => new RemovalSkipped('the BOM moved on'),
+  };
+  const removal = (childId: string): WriteItem => ({
+    Update: {
+      Key: usageKey(orgId, libraryId, childId),
+      UpdateExpression: 'DELETE assemblies :assemblies ADD rev :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':assemblies': new Set([assemblyId]), ':one': 1 },
+    },
+    onConditionFailed: () => new RemovalSkipped('no entry'),
+  });
+  const attempt = async (children: string[]): Promise<'done' | 'moved' | 'retry'> => {
+    try {
+      await transactWrite(store, [bomCheck, ...children.map(removal)], { onConflict: () => new RemovalSkipped('conflict') });
+      return 'done';
+    } catch (error) {
+      if (!(error instanceof RemovalSkipped || error instanceof ConcurrentWriteError)) throw error;
+      return error.message === 'the BOM moved on' ? 'moved' : 'retry';
+    }
+  };
+  for (let start = 0; start < childIds.length; start += removalsPerTransaction) {
+    const chunk = childIds.slice(start, start + removalsPerTransaction);
+    const outcome = await attempt(chunk);
+    if (outcome === 'moved') return;
+    if (outcome === 'retry' && chunk.length > 1) for (const childId of chunk) if ((await attempt([childId])) === 'moved') return;
+  }
 }
