@@ -156,13 +156,17 @@ export function auditChainsOf(newImages: (Record<string, unknown> | undefined)[]
   return [...new Set(newImages.flatMap((image) => (image?.entity === 'AuditEntry' && image.seq === undefined ? [image.PK as string] : [])))];
 }
 
-/** Keeps today's head apart: a digest item per day (deployed, also an S3 object under Object Lock). */
+/**
+ * Keeps today's head apart: a digest item per day (deployed, also an S3 object under Object Lock:
+ * lib/audit/digest.ts). A day's digest is written once; run again that day, it returns the one kept.
+ */
 export async function putAuditDigest(store: Store, chainPk: string, day = new Date().toISOString().slice(0, 10)): Promise<AuditChainPoint | undefined> {
   const head = await getAuditHead(store, chainPk);
   if (!head) return undefined;
   const digest = { PK: chainPk, SK: digestSk(day), entity: 'AuditDigest', seq: head.seq, hash: head.hash, at: head.at };
-  await withoutAuditOperation(() => putIf(store, { Item: digest, ConditionExpression: 'attribute_not_exists(PK)' }));
-  return digest;
+  const written = await withoutAuditOperation(() => putIf(store, { Item: digest, ConditionExpression: 'attribute_not_exists(PK)' }));
+  if (written) return digest;
+  return getItem(store, { PK: chainPk, SK: digestSk(day) }, chainPoint, 'audit digest');
 }
 
 export function listAuditDigests(store: Store, chainPk: string): Promise<AuditChainPoint[]> {
