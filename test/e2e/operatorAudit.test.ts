@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { auditOperationOf, operatorCommandNames, type OperatorCommandName } from '../../infra/admin/commands.js';
+import { keepAllAuditDigests } from '../../lib/audit/digest.js';
 import { listAuditEntries, type AuditEntryRecord } from '../../lib/store/audit.js';
 import { createStore } from '../../lib/store/client.js';
 import { adminCli } from '../support/admin.js';
@@ -123,6 +124,24 @@ describe('operator commands are audited (npm run admin)', () => {
     // Run again the same day: the day's digest is the one kept.
     const again = JSON.parse((await admin(['audit', 'digest', '--org-slug', slug])).stdout).digest;
     expect(again).toMatchObject({ seq: digest.seq, hash: digest.hash });
+  });
+
+  it("the daily schedule's run keeps every organization's digest in the sink under audit-digests/<org>/<day>.json, as the day's item says", async () => {
+    const objects = new Map<string, string>();
+    const s = store();
+    const kept = await keepAllAuditDigests(s, { put: async (key, body) => void objects.set(key, body) });
+    const day = new Date().toISOString().slice(0, 10);
+    const item = await s.ddb.send(new GetCommand({ TableName: table, Key: { PK: `ORG#${organizationId}#AUDIT`, SK: `DIGEST#${day}` } }));
+    s.ddb.destroy();
+    expect(kept.map((digest) => digest.organizationId)).toEqual([organizationId]);
+    expect(JSON.parse(objects.get(`audit-digests/${organizationId}/${day}.json`)!)).toEqual({
+      organizationId,
+      day,
+      chain: `ORG#${organizationId}#AUDIT`,
+      seq: item.Item!.seq,
+      hash: item.Item!.hash,
+      at: item.Item!.at,
+    });
   });
 
   it('a refused command is audited: a bootstrap of a taken slug FAILED in the operator chain, a bad option inside a command with its code', async () => {
