@@ -205,7 +205,7 @@ async function libraryTask(
   name: OperatorCommandName,
   args: string[],
   extra: Record<string, { type: 'string' | 'boolean' }>,
-  task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | boolean | undefined>) => Promise<unknown>,
+  task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | boolean | undefined>, operation: AuditOperation) => Promise<unknown>,
 ): Promise<void> {
   const values = optionsOf(args, { 'org-slug': { type: 'string' }, 'library-slug': { type: 'string' }, ...extra });
   requireOptions(values, ['org-slug', 'library-slug']);
@@ -214,7 +214,7 @@ async function libraryTask(
     const libraryId = organizationId ? await findLibraryIdBySlug(store, organizationId, text(values, 'library-slug')!) : undefined;
     if (!organizationId || !libraryId) throw new InvalidInputError(`No library @${text(values, 'org-slug')}/${text(values, 'library-slug')}`);
     operation.targets.push(libraryId);
-    return task(store, { organizationId, libraryId }, values);
+    return task(store, { organizationId, libraryId }, values, operation);
   });
 }
 
@@ -266,11 +266,13 @@ function exportCommand(args: string[]): Promise<void> {
 
 /**
  * Imports files into an empty library; progress lines (JSON) on stderr. History of a CSV import is recorded
- * as by --email's user (default: the library's creator). The audit entry lands in the import's commit (its
- * first transaction: the items before it are batch writes).
+ * as by --email's user (default: the library's creator). The audit entry lands in the import's commit
+ * transaction (lib/store/libraryTransfer.ts, commitLibraryImport).
  */
 function importCommand(args: string[]): Promise<void> {
-  return libraryTask('import', args, { in: { type: 'string' }, format: { type: 'string' }, email: { type: 'string' }, legacy: { type: 'boolean' } }, async (store, library, values) => {
+  return libraryTask('import', args, { in: { type: 'string' }, format: { type: 'string' }, email: { type: 'string' }, legacy: { type: 'boolean' } }, async (store, library, values, operation) => {
+    // Vendors it creates are written before (their own transactions): the entry belongs in the commit.
+    operation.auditAtCommit = true;
     const input = text(values, 'in');
     const format = text(values, 'format');
     if (!input) throw new InvalidInputError('Missing --in');

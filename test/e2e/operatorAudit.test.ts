@@ -6,6 +6,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { auditOperationOf, operatorCommandNames, type OperatorCommandName } from '../../infra/admin/commands.js';
 import { keepAllAuditDigests } from '../../lib/audit/digest.js';
+import { audited } from '../../lib/audit/operations.js';
+import { transactWrite } from '../../lib/store/items.js';
 import { listAuditEntries, type AuditEntryRecord } from '../../lib/store/audit.js';
 import { createStore } from '../../lib/store/client.js';
 import { adminCli } from '../support/admin.js';
@@ -142,6 +144,22 @@ describe('operator commands are audited (npm run admin)', () => {
       hash: item.Item!.hash,
       at: item.Item!.at,
     });
+  });
+
+  it('a multi-step write waiting for its commit (the CLI import): an earlier transaction carries no entry, the commit does', async () => {
+    const s = store();
+    const what = { organizationId, actor: { type: 'operator' as const, id: operator }, operation: 'admin.commit-probe', targets: [], summary: '' };
+    const key = (sk: string) => ({ PK: `PROBE#${stamp}`, SK: sk });
+    await audited(s, what, async (operation) => {
+      operation.auditAtCommit = true;
+      await transactWrite(s, [{ Put: { Item: key('step') } }]);
+      expect(operation.written).toBeFalsy();
+      await transactWrite(s, [{ Put: { Item: key('commit') } }], { commit: true });
+      expect(operation.written).toBe(true);
+    });
+    const entries = (await listAuditEntries(s, `ORG#${organizationId}#AUDIT`)).filter((entry) => entry.operation === 'admin.commit-probe');
+    s.ddb.destroy();
+    expect(entries.map((entry) => entry.result)).toEqual(['SUCCESS']);
   });
 
   it('a refused command is audited: a bootstrap of a taken slug FAILED in the operator chain, a bad option inside a command with its code', async () => {
