@@ -183,9 +183,9 @@ async function bootstrap(args: string[]): Promise<void> {
           {
             orgName: text(values, 'org-name')!,
             orgSlug: text(values, 'org-slug')!,
-          libraryName: text(values, 'library-name')!,
-          librarySlug: text(values, 'library-slug')!,
-          email: text(values, 'email')!,
+            libraryName: text(values, 'library-name')!,
+            librarySlug: text(values, 'library-slug')!,
+            email: text(values, 'email')!,
             ...(text(values, 'plan') ? { plan: text(values, 'plan')! } : {}),
           },
           { organizationId },

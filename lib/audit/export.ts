@@ -83,7 +83,6 @@ export async function auditEntriesMatching(store: Store, organizationId: string,
 export async function exportAuditLogToFile(store: Store, blobs: BlobStorage, scope: FileScope, filter: AuditLogFilter, format: AuditExportFormat): Promise<FileRecord> {
   const entries = await auditEntriesMatching(store, scope.organizationId, filter);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const [name, contentType, body] =
-    format === 'CSV' ? [`audit-log-${stamp}.csv`, 'text/csv', auditCsv(entries)] : [`audit-log-${stamp}.jsonl`, 'application/x-ndjson', auditJsonLines(entries)];
+  const [name, contentType, body] = format === 'CSV' ? [`audit-log-${stamp}.csv`, 'text/csv', auditCsv(entries)] : [`audit-log-${stamp}.jsonl`, 'application/x-ndjson', auditJsonLines(entries)];
   return storeGeneratedFile(store, blobs, scope, name, contentType, Buffer.from(body));
 }

@@ -61,10 +61,14 @@ describe('audit log export through the file store', () => {
     tenant = await newTenant();
     viewer = await memberWithRole(tenant, 'VIEWER');
     for (let i = 0; i < 3; i += 1) {
-      const created = await graphql('mutation($input: CreateTeamInput!) { organization { teams { create(input: $input) { id } } } }', { input: { name: `Team ${randomUUID().slice(0, 6)}` } }, {
-        ...tenantHeaders(tenant),
-        'user-agent': i === 1 ? formulaAgent : 'audit-export/1',
-      });
+      const created = await graphql(
+        'mutation($input: CreateTeamInput!) { organization { teams { create(input: $input) { id } } } }',
+        { input: { name: `Team ${randomUUID().slice(0, 6)}` } },
+        {
+          ...tenantHeaders(tenant),
+          'user-agent': i === 1 ? formulaAgent : 'audit-export/1',
+        },
+      );
       expect(created.body.errors).toBeUndefined();
     }
     // A refused export: the viewer is no organization administrator.

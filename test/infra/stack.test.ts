@@ -274,9 +274,7 @@ describe('files bucket', () => {
       Auth: [],
       Scim: [],
       // The daily audit digests only (see "audit digests").
-      Webhooks: [
-        { Effect: 'Allow', Action: ['s3:PutObject'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId('AuditDigestBucket'), 'Arn'] }, '/audit-digests/*']] } },
-      ],
+      Webhooks: [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId('AuditDigestBucket'), 'Arn'] }, '/audit-digests/*']] } }],
       Jobs: [{ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objectsOf(files) }],
       SamlResync: [],
     });

@@ -13,12 +13,7 @@ export const auditResolvers: Resolvers = {
   OrganizationQueryNamespace: {
     auditLog: async (_parent, { filter, pagination }, { store, access }) => {
       const { organization } = await access.organization();
-      return auditLogPage(
-        store,
-        organization.id,
-        auditLogFilter(filter),
-        pagination ?? {},
-      ) as never;
+      return auditLogPage(store, organization.id, auditLogFilter(filter), pagination ?? {}) as never;
     },
   },
   AuditEntry: {
