@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Store } from '../store/client.js';
-import { auditChainPk, putAuditDigest, sealAuditChain, type AuditChainPoint } from '../store/audit.js';
-import { scanOrganizations } from '../store/organization.js';
+import { auditChainPk, listAuditedOrganizationIds, putAuditDigest, sealAuditChain, type AuditChainPoint } from '../store/audit.js';
 
 /**
  * The daily digest of each organization's chain head, kept apart from the table (lib/store/README.md,
@@ -67,11 +66,14 @@ export async function keepAuditDigest(store: Store, organizationId: string, sink
   return { ...kept, objectKey };
 }
 
-/** The daily schedule: every organization's digest (infra/stack.ts, AuditDigestSchedule). */
+/**
+ * The daily schedule (infra/stack.ts, AuditDigestSchedule): the digest of every organization whose chain
+ * was ever sealed, from the registry of chains (a Query: the schedule never scans the table).
+ */
 export async function keepAllAuditDigests(store: Store, sink?: AuditDigestSink, day?: string): Promise<KeptDigest[]> {
   const kept: KeptDigest[] = [];
-  for (const organization of await scanOrganizations(store)) {
-    const digest = await keepAuditDigest(store, organization.id, sink, day);
+  for (const organizationId of await listAuditedOrganizationIds(store)) {
+    const digest = await keepAuditDigest(store, organizationId, sink, day);
     if (digest) kept.push(digest);
   }
   return kept;

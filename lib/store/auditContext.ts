@@ -78,6 +78,8 @@ export const pendingIndexPk = (chainPk: string) => `AUDITPENDING#${chainPk}`;
 export const entrySk = (at: string, entryId: string) => `E#${at}#${entryId}`;
 export const headKey = (chainPk: string) => ({ PK: chainPk, SK: 'HEAD' });
 export const digestSk = (day: string) => `DIGEST#${day}`;
+/** The registry of chains (one item per chain, written with its first seal): what the daily digest goes through. */
+export const auditChainsPk = 'AUDITCHAINS';
 
 /** The entry item of an operation with its result; `at` and `entryId` fresh. */
 export function auditEntryItem(operation: AuditOperation, result: AuditResult, errorCode?: string): Record<string, unknown> {
