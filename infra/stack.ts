@@ -125,6 +125,8 @@ const httpApiAccessLogFormat = AccessLogFormat.custom(
 
 export class PlmStack extends Stack {
   private readonly stages = new Map<HttpApi, HttpStage>();
+  /** Destination of the buckets' server access logs (created with the files bucket). */
+  private accessLogsBucket?: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: PlmStackProps) {
     super(scope, id, props);
@@ -162,6 +164,7 @@ export class PlmStack extends Stack {
     // takes it off) the federated client's SupportedIdentityProviders (read first: an update resets what it omits).
     userPool.grant(functions.graphql, ...samlFederationActions);
     const webhooks = this.createWebhooks(table, environment, functions.graphql);
+    const auditDigestBucket = this.createAuditDigests(webhooks);
     const jobs = this.createImportJobs(table, environment, filesBucket);
 
     const api = this.createHttpApi(functions);
@@ -206,6 +209,10 @@ export class PlmStack extends Stack {
     new CfnOutput(this, 'SamlEntityId', { value: `urn:amazon:cognito:sp:${userPool.userPoolId}`, description: 'The SP entity id (audience) to give the identity provider' });
     new CfnOutput(this, 'FilesBucketName', { value: filesBucket.bucketName });
     new CfnOutput(this, 'WebhooksFunctionName', { value: webhooks.functionName });
+    new CfnOutput(this, 'AuditDigestBucketName', {
+      value: auditDigestBucket.bucketName,
+      description: 'The daily audit chain digests under Object Lock (AUDIT_DIGEST_BUCKET of npm run admin -- audit digest)',
+    });
   }
 
   /**
@@ -318,6 +325,42 @@ export class PlmStack extends Stack {
       targets: [new targets.LambdaFunction(fn, { event: events.RuleTargetInput.fromObject({ digest: true }) })],
     });
     return fn;
+  }
+
+  /**
+   * The audit chain's daily digest kept apart (lib/audit/digest.ts): a schedule runs the webhooks function
+   * at 00:30 UTC to link what is pending, write each organization's `DIGEST#<day>` item, and put the same
+   * digest as an object in a bucket of its own under Object Lock in COMPLIANCE mode: for 400 days (the
+   * default audit retention) no one, the account's root user included, can overwrite or delete a version,
+   * nor shorten its retention. An edit of the table that moves a chain's head then no longer matches the
+   * digests outside it. The function may only put objects under audit-digests/ (no delete, no retention
+   * change); the bucket is private, versioned (Object Lock needs it), encrypted, TLS only, access-logged.
+   */
+  private createAuditDigests(fn: NodejsFunction): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'AuditDigestBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      objectLockEnabled: true,
+      objectLockDefaultRetention: s3.ObjectLockRetention.compliance(Duration.days(400)),
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'audit-digests/',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    fn.addEnvironment('AUDIT_DIGEST_BUCKET', bucket.bucketName);
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [bucket.arnForObjects('audit-digests/*')] }));
+    Validations.of(fn.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/audit-digests/*]`,
+      reason: 'Digest objects are keyed audit-digests/<organizationId>/<day>.json (lib/audit/digest.ts); PutObject only, under that prefix of this one bucket, whose Object Lock keeps every version.',
+    });
+    new events.Rule(this, 'AuditDigestSchedule', {
+      description: "Keeps each organization's audit chain head apart: a digest item and an Object Lock object a day",
+      schedule: events.Schedule.cron({ minute: '30', hour: '0' }),
+      targets: [new targets.LambdaFunction(fn, { event: events.RuleTargetInput.fromObject({ auditDigest: true }) })],
+    });
+    return bucket;
   }
 
   /**
@@ -434,6 +477,7 @@ export class PlmStack extends Stack {
       // Audit records outlive the stack; CloudFormation could not delete a non-empty bucket anyway.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    this.accessLogsBucket = accessLogsBucket;
 
     return new s3.Bucket(this, 'FilesBucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,

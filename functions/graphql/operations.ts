@@ -186,6 +186,8 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     'transfer.exportLibrary': { scope: 'library', permission: 'library.settings.update' },
     // The roll-up a reader may see, as a file.
     'transfer.exportCostRollup': { scope: 'library', permission: 'components.read' },
+    // The organization's audit log, as a file of the library of x-library: an organization administrator's (as organization.auditLog).
+    'transfer.exportAuditLog': { scope: 'library', permission: 'organization.settings.update' },
     'transfer.importLibrary': { scope: 'library', permission: 'library.settings.update' },
     'comments.create': { scope: 'library', permission: 'comments.create' },
     // One's own with this permission; anyone's needs comments.moderate too (checked inside).

@@ -18,13 +18,25 @@ interface DigestEvent {
   digest: true;
 }
 
+/** The daily audit schedule's input (infra/stack.ts): keep each organization's chain head apart. */
+interface AuditDigestEvent {
+  auditDigest: true;
+}
+
 /**
  * The fourth function: fed by the table's stream (a batch of changed items) it turns them into webhook
  * deliveries and into notifications of watchers (lib/notifications/fanout.ts); run by the schedule (every
- * minute) it attempts the deliveries whose retry is due; run by the daily schedule it mails the digests.
+ * minute) it attempts the deliveries whose retry is due; run by the daily schedules it mails the digests
+ * and keeps each organization's audit chain digest apart (lib/audit/digest.ts).
  */
-export async function handler(event: DynamoDBStreamEvent | ScheduledEvent | DigestEvent): Promise<{ delivered?: number; retried?: number; notified?: number; digests?: number }> {
+export async function handler(
+  event: DynamoDBStreamEvent | ScheduledEvent | DigestEvent | AuditDigestEvent,
+): Promise<{ delivered?: number; retried?: number; notified?: number; digests?: number; auditDigests?: number }> {
   if ('digest' in event) return { digests: await sendDueDigests(notificationDeps()) };
+  if ('auditDigest' in event) {
+    const { auditDigestSinkFromEnv, keepAllAuditDigests } = await import('../../lib/audit/digest.js');
+    return { auditDigests: (await keepAllAuditDigests(store, auditDigestSinkFromEnv())).length };
+  }
   const settings = await loadWebhookSettings();
   if ('Records' in event) {
     const changes = event.Records.map((record) => changedItemOf(record as StreamRecord)).filter((change) => change !== undefined);

@@ -11,7 +11,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { backupLines, prepareRestoreTarget, restoreLines } from '../../lib/store/backup.js';
-import { DomainError } from '../../lib/errors.js';
+import { DomainError, InvalidInputError } from '../../lib/errors.js';
 import { cleanupAbandonedWrites } from '../../lib/items/cleanup.js';
 import { bootstrapTenant } from '../../lib/orgs/bootstrap.js';
 import { addMember, createCreationGrant, listTenants, setPlan, verifyDomain } from '../../lib/orgs/operator.js';
@@ -39,7 +39,10 @@ import { mailerFromEnv } from '../../lib/mail/ses.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
 import { audited } from '../../lib/audit/operations.js';
 import { auditCsv, auditJsonLines } from '../../lib/audit/export.js';
-import { listAuditEntries, putAuditDigest, sealAuditChain, verifyAuditChain } from '../../lib/store/audit.js';
+import { listAuditEntries, sealAuditChain, verifyAuditChain, type AuditActor, type AuditOperation } from '../../lib/store/audit.js';
+import { auditDigestSinkFromEnv, keepAuditDigest } from '../../lib/audit/digest.js';
+import { auditOperationOf, commandOf, type OperatorCommandName } from './commands.js';
+import { randomUUID } from 'node:crypto';
 import { setAuditRetention } from '../../lib/store/organization.js';
 import { writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
@@ -78,86 +81,155 @@ function fail(message: string, status: number): never {
   process.exit(status);
 }
 
-async function bootstrap(args: string[]): Promise<void> {
-  let values;
+/** The options of a command line (strict; a bad one prints the usage and exits 2 before anything runs). */
+function optionsOf(args: string[], options: Record<string, { type: 'string' | 'boolean' }>): Record<string, string | boolean | undefined> {
   try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        'org-name': { type: 'string' },
-        'org-slug': { type: 'string' },
-        'library-name': { type: 'string' },
-        'library-slug': { type: 'string' },
-        email: { type: 'string' },
-        plan: { type: 'string' },
-      },
-      strict: true,
-    }));
+    return parseArgs({ args, options, strict: true }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
     fail(`${(error as Error).message}\n${usage}`, 2);
   }
-  const required = ['org-name', 'org-slug', 'library-name', 'library-slug', 'email'] as const;
-  const missing = required.filter((name) => !values[name]);
-  if (missing.length) fail(`Missing ${missing.map((m) => `--${m}`).join(', ')}\n${usage}`, 2);
+}
 
+const text = (values: Record<string, string | boolean | undefined>, option: string): string | undefined => {
+  const value = values[option];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** Refuses a command whose required options are missing (exit 2, before anything runs). */
+function requireOptions(values: Record<string, string | boolean | undefined>, required: readonly string[]): void {
+  const missing = required.filter((option) => values[option] === undefined || values[option] === '');
+  if (missing.length) fail(`Missing ${missing.map((m) => `--${m}`).join(', ')}\n${usage}`, 2);
+}
+
+/** The operator: OPERATOR, else the OS user. */
+const operatorActor = (): AuditActor => ({ type: 'operator', id: process.env.OPERATOR || userInfo().username });
+
+/** Puts the operation in an organization's chain (with its retention) and names it among the targets. */
+async function inOrganization(store: Store, operation: AuditOperation, organizationId: string | null | undefined): Promise<void> {
+  if (!organizationId) return;
+  const organization = await getOrganization(store, organizationId);
+  operation.organizationId = organizationId;
+  operation.retentionDays = organization?.auditRetentionDays;
+  if (!operation.targets.includes(organizationId)) operation.targets.unshift(organizationId);
+}
+
+/**
+ * Runs one operator command as an audited operation (lib/audit/operations.ts): actor the operator,
+ * operation `admin.<command>`, the organization of --org-slug (when it names one) as its chain and target,
+ * the options given as its summary (names only, never their values). A transaction the task commits
+ * carries the entry; a read-only command, or one that writes without a transaction, gets it after the
+ * task; a refusal or failure gets a DENIED or FAILED entry with its code. Prints the task's result as one
+ * JSON line (nothing when it returns undefined); a refusal prints its code and message on stderr, exit 2.
+ */
+async function runCommand(
+  name: OperatorCommandName,
+  values: Record<string, string | boolean | undefined>,
+  task: (store: Store, operation: AuditOperation) => Promise<unknown>,
+  options: { organizationOfSlug?: boolean } = {},
+): Promise<void> {
   const store = createStore(targetEnv(process.env));
   try {
-    const result = await bootstrapTenant(store, {
-      orgName: values['org-name']!,
-      orgSlug: values['org-slug']!,
-      libraryName: values['library-name']!,
-      librarySlug: values['library-slug']!,
-      email: values.email!,
-      ...(values.plan ? { plan: values.plan } : {}),
+    const summary = Object.keys(values)
+      .filter((option) => values[option] !== undefined && values[option] !== false)
+      .map((option) => `--${option}`)
+      .join(' ');
+    const result = await audited(store, { organizationId: null, actor: operatorActor(), operation: auditOperationOf(name), summary, targets: [] }, async (operation) => {
+      const slug = text(values, 'org-slug');
+      if (slug && options.organizationOfSlug !== false) await inOrganization(store, operation, await findOrganizationIdBySlug(store, slug));
+      return task(store, operation);
     });
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
   } catch (error) {
-    if (error instanceof DomainError) fail(`bootstrap refused (${error.code}): ${error.message}`, 2);
+    if (error instanceof DomainError) fail(`${name} refused (${error.code}): ${error.message}${problemLines(error)}`, 2);
     throw error;
   } finally {
     store.ddb.destroy();
   }
 }
 
-/** Runs a maintenance task on one library named by --org-slug and --library-slug; prints its JSON result. */
+/** The organization of --org-slug (BAD_USER_INPUT when there is none). */
+async function organizationOfSlug(store: Store, slug: string): Promise<string> {
+  const organizationId = await findOrganizationIdBySlug(store, slug);
+  if (!organizationId) throw new InvalidInputError(`No organization with slug "${slug}"`);
+  return organizationId;
+}
+
+/**
+ * Creates a tenant in one transaction. Its id is chosen first, so the audit entry lands in the new
+ * organization's chain in that transaction; a refused bootstrap (a taken slug) is recorded in the operator's.
+ */
+async function bootstrap(args: string[]): Promise<void> {
+  const values = optionsOf(args, {
+    'org-name': { type: 'string' },
+    'org-slug': { type: 'string' },
+    'library-name': { type: 'string' },
+    'library-slug': { type: 'string' },
+    email: { type: 'string' },
+    plan: { type: 'string' },
+  });
+  requireOptions(values, ['org-name', 'org-slug', 'library-name', 'library-slug', 'email']);
+  const organizationId = randomUUID();
+  // The slug is the new organization's: the entry is not filed under an organization that already holds it.
+  const options = { organizationOfSlug: false };
+  await runCommand(
+    'bootstrap',
+    values,
+    async (store, operation) => {
+      operation.organizationId = organizationId;
+      operation.targets = [organizationId];
+      try {
+        return await bootstrapTenant(
+          store,
+          {
+            orgName: text(values, 'org-name')!,
+            orgSlug: text(values, 'org-slug')!,
+            libraryName: text(values, 'library-name')!,
+            librarySlug: text(values, 'library-slug')!,
+            email: text(values, 'email')!,
+            ...(text(values, 'plan') ? { plan: text(values, 'plan')! } : {}),
+          },
+          { organizationId },
+        );
+      } catch (error) {
+        operation.organizationId = null;
+        operation.targets = [];
+        throw error;
+      }
+    },
+    options,
+  );
+}
+
+/** Runs a maintenance task on one library named by --org-slug and --library-slug, audited in its organization's chain. */
 async function libraryTask(
+  name: OperatorCommandName,
   args: string[],
   extra: Record<string, { type: 'string' | 'boolean' }>,
-  task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | undefined>) => Promise<unknown>,
+  task: (store: Store, library: { organizationId: string; libraryId: string }, values: Record<string, string | boolean | undefined>, operation: AuditOperation) => Promise<unknown>,
 ): Promise<void> {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({ args, options: { 'org-slug': { type: 'string' }, 'library-slug': { type: 'string' }, ...extra }, strict: true }) as { values: Record<string, string | undefined> });
-  } catch (error) {
-    fail(`${(error as Error).message}\n${usage}`, 2);
-  }
-  if (!values['org-slug'] || !values['library-slug']) fail(`Missing --org-slug or --library-slug\n${usage}`, 2);
-  const store = createStore(targetEnv(process.env));
-  try {
-    const organizationId = await findOrganizationIdBySlug(store, values['org-slug']);
-    const libraryId = organizationId ? await findLibraryIdBySlug(store, organizationId, values['library-slug']) : undefined;
-    if (!organizationId || !libraryId) fail(`No library @${values['org-slug']}/${values['library-slug']}`, 2);
-    process.stdout.write(`${JSON.stringify(await task(store, { organizationId, libraryId }, values))}\n`);
-  } catch (error) {
-    if (error instanceof DomainError) fail(`${args[0] ?? 'command'} refused (${error.code}): ${error.message}${problemLines(error)}`, 2);
-    throw error;
-  } finally {
-    store.ddb.destroy();
-  }
+  const values = optionsOf(args, { 'org-slug': { type: 'string' }, 'library-slug': { type: 'string' }, ...extra });
+  requireOptions(values, ['org-slug', 'library-slug']);
+  await runCommand(name, values, async (store, operation) => {
+    const organizationId = operation.organizationId;
+    const libraryId = organizationId ? await findLibraryIdBySlug(store, organizationId, text(values, 'library-slug')!) : undefined;
+    if (!organizationId || !libraryId) throw new InvalidInputError(`No library @${text(values, 'org-slug')}/${text(values, 'library-slug')}`);
+    operation.targets.push(libraryId);
+    return task(store, { organizationId, libraryId }, values, operation);
+  });
 }
 
 /** Settles large item writes a crash left behind in one library (see lib/store/README.md). */
 function cleanupWrites(args: string[]): Promise<void> {
-  return libraryTask(args, { 'older-than-minutes': { type: 'string' } }, (store, library, values) => {
+  return libraryTask('cleanup-writes', args, { 'older-than-minutes': { type: 'string' } }, (store, library, values) => {
     const minutes = values['older-than-minutes'] === undefined ? 15 : Number(values['older-than-minutes']);
-    if (!Number.isFinite(minutes) || minutes < 0) fail('--older-than-minutes must be a number of minutes', 2);
+    if (!Number.isFinite(minutes) || minutes < 0) throw new InvalidInputError('--older-than-minutes must be a number of minutes');
     return cleanupAbandonedWrites(store, library.organizationId, library.libraryId, minutes * 60_000);
   });
 }
 
 /** Rebuilds a library's search index from its components (after restoring data, or for data written before the index existed). */
 function reindexSearch(args: string[]): Promise<void> {
-  return libraryTask(args, {}, (store, library) => reindexLibrary(store, library));
+  return libraryTask('reindex-search', args, {}, (store, library) => reindexLibrary(store, library));
 }
 
 /**
@@ -181,31 +253,37 @@ function problemLines(error: DomainError): string {
 
 /** Writes a library as files (library.json, components.json, components.csv, bom.csv, files/<id>; lib/transfer/format.ts). */
 function exportCommand(args: string[]): Promise<void> {
-  return libraryTask(args, { out: { type: 'string' } }, async (store, library, values) => {
-    if (!values.out) fail(`Missing --out\n${usage}`, 2);
+  return libraryTask('export', args, { out: { type: 'string' } }, async (store, library, values) => {
+    const out = text(values, 'out');
+    if (!out) throw new InvalidInputError('Missing --out');
     const started = performance.now();
     const exported = await exportLibrary(store, library);
-    const files = await writeExportDirectory(resolve(values.out), exported, cliBlobStorage());
+    const files = await writeExportDirectory(resolve(out), exported, cliBlobStorage());
     const durationMs = Math.round(performance.now() - started);
-    return { directory: resolve(values.out), files, counts: exported.manifest.counts, durationMs, componentsPerSecond: Math.round(exported.components.length / Math.max(durationMs / 1000, 0.001)) };
+    return { directory: resolve(out), files, counts: exported.manifest.counts, durationMs, componentsPerSecond: Math.round(exported.components.length / Math.max(durationMs / 1000, 0.001)) };
   });
 }
 
 /**
  * Imports files into an empty library; progress lines (JSON) on stderr. History of a CSV import is recorded
- * as by --email's user (default: the library's creator).
+ * as by --email's user (default: the library's creator). The audit entry lands in the import's commit
+ * transaction (lib/store/libraryTransfer.ts, commitLibraryImport).
  */
 function importCommand(args: string[]): Promise<void> {
-  return libraryTask(args, { in: { type: 'string' }, format: { type: 'string' }, email: { type: 'string' }, legacy: { type: 'boolean' } }, async (store, library, values) => {
-    if (!values.in) fail(`Missing --in\n${usage}`, 2);
-    if (values.format !== undefined && values.format !== 'json' && values.format !== 'csv') fail('--format is json or csv', 2);
-    // parseArgs gives a boolean option as true (typed with the string options here).
-    const legacy = (values.legacy as unknown) === true;
-    if (legacy && values.format === 'json') fail('--legacy applies to a CSV import (sourcing.csv)', 2);
+  return libraryTask('import', args, { in: { type: 'string' }, format: { type: 'string' }, email: { type: 'string' }, legacy: { type: 'boolean' } }, async (store, library, values, operation) => {
+    // Vendors it creates are written before (their own transactions): the entry belongs in the commit.
+    operation.auditAtCommit = true;
+    const input = text(values, 'in');
+    const format = text(values, 'format');
+    if (!input) throw new InvalidInputError('Missing --in');
+    if (format !== undefined && format !== 'json' && format !== 'csv') throw new InvalidInputError('--format is json or csv');
+    const legacy = values.legacy === true;
+    if (legacy && format === 'json') throw new InvalidInputError('--legacy applies to a CSV import (sourcing.csv)');
+    const email = text(values, 'email');
     const [organization, record] = await Promise.all([getOrganization(store, library.organizationId), getLibrary(store, library.organizationId, library.libraryId)]);
-    const userId = values.email ? await findUserIdByEmail(store, values.email) : record?.createdBy;
-    if (!organization || !userId) fail(values.email ? `No user ${values.email}` : 'The library has no creator to import as: pass --email', 2);
-    const source = await readImportDirectory(resolve(values.in), values.format as 'json' | 'csv' | undefined, { legacy });
+    const userId = email ? await findUserIdByEmail(store, email) : record?.createdBy;
+    if (!organization || !userId) throw new InvalidInputError(email ? `No user ${email}` : 'The library has no creator to import as: pass --email');
+    const source = await readImportDirectory(resolve(input), format as 'json' | 'csv' | undefined, { legacy });
     let lastReport = 0;
     const report = (progress: ImportProgress) => {
       const now = performance.now();
@@ -228,47 +306,36 @@ function importCommand(args: string[]): Promise<void> {
  * ends FAILED (IMPORT_ABANDONED). A job whose worker is still heard from is refused unless --force.
  */
 function importAbortCommand(args: string[]): Promise<void> {
-  return libraryTask(args, { force: { type: 'boolean' } }, (store, library, values) => abortLibraryImport(store, library, { force: Boolean(values.force) }));
+  return libraryTask('import-abort', args, { force: { type: 'boolean' } }, (store, library, values) => abortLibraryImport(store, library, { force: values.force === true }));
 }
 
 /**
- * An operator command with named options: the required ones must be present; prints the task's result as
- * one JSON line, or the refusal (its code and message) on stderr with exit status 2.
+ * An operator command with named string options: the required ones must be present; the task's result
+ * is printed as one JSON line (runCommand).
  */
 async function operatorTask(
-  name: string,
+  name: OperatorCommandName,
   args: string[],
   options: { required: string[]; optional?: string[] },
-  task: (store: Store, values: Record<string, string>) => Promise<unknown>,
+  task: (store: Store, values: Record<string, string>, operation: AuditOperation) => Promise<unknown>,
 ): Promise<void> {
-  let values: Record<string, string | undefined>;
-  try {
-    const spec = Object.fromEntries([...options.required, ...(options.optional ?? [])].map((option) => [option, { type: 'string' as const }]));
-    ({ values } = parseArgs({ args, options: spec, strict: true }) as { values: Record<string, string | undefined> });
-  } catch (error) {
-    fail(`${(error as Error).message}\n${usage}`, 2);
-  }
-  const missing = options.required.filter((option) => !values[option]);
-  if (missing.length) fail(`Missing ${missing.map((m) => `--${m}`).join(', ')}\n${usage}`, 2);
-  const store = createStore(targetEnv(process.env));
-  try {
-    // Every operator command is audited: the operator (OPERATOR, else the OS user) in the organization's chain.
-    const organizationId = values['org-slug'] ? ((await findOrganizationIdBySlug(store, values['org-slug'])) ?? null) : null;
-    const actor = { type: 'operator' as const, id: process.env.OPERATOR || userInfo().username };
-    const summary = Object.keys(values)
-      .filter((option) => values[option] !== undefined)
-      .map((option) => `--${option}`)
-      .join(' ');
-    const result = await audited(store, { organizationId, actor, operation: `admin.${name.replace(/ /g, '.')}`, summary, targets: organizationId ? [organizationId] : [] }, () =>
-      task(store, values as Record<string, string>),
-    );
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  } catch (error) {
-    if (error instanceof DomainError) fail(`${name} refused (${error.code}): ${error.message}`, 2);
-    throw error;
-  } finally {
-    store.ddb.destroy();
-  }
+  const values = optionsOf(args, Object.fromEntries([...options.required, ...(options.optional ?? [])].map((option) => [option, { type: 'string' as const }])));
+  requireOptions(values, options.required);
+  await runCommand(name, values, (store, operation) => task(store, values as Record<string, string>, operation));
+}
+
+/** The daily digest run, by hand: SES when MAIL_FROM is set, otherwise the mails are printed. */
+async function digests(args: string[]): Promise<void> {
+  const values = optionsOf(args, {});
+  const env = targetEnv(process.env);
+  const printer: Mailer = { send: async (mail) => void process.stdout.write(`${JSON.stringify(mail)}\n`) };
+  const mailer = env.MAIL_FROM ? mailerFromEnv(env) : printer;
+  await runCommand('digests', values, async (store, operation) => {
+    const sent = await sendDueDigests({ store, mailer, appUrl: env.APP_URL || 'http://localhost:3000' });
+    operation.summary = `sent ${sent}`;
+    process.stderr.write(`${sent} digest(s) sent\n`);
+    return undefined;
+  });
 }
 
 /**
@@ -276,52 +343,34 @@ async function operatorTask(
  * lost identity providers registered again from the stored metadata, the federated client's list set to the
  * enabled ones. --scan also finds configurations saved before the metadata was stored (a Scan of the table).
  * Deployed: the pool and the federated client come from COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID
- * (the stack's UserPoolId and FederatedClientId outputs); local: from the running local stack.
+ * (the stack's UserPoolId and FederatedClientId outputs); local: from the running local stack. One audit
+ * entry in the operator's chain, naming the organizations it went through.
  */
-/** The daily digest run, by hand: SES when MAIL_FROM is set, otherwise the mails are printed. */
-async function digests(): Promise<void> {
-  const env = targetEnv(process.env);
-  const printer: Mailer = { send: async (mail) => void process.stdout.write(`${JSON.stringify(mail)}\n`) };
-  const mailer = env.MAIL_FROM ? mailerFromEnv(env) : printer;
-  const store = createStore(env);
-  try {
-    const sent = await sendDueDigests({ store, mailer, appUrl: env.APP_URL || 'http://localhost:3000' });
-    process.stderr.write(`${sent} digest(s) sent\n`);
-  } finally {
-    store.ddb.destroy();
-  }
-}
-
 async function samlResync(args: string[]): Promise<void> {
-  let scan = false;
-  try {
-    scan = Boolean(parseArgs({ args, options: { scan: { type: 'boolean' } }, strict: true }).values.scan);
-  } catch (error) {
-    fail(`${(error as Error).message}\n${usage}`, 2);
-  }
+  const values = optionsOf(args, { scan: { type: 'boolean' } });
   const env = targetEnv(process.env);
-  let registryEnv: NodeJS.ProcessEnv = env;
-  if (env.DYNAMODB_ENDPOINT && !env.COGNITO_FEDERATION_ENDPOINT) {
-    const local = await findLocalFederation(localConfig(process.env));
-    registryEnv = {
-      ...env,
-      COGNITO_USER_POOL_ID: local.userPoolId,
-      COGNITO_FEDERATED_CLIENT_ID: local.federatedClientId,
-      COGNITO_FEDERATION_ENDPOINT: local.endpoint,
-      AWS_REGION: env.AWS_REGION || 'us-east-1',
-    };
-  }
-  if (!registryEnv.COGNITO_USER_POOL_ID || !registryEnv.COGNITO_FEDERATED_CLIENT_ID)
-    fail(`Set COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID (the stack's UserPoolId and FederatedClientId outputs)\n${usage}`, 2);
-  const store = createStore(env);
-  try {
-    const extra = scan ? (await scanOrganizations(store)).filter((organization) => organization.saml).map((organization) => organization.id) : [];
+  let problem = false;
+  await runCommand('saml-resync', values, async (store, operation) => {
+    let registryEnv: NodeJS.ProcessEnv = env;
+    if (env.DYNAMODB_ENDPOINT && !env.COGNITO_FEDERATION_ENDPOINT) {
+      const local = await findLocalFederation(localConfig(process.env));
+      registryEnv = {
+        ...env,
+        COGNITO_USER_POOL_ID: local.userPoolId,
+        COGNITO_FEDERATED_CLIENT_ID: local.federatedClientId,
+        COGNITO_FEDERATION_ENDPOINT: local.endpoint,
+        AWS_REGION: env.AWS_REGION || 'us-east-1',
+      };
+    }
+    if (!registryEnv.COGNITO_USER_POOL_ID || !registryEnv.COGNITO_FEDERATED_CLIENT_ID)
+      throw new InvalidInputError("Set COGNITO_USER_POOL_ID and COGNITO_FEDERATED_CLIENT_ID (the stack's UserPoolId and FederatedClientId outputs)");
+    const extra = values.scan === true ? (await scanOrganizations(store)).filter((organization) => organization.saml).map((organization) => organization.id) : [];
     const result = await resyncSamlFederation(store, samlProvidersFromEnv(registryEnv), { extraOrganizationIds: extra });
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    if (result.organizations.some((organization) => organization.problem)) process.exitCode = 1;
-  } finally {
-    store.ddb.destroy();
-  }
+    operation.targets = result.organizations.map((organization) => organization.organizationId).slice(0, 50);
+    problem = result.organizations.some((organization) => organization.problem);
+    return result;
+  });
+  if (problem) process.exitCode = 1;
 }
 
 /** A connection that could not be made (nothing listening, unknown host), however the SDK wrapped it. */
@@ -350,92 +399,103 @@ function unreachable(failure: { code: string; address?: string }): never {
   );
 }
 
-async function auditChainOfSlug(store: Store, slug: string): Promise<string> {
-  const organizationId = await findOrganizationIdBySlug(store, slug);
-  if (!organizationId) fail(`No organization with slug "${slug}"`, 2);
-  return `ORG#${organizationId}#AUDIT`;
-}
+const chainOf = (organizationId: string) => `ORG#${organizationId}#AUDIT`;
 
 /** The audit log's operator commands (lib/store/README.md, "Audit log"). verify exits 1 when the chain does not hold. */
-async function auditCommand(sub: string, args: string[]): Promise<void> {
+async function auditCommand(name: OperatorCommandName, args: string[]): Promise<void> {
   const range = (v: Record<string, string>) => ({ from: v.from, to: v.to });
-  if (sub === 'verify') {
+  if (name === 'audit verify') {
     let ok = true;
-    await operatorTask('audit verify', args, { required: ['org-slug'], optional: ['from', 'to'] }, async (store, v) => {
-      const result = await verifyAuditChain(store, await auditChainOfSlug(store, v['org-slug']!), range(v));
+    await operatorTask(name, args, { required: ['org-slug'], optional: ['from', 'to'] }, async (store, v) => {
+      const result = await verifyAuditChain(store, chainOf(await organizationOfSlug(store, v['org-slug']!)), range(v));
       ok = result.ok;
       return result;
     });
     if (!ok) process.exitCode = 1;
-  } else if (sub === 'export') {
-    await operatorTask('audit export', args, { required: ['org-slug', 'out'], optional: ['format', 'from', 'to'] }, async (store, v) => {
+  } else if (name === 'audit export') {
+    await operatorTask(name, args, { required: ['org-slug', 'out'], optional: ['format', 'from', 'to'] }, async (store, v) => {
       const format = v.format ?? 'jsonl';
-      if (format !== 'jsonl' && format !== 'csv') fail('--format is jsonl or csv', 2);
-      const entries = await listAuditEntries(store, await auditChainOfSlug(store, v['org-slug']!), range(v));
+      if (format !== 'jsonl' && format !== 'csv') throw new InvalidInputError('--format is jsonl or csv');
+      const entries = await listAuditEntries(store, chainOf(await organizationOfSlug(store, v['org-slug']!)), range(v));
       await writeFile(v.out!, format === 'csv' ? auditCsv(entries) : auditJsonLines(entries));
       return { out: v.out, format, entries: entries.length };
     });
-  } else if (sub === 'seal') {
-    await operatorTask('audit seal', args, { required: ['org-slug'] }, async (store, v) => ({ sealed: await sealAuditChain(store, await auditChainOfSlug(store, v['org-slug']!)) }));
-  } else if (sub === 'digest') {
-    await operatorTask('audit digest', args, { required: ['org-slug'] }, async (store, v) => ({ digest: await putAuditDigest(store, await auditChainOfSlug(store, v['org-slug']!)) }));
+  } else if (name === 'audit seal') {
+    await operatorTask(name, args, { required: ['org-slug'] }, async (store, v) => ({ sealed: await sealAuditChain(store, chainOf(await organizationOfSlug(store, v['org-slug']!))) }));
+  } else if (name === 'audit digest') {
+    // Deployed with AUDIT_DIGEST_BUCKET (the stack's AuditDigestBucketName output), also the Object Lock copy.
+    await operatorTask(name, args, { required: ['org-slug'] }, async (store, v) => ({
+      digest: (await keepAuditDigest(store, await organizationOfSlug(store, v['org-slug']!), auditDigestSinkFromEnv())) ?? null,
+    }));
   } else {
-    await operatorTask('audit retention', args, { required: ['org-slug', 'days'] }, async (store, v) => {
+    await operatorTask(name, args, { required: ['org-slug', 'days'] }, async (store, v) => {
       const days = Number(v.days);
-      if (!Number.isInteger(days) || days < 1 || days > 3650) fail('--days is a whole number of days from 1 to 3650', 2);
-      const organizationId = await findOrganizationIdBySlug(store, v['org-slug']!);
-      return { updated: organizationId ? await setAuditRetention(store, organizationId, days) : false, days };
+      if (!Number.isInteger(days) || days < 1 || days > 3650) throw new InvalidInputError('--days is a whole number of days from 1 to 3650');
+      return { updated: await setAuditRetention(store, await organizationOfSlug(store, v['org-slug']!), days), days };
     });
   }
 }
 
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
-  const subcommand = `${command} ${rest[0] ?? ''}`;
-  if (subcommand === 'member add') {
-    await operatorTask('member add', rest.slice(1), { required: ['org-slug', 'email', 'role'], optional: ['api-key-library', 'name'] }, (store, v) =>
+/** Backup: every item of the table as a typed JSON line. Its audit entry is written after the scan (not in the file). */
+function backup(args: string[]): Promise<void> {
+  return operatorTask('backup', args, { required: ['out'] }, async (store, v) => {
+    const out = createWriteStream(v.out!);
+    let items = 0;
+    for await (const line of backupLines(store)) {
+      if (!out.write(`${line}\n`)) await once(out, 'drain');
+      items += 1;
+      if (items % 10_000 === 0) process.stderr.write(`backup: ${items} items\n`);
+    }
+    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    return { table: store.tableName, out: v.out, items };
+  });
+}
+
+/** Restore into an empty or new table; the audit entry goes to the table the CLI targets (TABLE_NAME), not to --table. */
+function restore(args: string[]): Promise<void> {
+  return operatorTask('restore', args, { required: ['in'], optional: ['table'] }, async (store, v) => {
+    const target = v.table ? { ...store, tableName: v.table } : store;
+    await prepareRestoreTarget(target);
+    const lines = createInterface({ input: createReadStream(v.in!), crlfDelay: Infinity });
+    return { table: target.tableName, in: v.in, items: await restoreLines(target, lines) };
+  });
+}
+
+/** Every command of the CLI (infra/admin/commands.ts): the type makes a new name without a handler a compile error. */
+const handlers: Record<OperatorCommandName, (args: string[]) => Promise<void>> = {
+  bootstrap,
+  'member add': (args) =>
+    operatorTask('member add', args, { required: ['org-slug', 'email', 'role'], optional: ['api-key-library', 'name'] }, (store, v) =>
       addMember(store, { orgSlug: v['org-slug']!, email: v.email!, role: v.role!, apiKeyLibrary: v['api-key-library'], name: v.name }),
-    );
-  } else if (subcommand === 'plan set') {
-    await operatorTask('plan set', rest.slice(1), { required: ['org-slug', 'plan'] }, (store, v) => setPlan(store, v['org-slug']!, v.plan!));
-  } else if (subcommand === 'grant create') {
-    await operatorTask('grant create', rest.slice(1), { required: ['email'], optional: ['expires-days'] }, (store, v) =>
+    ),
+  'plan set': (args) => operatorTask('plan set', args, { required: ['org-slug', 'plan'] }, (store, v) => setPlan(store, v['org-slug']!, v.plan!)),
+  'grant create': (args) =>
+    operatorTask('grant create', args, { required: ['email'], optional: ['expires-days'] }, (store, v) =>
       createCreationGrant(store, v.email!, v['expires-days'] === undefined ? 30 : Number(v['expires-days'])),
-    );
-  } else if (subcommand === 'domain verify') {
-    await operatorTask('domain verify', rest.slice(1), { required: ['org-slug', 'domain'] }, (store, v) => verifyDomain(store, v['org-slug']!, v.domain!));
-  } else if (subcommand === 'tenants list') {
-    await operatorTask('tenants list', rest.slice(1), { required: [] }, (store) => listTenants(store));
-  } else if (command === 'backup') {
-    await operatorTask('backup', rest, { required: ['out'] }, async (store, v) => {
-      const out = createWriteStream(v.out!);
-      let items = 0;
-      for await (const line of backupLines(store)) {
-        if (!out.write(`${line}\n`)) await once(out, 'drain');
-        items += 1;
-        if (items % 10_000 === 0) process.stderr.write(`backup: ${items} items\n`);
-      }
-      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      return { table: store.tableName, out: v.out, items };
-    });
-  } else if (command === 'restore') {
-    await operatorTask('restore', rest, { required: ['in'], optional: ['table'] }, async (store, v) => {
-      const target = v.table ? { ...store, tableName: v.table } : store;
-      await prepareRestoreTarget(target);
-      const lines = createInterface({ input: createReadStream(v.in!), crlfDelay: Infinity });
-      return { table: target.tableName, in: v.in, items: await restoreLines(target, lines) };
-    });
-  } else if (command === 'audit' && ['verify', 'export', 'seal', 'digest', 'retention'].includes(rest[0] ?? '')) {
-    await auditCommand(rest[0]!, rest.slice(1));
-  } else if (command === 'bootstrap') await bootstrap(rest);
-  else if (command === 'cleanup-writes') await cleanupWrites(rest);
-  else if (command === 'reindex-search') await reindexSearch(rest);
-  else if (command === 'export') await exportCommand(rest);
-  else if (command === 'import') await importCommand(rest);
-  else if (command === 'import-abort') await importAbortCommand(rest);
-  else if (command === 'saml-resync') await samlResync(rest);
-  else if (command === 'digests') await digests();
-  else fail(command ? `Unknown command "${command}"\n${usage}` : usage, 2);
+    ),
+  'domain verify': (args) => operatorTask('domain verify', args, { required: ['org-slug', 'domain'] }, (store, v) => verifyDomain(store, v['org-slug']!, v.domain!)),
+  'cleanup-writes': cleanupWrites,
+  'reindex-search': reindexSearch,
+  'tenants list': (args) => operatorTask('tenants list', args, { required: [] }, (store) => listTenants(store)),
+  backup,
+  restore,
+  export: exportCommand,
+  import: importCommand,
+  'import-abort': importAbortCommand,
+  'saml-resync': samlResync,
+  'audit verify': (args) => auditCommand('audit verify', args),
+  'audit export': (args) => auditCommand('audit export', args),
+  'audit seal': (args) => auditCommand('audit seal', args),
+  'audit digest': (args) => auditCommand('audit digest', args),
+  'audit retention': (args) => auditCommand('audit retention', args),
+  digests,
+};
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const command = commandOf(argv);
+  if (!command) fail(argv[0] ? `Unknown command "${argv.join(' ')}"\n${usage}` : usage, 2);
+  await handlers[command.name](command.args);
 }
 
 try {

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { queryAuditLog, type AuditEntryRecord, type AuditLogFilter } from '../store/audit.js';
+export type { AuditLogFilter };
 
 export interface AuditLogPage {
   entries: AuditEntryRecord[];

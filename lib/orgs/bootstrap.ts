@@ -33,9 +33,11 @@ export interface BootstrapResult {
 /**
  * Creates a tenant in one transaction: the organization, its first library with its default configuration,
  * a Site Admin (an existing user
- * with that email is reused) and an API key for the library. A taken slug writes nothing.
+ * with that email is reused) and an API key for the library. A taken slug writes nothing. `organizationId`:
+ * the new organization's id when the caller chose it first (the operator CLI, whose audit entry lands in the
+ * new organization's chain in the same transaction); a fresh one otherwise.
  */
-export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): Promise<BootstrapResult> {
+export async function bootstrapTenant(store: Store, rawInput: BootstrapInput, options: { organizationId?: string } = {}): Promise<BootstrapResult> {
   const parsed = bootstrapInput.safeParse(rawInput);
   if (!parsed.success) throw new InvalidInputError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
   const input = parsed.data;
@@ -44,7 +46,7 @@ export async function bootstrapTenant(store: Store, rawInput: BootstrapInput): P
 
   const at = nowIso();
   const organization: OrganizationRecord = {
-    id: randomUUID(),
+    id: options.organizationId ?? randomUUID(),
     name: input.orgName,
     slug: input.orgSlug,
     type: 'PRODUCTION',

@@ -2,7 +2,18 @@ import { createHash } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { auditChainPk, auditEntryItem, defaultAuditRetentionDays, digestSk, headKey, pendingIndexPk, withoutAuditOperation, type AuditOperation, type AuditResult } from './auditContext.js';
+import {
+  auditChainPk,
+  auditChainsPk,
+  auditEntryItem,
+  defaultAuditRetentionDays,
+  digestSk,
+  headKey,
+  pendingIndexPk,
+  withoutAuditOperation,
+  type AuditOperation,
+  type AuditResult,
+} from './auditContext.js';
 import type { Store } from './client.js';
 import { getItem, parseItem, putIf, queryAll, withTable, type WriteItem } from './items.js';
 import { currentMeter, newMeter, withMeter } from './meter.js';
@@ -45,7 +56,7 @@ const auditEntry = z.object({
 });
 export type AuditEntryRecord = z.infer<typeof auditEntry>;
 
-const chainPoint = z.object({ PK: z.string(), SK: z.string(), seq: z.number(), hash: z.string(), at: z.string() });
+const chainPoint = z.object({ PK: z.string(), SK: z.string(), seq: z.number(), hash: z.string(), at: z.string(), registered: z.boolean().optional() });
 export type AuditChainPoint = z.infer<typeof chainPoint>;
 
 /** Writes the operation's entry on its own (an operation that wrote no transaction, a refusal, a failure). */
@@ -136,9 +147,11 @@ export async function sealAuditChain(store: Store, chainPk: string): Promise<num
       prevHash = hash;
     }
     const last = pending[pending.length - 1]!;
+    // A chain's first seal (or the first since the registry exists) enters it in the registry of chains.
+    if (!head?.registered) items.push({ Put: { Item: { PK: auditChainsPk, SK: chainPk, entity: 'AuditChain' } } });
     items.push({
       Put: {
-        Item: { ...headKey(chainPk), entity: 'AuditHead', seq, hash: prevHash, at: last.at },
+        Item: { ...headKey(chainPk), entity: 'AuditHead', seq, hash: prevHash, at: last.at, registered: true },
         ...(head
           ? { ConditionExpression: '#seq = :headSeq', ExpressionAttributeNames: { '#seq': 'seq' }, ExpressionAttributeValues: { ':headSeq': head.seq } }
           : { ConditionExpression: 'attribute_not_exists(PK)' }),
@@ -156,13 +169,28 @@ export function auditChainsOf(newImages: (Record<string, unknown> | undefined)[]
   return [...new Set(newImages.flatMap((image) => (image?.entity === 'AuditEntry' && image.seq === undefined ? [image.PK as string] : [])))];
 }
 
-/** Keeps today's head apart: a digest item per day (deployed, also an S3 object under Object Lock). */
+/**
+ * Keeps today's head apart: a digest item per day (deployed, also an S3 object under Object Lock:
+ * lib/audit/digest.ts). A day's digest is written once; run again that day, it returns the one kept.
+ */
 export async function putAuditDigest(store: Store, chainPk: string, day = new Date().toISOString().slice(0, 10)): Promise<AuditChainPoint | undefined> {
   const head = await getAuditHead(store, chainPk);
   if (!head) return undefined;
   const digest = { PK: chainPk, SK: digestSk(day), entity: 'AuditDigest', seq: head.seq, hash: head.hash, at: head.at };
-  await withoutAuditOperation(() => putIf(store, { Item: digest, ConditionExpression: 'attribute_not_exists(PK)' }));
-  return digest;
+  const written = await withoutAuditOperation(() => putIf(store, { Item: digest, ConditionExpression: 'attribute_not_exists(PK)' }));
+  if (written) return digest;
+  return getItem(store, { PK: chainPk, SK: digestSk(day) }, chainPoint, 'audit digest');
+}
+
+/** The organizations whose chain was ever sealed (the registry of chains: a Query, not a Scan of the table). */
+export async function listAuditedOrganizationIds(store: Store): Promise<string[]> {
+  const chains = await queryAll(
+    store,
+    { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': auditChainsPk, ':p': 'ORG#' } },
+    z.object({ SK: z.string() }),
+    'audit chain registry entry',
+  );
+  return chains.map((chain) => chain.SK.slice('ORG#'.length, -'#AUDIT'.length));
 }
 
 export function listAuditDigests(store: Store, chainPk: string): Promise<AuditChainPoint[]> {

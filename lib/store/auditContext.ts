@@ -39,6 +39,11 @@ export interface AuditOperation extends AuditSource {
   attached?: string | undefined;
   /** True once the transaction carrying the entry committed. */
   written?: boolean;
+  /**
+   * A multi-step write whose entry belongs in its commit (the operator's CLI import): only a transaction
+   * marked as a commit (transactWrite's `commit`) carries it, not the first one.
+   */
+  auditAtCommit?: boolean;
 }
 
 export const defaultAuditRetentionDays = 400;
@@ -73,6 +78,8 @@ export const pendingIndexPk = (chainPk: string) => `AUDITPENDING#${chainPk}`;
 export const entrySk = (at: string, entryId: string) => `E#${at}#${entryId}`;
 export const headKey = (chainPk: string) => ({ PK: chainPk, SK: 'HEAD' });
 export const digestSk = (day: string) => `DIGEST#${day}`;
+/** The registry of chains (one item per chain, written with its first seal): what the daily digest goes through. */
+export const auditChainsPk = 'AUDITCHAINS';
 
 /** The entry item of an operation with its result; `at` and `entryId` fresh. */
 export function auditEntryItem(operation: AuditOperation, result: AuditResult, errorCode?: string): Record<string, unknown> {
@@ -108,11 +115,12 @@ export function auditEntryItem(operation: AuditOperation, result: AuditResult, e
 
 /**
  * Called by transactWrite: the entry item to add to this transaction (the first one of the operation
- * that has room), or undefined. `confirm` marks it written once the transaction committed.
+ * that has room; with auditAtCommit, the first commit), or undefined. `confirm` marks it written once the transaction committed.
  */
-export function auditItemFor(itemCount: number): { item: WriteItem; committed: (ok: boolean) => void } | undefined {
+export function auditItemFor(itemCount: number, commit = false): { item: WriteItem; committed: (ok: boolean) => void } | undefined {
   const operation = currentAuditOperation();
   if (!operation || operation.attached || operation.written || itemCount >= 100) return undefined;
+  if (operation.auditAtCommit && !commit) return undefined;
   const entry = auditEntryItem(operation, 'SUCCESS');
   operation.attached = entry.SK as string;
   return {

@@ -217,6 +217,8 @@ export interface TransactWriteOptions {
   otherwise?: ConditionFailure;
   /** The error for a transaction that met a concurrent one (default: ConcurrentWriteError). */
   onConflict?: () => Error;
+  /** The commit of a multi-step write: an audit operation that waits for its commit (`auditAtCommit`) puts its entry here. */
+  commit?: boolean;
 }
 
 /**
@@ -229,7 +231,7 @@ export interface TransactWriteOptions {
 export async function transactWrite(store: Store, items: readonly WriteItem[], options: TransactWriteOptions = {}): Promise<void> {
   if (items.length === 0) return;
   // Inside an audited operation the first transaction with room carries its entry (lib/store/auditContext.ts).
-  const audit = auditItemFor(items.length);
+  const audit = auditItemFor(items.length, options.commit === true);
   try {
     await store.ddb.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [audit.item] : [])].map((item) => withTable(store, item)) }));
     audit?.committed(true);

@@ -216,5 +216,6 @@ export async function commitLibraryImport(
       ExpressionAttributeValues: { ':id': importId },
     },
   });
-  await transactWrite(store, items);
+  // The import's commit: an audited import (the operator CLI's) records its entry here.
+  await transactWrite(store, items, { commit: true });
 }

@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { CategoriesDocument, CategoryDefinition } from '../config/categories.js';
 import type { StatusesDocument } from '../config/statuses.js';
+import { escapeCell, escapedRows, unescapeCell } from '../csvCells.js';
 import type { ImportProblem } from '../errors.js';
 import type { ExportedComponent } from './format.js';
 
@@ -48,20 +49,8 @@ export const componentColumns = [
 export const bomColumns = ['parentCpn', 'childCpn', 'quantity', 'refDes', 'itemNumber', 'notes'] as const;
 const attributePrefix = 'attr:';
 
-const formulaStart = /^[=+\-@\t\r]/;
-const plainNumber = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-
-/** A data cell as written: a quote before a cell a spreadsheet would run as a formula, or that starts with a quote. */
-export function escapeCell(cell: string): string {
-  return cell.startsWith("'") || (formulaStart.test(cell) && !plainNumber.test(cell)) ? `'${cell}` : cell;
-}
-
-/** A data cell as read: the inverse of escapeCell (one leading single quote removed). */
-export function unescapeCell(cell: string): string {
-  return cell.startsWith("'") ? cell.slice(1) : cell;
-}
-
-export const escapedRows = (rows: string[][]) => rows.map((row) => row.map(escapeCell));
+// The escaping is shared with every CSV the service writes (the audit log's too).
+export { escapeCell, escapedRows, unescapeCell };
 
 function listCell(values: readonly string[] | null): string {
   if (!values || values.length === 0) return '';

@@ -163,7 +163,8 @@ describe('files bucket', () => {
   const blockAll = { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true };
 
   it('is private, encrypted, retained, and logs access to a separate bucket', () => {
-    template.resourceCountIs('AWS::S3::Bucket', 2);
+    // Files, their access logs, and the audit digests (see "audit digests").
+    template.resourceCountIs('AWS::S3::Bucket', 3);
     const files = bucketId('FilesBucket');
     const logs = bucketId('AccessLogsBucket');
     const buckets = resourcesOfType('AWS::S3::Bucket');
@@ -272,7 +273,8 @@ describe('files bucket', () => {
       ],
       Auth: [],
       Scim: [],
-      Webhooks: [],
+      // The daily audit digests only (see "audit digests").
+      Webhooks: [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId('AuditDigestBucket'), 'Arn'] }, '/audit-digests/*']] } }],
       Jobs: [{ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objectsOf(files) }],
       SamlResync: [],
     });
@@ -483,6 +485,73 @@ describe('webhooks', () => {
       .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'))
       .flatMap((policy) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref.replace(/FunctionRole[0-9A-F]{8}$/, '')));
     expect(readers.sort()).toEqual(['Graphql', 'Webhooks']);
+  });
+});
+
+describe('audit digests', () => {
+  const digestBucket = () => {
+    const ids = Object.keys(resourcesOfType('AWS::S3::Bucket')).filter((id) => /^AuditDigestBucket[0-9A-F]{8}$/.test(id));
+    expect(ids).toHaveLength(1);
+    return ids[0]!;
+  };
+  const webhooksFunction = () => Object.keys(resourcesOfType('AWS::Lambda::Function')).find((id) => id.startsWith('WebhooksFunction'))!;
+
+  it('keeps them in a bucket of their own under Object Lock in COMPLIANCE mode for 400 days, versioned, private, encrypted, retained, access-logged', () => {
+    const bucket = resourcesOfType('AWS::S3::Bucket')[digestBucket()]!;
+    const accessLogs = Object.keys(resourcesOfType('AWS::S3::Bucket')).find((id) => id.startsWith('AccessLogsBucket'))!;
+    expect(bucket).toMatchObject({
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        ObjectLockEnabled: true,
+        ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 400 } } },
+        VersioningConfiguration: { Status: 'Enabled' },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        LoggingConfiguration: { DestinationBucketName: { Ref: accessLogs }, LogFilePrefix: 'audit-digests/' },
+      },
+    });
+    // No lifecycle rule could expire a version early (COMPLIANCE refuses it anyway).
+    expect(bucket.Properties.LifecycleConfiguration).toBeUndefined();
+  });
+
+  it('denies requests without TLS', () => {
+    const id = digestBucket();
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: id },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            Resource: [{ 'Fn::GetAtt': [id, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, '/*']] }],
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('runs the webhooks function daily at 00:30 UTC to keep the digests, the bucket named in its environment only', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(30 0 * * ? *)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [webhooksFunction(), 'Arn'] }, Input: JSON.stringify({ auditDigest: true }) })],
+    });
+    const withBucket = Object.entries(serviceFunctions())
+      .filter(([, fn]) => fn.Properties.Environment.Variables.AUDIT_DIGEST_BUCKET)
+      .map(([id, fn]) => [id.replace(/Function[0-9A-F]{8}$/, ''), fn.Properties.Environment.Variables.AUDIT_DIGEST_BUCKET]);
+    expect(withBucket).toEqual([['Webhooks', { Ref: digestBucket() }]]);
+    template.hasOutput('AuditDigestBucketName', { Value: { Ref: digestBucket() } });
+  });
+
+  it('lets no role delete digests, change their retention or lift a legal hold', () => {
+    const actions = Object.values(resourcesOfType('AWS::IAM::Policy')).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+        .filter((statement) => JSON.stringify(statement.Resource).includes(digestBucket()))
+        .flatMap((statement) => [statement.Action].flat()),
+    );
+    expect(actions).toEqual(['s3:PutObject']);
   });
 });
 

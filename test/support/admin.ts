@@ -4,8 +4,8 @@ import { stack } from './api.js';
 
 const run = promisify(execFile);
 
-/** The operator CLI (`npm run -s admin -- …`) against the test stack's DynamoDB Local, on its table or another. */
-export function adminCli(args: string[], options: { table?: string } = {}) {
+/** The operator CLI (`npm run -s admin -- …`) against the test stack's DynamoDB Local, on its table or another (`env`: more variables). */
+export function adminCli(args: string[], options: { table?: string; env?: Record<string, string> } = {}) {
   return run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
     env: {
       ...process.env,
@@ -15,6 +15,7 @@ export function adminCli(args: string[], options: { table?: string } = {}) {
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
+      ...options.env,
     },
     maxBuffer: 64 * 1024 * 1024,
   });

@@ -827,6 +827,72 @@ export type OrganizationQueryNamespaceTeamArgs = {
   id: Scalars['ID']['input'];
 };
 
+/** How transfer.exportAuditLog writes the log. */
+export type AuditLogExportFormat =
+  /** JSON lines (application/x-ndjson): one object per entry with seq, at, entryId, organizationId, actorType, actorId, actorUserId, integrationId, operation, targets, summary, result, errorCode, sourceIp, userAgent, prevHash, hash. */
+  | 'JSONL'
+  /** RFC 4180 CSV (text/csv, CRLF): a header row with the same columns, targets separated by spaces; cells a spreadsheet would run as a formula are escaped with a leading single quote, as in every export. */
+  | 'CSV';
+
+export type ExportAuditLogInput = {
+  /** The same filter as organization.auditLog; none: the whole log. */
+  filter?: InputMaybe<AuditLogFilterInput>;
+  format?: InputMaybe<AuditLogExportFormat>;
+};
+
+export type TransferMutationNamespace = {
+  __typename?: 'TransferMutationNamespace';
+  /**
+   * Writes the organization's audit log, filtered as organization.auditLog and in its order (newest first), to
+   * the file store of the library of x-library, and returns the file (READY; File.downloadUrl fetches it). For
+   * organization administrators: organization.settings.update, held in that library. The export's own entry
+   * is not in the file. At most 100,000 entries: a larger log is refused with AUDIT_EXPORT_TOO_LARGE
+   * (details.limit); export shorter periods with filter.from and filter.to.
+   */
+  exportAuditLog: File;
+  /** Exports the library of x-library to its file store. */
+  exportLibrary: LibraryExportResult;
+  /**
+   * Writes component.costRollup as CSV to the library's file store and returns the file (READY; File.downloadUrl
+   * fetches it): one row per purchased component (cpn, name, extendedQuantity, orderQuantity,
+   * priceBreakMinQuantity, quoteCurrency, quoteUnitPrice, currency, unitCost, extendedCost), then the missing
+   * ones with their reason (NO_SOURCE, NO_PRICE, NO_RATE) and never a zero, and a TOTAL row. Needs components.read,
+   * as costRollup does.
+   */
+  exportCostRollup: File;
+  /**
+   * Starts an import of a file into the library of x-library and returns its job at once (QUEUED); poll
+   * transfer.importJob(id). Refused at once: FILE_NOT_FOUND / FILE_NOT_READY, LIBRARY_NOT_EMPTY (the library
+   * must be empty), LIBRARY_IMPORT_IN_PROGRESS (another job of this library is queued or running; extensions.jobId
+   * names it), FORBIDDEN (what the import writes needs components.create and components.revision.create, and
+   * for a JSON bundle library.statuses.manage and library.categories.manage). The job validates everything
+   * first: a file with problems ends FAILED with code IMPORT_INVALID and its problems, having written nothing.
+   * While the job writes, the library answers LIBRARY_IMPORT_IN_PROGRESS (importJob excepted); it opens with
+   * everything at once when the import commits, and the job is SUCCEEDED in the same transaction.
+   */
+  importLibrary: LibraryImportJob;
+};
+
+
+export type TransferMutationNamespaceExportAuditLogArgs = {
+  input?: InputMaybe<ExportAuditLogInput>;
+};
+
+
+export type TransferMutationNamespaceExportLibraryArgs = {
+  input?: InputMaybe<ExportLibraryInput>;
+};
+
+
+export type TransferMutationNamespaceExportCostRollupArgs = {
+  input: ExportCostRollupInput;
+};
+
+
+export type TransferMutationNamespaceImportLibraryArgs = {
+  input: ImportLibraryInput;
+};
+
 /**
  * A change order workflow template of the library in x-library (spec: Change order workflow template).
  * Every library has two default templates (ids default-one-stage and default-two-stage) that name no
@@ -4290,46 +4356,6 @@ export type ExportCostRollupInput = {
   currency?: InputMaybe<Scalars['String']['input']>;
 };
 
-export type TransferMutationNamespace = {
-  __typename?: 'TransferMutationNamespace';
-  /** Exports the library of x-library to its file store. */
-  exportLibrary: LibraryExportResult;
-  /**
-   * Writes component.costRollup as CSV to the library's file store and returns the file (READY; File.downloadUrl
-   * fetches it): one row per purchased component (cpn, name, extendedQuantity, orderQuantity,
-   * priceBreakMinQuantity, quoteCurrency, quoteUnitPrice, currency, unitCost, extendedCost), then the missing
-   * ones with their reason (NO_SOURCE, NO_PRICE, NO_RATE) and never a zero, and a TOTAL row. Needs components.read,
-   * as costRollup does.
-   */
-  exportCostRollup: File;
-  /**
-   * Starts an import of a file into the library of x-library and returns its job at once (QUEUED); poll
-   * transfer.importJob(id). Refused at once: FILE_NOT_FOUND / FILE_NOT_READY, LIBRARY_NOT_EMPTY (the library
-   * must be empty), LIBRARY_IMPORT_IN_PROGRESS (another job of this library is queued or running; extensions.jobId
-   * names it), FORBIDDEN (what the import writes needs components.create and components.revision.create, and
-   * for a JSON bundle library.statuses.manage and library.categories.manage). The job validates everything
-   * first: a file with problems ends FAILED with code IMPORT_INVALID and its problems, having written nothing.
-   * While the job writes, the library answers LIBRARY_IMPORT_IN_PROGRESS (importJob excepted); it opens with
-   * everything at once when the import commits, and the job is SUCCEEDED in the same transaction.
-   */
-  importLibrary: LibraryImportJob;
-};
-
-
-export type TransferMutationNamespaceExportLibraryArgs = {
-  input?: InputMaybe<ExportLibraryInput>;
-};
-
-
-export type TransferMutationNamespaceExportCostRollupArgs = {
-  input: ExportCostRollupInput;
-};
-
-
-export type TransferMutationNamespaceImportLibraryArgs = {
-  input: ImportLibraryInput;
-};
-
 /**
  * A person. As a reference inside an organization's data (createdBy, updatedBy, ComponentHistoryEntry.user,
  * members, ...) a user resolves only when they are, or were, a member of that organization; any other id
@@ -4688,6 +4714,9 @@ export type ResolversTypes = {
   AuditLogPaginationInput: AuditLogPaginationInput;
   AuditLogPage: ResolverTypeWrapper<AuditLogPage>;
   OrganizationQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  AuditLogExportFormat: AuditLogExportFormat;
+  ExportAuditLogInput: ExportAuditLogInput;
+  TransferMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   ChangeOrderTemplate: ResolverTypeWrapper<ChangeOrderTemplateModel>;
@@ -4948,7 +4977,6 @@ export type ResolversTypes = {
   LibraryImportJob: ResolverTypeWrapper<ImportJobRecordModel>;
   TransferQueryNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ExportCostRollupInput: ExportCostRollupInput;
-  TransferMutationNamespace: ResolverTypeWrapper<Record<PropertyKey, never>>;
   User: ResolverTypeWrapper<UserModel>;
   Me: ResolverTypeWrapper<CurrentUserModel>;
   SandboxParentOption: ResolverTypeWrapper<SandboxParentModel>;
@@ -5010,6 +5038,8 @@ export type ResolversParentTypes = {
   AuditLogPaginationInput: AuditLogPaginationInput;
   AuditLogPage: AuditLogPage;
   OrganizationQueryNamespace: Record<PropertyKey, never>;
+  ExportAuditLogInput: ExportAuditLogInput;
+  TransferMutationNamespace: Record<PropertyKey, never>;
   DateTime: Scalars['DateTime']['output'];
   JSON: Scalars['JSON']['output'];
   ChangeOrderTemplate: ChangeOrderTemplateModel;
@@ -5238,7 +5268,6 @@ export type ResolversParentTypes = {
   LibraryImportJob: ImportJobRecordModel;
   TransferQueryNamespace: Record<PropertyKey, never>;
   ExportCostRollupInput: ExportCostRollupInput;
-  TransferMutationNamespace: Record<PropertyKey, never>;
   User: UserModel;
   Me: CurrentUserModel;
   SandboxParentOption: SandboxParentModel;
@@ -5486,6 +5515,13 @@ export type OrganizationQueryNamespaceResolvers<ContextType = GraphQLContext, Pa
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<OrganizationQueryNamespaceTeamArgs, 'id'>>;
   sandboxes?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
   allowlist?: Resolver<Array<ResolversTypes['AllowlistEntry']>, ParentType, ContextType>;
+};
+
+export type TransferMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransferMutationNamespace'] = ResolversParentTypes['TransferMutationNamespace']> = {
+  exportAuditLog?: Resolver<ResolversTypes['File'], ParentType, ContextType, Partial<TransferMutationNamespaceExportAuditLogArgs>>;
+  exportLibrary?: Resolver<ResolversTypes['LibraryExportResult'], ParentType, ContextType, Partial<TransferMutationNamespaceExportLibraryArgs>>;
+  exportCostRollup?: Resolver<ResolversTypes['File'], ParentType, ContextType, RequireFields<TransferMutationNamespaceExportCostRollupArgs, 'input'>>;
+  importLibrary?: Resolver<ResolversTypes['LibraryImportJob'], ParentType, ContextType, RequireFields<TransferMutationNamespaceImportLibraryArgs, 'input'>>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -6718,12 +6754,6 @@ export type TransferQueryNamespaceResolvers<ContextType = GraphQLContext, Parent
   importJobs?: Resolver<Array<ResolversTypes['LibraryImportJob']>, ParentType, ContextType>;
 };
 
-export type TransferMutationNamespaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransferMutationNamespace'] = ResolversParentTypes['TransferMutationNamespace']> = {
-  exportLibrary?: Resolver<ResolversTypes['LibraryExportResult'], ParentType, ContextType, Partial<TransferMutationNamespaceExportLibraryArgs>>;
-  exportCostRollup?: Resolver<ResolversTypes['File'], ParentType, ContextType, RequireFields<TransferMutationNamespaceExportCostRollupArgs, 'input'>>;
-  importLibrary?: Resolver<ResolversTypes['LibraryImportJob'], ParentType, ContextType, RequireFields<TransferMutationNamespaceImportLibraryArgs, 'input'>>;
-};
-
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -6821,6 +6851,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AuditEntry?: AuditEntryResolvers<ContextType>;
   AuditLogPage?: AuditLogPageResolvers<ContextType>;
   OrganizationQueryNamespace?: OrganizationQueryNamespaceResolvers<ContextType>;
+  TransferMutationNamespace?: TransferMutationNamespaceResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
   ChangeOrderTemplate?: ChangeOrderTemplateResolvers<ContextType>;
@@ -6974,7 +7005,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   LibraryImportJobProgress?: LibraryImportJobProgressResolvers<ContextType>;
   LibraryImportJob?: LibraryImportJobResolvers<ContextType>;
   TransferQueryNamespace?: TransferQueryNamespaceResolvers<ContextType>;
-  TransferMutationNamespace?: TransferMutationNamespaceResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   Me?: MeResolvers<ContextType>;
   SandboxParentOption?: SandboxParentOptionResolvers<ContextType>;

@@ -1,4 +1,5 @@
 import type { Resolvers } from '../generated/resolvers-types.js';
+import { auditLogFilter } from './audit.js';
 import { libraryScope, userById } from './shared.js';
 
 /** Export, import jobs and the CSV parser and writer load on their first use, not with every request. */
@@ -20,6 +21,8 @@ export const transferResolvers: Resolvers = {
     },
     exportCostRollup: async (_parent, { input }, context) =>
       (await import('../../../lib/transfer/costRollupCsv.js')).exportCostRollup(context.store, context.blobs(), await libraryScope(context), input.componentId, input.quantity, input.currency),
+    exportAuditLog: async (_parent, { input }, context) =>
+      (await import('../../../lib/audit/export.js')).exportAuditLogToFile(context.store, context.blobs(), await libraryScope(context), auditLogFilter(input?.filter), input?.format ?? 'JSONL'),
     importLibrary: async (_parent, { input }, context) => {
       const [scope, principalId] = await Promise.all([libraryScope(context), context.access.principal()]);
       return (await jobs()).enqueueLibraryImport(
