@@ -84,7 +84,8 @@ describe('audit log', () => {
       expect(entry.sourceIp).toBeTruthy();
     }
     expect(JSON.stringify(entries)).not.toContain(marker);
-  });
+    // One call after another over every mutation: on a loaded 2-core machine that nears the default 30 s.
+  }, 120_000);
 
   it('a successful mutation has exactly one SUCCESS entry, written with its change', async () => {
     const team = await gqlOk<{ organization: { teams: { create: { id: string } } } }>(tenant, 'mutation($input: CreateTeamInput!) { organization { teams { create(input: $input) { id } } } }', {
