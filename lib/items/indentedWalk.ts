@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IndentedBomTooLargeError, InvalidInputError } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
 import { decodeCursor, encodeCursor } from '../search/cursor.js';
