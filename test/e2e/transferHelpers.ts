@@ -91,7 +91,8 @@ export function canonical(exported: LibraryExport) {
       documentLinks: c.documentLinks ? { ...c.documentLinks, links: c.documentLinks.links.map((l, i) => ({ ...l, linkId: `${owner}/link-${i}`, documentId: ref2(l.documentId) })) } : null,
     };
   });
-  const { exportedAt: _at, source: _source, ...rest } = exported.manifest;
+  // The audit section is the organization's log about the library (included or not by who exports), not its content.
+  const { exportedAt: _at, source: _source, audit: _audit, ...rest } = exported.manifest;
   const manifest = {
     ...rest,
     files: (rest.files ?? []).map((f) => ({ ...f, id: fileOf.get(f.id)! })),
