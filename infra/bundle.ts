@@ -28,6 +28,13 @@ export function bundleOptions(name: string, outdir: string): BuildOptions {
     platform: 'node',
     target: 'node22',
     mainFields: ['module', 'main'],
+    alias: {
+      // graphql-armor's max-tokens plugin imports graphql's parser without an extension, which resolves to the
+      // CommonJS build: a second copy of the parser and lexer beside the ESM graphql everything else uses.
+      'graphql/language/parser': 'graphql/language/parser.mjs',
+      // A multipart/urlencoded body parser no function uses (infra/bundleStubs/busboy.cjs says why).
+      '@fastify/busboy': './infra/bundleStubs/busboy.cjs',
+    },
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',
     minify: true,

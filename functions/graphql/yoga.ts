@@ -10,6 +10,7 @@ import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
 import { budgetExceeded, currentMeter, limitMeter } from '../../lib/store/meter.js';
 import { requestBatches, requestMemo, type GraphQLContext } from './context.js';
+import { describeSchema, introspects } from './descriptions.js';
 import { requestLimits, useRequestLimits } from './limits.js';
 import { buildSchema } from './schema.js';
 
@@ -84,6 +85,11 @@ function rootFieldPaths(schema: GraphQLSchema, document: DocumentNode, operation
     return selection.selectionSet.selections.flatMap((inner) => (inner.kind === Kind.FIELD ? [`${name}.${inner.name.value}`] : []));
   });
 }
+
+/** Descriptions are set on the schema before the first request that introspects executes (descriptions.ts). */
+const useDescriptions: Plugin = {
+  onExecute: ({ args }) => (introspects(args.document) ? describeSchema(args.schema) : undefined),
+};
 
 const useOperationNames: Plugin<GraphQLContext & { request: Request }> = {
   onExecute: ({ args }) => {
@@ -244,6 +250,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
       useRequestLimits({ introspection }),
       ...(queryBudget ? [useQueryBudget(queryBudget)] : []),
       useErrorCodes,
+      useDescriptions,
       useOperationNames as Plugin,
     ],
     context: ({ request }) => {
