@@ -145,9 +145,39 @@ function callerRateKey(caller: Caller): CallerRateKey {
 }
 
 /**
+ * The share of its rate limit each caller had used at its last request counted by this process (bounded:
+ * the oldest callers are forgotten first). A caller well under its limit (below `overlapBelow`) has its next
+ * request counted beside that request's work instead of before it (see useCredentialFirst).
+ */
+const rateLoads = new Map<CallerRateKey, number>();
+const rateLoadsKept = 10_000;
+const overlapBelow = 0.5;
+
+function rememberRateLoad(key: CallerRateKey, load: number): void {
+  rateLoads.delete(key);
+  rateLoads.set(key, load);
+  if (rateLoads.size > rateLoadsKept) rateLoads.delete(rateLoads.keys().next().value!);
+}
+
+/** A request's rate count running beside it: what it settled to (undefined: admitted; else the refusal or failure). */
+const overlappedCounts = new WeakMap<Request, Promise<unknown>>();
+
+/** The answer to a request refused by the credential check, its rate limit or its concurrency turn. */
+function refusal(error: DomainError & { httpStatus: number }): Response {
+  const headers: Record<string, string> = error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+  return errorResponse(error.httpStatus, error.code, error.message, error.details, headers);
+}
+
+/**
  * Runs before yoga reads the body: refuses oversized and non-JSON requests, then verifies the credential
  * and prepares the caller's context, so that an unauthenticated request costs at most one key lookup and
  * its document is never parsed. The context is kept per request for the context factory below.
+ *
+ * The rate count (two UpdateItems in parallel) is one more round trip before the request's work. While
+ * this process last saw the caller below half of its limits, a query runs beside its count: the count is
+ * awaited before the answer leaves (onResponse), and a refused count answers 429 as before, the query's
+ * result discarded. A mutation still waits for its count before it executes (onExecute), so a refused
+ * request never writes. A caller nearing its limit is counted first, as before.
  */
 function useCredentialFirst(
   store: Store,
@@ -158,7 +188,6 @@ function useCredentialFirst(
   concurrency: CallerConcurrency | undefined,
 ): Plugin {
   return {
-    onResponse: ({ request }) => finishRequest(request),
     async onRequest({ request, endResponse }) {
       const method = request.method;
       if (method === 'OPTIONS') return;
@@ -192,14 +221,48 @@ function useCredentialFirst(
         );
         // Counted once the caller is known (an unknown credential never creates a counter), before the body is read.
         const key = callerRateKey(contexts.get(request)!.caller);
-        if (rateLimits) await applyCallerRateLimit(store, key, rateLimits);
+        if (rateLimits) {
+          const counting = applyCallerRateLimit(store, key, rateLimits).then(
+            (load) => rememberRateLoad(key, load),
+            (error: unknown) => {
+              if (error instanceof RateLimitedError) rememberRateLoad(key, Number.POSITIVE_INFINITY);
+              throw error;
+            },
+          );
+          if ((rateLoads.get(key) ?? Number.POSITIVE_INFINITY) < overlapBelow) {
+            overlappedCounts.set(
+              request,
+              counting.then(
+                () => undefined,
+                (error: unknown) => error,
+              ),
+            );
+          } else await counting;
+        }
         if (concurrency) turns.set(request, await concurrency.acquire(key, request.signal));
       } catch (error) {
         if (!(error instanceof DomainError) || !error.httpStatus) throw error;
         contexts.delete(request);
-        const headers: Record<string, string> = error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
-        endResponse(errorResponse(error.httpStatus, error.code, error.message, error.details, headers));
+        endResponse(refusal(error as DomainError & { httpStatus: number }));
       }
+    },
+    onExecute: ({ args, setResultAndStopExecution }) => {
+      const pending = overlappedCounts.get((args.contextValue as { request: Request }).request);
+      if (!pending || getOperationAST(args.document, args.operationName)?.operation === 'query') return undefined;
+      // Only a query runs beside its count; anything else waits for it, and a refused one never executes
+      // (onResponse answers the refusal).
+      return pending.then((failure) => {
+        if (failure !== undefined) setResultAndStopExecution({ data: null });
+      });
+    },
+    async onResponse({ request, setResponse }) {
+      finishRequest(request);
+      const pending = overlappedCounts.get(request);
+      if (!pending) return;
+      const failure = await pending;
+      if (failure === undefined) return;
+      if (!(failure instanceof DomainError) || !failure.httpStatus) throw failure;
+      setResponse(refusal(failure as DomainError & { httpStatus: number }));
     },
   };
 }
