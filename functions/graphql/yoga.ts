@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getNamedType, getOperationAST, GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import type { BearerVerifier } from '../../lib/access/bearer.js';
@@ -159,6 +160,34 @@ function rememberRateLoad(key: CallerRateKey, load: number): void {
   if (rateLoads.size > rateLoadsKept) rateLoads.delete(rateLoads.keys().next().value!);
 }
 
+/** Counts a request of `key` (lib/accounts/rateLimit.ts) and remembers the share of its limits it has used. */
+function countCaller(store: Store, key: CallerRateKey, limits: CallerRateLimits): Promise<void> {
+  return applyCallerRateLimit(store, key, limits).then(
+    (load) => rememberRateLoad(key, load),
+    (error: unknown) => {
+      if (error instanceof RateLimitedError) rememberRateLoad(key, Number.POSITIVE_INFINITY);
+      throw error;
+    },
+  );
+}
+
+/**
+ * The caller each credential belonged to when this process last admitted it, by the credential's SHA-256
+ * (never the credential itself), bounded as rateLoads.
+ */
+const knownCallers = new Map<string, CallerRateKey>();
+
+function rememberCaller(fingerprint: string, key: CallerRateKey): void {
+  knownCallers.delete(fingerprint);
+  knownCallers.set(fingerprint, key);
+  if (knownCallers.size > rateLoadsKept) knownCallers.delete(knownCallers.keys().next().value!);
+}
+
+function credentialFingerprint(presented: { apiKey?: string | undefined; authorization?: string | undefined; sessionCookie?: string | undefined }): string | undefined {
+  const credential = presented.apiKey?.trim() ? `key:${presented.apiKey.trim()}` : presented.authorization ? `authorization:${presented.authorization}` : presented.sessionCookie ? `session:${presented.sessionCookie}` : undefined;
+  return credential === undefined ? undefined : createHash('sha256').update(credential).digest('base64url');
+}
+
 /** A request's rate count running beside it: what it settled to (undefined: admitted; else the refusal or failure). */
 const overlappedCounts = new WeakMap<Request, Promise<unknown>>();
 
@@ -203,33 +232,27 @@ function useCredentialFirst(
         }
       }
       try {
-        contexts.set(
-          request,
-          await resolveRequestContext(
-            store,
-            {
-              apiKey: request.headers.get('x-api-key') ?? undefined,
-              authorization: request.headers.get('authorization') ?? undefined,
-              sessionCookie: readCookie(request.headers.get('cookie'), sessionCookieName),
-              csrfToken: request.headers.get('x-csrf-token') ?? undefined,
-              organization: request.headers.get('x-organization') ?? undefined,
-              library: request.headers.get('x-library') ?? undefined,
-            },
-            new Date(),
-            verifyBearer,
-          ),
-        );
-        // Counted once the caller is known (an unknown credential never creates a counter), before the body is read.
+        const presented = {
+          apiKey: request.headers.get('x-api-key') ?? undefined,
+          authorization: request.headers.get('authorization') ?? undefined,
+          sessionCookie: readCookie(request.headers.get('cookie'), sessionCookieName),
+          csrfToken: request.headers.get('x-csrf-token') ?? undefined,
+          organization: request.headers.get('x-organization') ?? undefined,
+          library: request.headers.get('x-library') ?? undefined,
+        };
+        // A credential this process has seen admitted, of a caller well under its limits: its count starts
+        // now, beside the context's read (an unknown credential still never creates a counter).
+        const fingerprint = rateLimits ? credentialFingerprint(presented) : undefined;
+        const knownKey = fingerprint ? knownCallers.get(fingerprint) : undefined;
+        const early = rateLimits && knownKey && (rateLoads.get(knownKey) ?? Number.POSITIVE_INFINITY) < overlapBelow ? countCaller(store, knownKey, rateLimits) : undefined;
+        early?.catch(() => undefined);
+        contexts.set(request, await resolveRequestContext(store, presented, new Date(), verifyBearer));
+        // Counted once the caller is known, before the body is read.
         const key = callerRateKey(contexts.get(request)!.caller);
+        if (fingerprint) rememberCaller(fingerprint, key);
         if (rateLimits) {
-          const counting = applyCallerRateLimit(store, key, rateLimits).then(
-            (load) => rememberRateLoad(key, load),
-            (error: unknown) => {
-              if (error instanceof RateLimitedError) rememberRateLoad(key, Number.POSITIVE_INFINITY);
-              throw error;
-            },
-          );
-          if ((rateLoads.get(key) ?? Number.POSITIVE_INFINITY) < overlapBelow) {
+          const counting = early && knownKey === key ? early : countCaller(store, key, rateLimits);
+          if (counting === early || (rateLoads.get(key) ?? Number.POSITIVE_INFINITY) < overlapBelow) {
             overlappedCounts.set(
               request,
               counting.then(
