@@ -16,7 +16,6 @@ import {
 } from 'graphql';
 import type { AccessRule } from '../../lib/access/requestAccess.js';
 import { InvalidInputError } from '../../lib/errors.js';
-import { auditedMutation } from './audit.js';
 import type { GraphQLContext } from './context.js';
 import { leanTypeDefs } from './generated/leanTypeDefs.js';
 import { operationRules } from './operations.js';
@@ -157,6 +156,8 @@ function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fiel
     };
     const run = async () => (resolve as unknown as (...a: unknown[]) => unknown)(parent, args, context, info);
     if (auditPath) {
+      // The audit code (and the store's audit writes) load with the first mutation.
+      const { auditedMutation } = await import('./audit.js');
       return auditedMutation(auditPath, rule, fieldArgs, args, context, async () => {
         checkIds();
         return run();

@@ -182,7 +182,7 @@ export async function measureColdStart(runs = 5): Promise<ColdStartResult[]> {
   const results: ColdStartResult[] = [];
   for (const handler of handlerNames) {
     const bundleDir = join(directory, handler);
-    const metafile = buildFunctionBundle(handler, bundleDir);
+    const metafile = await buildFunctionBundle(handler, bundleDir);
     const samples: FirstRequest[] = [];
     for (let index = 0; index < runs; index += 1) samples.push(await serveFirstRequest(bundleDir, handler));
     const { bytes, files } = await directoryBytes(bundleDir);
@@ -254,7 +254,7 @@ export async function compareColdStart(ref: string, handler: HandlerName = 'grap
   const baselineDir = join(directory, 'baseline');
   const currentDir = join(directory, 'current');
   await run(process.execPath, ['--import', 'tsx', 'infra/bundle.ts', handler, baselineDir], { cwd: baselineSource, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
-  buildFunctionBundle(handler, currentDir);
+  await buildFunctionBundle(handler, currentDir);
   const baseline: FirstRequest[] = [];
   const current: FirstRequest[] = [];
   for (let index = 0; index < runs; index += 1) {
