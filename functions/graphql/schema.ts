@@ -148,6 +148,8 @@ function checkIdLengths(type: GraphQLInputType, value: unknown, path: string): v
   }
 }
 
+let auditModule: Promise<typeof import('./audit.js')> | undefined;
+
 /** Checks ids and the access rule before the resolver; a mutation (`auditPath`) also records its audit entry, refusals included. */
 function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fieldArgs: readonly GraphQLArgument[], resolve: R, auditPath?: string): R {
   const wrapped = async (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: unknown) => {
@@ -157,7 +159,7 @@ function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fiel
     const run = async () => (resolve as unknown as (...a: unknown[]) => unknown)(parent, args, context, info);
     if (auditPath) {
       // The audit code (and the store's audit writes) load with the first mutation.
-      const { auditedMutation } = await import('./audit.js');
+      const { auditedMutation } = await (auditModule ??= import('./audit.js'));
       return auditedMutation(auditPath, rule, fieldArgs, args, context, async () => {
         checkIds();
         return run();
