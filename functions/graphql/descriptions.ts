@@ -46,7 +46,9 @@ function applyDescriptions(schema: GraphQLSchema, descriptions: Record<string, s
 export function introspects(document: DocumentNode): boolean {
   const inSelections = (selectionSet: SelectionSetNode | undefined): boolean =>
     !!selectionSet?.selections.some((selection) =>
-      selection.kind === Kind.FIELD ? selection.name.value === '__schema' || selection.name.value === '__type' || inSelections(selection.selectionSet) : selection.kind === Kind.INLINE_FRAGMENT && inSelections(selection.selectionSet),
+      selection.kind === Kind.FIELD
+        ? selection.name.value === '__schema' || selection.name.value === '__type' || inSelections(selection.selectionSet)
+        : selection.kind === Kind.INLINE_FRAGMENT && inSelections(selection.selectionSet),
     );
   return document.definitions.some((definition) => (definition.kind === Kind.OPERATION_DEFINITION || definition.kind === Kind.FRAGMENT_DEFINITION) && inSelections(definition.selectionSet));
 }

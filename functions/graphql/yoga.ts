@@ -184,7 +184,13 @@ function rememberCaller(fingerprint: string, key: CallerRateKey): void {
 }
 
 function credentialFingerprint(presented: { apiKey?: string | undefined; authorization?: string | undefined; sessionCookie?: string | undefined }): string | undefined {
-  const credential = presented.apiKey?.trim() ? `key:${presented.apiKey.trim()}` : presented.authorization ? `authorization:${presented.authorization}` : presented.sessionCookie ? `session:${presented.sessionCookie}` : undefined;
+  const credential = presented.apiKey?.trim()
+    ? `key:${presented.apiKey.trim()}`
+    : presented.authorization
+      ? `authorization:${presented.authorization}`
+      : presented.sessionCookie
+        ? `session:${presented.sessionCookie}`
+        : undefined;
   return credential === undefined ? undefined : createHash('sha256').update(credential).digest('base64url');
 }
 

@@ -655,11 +655,19 @@ async function storageFloor(dynamodbEndpoint: string, tenant: BootstrapResult): 
     // organization, membership, library and slug items (lib/access/requestContext.ts).
     const contextKeys = [
       apiKeySecretKey(hashSecret(tenant.apiKey)),
-      ...Object.values(apiKeyContextKeys({ organizationId: tenant.organization.id, libraryId: tenant.library.id, userId: tenant.user.id }, { organization: `@${tenant.organization.slug}`, library: tenant.library.path })),
+      ...Object.values(
+        apiKeyContextKeys(
+          { organizationId: tenant.organization.id, libraryId: tenant.library.id, userId: tenant.user.id },
+          { organization: `@${tenant.organization.slug}`, library: tenant.library.path },
+        ),
+      ),
     ].flatMap((key) => (key ? [{ PK: { S: key.PK }, SK: { S: key.SK } }] : []));
     const context = await measureFloor(
       `raw BatchGetItem (a request's context, ${contextKeys.length} items)`,
-      () => client.send(new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: contextKeys } }, ReturnConsumedCapacity: 'TOTAL' })).then((output) => ({ ConsumedCapacity: output.ConsumedCapacity?.[0] })),
+      () =>
+        client
+          .send(new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: contextKeys } }, ReturnConsumedCapacity: 'TOTAL' }))
+          .then((output) => ({ ConsumedCapacity: output.ConsumedCapacity?.[0] })),
       'read',
     );
     const run = randomUUID();

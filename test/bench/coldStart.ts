@@ -295,7 +295,10 @@ export function renderColdStart(results: ColdStartResult[]): string {
     `handler   entry bytes  bytes at import  all bytes (files)  import ms  first request ms  load + first request ms  target: < ${BUNDLE_TARGET_BYTES} B and < ${MODULE_LOAD_TARGET_MS} ms at import (graphql: <= ${GRAPHQL_TARGET_BYTES} B, <= ${GRAPHQL_TARGET_MS} ms)`,
   ];
   for (const result of results) {
-    const within = result.handler === 'graphql' ? result.importBytes <= GRAPHQL_TARGET_BYTES && result.importMs <= GRAPHQL_TARGET_MS : result.importBytes < BUNDLE_TARGET_BYTES && result.importMs < MODULE_LOAD_TARGET_MS;
+    const within =
+      result.handler === 'graphql'
+        ? result.importBytes <= GRAPHQL_TARGET_BYTES && result.importMs <= GRAPHQL_TARGET_MS
+        : result.importBytes < BUNDLE_TARGET_BYTES && result.importMs < MODULE_LOAD_TARGET_MS;
     const verdict = !result.answered ? 'WRONG ANSWER' : within ? 'within' : 'OVER (reported, not failed)';
     lines.push(
       `${result.handler.padEnd(8)}  ${String(result.entryBytes).padStart(11)}  ${String(result.importBytes).padStart(15)}  ${`${result.totalBytes} (${result.files})`.padStart(17)}  ${ms(result.importMs).padStart(9)}  ${ms(result.firstRequestMs).padStart(16)}  ${ms(result.loadAndFirstRequestMs).padStart(23)}  ${verdict}`,

@@ -192,7 +192,13 @@ describe('per-caller rate limits', () => {
     // Other instances' requests: the counter of this minute's window far past the limit.
     const pushOver = () =>
       testStore().ddb.send(
-        new UpdateCommand({ TableName: testStore().tableName, Key: counter, UpdateExpression: 'SET #w = :many', ExpressionAttributeNames: { '#w': `w${Math.floor(Date.now() / 60_000)}` }, ExpressionAttributeValues: { ':many': 100 } }),
+        new UpdateCommand({
+          TableName: testStore().tableName,
+          Key: counter,
+          UpdateExpression: 'SET #w = :many',
+          ExpressionAttributeNames: { '#w': `w${Math.floor(Date.now() / 60_000)}` },
+          ExpressionAttributeValues: { ':many': 100 },
+        }),
       );
     for (const [kind, document] of [
       ['query', '{ libraries { id } }'],
