@@ -7,7 +7,8 @@
  *
  * `npx tsx infra/bundle.ts <name> <outdir>` builds one function (the Docker fallback of the stack's bundling).
  */
-import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,13 @@ export function bundleOptions(name: string, outdir: string): BuildOptions {
     platform: 'node',
     target: 'node22',
     mainFields: ['module', 'main'],
+    alias: {
+      // graphql-armor's max-tokens plugin imports graphql's parser without an extension, which resolves to the
+      // CommonJS build: a second copy of the parser and lexer beside the ESM graphql everything else uses.
+      'graphql/language/parser': 'graphql/language/parser.mjs',
+      // A multipart/urlencoded body parser no function uses (infra/bundleStubs/busboy.cjs says why).
+      '@fastify/busboy': './infra/bundleStubs/busboy.cjs',
+    },
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',
     minify: true,
@@ -42,10 +50,26 @@ export function bundleOptions(name: string, outdir: string): BuildOptions {
   };
 }
 
+/**
+ * Modules the functions import but never run, left out of the bundles: graphql-yoga imports its landing
+ * page's HTML (12 KB) at the top of a plugin, and serves it only with `landingPage: true` (the GraphQL
+ * function sets false); an import of it would fail loudly.
+ */
+const leftOut: Plugin = {
+  name: 'plm-left-out',
+  setup(bundler) {
+    bundler.onResolve({ filter: /landing-page-html\.js$/ }, (args) => (args.importer.includes('graphql-yoga') ? { path: args.path, namespace: 'plm-left-out' } : undefined));
+    bundler.onLoad({ filter: /.*/, namespace: 'plm-left-out' }, () => ({
+      contents: "export default new Proxy({}, { get() { throw new Error('graphql-yoga landing page: left out of the bundle (infra/bundle.ts)'); } });",
+      loader: 'js',
+    }));
+  },
+};
+
 /** Builds `functions/<name>/handler.ts` into `outdir` (emptied first): `index.mjs` exports `handler`. */
-export function buildFunctionBundle(name: string, outdir: string): Metafile {
+export async function buildFunctionBundle(name: string, outdir: string): Promise<Metafile> {
   rmSync(outdir, { recursive: true, force: true });
-  const result = buildSync(bundleOptions(name, outdir));
+  const result = await build({ ...bundleOptions(name, outdir), plugins: [leftOut] });
   return result.metafile!;
 }
 
@@ -59,7 +83,8 @@ export function stageFunctionBundle(name: string, outputDir: string): void {
   let source = built.get(name);
   if (!source) {
     source = join(mkdtempSync(join(tmpdir(), `plm-bundle-${name}-`)), 'out');
-    buildFunctionBundle(name, source);
+    // The stack's bundling is synchronous and esbuild's plugins need its asynchronous API: a child process builds.
+    execFileSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'bundle.ts'), name, source], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     built.set(name, source);
   }
   cpSync(source, outputDir, { recursive: true });
@@ -68,5 +93,5 @@ export function stageFunctionBundle(name: string, outputDir: string): void {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [name, outdir] = process.argv.slice(2);
   if (!name || !outdir) throw new Error('usage: tsx infra/bundle.ts <function name> <outdir>');
-  buildFunctionBundle(name, outdir);
+  await buildFunctionBundle(name, outdir);
 }

@@ -1,4 +1,3 @@
-import { addResolversToSchema } from '@graphql-tools/schema';
 import {
   buildASTSchema,
   defaultFieldResolver,
@@ -9,17 +8,20 @@ import {
   isObjectType,
   parse,
   type GraphQLArgument,
+  type GraphQLFieldResolver,
   type GraphQLInputType,
   type GraphQLObjectType,
+  type GraphQLScalarType,
   type GraphQLSchema,
 } from 'graphql';
 import type { AccessRule } from '../../lib/access/requestAccess.js';
 import { InvalidInputError } from '../../lib/errors.js';
-import { auditedMutation } from './audit.js';
 import type { GraphQLContext } from './context.js';
-import { typeDefs } from './generated/typeDefs.js';
+import { leanTypeDefs } from './generated/leanTypeDefs.js';
 import { operationRules } from './operations.js';
-import { resolvers } from './resolvers/index.js';
+import { resolverFields } from './generated/resolverFields.js';
+import { resolverModules, type ResolverModuleName } from './resolvers/modules.js';
+import { jsonScalar } from './resolvers/scalars.js';
 
 const isNamespace = (type: GraphQLObjectType) => type.name.endsWith('Namespace');
 
@@ -48,19 +50,64 @@ export function listOperations(schema: GraphQLSchema): OperationField[] {
   return found;
 }
 
+type Resolve = GraphQLFieldResolver<unknown, GraphQLContext>;
+
+/** Each resolver module's import, started once (by the first field of it a request resolves). */
+const loading = new Map<ResolverModuleName, Promise<Record<string, Record<string, Resolve>>>>();
+function loadModule(name: ResolverModuleName) {
+  let pending = loading.get(name);
+  if (!pending) {
+    pending = resolverModules[name]() as Promise<never>;
+    loading.set(name, pending);
+  }
+  return pending;
+}
+
+/**
+ * A field's resolver that imports its module on the first call (resolverFields.ts says which), then calls it;
+ * `settle` receives the real resolver once loaded, so that a plain field then runs it directly.
+ */
+function lazyResolver(typeName: string, fieldName: string, module: ResolverModuleName, settle?: (resolve: Resolve) => void): Resolve {
+  let loaded: Resolve | undefined;
+  return (parent, args, context, info) => {
+    if (loaded) return loaded(parent, args, context, info);
+    return loadModule(module).then((resolvers) => {
+      loaded = resolvers[typeName]?.[fieldName];
+      if (!loaded) throw new Error(`resolverFields.ts names the ${module} module for ${typeName}.${fieldName}, which it does not resolve: run npm run codegen`);
+      settle?.(loaded);
+      return loaded(parent, args, context, info);
+    });
+  };
+}
+
 /**
  * Builds the executable schema. Namespace fields resolve to an empty object; every operation field is
- * wrapped so that its access rule is checked before its resolver runs.
+ * wrapped so that its access rule is checked before its resolver runs. Resolvers load on first use: each
+ * field named in resolverFields.ts gets a resolver that imports its module (and the domain code behind it)
+ * the first time a request resolves it, so a cold start loads none of them.
  */
 export function buildSchema(rules: typeof operationRules = operationRules): GraphQLSchema {
-  // typeDefs is the SDL that `npm run codegen` merged and validated (schema/codegen.ts), so it is built as one
-  // document without merging or validating it again, and resolvers are set on that fresh schema in place
-  // instead of on a copy: the same schema at a third of the cold-start cost.
-  const schema = addResolversToSchema({
-    schema: buildASTSchema(parse(typeDefs, { noLocation: true }), { assumeValidSDL: true }),
-    resolvers: resolvers as never,
-    updateResolversInPlace: true,
-  });
+  // leanTypeDefs is the SDL that `npm run codegen` merged and validated (schema/codegen.ts), without its
+  // descriptions (they are set when a request first introspects: descriptions.ts), so it is built as one
+  // document without merging or validating it again, and the one custom scalar is set on that fresh schema in place.
+  const schema = buildASTSchema(parse(leanTypeDefs, { noLocation: true }), { assumeValidSDL: true });
+  const json = schema.getType('JSON') as GraphQLScalarType;
+  Object.assign(json, { serialize: jsonScalar.serialize, parseValue: jsonScalar.parseValue, parseLiteral: jsonScalar.parseLiteral });
+  for (const [typeName, modules] of Object.entries(resolverFields)) {
+    const type = schema.getType(typeName);
+    if (!isObjectType(type)) throw new Error(`resolverFields.ts names ${typeName}, not an object type of the schema: run npm run codegen`);
+    for (const [module, fieldNames] of Object.entries(modules) as [ResolverModuleName, string][]) {
+      for (const fieldName of fieldNames.split(' ')) {
+        const field = type.getFields()[fieldName];
+        if (!field) throw new Error(`resolverFields.ts names ${typeName}.${fieldName}, not a field of the schema: run npm run codegen`);
+        const lazy: Resolve = lazyResolver(typeName, fieldName, module, (resolve) => {
+          // A plain field runs its resolver directly from then on; an operation stays wrapped (below).
+          if (field.resolve === lazy) field.resolve = resolve as never;
+        });
+        field.resolve = lazy as never;
+      }
+    }
+  }
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type)) continue;
     for (const field of Object.values(type.getFields())) {
@@ -101,6 +148,8 @@ function checkIdLengths(type: GraphQLInputType, value: unknown, path: string): v
   }
 }
 
+let auditModule: Promise<typeof import('./audit.js')> | undefined;
+
 /** Checks ids and the access rule before the resolver; a mutation (`auditPath`) also records its audit entry, refusals included. */
 function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fieldArgs: readonly GraphQLArgument[], resolve: R, auditPath?: string): R {
   const wrapped = async (parent: unknown, args: Record<string, unknown>, context: GraphQLContext, info: unknown) => {
@@ -109,6 +158,8 @@ function guarded<R extends (...args: never[]) => unknown>(rule: AccessRule, fiel
     };
     const run = async () => (resolve as unknown as (...a: unknown[]) => unknown)(parent, args, context, info);
     if (auditPath) {
+      // The audit code (and the store's audit writes) load with the first mutation.
+      const { auditedMutation } = await (auditModule ??= import('./audit.js'));
       return auditedMutation(auditPath, rule, fieldArgs, args, context, async () => {
         checkIds();
         return run();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getNamedType, getOperationAST, GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import type { BearerVerifier } from '../../lib/access/bearer.js';
@@ -10,6 +11,7 @@ import type { BlobStorage } from '../../lib/files/blobStorage.js';
 import type { Store } from '../../lib/store/client.js';
 import { budgetExceeded, currentMeter, limitMeter } from '../../lib/store/meter.js';
 import { requestBatches, requestMemo, type GraphQLContext } from './context.js';
+import { describeSchema, introspects } from './descriptions.js';
 import { requestLimits, useRequestLimits } from './limits.js';
 import { buildSchema } from './schema.js';
 
@@ -85,6 +87,11 @@ function rootFieldPaths(schema: GraphQLSchema, document: DocumentNode, operation
   });
 }
 
+/** Descriptions are set on the schema before the first request that introspects executes (descriptions.ts). */
+const useDescriptions: Plugin = {
+  onExecute: ({ args }) => (introspects(args.document) ? describeSchema(args.schema) : undefined),
+};
+
 const useOperationNames: Plugin<GraphQLContext & { request: Request }> = {
   onExecute: ({ args }) => {
     const paths = rootFieldPaths(args.schema, args.document, args.operationName);
@@ -139,9 +146,73 @@ function callerRateKey(caller: Caller): CallerRateKey {
 }
 
 /**
+ * The share of its rate limit each caller had used at its last request counted by this process (bounded:
+ * the oldest callers are forgotten first). A caller well under its limit (below `overlapBelow`) has its next
+ * request counted beside that request's work instead of before it (see useCredentialFirst).
+ */
+const rateLoads = new Map<CallerRateKey, number>();
+const rateLoadsKept = 10_000;
+const overlapBelow = 0.5;
+
+function rememberRateLoad(key: CallerRateKey, load: number): void {
+  rateLoads.delete(key);
+  rateLoads.set(key, load);
+  if (rateLoads.size > rateLoadsKept) rateLoads.delete(rateLoads.keys().next().value!);
+}
+
+/** Counts a request of `key` (lib/accounts/rateLimit.ts) and remembers the share of its limits it has used. */
+function countCaller(store: Store, key: CallerRateKey, limits: CallerRateLimits): Promise<void> {
+  return applyCallerRateLimit(store, key, limits).then(
+    (load) => rememberRateLoad(key, load),
+    (error: unknown) => {
+      if (error instanceof RateLimitedError) rememberRateLoad(key, Number.POSITIVE_INFINITY);
+      throw error;
+    },
+  );
+}
+
+/**
+ * The caller each credential belonged to when this process last admitted it, by the credential's SHA-256
+ * (never the credential itself), bounded as rateLoads.
+ */
+const knownCallers = new Map<string, CallerRateKey>();
+
+function rememberCaller(fingerprint: string, key: CallerRateKey): void {
+  knownCallers.delete(fingerprint);
+  knownCallers.set(fingerprint, key);
+  if (knownCallers.size > rateLoadsKept) knownCallers.delete(knownCallers.keys().next().value!);
+}
+
+function credentialFingerprint(presented: { apiKey?: string | undefined; authorization?: string | undefined; sessionCookie?: string | undefined }): string | undefined {
+  const credential = presented.apiKey?.trim()
+    ? `key:${presented.apiKey.trim()}`
+    : presented.authorization
+      ? `authorization:${presented.authorization}`
+      : presented.sessionCookie
+        ? `session:${presented.sessionCookie}`
+        : undefined;
+  return credential === undefined ? undefined : createHash('sha256').update(credential).digest('base64url');
+}
+
+/** A request's rate count running beside it: what it settled to (undefined: admitted; else the refusal or failure). */
+const overlappedCounts = new WeakMap<Request, Promise<unknown>>();
+
+/** The answer to a request refused by the credential check, its rate limit or its concurrency turn. */
+function refusal(error: DomainError & { httpStatus: number }): Response {
+  const headers: Record<string, string> = error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+  return errorResponse(error.httpStatus, error.code, error.message, error.details, headers);
+}
+
+/**
  * Runs before yoga reads the body: refuses oversized and non-JSON requests, then verifies the credential
  * and prepares the caller's context, so that an unauthenticated request costs at most one key lookup and
  * its document is never parsed. The context is kept per request for the context factory below.
+ *
+ * The rate count (two UpdateItems in parallel) is one more round trip before the request's work. While
+ * this process last saw the caller below half of its limits, a query runs beside its count: the count is
+ * awaited before the answer leaves (onResponse), and a refused count answers 429 as before, the query's
+ * result discarded. A mutation still waits for its count before it executes (onExecute), so a refused
+ * request never writes. A caller nearing its limit is counted first, as before.
  */
 function useCredentialFirst(
   store: Store,
@@ -152,7 +223,6 @@ function useCredentialFirst(
   concurrency: CallerConcurrency | undefined,
 ): Plugin {
   return {
-    onResponse: ({ request }) => finishRequest(request),
     async onRequest({ request, endResponse }) {
       const method = request.method;
       if (method === 'OPTIONS') return;
@@ -168,32 +238,60 @@ function useCredentialFirst(
         }
       }
       try {
-        contexts.set(
-          request,
-          await resolveRequestContext(
-            store,
-            {
-              apiKey: request.headers.get('x-api-key') ?? undefined,
-              authorization: request.headers.get('authorization') ?? undefined,
-              sessionCookie: readCookie(request.headers.get('cookie'), sessionCookieName),
-              csrfToken: request.headers.get('x-csrf-token') ?? undefined,
-              organization: request.headers.get('x-organization') ?? undefined,
-              library: request.headers.get('x-library') ?? undefined,
-            },
-            new Date(),
-            verifyBearer,
-          ),
-        );
-        // Counted once the caller is known (an unknown credential never creates a counter), before the body is read.
+        const presented = {
+          apiKey: request.headers.get('x-api-key') ?? undefined,
+          authorization: request.headers.get('authorization') ?? undefined,
+          sessionCookie: readCookie(request.headers.get('cookie'), sessionCookieName),
+          csrfToken: request.headers.get('x-csrf-token') ?? undefined,
+          organization: request.headers.get('x-organization') ?? undefined,
+          library: request.headers.get('x-library') ?? undefined,
+        };
+        // A credential this process has seen admitted, of a caller well under its limits: its count starts
+        // now, beside the context's read (an unknown credential still never creates a counter).
+        const fingerprint = rateLimits ? credentialFingerprint(presented) : undefined;
+        const knownKey = fingerprint ? knownCallers.get(fingerprint) : undefined;
+        const early = rateLimits && knownKey && (rateLoads.get(knownKey) ?? Number.POSITIVE_INFINITY) < overlapBelow ? countCaller(store, knownKey, rateLimits) : undefined;
+        early?.catch(() => undefined);
+        contexts.set(request, await resolveRequestContext(store, presented, new Date(), verifyBearer));
+        // Counted once the caller is known, before the body is read.
         const key = callerRateKey(contexts.get(request)!.caller);
-        if (rateLimits) await applyCallerRateLimit(store, key, rateLimits);
+        if (fingerprint) rememberCaller(fingerprint, key);
+        if (rateLimits) {
+          const counting = early && knownKey === key ? early : countCaller(store, key, rateLimits);
+          if (counting === early || (rateLoads.get(key) ?? Number.POSITIVE_INFINITY) < overlapBelow) {
+            overlappedCounts.set(
+              request,
+              counting.then(
+                () => undefined,
+                (error: unknown) => error,
+              ),
+            );
+          } else await counting;
+        }
         if (concurrency) turns.set(request, await concurrency.acquire(key, request.signal));
       } catch (error) {
         if (!(error instanceof DomainError) || !error.httpStatus) throw error;
         contexts.delete(request);
-        const headers: Record<string, string> = error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
-        endResponse(errorResponse(error.httpStatus, error.code, error.message, error.details, headers));
+        endResponse(refusal(error as DomainError & { httpStatus: number }));
       }
+    },
+    onExecute: ({ args, setResultAndStopExecution }) => {
+      const pending = overlappedCounts.get((args.contextValue as { request: Request }).request);
+      if (!pending || getOperationAST(args.document, args.operationName)?.operation === 'query') return undefined;
+      // Only a query runs beside its count; anything else waits for it, and a refused one never executes
+      // (onResponse answers the refusal).
+      return pending.then((failure) => {
+        if (failure !== undefined) setResultAndStopExecution({ data: null });
+      });
+    },
+    async onResponse({ request, setResponse }) {
+      finishRequest(request);
+      const pending = overlappedCounts.get(request);
+      if (!pending) return;
+      const failure = await pending;
+      if (failure === undefined) return;
+      if (!(failure instanceof DomainError) || !failure.httpStatus) throw failure;
+      setResponse(refusal(failure as DomainError & { httpStatus: number }));
     },
   };
 }
@@ -244,6 +342,7 @@ export function createGraphQLServer({ store, blobs, graphiql, faultInjection, in
       useRequestLimits({ introspection }),
       ...(queryBudget ? [useQueryBudget(queryBudget)] : []),
       useErrorCodes,
+      useDescriptions,
       useOperationNames as Plugin,
     ],
     context: ({ request }) => {

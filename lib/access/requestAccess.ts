@@ -72,6 +72,12 @@ export class RequestAccess {
 
   private principalId: Promise<string> | undefined;
 
+  /** An organization item this request has already read (an API key's context batch), or undefined. */
+  knownOrganization(organizationId: string): OrganizationRecord | undefined {
+    const item = this.prefetched?.get(keyString(organizationKey(organizationId)));
+    return item ? parseItem(organizationRecord, item, 'organization') : undefined;
+  }
+
   async authorize(rule: AccessRule): Promise<void> {
     if (rule.personOnly && this.actsWithKeyRole) {
       throw new ApiKeyRoleForbiddenError("This operation is a person's own");

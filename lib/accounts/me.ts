@@ -1,6 +1,4 @@
-import type { Caller } from '../access/caller.js';
-import { creationStanding } from '../orgs/organizations.js';
-import type { Store } from '../store/client.js';
+import type { CreationStanding } from '../orgs/organizations.js';
 import type { UserRecord } from '../store/user.js';
 
 export interface CurrentUser {
@@ -10,9 +8,8 @@ export interface CurrentUser {
   user: UserRecord | null;
 }
 
-/** The calling user's standing; canCreateOrg follows the spec's gated rule (lib/orgs/organizations.ts creationStanding). */
-export async function getMe(store: Store, caller: Caller): Promise<CurrentUser> {
-  const standing = await creationStanding(store, caller.userId);
+/** The current user as the spec answers it, from where they stand (lib/orgs/organizations.ts creationStanding). */
+export function currentUser(standing: CreationStanding): CurrentUser {
   const user = standing.user;
   return {
     permitted: !!user && !user.archived && user.emailVerified && standing.memberships > 0,

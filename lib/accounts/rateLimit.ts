@@ -109,9 +109,10 @@ export type CallerRateKey = `${'apikey' | 'user' | 'scim'}:${string}`;
  * Counts the request against the caller's two sliding windows (the account routes' counters: one
  * UpdateItem each, in parallel, items with TTL) and refuses it with RateLimitedError past either limit.
  * The counters' cost is metered apart from the request's (CapacityMeter.rateLimit). Refused requests
- * count too, as on the account routes.
+ * count too, as on the account routes. Answers the share of its limit the caller has used (the larger of
+ * the two windows', at most 1 when admitted).
  */
-export async function applyCallerRateLimit(store: Store, key: CallerRateKey, limits: CallerRateLimits, now = Date.now()): Promise<void> {
+export async function applyCallerRateLimit(store: Store, key: CallerRateKey, limits: CallerRateLimits, now = Date.now()): Promise<number> {
   const windows = [
     { bucket: 'api-minute', limit: limits.perMinute, windowMs: callerMinuteMs },
     { bucket: 'api-burst', limit: limits.burst, windowMs: callerBurstWindowMs },
@@ -130,7 +131,7 @@ export async function applyCallerRateLimit(store: Store, key: CallerRateKey, lim
   );
   if (outer) outer.rateLimit = own;
   const over = counted.filter((window) => window.count > window.limit);
-  if (over.length === 0) return;
+  if (over.length === 0) return Math.max(...counted.map((window) => window.count / window.limit));
   const waits = over.map((window) => ({ window, wait: retryAfterSeconds(window.counts, window.elapsedFraction, window.limit, window.windowMs) }));
   const longest = waits.reduce((a, b) => (b.wait > a.wait ? b : a));
   throw new RateLimitedError(longest.wait, { limit: longest.window.limit, windowSeconds: longest.window.windowMs / 1000 });

@@ -6,7 +6,7 @@ import type { Store } from '../store/client.js';
 import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { creationGrantSpend, listCreationGrants, type CreationGrantRecord } from '../store/grant.js';
 import { getVerifiedDomain } from '../store/domain.js';
-import { getMembership, listMembershipsOfUser, membershipPut } from '../store/membership.js';
+import { getMembership, getUserAndMemberships, membershipPut } from '../store/membership.js';
 import { getOrganization, getOrganizations, listSandboxes, organizationPuts, sandboxArchiveItems, sandboxSlotTake, type OrganizationRecord } from '../store/organization.js';
 import { getUser, type UserRecord } from '../store/user.js';
 import { newLibraryItems, newLibraryRecord } from './libraries.js';
@@ -90,16 +90,30 @@ const isLive = (grant: CreationGrantRecord, now: number) => grant.usedAt === nul
  * true for a non-archived user who holds a live unused creation grant for their verified address, or who is
  * Site Admin of an active production organization whose plan has the organizationCreation entitlement; with
  * gating open, for every authenticated user. Sandbox headroom is separate (sandboxParents).
+ *
+ * `knownOrganization`: organization items the request has already read (an API key's context reads its
+ * organization), which are not read again.
  */
-export async function creationStanding(store: Store, userId: string, env: NodeJS.ProcessEnv = process.env): Promise<CreationStanding> {
-  const [user, memberships] = await Promise.all([getUser(store, userId), listMembershipsOfUser(store, userId)]);
+export async function creationStanding(
+  store: Store,
+  userId: string,
+  env: NodeJS.ProcessEnv = process.env,
+  knownOrganization: (organizationId: string) => OrganizationRecord | undefined = () => undefined,
+): Promise<CreationStanding> {
+  // The user and their memberships: one Query (lib/store/membership.ts).
+  const { user, memberships } = await getUserAndMemberships(store, userId);
   // Only a direct SITE_ADMIN role or a team can make someone Site Admin: the other memberships cost no read.
   const candidates = memberships.filter((membership) => membership.role === 'SITE_ADMIN' || membership.teamIds.length > 0);
+  const known = new Map<string, OrganizationRecord>();
+  for (const membership of candidates) {
+    const organization = knownOrganization(membership.organizationId);
+    if (organization) known.set(organization.id, organization);
+  }
   const [organizations, admins] = await Promise.all([
     getOrganizations(
       store,
-      candidates.map((membership) => membership.organizationId),
-    ),
+      candidates.map((membership) => membership.organizationId).filter((id) => !known.has(id)),
+    ).then((read) => new Map([...known, ...read])),
     Promise.all(candidates.map(async (membership) => (await loadEffectiveAccess(store, membership)).isSiteAdmin)),
   ]);
   const adminOf = candidates.map((membership, index) => (admins[index] ? organizations.get(membership.organizationId) : undefined)).filter((org): org is OrganizationRecord => isActiveProduction(org));

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, getItem, keyString, queryAll, queryPrefix } from './items.js';
+import { batchGetItems, batchGetRecords, getItem, keyString, parseItem, queryAll, queryPrefix } from './items.js';
+import { getUser, userRecord, type UserRecord } from './user.js';
 
 export const membershipKey = (orgId: string, userId: string) => ({ PK: `ORG#${orgId}`, SK: `MEMBER#${userId}` });
 /** ByUser index keys: the organizations a user belongs to. */
@@ -96,6 +97,23 @@ export function getMemberships(store: Store, orgId: string, userIds: readonly st
 /** Every member of an organization. */
 export function listMembers(store: Store, orgId: string): Promise<MembershipRecord[]> {
   return queryPrefix(store, `ORG#${orgId}`, 'MEMBER#', membershipRecord, 'membership');
+}
+
+/**
+ * A user and every organization membership of theirs in ONE Query of the ByUser index, where the user item
+ * sits beside the memberships (`USER`, after every `ORG#<orgId>`). A user item written before it was indexed
+ * there (or not yet in the index, which is eventually consistent) is read with one GetItem more.
+ */
+export async function getUserAndMemberships(store: Store, userId: string): Promise<{ user: UserRecord | undefined; memberships: MembershipRecord[] }> {
+  const items = await queryAll(
+    store,
+    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${userId}` } },
+    z.record(z.string(), z.unknown()),
+    'ByUser entry',
+  );
+  const userItem = items.find((item) => item.SK === 'USER');
+  const memberships = items.filter((item) => typeof item.GSI1SK === 'string' && item.GSI1SK.startsWith('ORG#')).map((item) => parseItem(membershipRecord, item, 'membership'));
+  return { user: userItem ? parseItem(userRecord, userItem, 'user') : await getUser(store, userId), memberships };
 }
 
 /** Every organization membership of a user, through the ByUser index. */

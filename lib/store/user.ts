@@ -3,6 +3,11 @@ import type { Store } from './client.js';
 import { getItem, type WriteItem } from './items.js';
 
 export const userKey = (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' });
+/**
+ * The user item is in the ByUser index too, beside the user's memberships (`ORG#<orgId>`), so that one Query
+ * reads a person and their organizations (user.me: membership.ts getUserAndMemberships).
+ */
+export const userByUser = (userId: string) => ({ GSI1PK: `USER#${userId}`, GSI1SK: 'USER' });
 /** Global uniqueness of an email address (lower-cased); maps it to the user id. */
 export const userEmailKey = (email: string) => ({ PK: `EMAIL#${normalizeEmail(email)}`, SK: 'EMAIL' });
 
@@ -27,7 +32,7 @@ const emailRecord = z.object({ userId: z.string().uuid() });
 
 export function userPuts(user: UserRecord) {
   return [
-    { Put: { Item: { ...userKey(user.id), entity: 'User', ...user }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { Item: { ...userKey(user.id), ...userByUser(user.id), entity: 'User', ...user }, ConditionExpression: 'attribute_not_exists(PK)' } },
     {
       Put: { Item: { ...userEmailKey(user.primaryEmail), entity: 'UserEmail', userId: user.id }, ConditionExpression: 'attribute_not_exists(PK)' },
     },

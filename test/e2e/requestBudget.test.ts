@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestAbortedError } from '../../lib/errors.js';
 import { newMeter, stopMeterOn, withMeter } from '../../lib/store/meter.js';
@@ -178,5 +178,44 @@ describe('per-caller rate limits', () => {
     expect(refused.retryAfter).toMatch(/^[1-9]\d*$/);
     expect(refused.body).toMatchObject({ status: '429' });
     expect((await limitedScim(second!.token)).status).toBe(200);
+  });
+
+  it('counts a caller well under its limit beside its queries, and still refuses what another instance pushed over: no query answer, no write', async () => {
+    const owner = await newTenant();
+    const headers = tenantHeaders(owner);
+    const keyId = (await gqlOk<{ apiKey: { findAllForUser: { id: string }[] } }>(owner, '{ apiKey { findAllForUser { id } } }')).apiKey.findAllForUser[0]!.id;
+    const counter = { PK: `RATE#api-minute#apikey:${keyId}`, SK: 'RATE' };
+    const send = async (query: string) => {
+      const response = await fetch(`${limitedUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { data?: unknown; errors?: { extensions?: Record<string, unknown> }[] } };
+    };
+    // Other instances' requests: the counter of this minute's window far past the limit.
+    const pushOver = () =>
+      testStore().ddb.send(
+        new UpdateCommand({
+          TableName: testStore().tableName,
+          Key: counter,
+          UpdateExpression: 'SET #w = :many',
+          ExpressionAttributeNames: { '#w': `w${Math.floor(Date.now() / 60_000)}` },
+          ExpressionAttributeValues: { ':many': 100 },
+        }),
+      );
+    for (const [kind, document] of [
+      ['query', '{ libraries { id } }'],
+      ['mutation', 'mutation { apiKey { create(input: { name: "over the limit" }) { secret } } }'],
+    ] as const) {
+      await testStore().ddb.send(new DeleteCommand({ TableName: testStore().tableName, Key: counter }));
+      // Seen here at 1 of 6, then 2 of 6: the next request is counted beside its work.
+      expect((await send('{ libraries { id } }')).status).toBe(200);
+      expect((await send('{ libraries { id } }')).status).toBe(200);
+      await pushOver();
+      const refused = await send(document);
+      expect(refused.status, kind).toBe(429);
+      expect(refused.retryAfter).toMatch(/^[1-9]\d*$/);
+      expect(refused.body.data, kind).toBeUndefined();
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', limit: perMinute, windowSeconds: 60 });
+    }
+    const keys = await gqlOk<{ apiKey: { findAllForUser: { name: string }[] } }>(owner, '{ apiKey { findAllForUser { name } } }');
+    expect(keys.apiKey.findAllForUser.map((key) => key.name)).not.toContain('over the limit');
   });
 });

@@ -1,6 +1,7 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { membershipKey } from '../../lib/store/membership.js';
+import { userKey } from '../../lib/store/user.js';
 import { gqlOk, newTenant, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 
 /** One round trip of authentication, with no stale permissions. */
@@ -27,6 +28,20 @@ describe('an API-key request', () => {
       expect(result.body.data.component.findOne).toMatchObject({ id, name: 'R' });
       expect(result.capacity.requests).toBe(2);
     }
+  });
+
+  it('reads user.me in 2 DynamoDB requests: the context batch, then one Query of the user and their organizations', async () => {
+    const me = '{ user { me { permitted hasOrganizations canCreateOrg user { id name primaryEmail } } orgCreationOptions { canCreateSandbox sandboxParents { organization { id } } } } }';
+    const result = await call(me, {}, tenantHeaders(tenant));
+    expect(result.body.data.user.me).toMatchObject({ permitted: true, hasOrganizations: true, user: { id: tenant.user.id } });
+    expect(result.capacity.requests).toBe(2);
+    // A user item written before it was indexed beside the memberships: the same answer, one GetItem more.
+    const other = await newTenant();
+    const before = (await call(me, {}, tenantHeaders(other))).body.data;
+    await testStore().ddb.send(new UpdateCommand({ TableName: testStore().tableName, Key: userKey(other.user.id), UpdateExpression: 'REMOVE GSI1PK, GSI1SK' }));
+    const legacy = await call(me, {}, tenantHeaders(other));
+    expect(legacy.body.data).toEqual(before);
+    expect(legacy.capacity.requests).toBe(3);
   });
 
   it('costs one request when unauthenticated, whatever the document', async () => {

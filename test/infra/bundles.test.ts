@@ -12,8 +12,8 @@ import { firstRequests, handlerNames, loadedAtImport, serveFirstRequest, type Ha
 const directory = mkdtempSync(join(tmpdir(), 'plm-bundle-test-'));
 const metafiles = {} as Record<HandlerName, Metafile>;
 
-beforeAll(() => {
-  for (const name of handlerNames) metafiles[name] = buildFunctionBundle(name, join(directory, name));
+beforeAll(async () => {
+  for (const name of handlerNames) metafiles[name] = await buildFunctionBundle(name, join(directory, name));
 }, 120_000);
 
 /** Source files the entry loads at import: everything reachable from index.mjs by static imports. */

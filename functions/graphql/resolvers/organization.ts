@@ -1,4 +1,5 @@
-import { archiveSandbox, createOrganization, creationStanding, discoverByDomain, sandboxesOf } from '../../../lib/orgs/organizations.js';
+import { archiveSandbox, createOrganization, discoverByDomain, sandboxesOf } from '../../../lib/orgs/organizations.js';
+import { callerStanding } from './user.js';
 import { invitationsOfOrganization } from '../../../lib/orgs/invitations.js';
 import { entitlementsOf } from '../../../lib/orgs/plans.js';
 import { organizationRoles } from '../../../lib/orgs/roles.js';
@@ -28,7 +29,7 @@ export const organizationResolvers: Resolvers = {
     },
   },
   UserQueryNamespace: {
-    orgCreationOptions: (_parent, _args, { store, caller }) => creationStanding(store, caller.userId),
+    orgCreationOptions: (_parent, _args, context) => callerStanding(context),
   },
   OrgCreationOptions: {
     canCreateProduction: (standing) => standing.canCreateOrg,

@@ -1,4 +1,5 @@
-import { getMe } from '../../../lib/accounts/me.js';
+import { currentUser } from '../../../lib/accounts/me.js';
+import { creationStanding, type CreationStanding } from '../../../lib/orgs/organizations.js';
 import type { User } from '../../../lib/accounts/model.js';
 import { PermissionDeniedError } from '../../../lib/errors.js';
 import type { GraphQLContext } from '../context.js';
@@ -19,9 +20,17 @@ async function assertMayReadAddresses(user: User, context: GraphQLContext): Prom
   if (!permissions.has('organization.users.read')) throw new PermissionDeniedError('organization.users.read');
 }
 
+/**
+ * Where the caller stands (user.me, user.orgCreationOptions): read once per request, with the organization
+ * items the request's context already holds, so a document asking both costs one read of them.
+ */
+export function callerStanding(context: GraphQLContext): Promise<CreationStanding> {
+  return context.once('creationStanding', () => creationStanding(context.store, context.caller.userId, process.env, (organizationId) => context.access.knownOrganization(organizationId)));
+}
+
 export const userResolvers: Resolvers = {
   UserQueryNamespace: {
-    me: (_parent, _args, { store, caller }) => getMe(store, caller),
+    me: async (_parent, _args, context) => currentUser(await callerStanding(context)),
   },
   User: {
     primaryEmail: async (user, _args, context) => {
