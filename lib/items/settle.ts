@@ -3,7 +3,7 @@ import { closeReleasedChangeRequest } from '../store/changeRequest.js';
 import type { Store } from '../store/client.js';
 import { applyReleaseMark, componentUnlock, componentsMarkedBy, getComponents, removeReleaseMark } from '../store/component.js';
 import { transactWrite, type Key } from '../store/items.js';
-import { abortPendingWrite, deletePendingItems, markPendingWriteSettled, stripWriteId, type PendingWriteRecord } from '../store/pendingWrite.js';
+import { abortPendingWrite, deletePendingItems, getPendingWrites, markPendingWriteSettled, stripWriteId, type PendingWriteRecord } from '../store/pendingWrite.js';
 import { putSearchEntryIfNewer } from '../search/table/reindex.js';
 
 /**
@@ -14,7 +14,7 @@ import { putSearchEntryIfNewer } from '../search/table/reindex.js';
  */
 
 /** What a write does besides its items, as its commit record holds it. */
-export type WriteEffects = Partial<Pick<PendingWriteRecord, 'markedComponents' | 'unlock' | 'closeRequests'>>;
+export type WriteEffects = Partial<Pick<PendingWriteRecord, 'markedComponents' | 'unlock' | 'closeRequests' | 'settleOn'>>;
 
 /** Removes the items of a write that will never commit, then marks it settled. */
 export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string, effects: WriteEffects = {}): Promise<void> {
@@ -60,6 +60,19 @@ export async function settleCommittedWrite(
     for (const id of close.ids) await closeReleasedChangeRequest(store, org, lib, id, close.changeOrderId, { action: 'CLOSE', by: close.by, at, comment: close.number, status: 'CLOSED' });
   }
   await markPendingWriteSettled(store, org, lib, writeId, at);
+}
+
+/**
+ * Settles a committed write from its commit record, read strongly consistent (the jobs function, fed the
+ * record's change to COMMITTED by the table's stream: lib/items/settleStream.ts). Nothing when the write is
+ * not COMMITTED or already settled (a redelivered stream record, or cleanup came first); and as
+ * `settleCommittedWrite` is repeatable, two settlings at once are harmless too. True when it settled.
+ */
+export async function settleCommittedWriteById(store: Store, org: string, lib: string, writeId: string, at: string): Promise<boolean> {
+  const write = (await getPendingWrites(store, org, lib, [writeId])).get(writeId);
+  if (!write || write.status !== 'COMMITTED' || write.settledAt) return false;
+  await settleCommittedWrite(store, org, lib, writeId, write.keys, at, write.refreshSearchOf, write);
+  return true;
 }
 
 /** Change order statuses in which an order holds its components' locks. */

@@ -41,6 +41,13 @@ export const pendingWriteRecord = z.object({
     .object({ changeOrderId: z.string(), number: z.string(), by: z.string(), ids: z.array(z.string()) })
     .nullable()
     .default(null),
+  /**
+   * Who settles the write once COMMITTED: the request that committed it (REQUEST), or the jobs function fed by
+   * the table's stream (STREAM: a large release, whose approval returns at the commit; lib/items/settleStream.ts).
+   * Either way cleanupAbandonedWrites settles it again if that did not happen. An ABORTED write is settled by
+   * whoever aborted it.
+   */
+  settleOn: z.enum(['REQUEST', 'STREAM']).default('REQUEST'),
   /** Set once every item has lost its writeId (COMMITTED) or been deleted (ABORTED). */
   settledAt: z.string().nullable(),
 });
@@ -155,6 +162,14 @@ export async function writeIdsHolding(store: Store, keys: Key[]): Promise<string
 /** The commit records of these writes (strongly consistent); ids without one are absent. */
 export function getPendingWrites(store: Store, orgId: string, libraryId: string, writeIds: string[]): Promise<Map<string, PendingWriteRecord>> {
   return batchGetRecords(store, writeIds, (id) => pendingWriteKey(orgId, libraryId, id), pendingWriteRecord, 'pending write', true);
+}
+
+/** The library and write id of a commit record's item (as a stream image holds it, unmarshalled); undefined for any other item. */
+export function pendingWriteOfItem(item: Record<string, unknown> | undefined): { orgId: string; libraryId: string; writeId: string } | undefined {
+  if (!item || item.entity !== 'PendingWrite' || typeof item.writeId !== 'string') return undefined;
+  const partition = /^ORG#([^#]+)#LIB#([^#]+)$/.exec(String(item.PK));
+  if (!partition || item.SK !== `WRITE#${item.writeId}`) return undefined;
+  return { orgId: partition[1]!, libraryId: partition[2]!, writeId: item.writeId };
 }
 
 export type { Key };
