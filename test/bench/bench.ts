@@ -950,7 +950,7 @@ async function main(): Promise<number> {
   if (everything) log(`  library export and import at ${transferComponents} components`);
   const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
   if (largeReleaseSelected) log(`  change order release of ${largeReleaseComponents} components`);
-  const largeRelease = largeReleaseSelected ? await measureLargeRelease(store, largeReleaseComponents) : [];
+  const largeRelease = largeReleaseSelected ? await measureLargeRelease(store, largeReleaseComponents, started.output) : [];
   const likeComparison = compareLikeWithContains(results);
   let indented: IndentedBomBench | undefined;
   if (indentedBomBench && !noisyOnly) {
