@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
+import { batchGetItems, batchGetRecords, conditionalWrites, keyString, parseItem, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -138,8 +138,10 @@ export function listPendingWrites(store: Store, orgId: string, libraryId: string
 
 /** Items of a committed write lose its write id (they are visible either way); items changed since keep theirs. */
 export async function stripWriteId(store: Store, keys: Key[], writeId: string): Promise<void> {
-  const strip = (key: Key) => updateIf(store, { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
-  for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(strip));
+  await conditionalWrites(
+    store,
+    keys.map((key) => ({ Update: { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } } })),
+  );
 }
 
 /**
@@ -148,8 +150,10 @@ export async function stripWriteId(store: Store, keys: Key[], writeId: string): 
  * to someone else and stays.
  */
 export async function deletePendingItems(store: Store, keys: Key[], writeId: string): Promise<void> {
-  const remove = (key: Key) => deleteIf(store, { Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
-  for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(remove));
+  await conditionalWrites(
+    store,
+    keys.map((key) => ({ Delete: { Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } } })),
+  );
 }
 
 /** The write ids the items at these keys carry (strongly consistent): the large writes that hold them. */

@@ -17,7 +17,7 @@ import { seedComponents } from './searchHelpers.js';
  * release from the table's stream (marks put in place, history made plain, search entries): the tests read
  * settled state only after `settled()` saw every commit record of the library settled.
  *
- * Runtime: the 1,000 components are built once (in process, 25 per transaction) and shared. The crash and
+ * Runtime: the 1,000 components are built once (in process, batch writes) and shared. The crash and
  * release test needs all 1,000 in one order; the race and the withdrawal use orders of 150 of them, above
  * the large thresholds (98: locks taken and let go outside the order's transaction, components marked
  * before the commit, the release settled from the stream), so they exercise the same large path.
@@ -79,8 +79,8 @@ describe('large change orders', () => {
   beforeAll(async () => {
     tenant = await newTenant({ plan: 'team' });
     [alice, bob, carol] = await Promise.all([memberWithRole(tenant, 'EDITOR'), memberWithRole(tenant, 'REVIEWER'), memberWithRole(tenant, 'REVIEWER')]);
-    // 1,000 components through the domain call of component.create (25 per transaction, in process), shared by every test.
-    parts = await seedComponents(store(), tenant, 1000, { input: (n) => ({ name: `large ${n}`, categoryId: 'mechanical' }), concurrency: 4 });
+    // 1,000 components, the items component.create would write (chosen CPNs, batch writes, in process), shared by every test.
+    parts = await seedComponents(store(), tenant, 1000, { input: (n) => ({ cpn: `200-${60_000 + n}`, name: `large ${n}`, categoryId: 'mechanical' }), write: 'batch', concurrency: 8 });
     expect(parts).toHaveLength(1000);
   }, 300_000);
 
