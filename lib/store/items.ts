@@ -207,7 +207,7 @@ const conditionalChunksAtOnce = 4;
  * write id removed, a pending item deleted, a search entry put if newer), to distinct items: sent 100 to a
  * TransactWriteItems, four at once (some 30 requests instead of 3,000 for a 1,000-component release). A
  * transaction cancelled because a condition did not hold (another settling or a reader came first) or by a
- * conflict is sent again item by item, each applying unless its condition fails. Never carries an audit
+ * conflict (or refused for any other reason) is sent again item by item, each applying unless its condition fails. Never carries an audit
  * entry. Transactional writes cost twice a plain write's WCU on AWS; DynamoDB Local reports half of that.
  */
 export async function conditionalWrites(store: Store, items: readonly WriteItem[]): Promise<void> {
@@ -219,8 +219,8 @@ export async function conditionalWrites(store: Store, items: readonly WriteItem[
       const chunk = chunks[index]!;
       try {
         await store.ddb.send(new TransactWriteCommand({ TransactItems: chunk.map((item) => withTable(store, item)) }));
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
+      } catch {
+        // Cancelled (a condition, a conflict) or refused whole: item by item, where only a condition may fail.
         for (let start = 0; start < chunk.length; start += 25) await Promise.all(chunk.slice(start, start + 25).map((item) => writeOneIf(store, item)));
       }
     }
