@@ -203,6 +203,43 @@ describe('large change orders', () => {
     expect((await ok(alice.headers, action('withdraw'), { id: co.id })).changeOrders.withdraw.resolution).toBe('WITHDRAWN');
     expect((await readAll(mine)).filter((c) => c.lockedBy !== null)).toEqual([]);
   }, 300_000);
+
+  it(`settles a large (${largePathSize}-component) release from the stream even when the approving process dies right after the commit: its promoted change request closes without cleanup`, async () => {
+    const admin = tenantHeaders(tenant);
+    const mine = parts.slice(2 * largePathSize, 3 * largePathSize);
+    const requestFields = 'id status history { action status comment }';
+    const request = (
+      await ok(admin, `mutation($input: CreateChangeRequestInput!) { changeRequests { create(input: $input) { ${requestFields} } } }`, {
+        input: { title: 'Family end of life', componentIds: mine.map((p) => p.id) },
+      })
+    ).changeRequests.create;
+    await ok(admin, `mutation($id: ID!) { changeRequests { submit(id: $id) { id } } }`, { id: request.id });
+    await ok(bob.headers, `mutation($id: ID!) { changeRequests { approve(id: $id) { id } } }`, { id: request.id });
+    const order = (
+      await ok(admin, `mutation($ids: [ID!]!, $input: PromoteChangeRequestsInput) { changeRequests { promote(ids: $ids, input: $input) { id number } } }`, {
+        ids: [request.id],
+        input: { values: { reason: 'End of life' } },
+      })
+    ).changeRequests.promote;
+    await ok(admin, update, { input: { id: order.id, stages: [{ index: 0, reviewerIds: [bob.userId] }] } });
+    await ok(admin, action('submit'), { id: order.id });
+    const versions = new Map((await readAll(mine)).map((c) => [c.id, c.version]));
+
+    // The release commits, then the approving process dies before it answers: the commit alone is enough.
+    const crashed = await graphql(action('approve'), { id: order.id }, { ...bob.headers, 'x-plm-fault': 'change-order-crash-after-commit' });
+    expect(crashed.body.errors?.length).toBeGreaterThan(0);
+    expect((await readAll(mine)).filter((c) => c.state !== 'RELEASED' || c.version !== versions.get(c.id)! + 1 || c.lockedBy !== null)).toEqual([]);
+
+    // The jobs function, fed the commit by the stream, settles it: the request closes, once; cleanup then finds nothing to do.
+    await settled();
+    const getRequest = async () => (await ok(admin, `query($id: ID!) { changeRequests { get(id: $id) { ${requestFields} } } }`, { id: request.id })).changeRequests.get;
+    const closed = await getRequest();
+    expect(closed.status).toBe('CLOSED');
+    expect(closed.history.filter((h: { action: string }) => h.action === 'CLOSE')).toEqual([{ action: 'CLOSE', status: 'CLOSED', comment: order.number }]);
+    expect(await marked()).toEqual([]);
+    expect(await cleanupAbandonedWrites(store(), ...scope(), 0)).toEqual({ aborted: 0, settled: 0 });
+    expect((await getRequest()).history.filter((h: { action: string }) => h.action === 'CLOSE')).toHaveLength(1);
+  }, 300_000);
 });
 
 describe('change requests promoted into an order', () => {
