@@ -22,6 +22,7 @@ import type { Construct } from 'constructs';
 import { passwordPolicies, type PasswordPolicyMode } from '../lib/accounts/passwordPolicy.js';
 import { federatedClientLeaseKey } from '../lib/store/samlSignin.js';
 import { tableDefinition } from '../lib/store/table.js';
+import { committedWriteStreamFilter } from '../lib/items/settleStream.js';
 import { importJobStreamFilter } from '../lib/transfer/jobStream.js';
 
 export interface PlmStackProps extends StackProps {
@@ -369,7 +370,10 @@ export class PlmStack extends Stack {
    * filter). An import of 10,000 components takes over a minute, beyond API Gateway's 30 s: hence 15 minutes,
    * and memory for the whole file, its parsed components and their items. The job records its own failure
    * (FAILED), so the mapping never retries; parallelization lets jobs of other libraries on the same shard
-   * start while one runs. It reads the uploaded files (GetObject only) and the table.
+   * start while one runs. It reads the uploaded files (GetObject only) and the table. The same mapping hands
+   * it the commit of each large change order release (a second filter, lib/items/settleStream.ts): it settles
+   * the release (marks put in place, search entries, change requests closed), which takes longer than the
+   * approval's request may; a failed settling is retried twice, cleanupAbandonedWrites is the backstop.
    */
   private createImportJobs(table: dynamodb.TableV2, environment: Record<string, string>, filesBucket: s3.Bucket): NodejsFunction {
     const fn = this.createFunction('jobs', { ...environment, FILES_BUCKET: filesBucket.bucketName }, table, Duration.minutes(15), 3008);
@@ -388,7 +392,7 @@ export class PlmStack extends Stack {
         // A failure before the job is claimed (init, throttle) is retried; a retry of a claimed job does nothing
         // (the claim is conditional on QUEUED) and a claimed job records its own failure.
         retryAttempts: 2,
-        filters: [lambda.FilterCriteria.filter(importJobStreamFilter)],
+        filters: [lambda.FilterCriteria.filter(importJobStreamFilter), lambda.FilterCriteria.filter(committedWriteStreamFilter)],
       }),
     );
     return fn;

@@ -1,7 +1,11 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
+import { settleCommittedWriteById } from '../../lib/items/settle.js';
+import { committedWriteStreamFilter } from '../../lib/items/settleStream.js';
 import { createStore } from '../../lib/store/client.js';
 import { importJobRecord } from '../../lib/store/importJob.js';
+import { newMeter, withMeter } from '../../lib/store/meter.js';
+import { pendingWriteOfItem } from '../../lib/store/pendingWrite.js';
 import { changedItemOf, type StreamRecord } from '../../lib/store/stream.js';
 import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/jobStream.js';
 
@@ -9,21 +13,46 @@ const store = createStore();
 let blobs: BlobStorage | undefined;
 
 /**
- * The fifth function: the table's stream hands it the INSERT of each import job (event filtering keeps
- * everything else away; the same filter is applied here, as the local stack applies it), and it runs the
- * job to SUCCEEDED or FAILED. A claimed job records its own failures; the event source mapping retries a
- * failure before the claim (a retry of a claimed job does nothing).
+ * The fifth function: the table's stream hands it the INSERT of each import job and the commit of each large
+ * write settled from the stream (event filtering keeps everything else away; the same filters are applied
+ * here, as the local stack applies them). It runs the job to SUCCEEDED or FAILED: a claimed job records its
+ * own failures; the event source mapping retries a failure before the claim (a retry of a claimed job does
+ * nothing). It settles the committed write (lib/items/settle.ts, repeatable: a retry or a redelivery settles
+ * nothing twice); a settling that fails is retried by the mapping, and cleanupAbandonedWrites is the backstop.
  */
-export async function handler(event: DynamoDBStreamEvent): Promise<{ jobs: { id: string; status: string }[] }> {
+export async function handler(event: DynamoDBStreamEvent): Promise<{ jobs: { id: string; status: string }[]; settled: { writeId: string; settled: boolean }[] }> {
   const jobs = [];
-  // The import (with its CSV and JSON readers) loads with the first job, not with the function.
-  const { runImportJob } = await import('../../lib/transfer/jobs.js');
-  for (const record of event.Records.filter((r) => matchesStreamFilter(importJobStreamFilter, r))) {
+  const settled = [];
+  for (const record of event.Records) {
+    if (matchesStreamFilter(committedWriteStreamFilter, record)) {
+      const write = pendingWriteOfItem(changedItemOf(record as StreamRecord)?.newImage);
+      if (!write) continue;
+      const started = Date.now();
+      // Metered as a request is: the log line says what the settling cost (and the bench reads it).
+      const meter = newMeter();
+      const done = await withMeter(meter, () => settleCommittedWriteById(store, write.orgId, write.libraryId, write.writeId, new Date().toISOString()));
+      console.log(
+        JSON.stringify({
+          level: 'INFO',
+          message: 'committed write settled',
+          writeId: write.writeId,
+          libraryId: write.libraryId,
+          settled: done,
+          durationMs: Date.now() - started,
+          dynamodb: { requests: meter.requests, readCapacityUnits: Math.round(meter.readCapacityUnits * 10) / 10, writeCapacityUnits: Math.round(meter.writeCapacityUnits * 10) / 10 },
+        }),
+      );
+      settled.push({ writeId: write.writeId, settled: done });
+      continue;
+    }
+    if (!matchesStreamFilter(importJobStreamFilter, record)) continue;
+    // The import (with its CSV and JSON readers) loads with the first job, not with the function.
+    const { runImportJob } = await import('../../lib/transfer/jobs.js');
     const job = importJobRecord.parse(changedItemOf(record as StreamRecord)?.newImage);
     const started = Date.now();
     const status = await runImportJob(store, (blobs ??= blobStorageFromEnv()), job);
     console.log(JSON.stringify({ level: 'INFO', message: 'import job finished', jobId: job.id, libraryId: job.libraryId, status, durationMs: Date.now() - started }));
     jobs.push({ id: job.id, status });
   }
-  return { jobs };
+  return { jobs, settled };
 }

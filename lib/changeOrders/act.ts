@@ -85,9 +85,11 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
     }
     // Committed: what is left (marks put in place, write ids off the history, search entries, locks let go,
     // change requests closed) is repeatable, and cleanup of abandoned writes redoes it if this fails, so a
-    // failure here does not fail the approval that landed.
+    // failure here does not fail the approval that landed. A large release leaves it to the jobs function,
+    // fed the commit by the table's stream (settleOn STREAM): its settling takes longer than a request may.
     if (large && deps.crashAfterCommit) throw new SimulatedCrashError('simulated crash after the commit of a change order step');
-    if (large) await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds, large.effects).catch(() => undefined);
+    if (large && large.effects.settleOn !== 'STREAM')
+      await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds, large.effects).catch(() => undefined);
     // Repeatable tidying (index entries of components let go): a stale entry is harmless, readers confirm it.
     if (step.afterCommit) await step.afterCommit().catch(() => undefined);
     for (const mail of step.mails) await deliver(deps, mail, next);

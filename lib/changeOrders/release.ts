@@ -39,7 +39,10 @@ const singleTransactionRelease = Math.floor((maxTransactionItems - 1) / 3);
  * transaction holds the change order, every component and the commit; beyond `maxReleaseInOneCommit`, each
  * component is marked with its released version before the commit (same conditions, and no other mark),
  * and the commit transaction holds the change order and the commit record only: readers see every marked
- * version once it committed, none before (lib/store/component.ts `pendingRelease`). The change requests
+ * version once it committed, none before (lib/store/component.ts `pendingRelease`), and the approval returns
+ * then: the marks are put in place, the history records made plain and the search entries written when the
+ * jobs function settles the commit from the table's stream (`settleOn: STREAM`, lib/items/settleStream.ts;
+ * cleanupAbandonedWrites as backstop), so search shows the release a few seconds later. The change requests
  * promoted into the order close when the commit record settles as COMMITTED (`closingOf`).
  * `fault`: the local stack's test hooks (`fail`: the commit fails at its last component write; `crash`: a
  * large release stops, as a process that died, after half its marks).
@@ -112,7 +115,12 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
   const componentIds = record.components.map((c) => c.componentId);
   if (!marked) return { record, items: [...componentPuts, commit], large: { writeId, pending: historyPuts, before: [], componentIds, effects, crash: fault.crash } };
   // Every component's lock and version are conditions of its mark; the commit transaction holds the order and the commit record.
-  return { record, items: [commit], large: { writeId, pending: historyPuts, before: componentPuts, componentIds, effects: { ...effects, markedComponents: componentIds }, crash: fault.crash } };
+  // Settled from the table's stream (settleOn STREAM): the approval returns at the commit, which readers already see whole.
+  return {
+    record,
+    items: [commit],
+    large: { writeId, pending: historyPuts, before: componentPuts, componentIds, effects: { ...effects, markedComponents: componentIds, settleOn: 'STREAM' }, crash: fault.crash },
+  };
 }
 
 /**

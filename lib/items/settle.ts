@@ -1,10 +1,10 @@
 import { changeOrderLockGuard, getChangeOrder } from '../store/changeOrder.js';
 import { closeReleasedChangeRequest } from '../store/changeRequest.js';
 import type { Store } from '../store/client.js';
-import { applyReleaseMark, componentUnlock, componentsMarkedBy, getComponents, removeReleaseMark } from '../store/component.js';
+import { applyReleaseMarks, componentUnlock, componentsMarkedBy, getComponents, removeReleaseMarks, type ComponentRecord } from '../store/component.js';
 import { transactWrite, type Key } from '../store/items.js';
-import { abortPendingWrite, deletePendingItems, markPendingWriteSettled, stripWriteId, type PendingWriteRecord } from '../store/pendingWrite.js';
-import { putSearchEntryIfNewer } from '../search/table/reindex.js';
+import { abortPendingWrite, deletePendingItems, getPendingWrites, markPendingWriteSettled, stripWriteId, type PendingWriteRecord } from '../store/pendingWrite.js';
+import { putSearchEntriesIfNewer } from '../search/table/reindex.js';
 
 /**
  * Settling a write too large for one transaction (an item write, a change order's release, the locks of a
@@ -14,7 +14,7 @@ import { putSearchEntryIfNewer } from '../search/table/reindex.js';
  */
 
 /** What a write does besides its items, as its commit record holds it. */
-export type WriteEffects = Partial<Pick<PendingWriteRecord, 'markedComponents' | 'unlock' | 'closeRequests'>>;
+export type WriteEffects = Partial<Pick<PendingWriteRecord, 'markedComponents' | 'unlock' | 'closeRequests' | 'settleOn'>>;
 
 /** Removes the items of a write that will never commit, then marks it settled. */
 export async function settleAbortedWrite(store: Store, org: string, lib: string, writeId: string, keys: Key[], at: string, effects: WriteEffects = {}): Promise<void> {
@@ -24,7 +24,13 @@ export async function settleAbortedWrite(store: Store, org: string, lib: string,
   const marked = effects.markedComponents ?? [];
   for (let start = 0; start < marked.length; start += 100) {
     const still = await componentsMarkedBy(store, org, lib, marked.slice(start, start + 100), writeId);
-    for (let i = 0; i < still.length; i += 25) await Promise.all(still.slice(i, i + 25).map((c) => removeReleaseMark(store, org, lib, c.id, writeId)));
+    await removeReleaseMarks(
+      store,
+      org,
+      lib,
+      still.map((c) => c.id),
+      writeId,
+    );
   }
   if (effects.unlock?.when === 'ABORTED') await unlockComponentsOf(store, org, lib, effects.unlock.changeOrderId, effects.unlock.componentIds);
   await markPendingWriteSettled(store, org, lib, writeId, at);
@@ -47,19 +53,31 @@ export async function settleCommittedWrite(
   effects: WriteEffects = {},
 ): Promise<void> {
   const marked = effects.markedComponents ?? [];
-  for (let start = 0; start < marked.length; start += 100) {
-    const still = await componentsMarkedBy(store, org, lib, marked.slice(start, start + 100), writeId);
-    for (let i = 0; i < still.length; i += 25) await Promise.all(still.slice(i, i + 25).map((c) => applyReleaseMark(store, c)));
-  }
+  const still: ComponentRecord[] = [];
+  for (let start = 0; start < marked.length; start += 100) still.push(...(await componentsMarkedBy(store, org, lib, marked.slice(start, start + 100), writeId)));
+  await applyReleaseMarks(store, still);
   await stripWriteId(store, keys, writeId);
   const components = [...(await getComponents(store, org, lib, refreshSearchOf, true)).values()];
-  for (let start = 0; start < components.length; start += 25) await Promise.all(components.slice(start, start + 25).map((c) => putSearchEntryIfNewer(store, c)));
+  await putSearchEntriesIfNewer(store, components);
   if (effects.unlock?.when === 'COMMITTED') await unlockComponentsOf(store, org, lib, effects.unlock.changeOrderId, effects.unlock.componentIds);
   const close = effects.closeRequests;
   if (close) {
     for (const id of close.ids) await closeReleasedChangeRequest(store, org, lib, id, close.changeOrderId, { action: 'CLOSE', by: close.by, at, comment: close.number, status: 'CLOSED' });
   }
   await markPendingWriteSettled(store, org, lib, writeId, at);
+}
+
+/**
+ * Settles a committed write from its commit record, read strongly consistent (the jobs function, fed the
+ * record's change to COMMITTED by the table's stream: lib/items/settleStream.ts). Nothing when the write is
+ * not COMMITTED or already settled (a redelivered stream record, or cleanup came first); and as
+ * `settleCommittedWrite` is repeatable, two settlings at once are harmless too. True when it settled.
+ */
+export async function settleCommittedWriteById(store: Store, org: string, lib: string, writeId: string, at: string): Promise<boolean> {
+  const write = (await getPendingWrites(store, org, lib, [writeId])).get(writeId);
+  if (!write || write.status !== 'COMMITTED' || write.settledAt) return false;
+  await settleCommittedWrite(store, org, lib, writeId, write.keys, at, write.refreshSearchOf, write);
+  return true;
 }
 
 /** Change order statuses in which an order holds its components' locks. */

@@ -4,11 +4,10 @@ import { categoryTypes, classifications } from '../model/vocabulary.js';
 import type { Store } from './client.js';
 import {
   batchGetItems,
+  conditionalWrites,
   getItem,
   listKeysWithPrefix,
   parseItem,
-  putIf,
-  updateIf,
   queryAll,
   queryNewestFirst,
   type ConditionFailure,
@@ -209,20 +208,30 @@ export async function componentsMarkedBy(store: Store, orgId: string, libraryId:
 }
 
 /** After the commit: the marked released version takes the component's place (only while it carries this mark). */
-export function applyReleaseMark(store: Store, marked: ComponentRecord): Promise<boolean> {
+function releaseMarkApply(marked: ComponentRecord): WriteItem {
   const mark = marked.pendingRelease!;
   const next = parseItem(componentRecord, mark.next, 'released component');
-  return putIf(store, { Item: componentItem(next), ConditionExpression: 'pendingRelease.writeId = :writeId', ExpressionAttributeValues: { ':writeId': mark.writeId } });
+  return { Put: { Item: componentItem(next), ConditionExpression: 'pendingRelease.writeId = :writeId', ExpressionAttributeValues: { ':writeId': mark.writeId } } };
 }
 
-/** After an abort: the mark goes (only this write's). */
-export function removeReleaseMark(store: Store, orgId: string, libraryId: string, componentId: string, writeId: string): Promise<boolean> {
-  return updateIf(store, {
-    Key: componentKey(orgId, libraryId, componentId),
-    UpdateExpression: 'REMOVE pendingRelease',
-    ConditionExpression: 'pendingRelease.writeId = :writeId',
-    ExpressionAttributeValues: { ':writeId': writeId },
-  });
+/** Puts each marked released version in place (`releaseMarkApply`), 100 to a transaction (`conditionalWrites`). */
+export function applyReleaseMarks(store: Store, marked: ComponentRecord[]): Promise<void> {
+  return conditionalWrites(store, marked.map(releaseMarkApply));
+}
+
+/** After an abort: the marks go (only this write's), 100 to a transaction (`conditionalWrites`). */
+export function removeReleaseMarks(store: Store, orgId: string, libraryId: string, componentIds: string[], writeId: string): Promise<void> {
+  return conditionalWrites(
+    store,
+    componentIds.map((componentId) => ({
+      Update: {
+        Key: componentKey(orgId, libraryId, componentId),
+        UpdateExpression: 'REMOVE pendingRelease',
+        ConditionExpression: 'pendingRelease.writeId = :writeId',
+        ExpressionAttributeValues: { ':writeId': writeId },
+      },
+    })),
+  );
 }
 
 /** Releases a component's lock held by this change order. */
@@ -341,7 +350,7 @@ async function resolveReleaseMarks(store: Store, records: ComponentRecord[]): Pr
     marked.map((r) => r.pendingRelease!.writeId),
   );
   const settle = marked.filter((r) => committed.has(r.pendingRelease!.writeId));
-  for (let start = 0; start < settle.length; start += 25) await Promise.all(settle.slice(start, start + 25).map((r) => applyReleaseMark(store, r).catch(() => false)));
+  await applyReleaseMarks(store, settle).catch(() => undefined);
   return records.map((record) => {
     const mark = record.pendingRelease;
     if (!mark) return record;

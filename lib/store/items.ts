@@ -198,6 +198,45 @@ export function failingWith<T extends WriteItem>(item: T, onConditionFailed: Con
   return { ...item, onConditionFailed };
 }
 
+/** Items per TransactWriteItems of `conditionalWrites`, and such transactions in flight at once. */
+const conditionalChunk = 100;
+const conditionalChunksAtOnce = 4;
+
+/**
+ * Conditional writes each of which applies or not on its own (settling a large write: a mark put in place, a
+ * write id removed, a pending item deleted, a search entry put if newer), to distinct items: sent 100 to a
+ * TransactWriteItems, four at once (some 30 requests instead of 3,000 for a 1,000-component release). A
+ * transaction cancelled because a condition did not hold (another settling or a reader came first) or by a
+ * conflict (or refused for any other reason) is sent again item by item, each applying unless its condition fails. Never carries an audit
+ * entry. Transactional writes cost twice a plain write's WCU on AWS; DynamoDB Local reports half of that.
+ */
+export async function conditionalWrites(store: Store, items: readonly WriteItem[]): Promise<void> {
+  const chunks: WriteItem[][] = [];
+  for (let start = 0; start < items.length; start += conditionalChunk) chunks.push(items.slice(start, start + conditionalChunk));
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < chunks.length; index = next++) {
+      const chunk = chunks[index]!;
+      try {
+        await store.ddb.send(new TransactWriteCommand({ TransactItems: chunk.map((item) => withTable(store, item)) }));
+      } catch {
+        // Cancelled (a condition, a conflict) or refused whole: item by item, where only a condition may fail.
+        for (let start = 0; start < chunk.length; start += 25) await Promise.all(chunk.slice(start, start + 25).map((item) => writeOneIf(store, item)));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(conditionalChunksAtOnce, chunks.length) }, worker));
+}
+
+/** One conditional write on its own: true when it applied, false when its condition did not hold. */
+function writeOneIf(store: Store, item: WriteItem): Promise<boolean> {
+  const { Put, Update, Delete } = withTable(store, item);
+  if (Put) return appliedUnlessConditionFailed(store.ddb.send(new PutCommand(Put as PutCommandInput)));
+  if (Update) return appliedUnlessConditionFailed(store.ddb.send(new UpdateCommand(Update as UpdateCommandInput)));
+  if (Delete) return appliedUnlessConditionFailed(store.ddb.send(new DeleteCommand(Delete as DeleteCommandInput)));
+  return Promise.resolve(true);
+}
+
 export function withTable(store: Store, item: WriteItem): TransactItem {
   const { onConditionFailed: _meaning, ...write } = item;
   const [operation, body] = Object.entries(write)[0]!;

@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, deleteIf, keyString, parseItem, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
+import { batchGetItems, batchGetRecords, conditionalWrites, keyString, parseItem, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -41,6 +41,13 @@ export const pendingWriteRecord = z.object({
     .object({ changeOrderId: z.string(), number: z.string(), by: z.string(), ids: z.array(z.string()) })
     .nullable()
     .default(null),
+  /**
+   * Who settles the write once COMMITTED: the request that committed it (REQUEST), or the jobs function fed by
+   * the table's stream (STREAM: a large release, whose approval returns at the commit; lib/items/settleStream.ts).
+   * Either way cleanupAbandonedWrites settles it again if that did not happen. An ABORTED write is settled by
+   * whoever aborted it.
+   */
+  settleOn: z.enum(['REQUEST', 'STREAM']).default('REQUEST'),
   /** Set once every item has lost its writeId (COMMITTED) or been deleted (ABORTED). */
   settledAt: z.string().nullable(),
 });
@@ -131,8 +138,10 @@ export function listPendingWrites(store: Store, orgId: string, libraryId: string
 
 /** Items of a committed write lose its write id (they are visible either way); items changed since keep theirs. */
 export async function stripWriteId(store: Store, keys: Key[], writeId: string): Promise<void> {
-  const strip = (key: Key) => updateIf(store, { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
-  for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(strip));
+  await conditionalWrites(
+    store,
+    keys.map((key) => ({ Update: { Key: key, UpdateExpression: 'REMOVE writeId', ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } } })),
+  );
 }
 
 /**
@@ -141,8 +150,10 @@ export async function stripWriteId(store: Store, keys: Key[], writeId: string): 
  * to someone else and stays.
  */
 export async function deletePendingItems(store: Store, keys: Key[], writeId: string): Promise<void> {
-  const remove = (key: Key) => deleteIf(store, { Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } });
-  for (let start = 0; start < keys.length; start += 25) await Promise.all(keys.slice(start, start + 25).map(remove));
+  await conditionalWrites(
+    store,
+    keys.map((key) => ({ Delete: { Key: key, ConditionExpression: 'writeId = :writeId', ExpressionAttributeValues: { ':writeId': writeId } } })),
+  );
 }
 
 /** The write ids the items at these keys carry (strongly consistent): the large writes that hold them. */
@@ -155,6 +166,14 @@ export async function writeIdsHolding(store: Store, keys: Key[]): Promise<string
 /** The commit records of these writes (strongly consistent); ids without one are absent. */
 export function getPendingWrites(store: Store, orgId: string, libraryId: string, writeIds: string[]): Promise<Map<string, PendingWriteRecord>> {
   return batchGetRecords(store, writeIds, (id) => pendingWriteKey(orgId, libraryId, id), pendingWriteRecord, 'pending write', true);
+}
+
+/** The library and write id of a commit record's item (as a stream image holds it, unmarshalled); undefined for any other item. */
+export function pendingWriteOfItem(item: Record<string, unknown> | undefined): { orgId: string; libraryId: string; writeId: string } | undefined {
+  if (!item || item.entity !== 'PendingWrite' || typeof item.writeId !== 'string') return undefined;
+  const partition = /^ORG#([^#]+)#LIB#([^#]+)$/.exec(String(item.PK));
+  if (!partition || item.SK !== `WRITE#${item.writeId}`) return undefined;
+  return { orgId: partition[1]!, libraryId: partition[2]!, writeId: item.writeId };
 }
 
 export type { Key };

@@ -1075,7 +1075,7 @@ async function main(): Promise<number> {
   if (everything) log(`  library export and import at ${transferComponents} components`);
   const transfer = everything && transferComponents > 0 ? await measureTransfer(store, transferComponents) : [];
   if (largeReleaseSelected) log(`  change order release of ${largeReleaseComponents} components`);
-  const largeRelease = largeReleaseSelected ? await measureLargeRelease(store, largeReleaseComponents) : [];
+  const largeRelease = largeReleaseSelected ? await measureLargeRelease(store, largeReleaseComponents, started.output) : [];
   let auditCost: AuditCostRow[] = [];
   if (runAudit) {
     log(`  audit entry per mutation (${iterations} calls each, with and without)`);

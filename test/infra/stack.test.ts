@@ -556,7 +556,7 @@ describe('audit digests', () => {
 });
 
 describe('import jobs', () => {
-  it('the table streams only the INSERTs of import jobs to the jobs function, one job per invocation, never retried', () => {
+  it('the table streams only the INSERTs of import jobs and the commits of large writes settled from the stream to the jobs function, one record per invocation', () => {
     const jobsFunction = Object.keys(resourcesOfType('AWS::Lambda::Function')).find((id) => id.startsWith('JobsFunction'))!;
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: jobsFunction },
@@ -565,7 +565,20 @@ describe('import jobs', () => {
       BatchSize: 1,
       ParallelizationFactor: 10,
       MaximumRetryAttempts: 2,
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ImportJob'] }, status: { S: ['QUEUED'] } } } }) }] },
+      FilterCriteria: {
+        Filters: [
+          { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ImportJob'] }, status: { S: ['QUEUED'] } } } }) },
+          {
+            Pattern: JSON.stringify({
+              eventName: ['MODIFY'],
+              dynamodb: {
+                OldImage: { entity: { S: ['PendingWrite'] }, status: { S: ['PENDING'] } },
+                NewImage: { entity: { S: ['PendingWrite'] }, status: { S: ['COMMITTED'] }, settleOn: { S: ['STREAM'] } },
+              },
+            }),
+          },
+        ],
+      },
     });
   });
 });

@@ -1,6 +1,6 @@
 import type { Store } from '../../store/client.js';
 import { listComponents, type ComponentRecord } from '../../store/component.js';
-import { putIf } from '../../store/items.js';
+import { conditionalWrites, putIf } from '../../store/items.js';
 import { searchEntryPut } from '../entries.js';
 import type { LibraryRef } from './storage.js';
 
@@ -29,10 +29,21 @@ export async function reindexLibrary(store: Store, library: LibraryRef): Promise
  * delete is never undone. False when a newer entry won.
  */
 export function putSearchEntryIfNewer(store: Store, component: ComponentRecord): Promise<boolean> {
+  return putIf(store, searchEntryIfNewer(component).Put);
+}
+
+/** The search entries of these components, each unless a newer entry or a tombstone is there, 100 to a transaction (settling a large write). */
+export function putSearchEntriesIfNewer(store: Store, components: ComponentRecord[]): Promise<void> {
+  return conditionalWrites(store, components.map(searchEntryIfNewer));
+}
+
+function searchEntryIfNewer(component: ComponentRecord) {
   const { Put } = searchEntryPut(component);
-  return putIf(store, {
-    Item: Put.Item,
-    ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',
-    ExpressionAttributeValues: { ':version': Put.Item.version, ':false': false },
-  });
+  return {
+    Put: {
+      Item: Put.Item,
+      ConditionExpression: 'attribute_not_exists(version) OR (version <= :version AND deleted = :false)',
+      ExpressionAttributeValues: { ':version': Put.Item.version, ':false': false },
+    },
+  };
 }
