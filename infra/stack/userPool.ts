@@ -70,8 +70,7 @@ export function grantAuthPermissions(stack: Stack, authFunction: NodejsFunction,
   grantSendMail(stack, authFunction, mailFrom);
   Validations.of(authFunction.role!).acknowledge({
     id: 'AwsSolutions-IAM5[Action::cognito-idp:Admin*]',
-    reason:
-      'The auth routes drive identities only through the Cognito Admin APIs (AdminCreateUser, AdminSetUserPassword, AdminInitiateAuth and their kin); the grant is scoped to this one user pool.',
+    reason: 'The auth routes drive identities only through the Cognito Admin APIs (AdminCreateUser, AdminSetUserPassword, AdminInitiateAuth and their kin); the grant is scoped to this one user pool.',
   });
 }
 
@@ -131,8 +130,7 @@ export function createSamlResync(stack: Stack, table: dynamodb.TableV2, userPool
     Validations.of(provider).acknowledge(
       {
         id: 'AwsSolutions-IAM4',
-        reason:
-          "The CDK's trigger provider (aws-cdk-lib/triggers) logs with AWSLambdaBasicExecutionRole; it only invokes the resync function's versions (lambda:InvokeFunction on that one function).",
+        reason: "The CDK's trigger provider (aws-cdk-lib/triggers) logs with AWSLambdaBasicExecutionRole; it only invokes the resync function's versions (lambda:InvokeFunction on that one function).",
       },
       {
         id: 'AwsSolutions-L1',
