@@ -1,5 +1,5 @@
 /**
- * How each Lambda function's code is built: the one definition that infra/stack.ts (at synth), the cold-start
+ * How each Lambda function's code is built: the one definition that infra/stack/functions.ts (at synth), the cold-start
  * bench and the bundle smoke test use. esbuild bundles `functions/<name>/handler.ts` as ESM with code
  * splitting: the entry `index.mjs` holds what the module's top level imports, and every module reached only
  * through a dynamic `import()` (SDK clients, parsers, template schemas, ...) becomes a chunk under `chunks/`

@@ -13,12 +13,12 @@ const store = createStore();
 let mailer: Mailer | undefined;
 const notificationDeps = () => ({ store, mailer: (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' });
 
-/** The daily schedule's input (infra/stack.ts): mail the notification digests. */
+/** The daily schedule's input (infra/stack/streamFunctions.ts): mail the notification digests. */
 interface DigestEvent {
   digest: true;
 }
 
-/** The daily audit schedule's input (infra/stack.ts): keep each organization's chain head apart. */
+/** The daily audit schedule's input (infra/stack/buckets.ts): keep each organization's chain head apart. */
 interface AuditDigestEvent {
   auditDigest: true;
 }

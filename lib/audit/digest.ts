@@ -6,7 +6,7 @@ import { auditChainPk, listAuditedOrganizationIds, putAuditDigest, sealAuditChai
 /**
  * The daily digest of each organization's chain head, kept apart from the table (lib/store/README.md,
  * "Audit log"): the `DIGEST#<day>` item, and, deployed, an object in the audit digest bucket, whose
- * Object Lock in COMPLIANCE mode (infra/stack.ts) keeps anyone, the account's root included, from changing
+ * Object Lock in COMPLIANCE mode (infra/stack/buckets.ts) keeps anyone, the account's root included, from changing
  * or deleting it before its retention ends. An edit of the table cannot then move a head a digest named.
  */
 
@@ -67,7 +67,7 @@ export async function keepAuditDigest(store: Store, organizationId: string, sink
 }
 
 /**
- * The daily schedule (infra/stack.ts, AuditDigestSchedule): the digest of every organization whose chain
+ * The daily schedule (infra/stack/buckets.ts, AuditDigestSchedule): the digest of every organization whose chain
  * was ever sealed, from the registry of chains (a Query: the schedule never scans the table).
  */
 export async function keepAllAuditDigests(store: Store, sink?: AuditDigestSink, day?: string): Promise<KeptDigest[]> {

@@ -12,7 +12,7 @@ import { getSamlMetadata, listSamlMetadata, releaseFederatedClientLease, takeFed
  * registered in the pool (re-enabling needs no metadata) but is off the client, so that the pool itself
  * refuses to sign anyone in through it, including a client that goes to the hosted domain directly for
  * Bearer tokens. CloudFormation owns the client resource and writes its template's empty list back on every
- * update of it: the resync after each deployment (infra/stack.ts, a trigger) and `npm run admin --
+ * update of it: the resync after each deployment (infra/stack/userPool.ts, a trigger) and `npm run admin --
  * saml-resync` put the list back, and re-register the providers the pool lost from the stored metadata.
  */
 const leaseMs = 15_000;

@@ -27,7 +27,7 @@ export function tableNameFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.TABLE_NAME || defaultTableName;
 }
 
-/** CreateTable input for the local stack; the deployed table is declared in infra/stack.ts. */
+/** CreateTable input for the local stack; the deployed table is declared in infra/stack/table.ts. */
 export function createTableInput(tableName: string) {
   const attributeNames = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
   for (const index of tableDefinition.globalSecondaryIndexes) {

@@ -1,7 +1,7 @@
 /**
  * Which stream records start an import job: INSERTs of an ImportJob item, QUEUED (as importLibrary writes it). One pattern, in Lambda event
  * filtering's syntax (a field matches when its value is one of the listed ones), used by the deployed
- * event source mapping (FilterCriteria, infra/stack.ts) and applied in code by the local stack's poller
+ * event source mapping (FilterCriteria, infra/stack/streamFunctions.ts) and applied in code by the local stack's poller
  * (infra/local/start.ts), so that both hand the jobs function the same records. Kept free of imports: the
  * CDK app loads it.
  */
