@@ -50,7 +50,7 @@ export function putNotification(store: Store, record: NotificationRecord): Promi
 
 /** Puts per TransactWriteItems (the DynamoDB maximum) and transactions in flight at once. */
 const notificationsPerTransaction = 100;
-const transactionsInFlight = 4;
+const transactionsInFlight = 8;
 
 /**
  * Many notifications at once, each created only where its key is free (as `putNotification`), in

@@ -177,6 +177,7 @@ describe('notifications', () => {
       eventId: `redo-comment-${part!.id}`,
       kind: 'INSERT',
       at: at(60),
+      oldImage: undefined,
       newImage: { PK: pk, SK: `COMMENT#${commentId}`, entity: 'Comment', id: commentId, targetType: 'COMPONENT', targetId: part!.id, createdBy: commenter.userId, createdAt: at(60), body: 'Looking at it', mentions: [] },
     };
     // 121 events: 60 updates, a comment (its author then watches the part), 60 updates; 181 notifications in all
