@@ -6,8 +6,15 @@ import { getBoms } from '../store/bom.js';
 import { getComponent } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
 import type { Store } from '../store/client.js';
-import { getNotificationSettingsOf, markDigestDue, putNotifications, type NotificationKind, type NotificationRecord } from '../store/notification.js';
-import { getUsers } from '../store/user.js';
+import {
+  getNotificationSettingsOf,
+  markDigestDue,
+  putNotifications,
+  type NotificationKind,
+  type NotificationRecord,
+  type NotificationSettingsRecord,
+} from '../store/notification.js';
+import { getUsers, type UserRecord } from '../store/user.js';
 import type { ChangedItem } from '../store/stream.js';
 import { getUsages } from '../store/usage.js';
 import { listWatchers, putAutomaticWatch, type WatchRecord } from '../store/watch.js';
@@ -27,8 +34,8 @@ import { notificationMail } from './digest.js';
  * event order, concurrently between the events that put automatic watches (an event sees the watches of
  * those before it and not of those after it, as one at a time); memberships, access, settings and users
  * are read in BatchGetItem rounds once per batch; the notifications of all its events are put together
- * (lib/store/notification.ts `putNotifications`: conditional puts in transactions of 100); then mails go
- * out for the notifications created, a few at a time.
+ * (lib/store/notification.ts `putNotifications`: conditional puts in transactions of 100) while the
+ * recipients' settings and users are read; then mails go out for the notifications created, a few at a time.
  */
 export interface NotificationDeps {
   store: Store;
@@ -277,17 +284,33 @@ function notificationOf(event: WebhookEvent, touch: Touch, recipient: Recipient)
   };
 }
 
+/** The settings and users of the recipients, read in BatchGetItem rounds (beside the notifications' writes). */
+interface Addressees {
+  settings: Map<string, NotificationSettingsRecord>;
+  users: Map<string, UserRecord>;
+}
+
+async function addresseesOf(store: Store, notifications: readonly NotificationRecord[]): Promise<Addressees> {
+  const [settings, users] = await Promise.all([
+    inRounds(
+      notifications.filter((record) => record.kind !== 'MENTION').map((record) => record.userId),
+      (ids) => getNotificationSettingsOf(store, ids),
+    ),
+    inRounds(
+      notifications.map((record) => record.userId),
+      (ids) => getUsers(store, ids),
+    ),
+  ]);
+  return { settings, users };
+}
+
 /**
  * Tells the recipients of the notifications just created: a mail each, or (a digest user, but for a
  * mention, which always mails) a place in the next digest, marked once per user with the earliest time.
- * Settings and users are read in BatchGetItem rounds; mails go out a few at a time, every one tried
- * before the first failure is thrown (the stream retries the batch; the notifications exist by then).
+ * Mails go out a few at a time, every one tried before the first failure is thrown (the stream retries
+ * the batch; the notifications exist by then).
  */
-async function deliver(deps: NotificationDeps, created: readonly NotificationRecord[]): Promise<void> {
-  const settings = await inRounds(
-    created.filter((record) => record.kind !== 'MENTION').map((record) => record.userId),
-    (ids) => getNotificationSettingsOf(deps.store, ids),
-  );
+async function deliver(deps: NotificationDeps, created: readonly NotificationRecord[], { settings, users }: Addressees): Promise<void> {
   const digestSince = new Map<string, string>();
   const mailed: NotificationRecord[] = [];
   for (const record of created) {
@@ -296,10 +319,6 @@ async function deliver(deps: NotificationDeps, created: readonly NotificationRec
       if (since === undefined || record.createdAt < since) digestSince.set(record.userId, record.createdAt);
     } else mailed.push(record);
   }
-  const users = await inRounds(
-    mailed.map((record) => record.userId),
-    (ids) => getUsers(deps.store, ids),
-  );
   const failures: unknown[] = [];
   await mapLimited([...digestSince], mailsInFlight, ([userId, since]) => markDigestDue(deps.store, userId, since).catch((error: unknown) => void failures.push(error)));
   await mapLimited(mailed, mailsInFlight, async (record) => {
@@ -336,7 +355,8 @@ export async function notifyChanges(deps: NotificationDeps, changes: ChangedItem
     if (touch?.subjectId) waiting.push({ event, touch });
   }
   await findRecipients();
-  const created = await putNotifications(deps.store, notifications);
-  await deliver(deps, created);
+  // Who is told how is read while the notifications are written (a redelivered batch reads it in vain).
+  const [addressees, created] = await Promise.all([addresseesOf(deps.store, notifications), putNotifications(deps.store, notifications)]);
+  await deliver(deps, created, addressees);
   return created.length;
 }
