@@ -6,14 +6,7 @@ import { getBoms } from '../store/bom.js';
 import { getComponent } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
 import type { Store } from '../store/client.js';
-import {
-  getNotificationSettingsOf,
-  markDigestDue,
-  putNotifications,
-  type NotificationKind,
-  type NotificationRecord,
-  type NotificationSettingsRecord,
-} from '../store/notification.js';
+import { getNotificationSettingsOf, markDigestDue, putNotifications, type NotificationKind, type NotificationRecord, type NotificationSettingsRecord } from '../store/notification.js';
 import { getUsers, type UserRecord } from '../store/user.js';
 import type { ChangedItem } from '../store/stream.js';
 import { getUsages } from '../store/usage.js';
@@ -86,7 +79,11 @@ class BatchReads {
     const missing = [...new Set(userIds)].filter((userId) => !this.access.has(key(userId)));
     if (missing.length > 0) {
       const loading = inRounds(missing, (ids) => getMemberships(this.store, orgId, ids)).then((memberships) => loadEffectiveAccesses(this.store, orgId, [...memberships.values()]));
-      for (const userId of missing) this.access.set(key(userId), loading.then((found) => found.get(userId)));
+      for (const userId of missing)
+        this.access.set(
+          key(userId),
+          loading.then((found) => found.get(userId)),
+        );
     }
     const found = await Promise.all(userIds.map(async (userId) => [userId, await this.access.get(key(userId))] as const));
     return new Map(found.filter((entry): entry is readonly [string, EffectiveAccess] => entry[1] !== undefined));

@@ -178,7 +178,18 @@ describe('notifications', () => {
       kind: 'INSERT',
       at: at(60),
       oldImage: undefined,
-      newImage: { PK: pk, SK: `COMMENT#${commentId}`, entity: 'Comment', id: commentId, targetType: 'COMPONENT', targetId: part!.id, createdBy: commenter.userId, createdAt: at(60), body: 'Looking at it', mentions: [] },
+      newImage: {
+        PK: pk,
+        SK: `COMMENT#${commentId}`,
+        entity: 'Comment',
+        id: commentId,
+        targetType: 'COMPONENT',
+        targetId: part!.id,
+        createdBy: commenter.userId,
+        createdAt: at(60),
+        body: 'Looking at it',
+        mentions: [],
+      },
     };
     // 121 events: 60 updates, a comment (its author then watches the part), 60 updates; 181 notifications in all
     // (the reader: 120 updates and the comment; its author: the 60 updates after it).
