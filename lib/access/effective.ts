@@ -104,6 +104,22 @@ export async function loadEffectiveAccess(store: Store, membership: MembershipRe
   return new EffectiveAccess(grants, (id) => systemRoleFor(id) ?? resolved.get(id));
 }
 
+/**
+ * The effective access of many memberships of one organization, reading what they refer to once: one
+ * BatchGetItem round for all their teams, one for all the custom roles named (100 keys a request).
+ * The same as `loadEffectiveAccess` for each, in two rounds instead of two per membership. Keyed by user id.
+ */
+export async function loadEffectiveAccesses(store: Store, orgId: string, memberships: readonly MembershipRecord[]): Promise<Map<string, EffectiveAccess>> {
+  const teamIds = [...new Set(memberships.flatMap((membership) => membership.teamIds))];
+  const teams = teamIds.length > 0 ? await getTeams(store, orgId, teamIds) : new Map<string, TeamRecord>();
+  const grants = new Map(memberships.map((membership) => [membership.userId, grantsOf(membership, teams)]));
+  const customIds = [...new Set([...grants.values()].flatMap((g) => roleIdsOf(g)).filter((id) => !isSystemRoleId(id)))];
+  const roles = customIds.length > 0 ? await getRoles(store, orgId, customIds) : new Map<string, RoleRecord>();
+  const resolved = new Map([...roles].map(([id, record]) => [id, customRole(record)]));
+  const roleOf = (id: string) => systemRoleFor(id) ?? resolved.get(id);
+  return new Map([...grants].map(([userId, g]) => [userId, new EffectiveAccess(g, roleOf)]));
+}
+
 /** A role of the organization by id (system or custom), or undefined. */
 export async function findRole(store: Store, orgId: string, roleId: string): Promise<Role | undefined> {
   const system = systemRoleFor(roleId);

@@ -1,12 +1,13 @@
-import { loadEffectiveAccess } from '../access/effective.js';
+import { loadEffectiveAccesses, type EffectiveAccess } from '../access/effective.js';
+import type { PermissionName } from '../access/permissions.js';
 import type { Mailer } from '../mail/mailer.js';
 import { timeOrderedId } from '../model/timeId.js';
-import { findUser } from '../people/users.js';
 import { getBoms } from '../store/bom.js';
 import { getComponent } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
 import type { Store } from '../store/client.js';
-import { getNotificationSettings, markDigestDue, putNotification, type NotificationKind, type NotificationRecord } from '../store/notification.js';
+import { getNotificationSettingsOf, markDigestDue, putNotifications, type NotificationKind, type NotificationRecord, type NotificationSettingsRecord } from '../store/notification.js';
+import { getUsers, type UserRecord } from '../store/user.js';
 import type { ChangedItem } from '../store/stream.js';
 import { getUsages } from '../store/usage.js';
 import { listWatchers, putAutomaticWatch, type WatchRecord } from '../store/watch.js';
@@ -21,11 +22,99 @@ import { notificationMail } from './digest.js';
  * watchers; mentioned users get a MENTION instead. A notification's key derives from the event id and the
  * user, so a record processed twice notifies once, and a mail goes out only with the put that created it.
  * The same pass puts the automatic watches: a comment's author and mentioned users, a change order's reviewers.
+ *
+ * A stream batch is fanned out as a whole (`notifyChanges`): the recipients of its events are found in
+ * event order, concurrently between the events that put automatic watches (an event sees the watches of
+ * those before it and not of those after it, as one at a time); memberships, access, settings and users
+ * are read in BatchGetItem rounds once per batch; the notifications of all its events are put together
+ * (lib/store/notification.ts `putNotifications`: conditional puts in transactions of 100) while the
+ * recipients' settings and users are read; then mails go out for the notifications created, a few at a time.
  */
 export interface NotificationDeps {
   store: Store;
   mailer: Mailer;
   appUrl: string;
+}
+
+/** BatchGetItem rounds (100 keys each) and mails in flight at once; events whose recipients are found at once. */
+const readRoundsInFlight = 4;
+const mailsInFlight = 16;
+const eventsInFlight = 8;
+
+/** Runs `fn` over the items, at most `limit` at a time; results in the items' order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await fn(items[index]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** A by-id batch read in rounds of 100 ids, a few rounds in flight at once. */
+async function inRounds<V>(ids: readonly string[], read: (ids: string[]) => Promise<Map<string, V>>): Promise<Map<string, V>> {
+  const unique = [...new Set(ids)];
+  const rounds: string[][] = [];
+  for (let start = 0; start < unique.length; start += 100) rounds.push(unique.slice(start, start + 100));
+  return new Map((await mapLimited(rounds, readRoundsInFlight, read)).flatMap((found) => [...found]));
+}
+
+/**
+ * What one stream batch reads once: members' access per organization (memberships, then their teams and
+ * custom roles, in rounds), permissions per library and set of roles, the assemblies above a component,
+ * and the watchers of a target (forgotten whenever an event puts automatic watches).
+ */
+class BatchReads {
+  private readonly access = new Map<string, Promise<EffectiveAccess | undefined>>();
+  private readonly permissions = new Map<string, ReadonlySet<PermissionName>>();
+  private readonly ancestors = new Map<string, Promise<Set<string>>>();
+  private watchers = new Map<string, Promise<WatchRecord[]>>();
+
+  constructor(readonly store: Store) {}
+
+  /** The effective access of each user who is a member of the organization (absent: not a member). */
+  async accessOf(orgId: string, userIds: readonly string[]): Promise<Map<string, EffectiveAccess>> {
+    const key = (userId: string) => `${orgId}|${userId}`;
+    const missing = [...new Set(userIds)].filter((userId) => !this.access.has(key(userId)));
+    if (missing.length > 0) {
+      const loading = inRounds(missing, (ids) => getMemberships(this.store, orgId, ids)).then((memberships) => loadEffectiveAccesses(this.store, orgId, [...memberships.values()]));
+      for (const userId of missing)
+        this.access.set(
+          key(userId),
+          loading.then((found) => found.get(userId)),
+        );
+    }
+    const found = await Promise.all(userIds.map(async (userId) => [userId, await this.access.get(key(userId))] as const));
+    return new Map(found.filter((entry): entry is readonly [string, EffectiveAccess] => entry[1] !== undefined));
+  }
+
+  /** A member's permissions in a library, computed once per library and set of roles that applies there. */
+  libraryPermissions(access: EffectiveAccess, libraryId: string): ReadonlySet<PermissionName> {
+    const key = `${libraryId}|${access.grants.map((grant) => grant.libraryRoles[libraryId] ?? grant.orgRoleId ?? '-').join(',')}`;
+    let permissions = this.permissions.get(key);
+    if (!permissions) this.permissions.set(key, (permissions = access.libraryPermissions(libraryId)));
+    return permissions;
+  }
+
+  ancestorsOf(orgId: string, libraryId: string, componentId: string): Promise<Set<string>> {
+    const key = `${orgId}|${libraryId}|${componentId}`;
+    let found = this.ancestors.get(key);
+    if (!found) this.ancestors.set(key, (found = ancestorsOf(this.store, orgId, libraryId, componentId)));
+    return found;
+  }
+
+  watchersOf(orgId: string, libraryId: string, targetId: string): Promise<WatchRecord[]> {
+    const key = `${orgId}|${libraryId}|${targetId}`;
+    let found = this.watchers.get(key);
+    if (!found) this.watchers.set(key, (found = listWatchers(this.store, orgId, libraryId, targetId)));
+    return found;
+  }
+
+  /** Automatic watches were put: the watchers read so far are out of date. */
+  forgetWatchers(): void {
+    this.watchers = new Map();
+  }
 }
 
 /** How far up where-used is followed (BOMs deeper than this are not expected; it also bounds a cycle). */
@@ -122,16 +211,16 @@ export function touchOf(event: WebhookEvent, change?: ChangedItem): Touch | unde
   }
 }
 
-async function recipientsOf(deps: NotificationDeps, event: WebhookEvent, touch: Touch): Promise<Recipient[]> {
+async function recipientsOf(reads: BatchReads, event: WebhookEvent, touch: Touch): Promise<Recipient[]> {
   const { organizationId: org, libraryId: lib } = event;
-  const direct = await listWatchers(deps.store, org, lib, touch.subjectId);
-  const ancestors = touch.upward ? [...(await ancestorsOf(deps.store, org, lib, touch.subjectId))] : [];
-  const above = (await Promise.all(ancestors.map((id) => listWatchers(deps.store, org, lib, id)))).flat().filter((watch) => watch.withChildren);
+  const direct = await reads.watchersOf(org, lib, touch.subjectId);
+  const ancestors = touch.upward ? [...(await reads.ancestorsOf(org, lib, touch.subjectId))] : [];
+  const above = (await Promise.all(ancestors.map((id) => reads.watchersOf(org, lib, id)))).flat().filter((watch) => watch.withChildren);
   const byUser = new Map<string, Recipient>();
   for (const mentioned of touch.mentions) byUser.set(mentioned, { userId: mentioned, kind: 'MENTION', targetId: touch.subjectId });
   for (const watch of [...direct, ...above]) if (!byUser.has(watch.userId)) byUser.set(watch.userId, { userId: watch.userId, kind: touch.kind, targetId: watch.targetId });
   if (touch.actorId) byUser.delete(touch.actorId);
-  return readersOnly(deps.store, event, touch, [...byUser.values()]);
+  return readersOnly(reads, event, touch, [...byUser.values()]);
 }
 
 /**
@@ -139,27 +228,23 @@ async function recipientsOf(deps: NotificationDeps, event: WebhookEvent, touch: 
  * components.read in the library (and change_orders.read for a change order). A watch outlives a removed
  * membership or a narrowed role; what it would tell is withheld then.
  */
-async function readersOnly(store: Store, event: WebhookEvent, touch: Touch, recipients: Recipient[]): Promise<Recipient[]> {
+async function readersOnly(reads: BatchReads, event: WebhookEvent, touch: Touch, recipients: Recipient[]): Promise<Recipient[]> {
   if (recipients.length === 0) return recipients;
-  const memberships = await getMemberships(
-    store,
+  const access = await reads.accessOf(
     event.organizationId,
     recipients.map((r) => r.userId),
   );
   const needsChangeOrders = touch.kind === 'CHANGE_ORDER_TRANSITIONED' || (event.data.comment !== undefined && (event.data.comment as Record<string, unknown>).targetType === 'CHANGE_ORDER');
-  const allowed = await Promise.all(
-    recipients.map(async (recipient) => {
-      const membership = memberships.get(recipient.userId);
-      if (!membership) return false;
-      const permissions = (await loadEffectiveAccess(store, membership)).libraryPermissions(event.libraryId);
-      return permissions.has('components.read') && (!needsChangeOrders || permissions.has('change_orders.read'));
-    }),
-  );
-  return recipients.filter((_, i) => allowed[i]);
+  return recipients.filter((recipient) => {
+    const held = access.get(recipient.userId);
+    if (!held) return false;
+    const permissions = reads.libraryPermissions(held, event.libraryId);
+    return permissions.has('components.read') && (!needsChangeOrders || permissions.has('change_orders.read'));
+  });
 }
 
 /** Automatic watches an event brings: comment authors and mentioned users, change order reviewers. */
-async function automaticWatches(store: Store, event: WebhookEvent, change: ChangedItem): Promise<void> {
+async function automaticWatchesOf(store: Store, event: WebhookEvent, change: ChangedItem): Promise<WatchRecord[]> {
   const base = { organizationId: event.organizationId, libraryId: event.libraryId, withChildren: false, active: true, automatic: true, createdAt: event.occurredAt };
   const watches: WatchRecord[] = [];
   if (event.type === 'COMMENT_CREATED') {
@@ -175,12 +260,12 @@ async function automaticWatches(store: Store, event: WebhookEvent, change: Chang
     const reviewers = new Set(stages.flatMap((stage) => (stage.reviewers ?? []).map((r) => r.userId)).filter((id): id is string => typeof id === 'string'));
     for (const userId of reviewers) watches.push({ ...base, userId, targetType: 'CHANGE_ORDER', targetId: String(change.newImage.id) });
   }
-  await Promise.all(watches.map((watch) => putAutomaticWatch(store, watch)));
+  return watches;
 }
 
-/** Tells one recipient: the notification (once per event and user), then a mail or a place in the digest. */
-async function tell(deps: NotificationDeps, event: WebhookEvent, touch: Touch, recipient: Recipient): Promise<boolean> {
-  const record: NotificationRecord = {
+/** The notification of one recipient of an event: its id derives from the event and the user (once per both). */
+function notificationOf(event: WebhookEvent, touch: Touch, recipient: Recipient): NotificationRecord {
+  return {
     id: timeOrderedId(new Date(event.occurredAt), `${event.id}:${recipient.userId}`),
     userId: recipient.userId,
     organizationId: event.organizationId,
@@ -194,32 +279,81 @@ async function tell(deps: NotificationDeps, event: WebhookEvent, touch: Touch, r
     createdAt: event.occurredAt,
     read: false,
   };
-  if (!(await putNotification(deps.store, record))) return false;
-  const settings = await getNotificationSettings(deps.store, recipient.userId);
-  if (settings.email === 'DIGEST' && recipient.kind !== 'MENTION') {
-    await markDigestDue(deps.store, recipient.userId, record.createdAt);
-    return true;
+}
+
+/** The settings and users of the recipients, read in BatchGetItem rounds (beside the notifications' writes). */
+interface Addressees {
+  settings: Map<string, NotificationSettingsRecord>;
+  users: Map<string, UserRecord>;
+}
+
+async function addresseesOf(store: Store, notifications: readonly NotificationRecord[]): Promise<Addressees> {
+  const [settings, users] = await Promise.all([
+    inRounds(
+      notifications.filter((record) => record.kind !== 'MENTION').map((record) => record.userId),
+      (ids) => getNotificationSettingsOf(store, ids),
+    ),
+    inRounds(
+      notifications.map((record) => record.userId),
+      (ids) => getUsers(store, ids),
+    ),
+  ]);
+  return { settings, users };
+}
+
+/**
+ * Tells the recipients of the notifications just created: a mail each, or (a digest user, but for a
+ * mention, which always mails) a place in the next digest, marked once per user with the earliest time.
+ * Mails go out a few at a time, every one tried before the first failure is thrown (the stream retries
+ * the batch; the notifications exist by then).
+ */
+async function deliver(deps: NotificationDeps, created: readonly NotificationRecord[], { settings, users }: Addressees): Promise<void> {
+  const digestSince = new Map<string, string>();
+  const mailed: NotificationRecord[] = [];
+  for (const record of created) {
+    if (record.kind !== 'MENTION' && settings.get(record.userId)?.email === 'DIGEST') {
+      const since = digestSince.get(record.userId);
+      if (since === undefined || record.createdAt < since) digestSince.set(record.userId, record.createdAt);
+    } else mailed.push(record);
   }
-  const user = await findUser(deps.store, recipient.userId);
-  if (user && !user.archived) await deps.mailer.send(notificationMail(user.primaryEmail, record, deps.appUrl));
-  return true;
+  const failures: unknown[] = [];
+  await mapLimited([...digestSince], mailsInFlight, ([userId, since]) => markDigestDue(deps.store, userId, since).catch((error: unknown) => void failures.push(error)));
+  await mapLimited(mailed, mailsInFlight, async (record) => {
+    const user = users.get(record.userId);
+    if (user && !user.archived) await deps.mailer.send(notificationMail(user.primaryEmail, record, deps.appUrl)).catch((error: unknown) => void failures.push(error));
+  });
+  if (failures.length > 0) throw failures[0];
 }
 
 /** Fans a batch of changed items out to watchers; returns how many notifications it created. */
 export async function notifyChanges(deps: NotificationDeps, changes: ChangedItem[]): Promise<number> {
-  let created = 0;
+  const reads = new BatchReads(deps.store);
+  const notifications: NotificationRecord[] = [];
+  let waiting: { event: WebhookEvent; touch: Touch }[] = [];
+  const findRecipients = async () => {
+    const found = await mapLimited(waiting, eventsInFlight, async ({ event, touch }) => (await recipientsOf(reads, event, touch)).map((recipient) => notificationOf(event, touch, recipient)));
+    notifications.push(...found.flat());
+    waiting = [];
+  };
   for (const change of changes) {
     // What a library import inserts (its comments, BOMs: tagged with its id) is old news: nobody is told, and
     // the authors and mentioned users of imported comments watch only as the export says (lib/transfer/discussion.ts).
     if (change.kind === 'INSERT' && change.newImage?.importId !== undefined) continue;
     const event = eventOf(change);
     if (!event) continue;
-    await automaticWatches(deps.store, event, change);
+    const watches = await automaticWatchesOf(deps.store, event, change);
+    if (watches.length > 0) {
+      // The events before this one are told before its watches exist; this one and those after, after.
+      await findRecipients();
+      await Promise.all(watches.map((watch) => putAutomaticWatch(deps.store, watch)));
+      reads.forgetWatchers();
+    }
     const touch = touchOf(event, change);
-    if (!touch?.subjectId) continue;
-    const recipients = await recipientsOf(deps, event, touch);
-    const told = await Promise.all(recipients.map((recipient) => tell(deps, event, touch, recipient)));
-    created += told.filter(Boolean).length;
+    if (touch?.subjectId) waiting.push({ event, touch });
   }
-  return created;
+  await findRecipients();
+  // Who is told how is read while the notifications are written (a redelivered batch reads it in vain).
+  const [addressees, created] = await Promise.all([addresseesOf(deps.store, notifications), putNotifications(deps.store, notifications)]);
+  await deliver(deps, created, addressees);
+  return created.length;
 }

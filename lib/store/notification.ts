@@ -1,7 +1,9 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem, parseItem, putIf, queryPrefix, updateIf } from './items.js';
+import { batchGetRecords, getItem, keyString, parseItem, putIf, queryPrefix, updateIf } from './items.js';
 
 /**
  * A user's notifications: `NOTIF#<userId>` / `N#<notificationId>`, where the id is time-ordered and derived
@@ -44,6 +46,62 @@ export type NotificationSettingsRecord = z.infer<typeof settingsRecord>;
 /** True when this put created it (false: the event was already fanned out to this user). */
 export function putNotification(store: Store, record: NotificationRecord): Promise<boolean> {
   return putIf(store, { Item: { ...notificationKey(record.userId, record.id), entity: 'Notification', ...record }, ConditionExpression: 'attribute_not_exists(PK)' });
+}
+
+/** Puts per TransactWriteItems (the DynamoDB maximum) and transactions in flight at once. */
+const notificationsPerTransaction = 100;
+const transactionsInFlight = 8;
+
+/**
+ * Many notifications at once, each created only where its key is free (as `putNotification`), in
+ * TransactWriteItems of up to 100 conditional puts, a few in flight at once. A transaction that meets an
+ * existing notification (a redelivered stream record) is cancelled as a whole; its cancellation reasons
+ * name the items whose condition failed, which are left out, and the rest is written again. So exactly the
+ * notifications this call created are returned (each once: a key given twice counts once). A transaction
+ * that met a concurrent write or was throttled is retried with backoff; each attempt carries its own
+ * ClientRequestToken (the SDK's own retries of one attempt replay it, so a lost response cannot read as
+ * an existing notification). DynamoDB bills a transactional put twice a plain one's WCU.
+ */
+export async function putNotifications(store: Store, records: readonly NotificationRecord[]): Promise<NotificationRecord[]> {
+  const unique = [...new Map(records.map((record) => [keyString(notificationKey(record.userId, record.id)), record])).values()];
+  const chunks: NotificationRecord[][] = [];
+  for (let start = 0; start < unique.length; start += notificationsPerTransaction) chunks.push(unique.slice(start, start + notificationsPerTransaction));
+  const created: NotificationRecord[][] = chunks.map(() => []);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < chunks.length; index = next++) created[index] = await putNotificationChunk(store, chunks[index]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(transactionsInFlight, chunks.length) }, worker));
+  return created.flat();
+}
+
+async function putNotificationChunk(store: Store, chunk: NotificationRecord[]): Promise<NotificationRecord[]> {
+  let pending = chunk;
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt === 10) throw new Error('Notifications met concurrent writes or throttling 10 times');
+    try {
+      await store.ddb.send(
+        new TransactWriteCommand({
+          ClientRequestToken: randomUUID(),
+          TransactItems: pending.map((record) => ({
+            Put: { TableName: store.tableName, Item: { ...notificationKey(record.userId, record.id), entity: 'Notification', ...record }, ConditionExpression: 'attribute_not_exists(PK)' },
+          })),
+        }),
+      );
+      return pending;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const existing = new Set(reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : [])));
+      if (existing.size > 0) {
+        pending = pending.filter((_, index) => !existing.has(index));
+        continue;
+      }
+      if (!reasons.some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ThrottlingError')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 2 ** attempt * 20) * (0.5 + Math.random())));
+    }
+  }
+  return pending;
 }
 
 /** One page, newest first; `after` is the id of the last notification of the previous page. */
@@ -103,6 +161,12 @@ export async function markAllNotificationsRead(store: Store, userId: string): Pr
 
 export async function getNotificationSettings(store: Store, userId: string): Promise<NotificationSettingsRecord> {
   return (await getItem(store, settingsKey(userId), settingsRecord, 'notification settings')) ?? { email: 'EACH', updatedAt: new Date(0).toISOString() };
+}
+
+/** The settings of many users (BatchGetItem rounds of 100 keys); a user who chose nothing gets the default (EACH). */
+export async function getNotificationSettingsOf(store: Store, userIds: readonly string[]): Promise<Map<string, NotificationSettingsRecord>> {
+  const found = await batchGetRecords(store, userIds, settingsKey, settingsRecord, 'notification settings');
+  return new Map([...new Set(userIds)].map((id) => [id, found.get(id) ?? { email: 'EACH', updatedAt: new Date(0).toISOString() }]));
 }
 
 export async function putNotificationSettings(store: Store, userId: string, settings: NotificationSettingsRecord): Promise<void> {

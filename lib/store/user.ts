@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem, type WriteItem } from './items.js';
+import { batchGetRecords, getItem, type WriteItem } from './items.js';
 
 export const userKey = (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' });
 /**
@@ -64,6 +64,11 @@ export function userNameUpdate(userId: string, name: Pick<UserRecord, 'name' | '
 
 export function getUser(store: Store, userId: string): Promise<UserRecord | undefined> {
   return getItem(store, userKey(userId), userRecord, 'user');
+}
+
+/** Users by id (BatchGetItem rounds of 100 keys); ids without a user are absent. */
+export function getUsers(store: Store, userIds: readonly string[]): Promise<Map<string, UserRecord>> {
+  return batchGetRecords(store, userIds, userKey, userRecord, 'user');
 }
 
 export async function findUserIdByEmail(store: Store, email: string): Promise<string | undefined> {

@@ -26,7 +26,7 @@ import { putWatch } from '../../lib/store/watch.js';
  *
  * Fan-out: `watchers` members of the organization watch one component; `events` component.updated events
  * (one stream record each, the actor not among the watchers) go through `notifyChanges`, the stream
- * handler's notification step, one after the other. It reports events and notifications per second and
+ * handler's notification step, `batch` records a call (default 1: one event after the other). It reports events and notifications per second and
  * checks that every watcher got one notification and one mail per event (none dropped).
  */
 
@@ -43,6 +43,7 @@ export interface AuditCostRow {
 export interface FanoutResult {
   watchers: number;
   events: number;
+  batch: number;
   notifications: number;
   mails: number;
   expected: number;
@@ -141,7 +142,7 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
   );
 }
 
-export async function measureFanout(store: Store, tenant: BootstrapResult, componentId: string, watchers: number, events: number): Promise<FanoutResult> {
+export async function measureFanout(store: Store, tenant: BootstrapResult, componentId: string, watchers: number, events: number, batch = 1): Promise<FanoutResult> {
   const { id: organizationId, slug } = tenant.organization;
   const libraryId = tenant.library.id;
   const run = randomUUID().slice(0, 8);
@@ -172,22 +173,26 @@ export async function measureFanout(store: Store, tenant: BootstrapResult, compo
   const deps = { store, mailer, appUrl: 'http://localhost' };
   let notifications = 0;
   const started = performance.now();
-  for (let e = 0; e < events; e++) {
-    const at = new Date().toISOString();
-    const change = {
-      eventId: randomUUID(),
-      kind: 'MODIFY' as const,
-      at,
-      oldImage: { ...image, version: component.version + e },
-      newImage: { ...image, version: component.version + e + 1, updatedAt: at },
-    };
-    notifications += await notifyChanges(deps, [change]);
+  for (let first = 0; first < events; first += batch) {
+    const changes = Array.from({ length: Math.min(batch, events - first) }, (_, i) => {
+      const e = first + i;
+      const at = new Date().toISOString();
+      return {
+        eventId: randomUUID(),
+        kind: 'MODIFY' as const,
+        at,
+        oldImage: { ...image, version: component.version + e },
+        newImage: { ...image, version: component.version + e + 1, updatedAt: at },
+      };
+    });
+    notifications += await notifyChanges(deps, changes);
   }
   const seconds = (performance.now() - started) / 1000;
   const expected = watchers * events;
   return {
     watchers,
     events,
+    batch,
     notifications,
     mails: mailer.sent.length,
     expected,
@@ -217,7 +222,7 @@ export function renderAuditCost(rows: AuditCostRow[]): string {
 
 export function renderFanout(result: FanoutResult): string {
   return [
-    `  ${result.events} component.updated events x ${result.watchers} watchers: ${result.notifications} notifications and ${result.mails} mails written (expected ${result.expected} each; dropped ${result.dropped})`,
+    `  ${result.events} component.updated events x ${result.watchers} watchers, ${result.batch} event(s) per stream batch: ${result.notifications} notifications and ${result.mails} mails written (expected ${result.expected} each; dropped ${result.dropped})`,
     `  ${result.seconds} s: ${result.eventsPerSecond} events/s fanned out, ${result.notificationsPerSecond} notifications/s`,
   ].join('\n');
 }

@@ -22,7 +22,8 @@
  * page, indentedBom.ts; BENCH_ONLY=indentedBom runs it alone), BENCH_LARGE_RELEASE (the components of the large
  * change order release, default 1000; 0 skips it; BENCH_ONLY=largeRelease runs it alone), BENCH_AUDIT (false skips the audit entry's cost per mutation; BENCH_ONLY=audit
  * runs it), BENCH_FANOUT_WATCHERS (notification fan-out to this many watchers, default 1000; 0 skips it;
- * BENCH_ONLY=fanout runs it) and BENCH_FANOUT_EVENTS (events fanned out, default 5).
+ * BENCH_ONLY=fanout runs it), BENCH_FANOUT_EVENTS (events fanned out, default 5) and BENCH_FANOUT_BATCH (events per
+ * stream batch, default 1: one `notifyChanges` call per event).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -66,6 +67,7 @@ const auditCase = process.env.BENCH_AUDIT ?? 'true';
 /** Notification fan-out throughput (audit.ts): watchers of one component (0 skips it) and events fanned out. */
 const fanoutWatchers = Number(process.env.BENCH_FANOUT_WATCHERS ?? 1_000);
 const fanoutEvents = Number(process.env.BENCH_FANOUT_EVENTS ?? 5);
+const fanoutBatch = Math.max(1, Number(process.env.BENCH_FANOUT_BATCH ?? 1));
 
 // ---------------------------------------------------------------------------------------------------------
 // Budgets: DynamoDB requests and capacity units per call. Eventually consistent reads cost 0.5 RCU per
@@ -1084,7 +1086,7 @@ async function main(): Promise<number> {
   let fanout: FanoutResult | undefined;
   if (runFanout) {
     log(`  notification fan-out: ${fanoutEvents} events to ${fanoutWatchers} watchers`);
-    fanout = await measureFanout(store, tenant, seeded.partIds[0]!, fanoutWatchers, fanoutEvents);
+    fanout = await measureFanout(store, tenant, seeded.partIds[0]!, fanoutWatchers, fanoutEvents, fanoutBatch);
   }
   const likeComparison = compareLikeWithContains(results);
   let indented: IndentedBomBench | undefined;

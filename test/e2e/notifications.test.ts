@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OutboxMailer } from '../../lib/mail/mailer.js';
 import { buildDigest, sendDueDigests } from '../../lib/notifications/digest.js';
@@ -161,6 +162,56 @@ describe('notifications', () => {
     const later = burst.map((change) => ({ ...change, eventId: `${change.eventId}-after` }));
     expect(await notifyChanges(deps, later)).toBe(0);
     expect(outbox.sent.filter((m) => m.to.includes(burstWatcher.email))).toHaveLength(40);
+  });
+
+  it("fans a partly redelivered batch out once, and a comment's automatic watch counts for the events after it only", async () => {
+    const [part] = await createParts(tenant, ['Redelivered part']);
+    const [reader, commenter] = await Promise.all([memberWithRole(tenant, 'VIEWER'), memberWithRole(tenant, 'VIEWER')]);
+    await ok(reader.headers, watchMutation, { input: { targetId: part!.id } });
+    const pk = `ORG#${tenant.organization.id}#LIB#${tenant.library.id}`;
+    const at = (i: number) => new Date(Date.UTC(2031, 0, 1, 0, 0, i)).toISOString();
+    const image = (version: number) => ({ PK: pk, SK: `C#${part!.id}`, entity: 'Component', id: part!.id, cpn: 'R', name: 'Redelivered part', version, state: 'MODIFIED', updatedBy: tenant.user.id });
+    const update = (i: number): ChangedItem => ({ eventId: `redo-${part!.id}-${i}`, kind: 'MODIFY', at: at(i), oldImage: image(i + 1), newImage: image(i + 2) });
+    const commentId = randomUUID();
+    const comment: ChangedItem = {
+      eventId: `redo-comment-${part!.id}`,
+      kind: 'INSERT',
+      at: at(60),
+      oldImage: undefined,
+      newImage: {
+        PK: pk,
+        SK: `COMMENT#${commentId}`,
+        entity: 'Comment',
+        id: commentId,
+        targetType: 'COMPONENT',
+        targetId: part!.id,
+        createdBy: commenter.userId,
+        createdAt: at(60),
+        body: 'Looking at it',
+        mentions: [],
+      },
+    };
+    // 121 events: 60 updates, a comment (its author then watches the part), 60 updates; 181 notifications in all
+    // (the reader: 120 updates and the comment; its author: the 60 updates after it).
+    const batch = [...Array.from({ length: 60 }, (_, i) => update(i)), comment, ...Array.from({ length: 60 }, (_, i) => update(61 + i))];
+    const outbox = new OutboxMailer();
+    const deps = { store: testStore(), mailer: outbox, appUrl: 'https://app.example' };
+    expect(await notifyChanges(deps, batch.slice(0, 30))).toBe(30);
+    // Redelivered with the rest: the first transaction of 100 meets the 30 notifications that exist and writes the others.
+    expect(await notifyChanges(deps, batch)).toBe(151);
+    // The events after the comment once more (told to both already): nothing new. (The whole batch again would
+    // tell the author of the 60 updates before the comment: a redelivery reads the watches as they are then.)
+    expect(await notifyChanges(deps, batch.slice(61))).toBe(0);
+
+    const readerNotes = await notesOf(reader);
+    expect(readerNotes.filter((n) => n.kind === 'COMPONENT_UPDATED')).toHaveLength(120);
+    expect(readerNotes.filter((n) => n.kind === 'COMMENT')).toHaveLength(1);
+    expect(outbox.sent.filter((m) => m.to.includes(reader.email))).toHaveLength(121);
+    // The author hears of the updates after the comment (60), not of those before it nor of the comment.
+    const commenterNotes = await notesOf(commenter);
+    expect(commenterNotes.map((n) => n.kind)).toEqual(Array.from({ length: 60 }, () => 'COMPONENT_UPDATED'));
+    expect(outbox.sent.filter((m) => m.to.includes(commenter.email))).toHaveLength(60);
+    expect(new Set(commenterNotes.map((n) => n.id)).size).toBe(60);
   });
 
   it('builds a digest of the notifications it is given, oldest first', () => {
