@@ -174,7 +174,9 @@ export async function applyCallerRateLimit(store: Store, key: CallerRateKey, lim
   if (tally && tally.minuteIndex === minute.index && tally.burstIndex === burst.index) {
     const unwritten = pendingCount(tally) + 1;
     if (unwritten < localBatch) {
-      const load = Math.max(...windows.map((window, w) => slidingCount({ current: tally.counts[w]!.current + tally.writing + unwritten, previous: tally.counts[w]!.previous }, window.elapsedFraction) / window.limit));
+      const load = Math.max(
+        ...windows.map((window, w) => slidingCount({ current: tally.counts[w]!.current + tally.writing + unwritten, previous: tally.counts[w]!.previous }, window.elapsedFraction) / window.limit),
+      );
       if (load < localBelow) {
         const slot = `${minute.index}:${burst.index}`;
         const entry = tally.pending.get(slot) ?? { minuteIndex: minute.index, burstIndex: burst.index, count: 0 };

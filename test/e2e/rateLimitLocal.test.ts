@@ -73,7 +73,10 @@ describe('per-caller rate limits counted in the instance', () => {
       // Once refused, an instance refuses every request after (refusals count; near the limit each is written).
       const first = own.indexOf(false);
       expect(first, `instance ${i}`).toBeGreaterThan(0);
-      expect(own.slice(first).every((ok) => !ok), `instance ${i}`).toBe(true);
+      expect(
+        own.slice(first).every((ok) => !ok),
+        `instance ${i}`,
+      ).toBe(true);
     }
   });
 });
