@@ -208,7 +208,8 @@ function refusal(error: DomainError & { httpStatus: number }): Response {
  * and prepares the caller's context, so that an unauthenticated request costs at most one key lookup and
  * its document is never parsed. The context is kept per request for the context factory below.
  *
- * The rate count (two UpdateItems in parallel) is one more round trip before the request's work. While
+ * The rate count (one UpdateItem, or none while the instance counts a caller far below its limits on its
+ * own: lib/accounts/rateLimit.ts) is one more round trip before the request's work. While
  * this process last saw the caller below half of its limits, a query runs beside its count: the count is
  * awaited before the answer leaves (onResponse), and a refused count answers 429 as before, the query's
  * result discarded. A mutation still waits for its count before it executes (onExecute), so a refused

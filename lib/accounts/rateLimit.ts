@@ -1,6 +1,6 @@
 import { AccountError, RateLimitedError, RequestAbortedError } from '../errors.js';
 import { currentMeter, newMeter, withMeter } from '../store/meter.js';
-import { countRequest } from '../store/account.js';
+import { countCallerRequests, countRequest } from '../store/account.js';
 import type { Store } from '../store/client.js';
 
 /** Requests per client IP per window, by route (spec: signup 10 and verification 20 per 10 minutes). */
@@ -106,35 +106,152 @@ export function callerRateLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): C
 export type CallerRateKey = `${'apikey' | 'user' | 'scim'}:${string}`;
 
 /**
- * Counts the request against the caller's two sliding windows (the account routes' counters: one
- * UpdateItem each, in parallel, items with TTL) and refuses it with RateLimitedError past either limit.
- * The counters' cost is metered apart from the request's (CapacityMeter.rateLimit). Refused requests
- * count too, as on the account routes. Answers the share of its limit the caller has used (the larger of
- * the two windows', at most 1 when admitted).
+ * Requests an instance counts on its own before it writes them to the table (below): it writes at the latest
+ * with the `localBatch`-th, so the table is at most `localBatch - 1` requests behind per instance and caller.
  */
-export async function applyCallerRateLimit(store: Store, key: CallerRateKey, limits: CallerRateLimits, now = Date.now()): Promise<number> {
+export const localBatch = 10;
+/** A caller is counted in the instance only while each window, counting the request, stays below this share of its limit. */
+export const localBelow = 0.5;
+
+/**
+ * What this instance knows of a caller: the counts its last write to the table answered (in the windows of
+ * that moment), and the requests it has admitted since without writing them ("pending", by window).
+ */
+interface CallerTally {
+  minuteIndex: number;
+  burstIndex: number;
+  /** The table's counts at the last write: [minute, burst]. */
+  counts: { current: number; previous: number }[];
+  /** Requests admitted here and not yet written, by `<minute index>:<burst index>`. */
+  pending: Map<string, { minuteIndex: number; burstIndex: number; count: number }>;
+  /** Requests in writes under way (not yet in `counts`): part of the estimate, so that a burst of concurrent requests is not admitted here on a stale count. */
+  writing: number;
+}
+
+/** What one instance (process) knows of its callers: one per process; tests make more to act as several instances. */
+export type CallerTallies = Map<CallerRateKey, CallerTally>;
+export const newCallerTallies = (): CallerTallies => new Map();
+const processTallies = newCallerTallies();
+const talliesKept = 10_000;
+
+function pendingCount(tally: CallerTally): number {
+  let sum = 0;
+  for (const entry of tally.pending.values()) sum += entry.count;
+  return sum;
+}
+
+/**
+ * Counts the request against the caller's two sliding windows and refuses it with RateLimitedError past
+ * either limit. Refused requests count too, as on the account routes. Answers the share of its limit the
+ * caller has used (the larger of the two windows', at most 1 when admitted).
+ *
+ * The counts live in the table (one item per caller, both windows: countCallerRequests), so they hold across
+ * Lambda instances. Writing every request costs one UpdateItem (about 4 ms on DynamoDB Local, more than the
+ * GetItem of a simple query), so an instance counts a caller on its own while the caller is far below its
+ * limits: when the last counts the table answered it, plus the requests it has admitted since, plus this one,
+ * stay below `localBelow` of both limits, in the same windows (neither has turned since), and fewer than
+ * `localBatch` requests are unwritten, the request is admitted without a DynamoDB call. Otherwise the request
+ * is written with all the unwritten ones (one UpdateItem) and decided on the table's counts, as before. So:
+ * near a limit (at half of it or more, as this instance last saw it) every request is counted in the table
+ * and the 429 is exact; the table lags the true count by at most `localBatch - 1` requests per instance
+ * serving the caller, which is also the most a caller another instance has pushed over its limit gets
+ * through this one before it is refused. In one process (the local stack) nothing is lost: the local
+ * counts are part of the estimate. The counters' cost is metered apart from the request's
+ * (CapacityMeter.rateLimit; zero when counted here).
+ */
+export async function applyCallerRateLimit(store: Store, key: CallerRateKey, limits: CallerRateLimits, now = Date.now(), tallies = processTallies): Promise<number> {
   const windows = [
-    { bucket: 'api-minute', limit: limits.perMinute, windowMs: callerMinuteMs },
-    { bucket: 'api-burst', limit: limits.burst, windowMs: callerBurstWindowMs },
-  ];
-  const own = newMeter();
+    { prefix: 'm', limit: limits.perMinute, windowMs: callerMinuteMs },
+    { prefix: 'b', limit: limits.burst, windowMs: callerBurstWindowMs },
+  ].map((window) => {
+    const index = Math.floor(now / window.windowMs);
+    return { ...window, index, elapsedFraction: (now - index * window.windowMs) / window.windowMs };
+  });
+  const [minute, burst] = windows as [(typeof windows)[0], (typeof windows)[0]];
   const outer = currentMeter();
-  const counted = await withMeter(own, () =>
-    Promise.all(
-      windows.map(async (window) => {
-        const windowIndex = Math.floor(now / window.windowMs);
-        const elapsedFraction = (now - windowIndex * window.windowMs) / window.windowMs;
-        const counts = await countRequest(store, window.bucket, key, windowIndex, window.windowMs, now);
-        return { ...window, counts, elapsedFraction, count: slidingCount(counts, elapsedFraction) };
-      }),
-    ),
-  );
-  if (outer) outer.rateLimit = own;
+  const tally = tallies.get(key);
+  // Counted here (synchronously: no other request of this process runs between the check and the count).
+  if (tally && tally.minuteIndex === minute.index && tally.burstIndex === burst.index) {
+    const unwritten = pendingCount(tally) + 1;
+    if (unwritten < localBatch) {
+      const load = Math.max(
+        ...windows.map((window, w) => slidingCount({ current: tally.counts[w]!.current + tally.writing + unwritten, previous: tally.counts[w]!.previous }, window.elapsedFraction) / window.limit),
+      );
+      if (load < localBelow) {
+        const slot = `${minute.index}:${burst.index}`;
+        const entry = tally.pending.get(slot) ?? { minuteIndex: minute.index, burstIndex: burst.index, count: 0 };
+        entry.count += 1;
+        tally.pending.set(slot, entry);
+        if (outer) outer.rateLimit = newMeter();
+        return load;
+      }
+    }
+  }
+  // Written: this request and every unwritten one (those of windows two or more back no longer count).
+  const drained = tally ? [...tally.pending.values()] : [];
+  tally?.pending.clear();
+  const writing = drained.reduce((total, entry) => total + entry.count, 1);
+  if (tally) tally.writing += writing;
+  const own = newMeter();
+  let counts: { current: number; previous: number }[];
+  try {
+    counts = await withMeter(own, () =>
+      countCallerRequests(
+        store,
+        key,
+        windows.map((window) => {
+          const indexOf = (entry: { minuteIndex: number; burstIndex: number }) => (window === minute ? entry.minuteIndex : entry.burstIndex);
+          const sum = (back: number) => drained.filter((entry) => indexOf(entry) === window.index - back).reduce((total, entry) => total + entry.count, 0);
+          return { prefix: window.prefix, windowMs: window.windowMs, index: window.index, add: 1 + sum(0), addPrevious: sum(1) };
+        }),
+        now,
+      ),
+    );
+  } catch (error) {
+    // Not written: they stay to be written with the next request.
+    for (const entry of drained) {
+      const slot = `${entry.minuteIndex}:${entry.burstIndex}`;
+      const kept = tally!.pending.get(slot);
+      if (kept) kept.count += entry.count;
+      else tally!.pending.set(slot, entry);
+    }
+    throw error;
+  } finally {
+    if (tally) tally.writing -= writing;
+    if (outer) outer.rateLimit = own;
+  }
+  remember(tallies, key, minute.index, burst.index, counts);
+  const counted = windows.map((window, w) => ({ ...window, counts: counts[w]!, count: slidingCount(counts[w]!, window.elapsedFraction) }));
   const over = counted.filter((window) => window.count > window.limit);
   if (over.length === 0) return Math.max(...counted.map((window) => window.count / window.limit));
   const waits = over.map((window) => ({ window, wait: retryAfterSeconds(window.counts, window.elapsedFraction, window.limit, window.windowMs) }));
   const longest = waits.reduce((a, b) => (b.wait > a.wait ? b : a));
   throw new RateLimitedError(longest.wait, { limit: longest.window.limit, windowSeconds: longest.window.windowMs / 1000 });
+}
+
+/**
+ * Keeps what the table answered for the caller (bounded: the least recently written callers are forgotten
+ * first, their unwritten requests with them, at most `localBatch - 1` each). Requests admitted here while the
+ * write was under way stay unwritten. Writes of one caller can answer out of order: an older window's answer,
+ * never replaces a newer one, and of the same windows the larger count is kept.
+ */
+function remember(tallies: CallerTallies, key: CallerRateKey, minuteIndex: number, burstIndex: number, counts: { current: number; previous: number }[]): void {
+  const tally = tallies.get(key);
+  if (!tally) {
+    tallies.set(key, { minuteIndex, burstIndex, counts, pending: new Map(), writing: 0 });
+    if (tallies.size > talliesKept) tallies.delete(tallies.keys().next().value!);
+    return;
+  }
+  tallies.delete(key);
+  tallies.set(key, tally);
+  if (minuteIndex === tally.minuteIndex && burstIndex === tally.burstIndex) {
+    // A window's counts only grow: the larger of two answers is the later.
+    tally.counts = counts.map((count, w) => ({ current: Math.max(count.current, tally.counts[w]!.current), previous: Math.max(count.previous, tally.counts[w]!.previous) }));
+  } else if (minuteIndex >= tally.minuteIndex && burstIndex >= tally.burstIndex) {
+    tally.minuteIndex = minuteIndex;
+    tally.burstIndex = burstIndex;
+    tally.counts = counts;
+  }
 }
 
 /**

@@ -179,6 +179,77 @@ export async function findUserIdByIdentity(store: Store, sub: string): Promise<s
   return (await getIdentity(store, sub))?.userId;
 }
 
+/** One window of a caller's counter item (countCallerRequests): its attribute prefix, length and what to add. */
+export interface CallerCounterWindow {
+  /** Attribute prefix: the item holds `<prefix><window index>` per window. */
+  prefix: string;
+  windowMs: number;
+  /** The window now. */
+  index: number;
+  /** Requests to add to the window now and to the one before it (counted in an instance, written late). */
+  add: number;
+  addPrevious: number;
+}
+
+/**
+ * Adds requests of an API caller to its windows (a sliding minute and a sliding 10 seconds) in ONE item,
+ * `RATE#api#<caller>`, and returns each window's current and previous count. As countRequest, but with
+ * several windows: the update adds to each window now (and to the one before, for requests an instance
+ * counted there and writes late), drops every attribute of a window that is two or more back, and moves the
+ * TTL to the end of the longest window's next one. The condition lets it update only an item written in the
+ * longest window now or the one before (less than two longest windows ago), so a shorter window's attributes
+ * are at most `2 × longest / its length + 1` back: that many are removed each time, and the item holds two
+ * per window at most. An older item (TTL deletion can lag by days) is replaced.
+ */
+export async function countCallerRequests(store: Store, caller: string, windows: CallerCounterWindow[], now = Date.now()): Promise<{ current: number; previous: number }[]> {
+  const { UpdateCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const key = { PK: `RATE#api#${caller}`, SK: 'RATE' };
+  const longest = windows.reduce((a, b) => (b.windowMs > a.windowMs ? b : a));
+  const ttl = Math.ceil(((longest.index + 2) * longest.windowMs) / 1000) + 60;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':ttl': ttl, ':entity': 'RateCounter', ':live': Math.floor(now / 1000) + 60 };
+  const adds: string[] = [];
+  const removes: string[] = [];
+  windows.forEach((window, w) => {
+    names[`#c${w}`] = `${window.prefix}${window.index}`;
+    values[`:c${w}`] = window.add;
+    adds.push(`#c${w} :c${w}`);
+    if (window.addPrevious > 0) {
+      names[`#p${w}`] = `${window.prefix}${window.index - 1}`;
+      values[`:p${w}`] = window.addPrevious;
+      adds.push(`#p${w} :p${w}`);
+    }
+    const back = Math.ceil((2 * longest.windowMs) / window.windowMs) + 1;
+    for (let i = 2; i <= back; i += 1) {
+      names[`#r${w}_${i}`] = `${window.prefix}${window.index - i}`;
+      removes.push(`#r${w}_${i}`);
+    }
+  });
+  const counts = (item: Record<string, unknown> | undefined) =>
+    windows.map((window) => ({ current: Math.max(1, Number(item?.[`${window.prefix}${window.index}`] ?? 0)), previous: Number(item?.[`${window.prefix}${window.index - 1}`] ?? 0) }));
+  try {
+    const result = await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: key,
+        UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :ttl, entity = :entity REMOVE ${removes.join(', ')}`,
+        ConditionExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :live',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return counts(result.Attributes);
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    // The item's last write is two longest windows back or more: so are the late requests (the previous windows' adds).
+    const item: Record<string, unknown> = { ...key, expiresAt: ttl, entity: 'RateCounter' };
+    for (const window of windows) item[`${window.prefix}${window.index}`] = window.add;
+    await store.ddb.send(new PutCommand({ TableName: store.tableName, Item: item }));
+    return counts(item);
+  }
+}
+
 /**
  * Counts one request of a client (an IP, or a caller of the API) to a bucket in the window `windowIndex`
  * and returns the counts of that window and of the one before it. One item per bucket and client holds a

@@ -64,7 +64,9 @@ describe('the per-request DynamoDB budget', () => {
     // the BOMs of the using assemblies and the child components (4 each): 22 measured.
     const cost = capacity(response);
     expect(cost.requests).toBeLessThanOrEqual(25);
-    expect(cost.rateLimit?.requests).toBe(2);
+    // The rate count is metered apart: one UpdateItem of both windows, or none while this process counts
+    // the caller on its own (far below its limits, lib/accounts/rateLimit.ts).
+    expect(cost.rateLimit?.requests).toBeLessThanOrEqual(1);
   });
 
   it('refuses a query that needs more than its budget with 400 QUERY_BUDGET_EXCEEDED, stating the budget and the use', async () => {
@@ -184,7 +186,7 @@ describe('per-caller rate limits', () => {
     const owner = await newTenant();
     const headers = tenantHeaders(owner);
     const keyId = (await gqlOk<{ apiKey: { findAllForUser: { id: string }[] } }>(owner, '{ apiKey { findAllForUser { id } } }')).apiKey.findAllForUser[0]!.id;
-    const counter = { PK: `RATE#api-minute#apikey:${keyId}`, SK: 'RATE' };
+    const counter = { PK: `RATE#api#apikey:${keyId}`, SK: 'RATE' };
     const send = async (query: string) => {
       const response = await fetch(`${limitedUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
       return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { data?: unknown; errors?: { extensions?: Record<string, unknown> }[] } };
@@ -196,7 +198,7 @@ describe('per-caller rate limits', () => {
           TableName: testStore().tableName,
           Key: counter,
           UpdateExpression: 'SET #w = :many',
-          ExpressionAttributeNames: { '#w': `w${Math.floor(Date.now() / 60_000)}` },
+          ExpressionAttributeNames: { '#w': `m${Math.floor(Date.now() / 60_000)}` },
           ExpressionAttributeValues: { ':many': 100 },
         }),
       );
