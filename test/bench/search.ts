@@ -123,7 +123,7 @@ async function benchSize(stack: StackInfo, store: Store, size: number): Promise<
     let reported = 0;
     const ids = await loadLibrary(store, tenant, size, {
       progress: (done) => {
-        if (done - reported >= 50_000) log(`    ${(reported = done)} loaded, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+        if (done - reported >= 64_000) log(`    ${(reported = done)} loaded, ${((performance.now() - started) / 1000).toFixed(0)} s`);
       },
     });
     seeded = ids.map((id) => ({ id }));

@@ -14,7 +14,7 @@ import { buildNewComponent } from '../../lib/components/rules.js';
 import { findCategory } from '../../lib/config/libraryConfig.js';
 import { projectionOf } from '../../lib/search/entries.js';
 import { bulkManifestItem } from '../../lib/search/table/bulkLoad.js';
-import { blockRows, packBlocks } from '../../lib/search/table/compaction.js';
+import { maxBlockRows as blockRows, packBlocks } from '../../lib/search/table/compaction.js';
 import { rowFieldsOf } from '../../lib/search/table/rows.js';
 import { writeParts, type BlockEntry } from '../../lib/search/table/storage.js';
 import type { Store } from '../../lib/store/client.js';
@@ -48,7 +48,7 @@ export async function loadLibrary(store: Store, target: SeedTarget, count: numbe
         records.push(record);
       }
       const rows = records.map((record) => rowFieldsOf(projectionOf(record)));
-      const packed = packBlocks(rows);
+      const packed = packBlocks(rows, blockRows);
       await batchWrite(
         store,
         records.map((record) => ({ put: componentItem(record) as unknown as Record<string, unknown> })),

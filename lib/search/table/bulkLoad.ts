@@ -1,7 +1,7 @@
 import { brotliCompressSync } from 'node:zlib';
 import { projectionOf } from '../entries.js';
 import type { ComponentRecord } from '../../store/component.js';
-import { packBlocks } from './compaction.js';
+import { maxBlockRows, packBlocks } from './compaction.js';
 import { rowFieldsOf } from './rows.js';
 import { columnPartKey, manifestKey, type BlockEntry, type LibraryRef } from './storage.js';
 
@@ -14,7 +14,7 @@ import { columnPartKey, manifestKey, type BlockEntry, type LibraryRef } from './
  */
 export function bulkIndexItems(library: LibraryRef, components: ComponentRecord[]): { parts: Record<string, unknown>[]; manifestPut: Record<string, unknown> } {
   const rows = components.map((component) => rowFieldsOf(projectionOf(component))).sort((a, b) => a.createdAt - b.createdAt);
-  const packed = packBlocks(rows);
+  const packed = packBlocks(rows, maxBlockRows);
   const createdAt = new Date().toISOString();
   const parts = packed.parts.map((part) => ({
     ...columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start),
