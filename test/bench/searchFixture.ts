@@ -24,7 +24,12 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { seedContext, seededInput, type SeedTarget } from '../e2e/searchHelpers.js';
 
 /** Loads count components (seededInput) and their search blocks; returns the component ids in creation order. */
-export async function loadLibrary(store: Store, target: SeedTarget, count: number, options: { concurrency?: number; progress?: (done: number) => void } = {}): Promise<string[]> {
+export async function loadLibrary(
+  store: Store,
+  target: SeedTarget,
+  count: number,
+  options: { concurrency?: number; progress?: (done: number) => void; components?: (n: number) => boolean } = {},
+): Promise<string[]> {
   const base = await seedContext(store, target, new Date().toISOString());
   const startAt = Date.parse('2024-01-01T00:00:00.000Z');
   const library = { organizationId: target.organization.id, libraryId: target.library.id };
@@ -51,7 +56,7 @@ export async function loadLibrary(store: Store, target: SeedTarget, count: numbe
       const packed = packBlocks(rows, blockRows);
       await batchWrite(
         store,
-        records.map((record) => ({ put: componentItem(record) as unknown as Record<string, unknown> })),
+        records.filter((_, i) => options.components?.(chunk * blockRows + i) ?? true).map((record) => ({ put: componentItem(record) as unknown as Record<string, unknown> })),
       );
       await writeParts(store, library, packed.parts);
       blocks[chunk] = packed.blocks;
