@@ -67,7 +67,7 @@ async function deleteOnce(store: Store, ctx: WriteContext, ids: string[], unique
       return explainedBy(
         [
           ...componentDeleteItems(record, cpnKey(org, lib, normalizeCpn(ctx.config.cpnScheme, record.cpn)), ctx.at),
-          searchEntryTombstone(org, lib, id, ctx.at),
+          searchEntryTombstone(org, lib, id, ctx.at, record.createdAt),
           // Its BOM and document links go with it, so where-used never names a deleted assembly.
           bomDelete(org, lib, id),
           documentLinksDelete(org, lib, id),

@@ -102,11 +102,24 @@ export function searchEntryPut(record: ComponentRecord, writeId?: string) {
   };
 }
 
-/** The entry of a deleted component: a tombstone, so that compacted search data forgets it too. */
-export function searchEntryTombstone(orgId: string, libraryId: string, componentId: string, at: string) {
+/**
+ * The entry of a deleted component: a tombstone, so that compacted search data forgets it too. It keeps the
+ * component's createdAt, which places its block row without reading the library's id column.
+ */
+export function searchEntryTombstone(orgId: string, libraryId: string, componentId: string, at: string, createdAt?: string) {
   return {
     Put: {
-      Item: { ...searchEntryKey(orgId, libraryId, componentId), entity: 'SearchEntry', componentId, deleted: true, at, version: 0, token: randomUUID(), projection: null },
+      Item: {
+        ...searchEntryKey(orgId, libraryId, componentId),
+        entity: 'SearchEntry',
+        componentId,
+        deleted: true,
+        at,
+        version: 0,
+        token: randomUUID(),
+        projection: null,
+        ...(createdAt ? { createdAt } : {}),
+      },
     },
   };
 }
@@ -150,5 +163,7 @@ export const searchEntryRecord = z.object({
     .transform((data) => (data ? searchProjectionSchema.parse(JSON.parse(brotliDecompressSync(data).toString('utf8'))) : null)),
   /** Set while the component belongs to a large item write that has not committed (store/pendingWrite.ts). */
   writeId: z.string().nullish(),
+  /** A tombstone's component createdAt (absent on tombstones written before it was kept). */
+  createdAt: z.string().nullish(),
 });
 export type SearchEntryRecord = z.infer<typeof searchEntryRecord>;

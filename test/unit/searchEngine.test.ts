@@ -5,6 +5,9 @@ import { decodeCursor } from '../../lib/search/cursor.js';
 import { dateInterval, parseDateOperand, validateFilter } from '../../lib/search/filter.js';
 import { columnNames, decodeColumn, encodeColumnParts, idPartRows } from '../../lib/search/table/columns.js';
 import { compileFilter, likePattern } from '../../lib/search/table/evaluate.js';
+import { mergeCandidates } from '../../lib/search/table/compaction.js';
+import type { BlockEntry } from '../../lib/search/table/storage.js';
+import { brotliCompressSync } from 'node:zlib';
 import { pageRows } from '../../lib/search/table/paging.js';
 import type { Row, RowFields } from '../../lib/search/table/rows.js';
 
@@ -44,6 +47,14 @@ describe('column blocks', () => {
       for (const part of encodeColumnParts(column, rows)) decodeColumn(column, part.data, decoded.slice(part.start));
     }
     expect(decoded.map(({ block: _b, index: _i, ...fields }) => fields)).toEqual(rows);
+  });
+
+  it('read the CPNs of blocks written before the p column from their c column', () => {
+    const rows = Array.from({ length: 3 }, (_, n) => rowFields(n));
+    const legacy = brotliCompressSync(Buffer.from(JSON.stringify({ at: [rows[0]!.createdAt, 1000, 1000], cpn: rows.map((r) => r.cpn) })));
+    const decoded: Row[] = rows.map((_, index) => ({ block: 0, index }));
+    decodeColumn('c', legacy, decoded);
+    expect(decoded.map((r) => [r.createdAt, r.cpn])).toEqual(rows.map((r) => [r.createdAt, r.cpn]));
   });
 
   it('store ids in parts of a fixed number of rows, and split a column that would not fit in one item', () => {
@@ -188,5 +199,26 @@ describe('paging', () => {
     const page = await pageRows(rows, { order: { field: 'CREATED_AT', direction: 'ASC' }, first: 1 }, async () => {});
     expect(decodeCursor(page.hits[0]!.cursor)).toEqual(['2025-01-01T00:00:00.000Z', rows[0]!.id]);
     await expect(pageRows(rows, { order: { field: 'CREATED_AT', direction: 'ASC' }, first: 1, after: 'nonsense' }, async () => {})).rejects.toThrow(/not a cursor/);
+  });
+});
+
+describe('block merging', () => {
+  const block = (rows: number): BlockEntry => ({ id: randomBytes(6).toString('hex'), rows, dead: [], parts: {} as BlockEntry['parts'] });
+  const noDead = (blocks: BlockEntry[]) => blocks.map(() => new Set<number>());
+
+  it('merges 8 blocks of the same size tier, never the tail nor a block rewritten anyway', () => {
+    const blocks = Array.from({ length: 10 }, () => block(1000));
+    expect(mergeCandidates(blocks, noDead(blocks), new Set([0]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(mergeCandidates(blocks.slice(0, 8), noDead(blocks.slice(0, 8)), new Set())).toEqual([]);
+  });
+
+  it('counts live rows, and merges the next tier when the first has too few', () => {
+    const blocks = [...Array.from({ length: 8 }, () => block(8000)), block(1000), block(1000)];
+    expect(mergeCandidates(blocks, noDead(blocks), new Set())).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const dead = noDead(blocks);
+    dead[0] = new Set(Array.from({ length: 7500 }, (_, i) => i));
+    // Block 0 has 500 live rows: tier 0 now, so tier 1 holds only 7.
+    expect(mergeCandidates(blocks, dead, new Set())).toEqual([]);
+    expect(mergeCandidates([...blocks.slice(0, 8), block(64_000), block(1000)], noDead(blocks), new Set())).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 });

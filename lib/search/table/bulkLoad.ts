@@ -1,9 +1,9 @@
 import { brotliCompressSync } from 'node:zlib';
 import { projectionOf } from '../entries.js';
 import type { ComponentRecord } from '../../store/component.js';
-import { packBlocks } from './compaction.js';
+import { maxBlockRows, packBlocks } from './compaction.js';
 import { rowFieldsOf } from './rows.js';
-import { columnPartKey, manifestKey, type LibraryRef } from './storage.js';
+import { columnPartKey, manifestKey, type BlockEntry, type LibraryRef } from './storage.js';
 
 /**
  * The search index of a library loaded in bulk (an import into an empty library): the blocks built
@@ -14,7 +14,7 @@ import { columnPartKey, manifestKey, type LibraryRef } from './storage.js';
  */
 export function bulkIndexItems(library: LibraryRef, components: ComponentRecord[]): { parts: Record<string, unknown>[]; manifestPut: Record<string, unknown> } {
   const rows = components.map((component) => rowFieldsOf(projectionOf(component))).sort((a, b) => a.createdAt - b.createdAt);
-  const packed = packBlocks(rows);
+  const packed = packBlocks(rows, maxBlockRows);
   const createdAt = new Date().toISOString();
   const parts = packed.parts.map((part) => ({
     ...columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start),
@@ -23,14 +23,11 @@ export function bulkIndexItems(library: LibraryRef, components: ComponentRecord[
     createdAt,
   }));
   const watermark = rows.reduce((max, row) => Math.max(max, row.createdAt), 0);
-  const data = brotliCompressSync(Buffer.from(JSON.stringify({ watermark, blocks: packed.blocks })));
-  return {
-    parts,
-    manifestPut: {
-      Put: {
-        Item: { ...manifestKey(library.organizationId, library.libraryId), entity: 'SearchManifest', version: 1, data, updatedAt: createdAt },
-        ConditionExpression: 'attribute_not_exists(version)',
-      },
-    },
-  };
+  return { parts, manifestPut: { Put: { ...bulkManifestItem(library, watermark, packed.blocks), ConditionExpression: 'attribute_not_exists(version)' } } };
+}
+
+/** The first manifest of a library indexed in bulk: version 1, naming these blocks. */
+export function bulkManifestItem(library: LibraryRef, watermark: number, blocks: BlockEntry[]): { Item: Record<string, unknown> } {
+  const data = brotliCompressSync(Buffer.from(JSON.stringify({ watermark, blocks })));
+  return { Item: { ...manifestKey(library.organizationId, library.libraryId), entity: 'SearchManifest', version: 1, data, updatedAt: new Date().toISOString() } };
 }

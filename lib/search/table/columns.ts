@@ -5,11 +5,12 @@ import type { FieldName, Row, RowFields } from './rows.js';
  * Column groups of a block. A search reads only the groups its conditions, its order and its merge need,
  * so cost follows what is filtered, not the whole projection:
  *   m  status, category, state, revision, labels, flags, createdBy, updatedBy, MPNs, manufacturers (dictionary-coded)
- *   c  createdAt (epoch ms, delta-coded) and CPN: the default order, and what places a delta's block row
- *   u  updatedAt          n  name            d  description        e  eid
+ *   c  createdAt (epoch ms, delta-coded): the default order, and what places a delta's block row (with ids)
+ *   p  CPN                u  updatedAt       n  name               d  description        e  eid
  *   i  ids (16 bytes each, uncompressed: random bytes do not compress)
+ * Blocks written before `p` existed hold the CPNs in `c` ({ at, cpn }); reading `p` reads `c` for them.
  */
-export const columnNames = ['m', 'c', 'u', 'n', 'd', 'e', 'i'] as const;
+export const columnNames = ['m', 'c', 'p', 'u', 'n', 'd', 'e', 'i'] as const;
 export type ColumnName = (typeof columnNames)[number];
 
 const columnOfField: Record<FieldName, ColumnName> = {
@@ -32,7 +33,7 @@ const columnOfField: Record<FieldName, ColumnName> = {
   updatedAt: 'u',
   name: 'n',
   description: 'd',
-  cpn: 'c',
+  cpn: 'p',
   eid: 'e',
   id: 'i',
 };
@@ -174,7 +175,9 @@ function encodeColumn(column: ColumnName, rows: RowFields[]): Buffer {
     case 'm':
       return compress(encodeMeta(rows));
     case 'c':
-      return compress({ at: encodeTimes(rows.map((r) => r.createdAt)), cpn: rows.map((r) => r.cpn) });
+      return compress(encodeTimes(rows.map((r) => r.createdAt)));
+    case 'p':
+      return compress(rows.map((r) => r.cpn));
     case 'u':
       return compress(encodeTimes(rows.map((r) => r.updatedAt)));
     case 'n':
@@ -199,9 +202,12 @@ export function decodeColumn(column: ColumnName, data: Uint8Array, rows: Row[]):
     case 'm':
       return decodeMeta(value as MetaColumn, rows);
     case 'c': {
+      if (Array.isArray(value)) return void decodeTimes(value as number[]).forEach((time, i) => (rows[i]!.createdAt = time));
       const { at, cpn } = value as { at: number[]; cpn: string[] };
       return void decodeTimes(at).forEach((time, i) => Object.assign(rows[i]!, { createdAt: time, cpn: cpn[i]! }));
     }
+    case 'p':
+      return void (value as string[]).forEach((cpn, i) => (rows[i]!.cpn = cpn));
     case 'u':
       return void decodeTimes(value as number[]).forEach((time, i) => (rows[i]!.updatedAt = time));
     case 'n':

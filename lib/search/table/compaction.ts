@@ -24,8 +24,16 @@ import {
  * (long descriptions), about 5 RCU of deltas at most.
  */
 export const compactionThreshold = { deltas: 64, bytes: 96 * 1024 };
-/** Rows per block: a compaction rewrites at most the tail block and a few sparse ones. */
+/** Rows per block as a compaction first writes it: a compaction rewrites the tail block and a few sparse ones. */
 export const blockRows = 1000;
+/**
+ * Blocks merge as they fill, so a search reads few items however large the library (every stored part is
+ * at least one read unit): 8 blocks of fewer than 8,000 live rows (not the tail) become one, and 8 of
+ * 8,000 to 64,000 become one of up to 64,000 and more. A bulk load (bulkLoad.ts) writes blocks of maxBlockRows.
+ */
+export const mergeFanIn = 8;
+export const mergeTiers = [8_000, 64_000];
+export const maxBlockRows = 64_000;
 /** Deltas folded per compaction, so one run stays short even after a configuration sync touched every component. */
 const maxFoldedPerRun = 10_000;
 const leaseMs = 60_000;
@@ -45,7 +53,7 @@ async function readBlockRows(store: Store, library: LibraryRef, block: BlockEntr
   const parts = await readParts(store, blockPartKeys(library, block));
   const byKey = new Map(parts.map((part) => [`${part.column}#${part.start}`, part]));
   for (const column of columnNames) {
-    const starts = block.parts[column];
+    const starts = block.parts[column] ?? [];
     starts.forEach((start, i) => {
       const part = byKey.get(`${column}#${start}`);
       if (!part) throw new Error(`search index part ${column}/${block.id}/${start} is missing`);
@@ -55,12 +63,26 @@ async function readBlockRows(store: Store, library: LibraryRef, block: BlockEntr
   return rows.filter((row) => !dead.has(row.index)) as RowFields[];
 }
 
-/** New blocks of at most blockRows rows, each column stored in parts (columns.ts). */
-export function packBlocks(rows: RowFields[]): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
+/**
+ * The blocks (by index) one merge folds into one: the first tier (mergeTiers) with mergeFanIn blocks whose
+ * live rows are below its limit and at least the tier below's, none of them the tail or rewritten anyway.
+ */
+export function mergeCandidates(blocks: BlockEntry[], dead: Set<number>[], rewrite: Set<number>): number[] {
+  const live = (b: number) => blocks[b]!.rows - dead[b]!.size;
+  for (let tier = 0; tier < mergeTiers.length; tier++) {
+    const floor = tier === 0 ? 0 : mergeTiers[tier - 1]!;
+    const inTier = blocks.map((_, b) => b).filter((b) => b < blocks.length - 1 && !rewrite.has(b) && live(b) >= floor && live(b) < mergeTiers[tier]!);
+    if (inTier.length >= mergeFanIn) return inTier.slice(0, mergeFanIn);
+  }
+  return [];
+}
+
+/** New blocks of at most `size` rows, each column stored in parts (columns.ts). */
+export function packBlocks(rows: RowFields[], size = blockRows): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
   const blocks: BlockEntry[] = [];
   const parts: Omit<StoredPart, 'createdAt'>[] = [];
-  for (let start = 0; start < rows.length; start += blockRows) {
-    const slice = rows.slice(start, start + blockRows);
+  for (let start = 0; start < rows.length; start += size) {
+    const slice = rows.slice(start, start + size);
     const id = randomBytes(6).toString('hex');
     const starts = {} as Record<ColumnName, number[]>;
     for (const column of columnNames) {
@@ -103,9 +125,16 @@ export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<
       .sort((x, y) => y.sparse - x.sparse)
       .slice(0, maxSparseRewrites)
       .forEach(({ b }) => rewrite.add(b));
-    const kept = (await Promise.all([...rewrite].sort((x, y) => x - y).map((b) => readBlockRows(store, library, manifest.blocks[b]!, dead[b]!)))).flat();
+    const merged = mergeCandidates(manifest.blocks, dead, rewrite);
+    const [kept, mergedRows] = await Promise.all([
+      Promise.all([...rewrite].sort((x, y) => x - y).map((b) => readBlockRows(store, library, manifest.blocks[b]!, dead[b]!))).then((rows) => rows.flat()),
+      Promise.all(merged.map((b) => readBlockRows(store, library, manifest.blocks[b]!, dead[b]!))).then((rows) => rows.flat()),
+    ]);
+    for (const b of merged) rewrite.add(b);
     const added = folded.flatMap((delta) => (!delta.deleted && delta.projection ? [rowFieldsOf(delta.projection)] : []));
-    const packed = packBlocks([...kept, ...added]);
+    const mergedPack = packBlocks(mergedRows, Math.max(1, mergedRows.length));
+    const tailPack = packBlocks([...kept, ...added]);
+    const packed = { blocks: [...mergedPack.blocks, ...tailPack.blocks], parts: [...mergedPack.parts, ...tailPack.parts] };
     await writeParts(store, library, packed.parts);
     const next = {
       watermark: added.reduce((max, row) => Math.max(max, row.createdAt), manifest.watermark),

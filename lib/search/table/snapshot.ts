@@ -4,6 +4,13 @@ import { decodeColumn, idPartRows, type ColumnName } from './columns.js';
 import { rowFieldsOf, type Row } from './rows.js';
 import { columnPartKey, readColumn, readDeltas, readManifest, readParts, type Delta, type LibraryRef, type Manifest, type StoredPart } from './storage.js';
 
+/** Blocks written before the `p` column hold their CPNs in `c`: reading CPNs reads both. */
+function withLegacy(columns: Iterable<ColumnName>): ColumnName[] {
+  const wanted = new Set(columns);
+  if (wanted.has('p')) wanted.add('c');
+  return [...wanted];
+}
+
 /** A part the manifest names is gone: a compaction replaced the block after this snapshot read the manifest. */
 export class MissingPartError extends Error {}
 
@@ -62,7 +69,7 @@ export class LibrarySnapshot {
    * deltas, when a compaction holds the lease or the reads took longer than the window.
    */
   static async read(store: Store, library: LibraryRef, columns: Iterable<ColumnName>): Promise<LibrarySnapshot> {
-    const wanted = [...new Set(columns)];
+    const wanted = withLegacy(columns);
     const started = performance.now();
     const [deltas, first, parts] = await Promise.all([readDeltas(store, library), readManifest(store, library), Promise.all(wanted.map((column) => readColumn(store, library, column)))]);
     const manifest = first.lease || performance.now() - started > consistencyWindowMs ? await readManifest(store, library) : first;
@@ -99,7 +106,8 @@ export class LibrarySnapshot {
     await this.located;
   }
 
-  private async load(columns: Iterable<ColumnName>): Promise<void> {
+  private async load(requested: Iterable<ColumnName>): Promise<void> {
+    const columns = withLegacy(requested);
     for (const column of columns) {
       if (!this.loading.has(column) && this.manifest.blocks.length > 0)
         this.loading.set(
@@ -107,7 +115,7 @@ export class LibrarySnapshot {
           readColumn(this.store, this.library, column).then((parts) => this.accept(column, parts)),
         );
     }
-    await Promise.all([...columns].map((column) => this.loading.get(column)));
+    await Promise.all(columns.map((column) => this.loading.get(column)));
   }
 
   /** Decodes the parts of one column group that the manifest names; the others are orphans or newer. */
@@ -120,7 +128,7 @@ export class LibrarySnapshot {
       else if (now - Date.parse(part.createdAt) > orphanAgeMs) this.orphans.push(part);
     }
     this.manifest.blocks.forEach((block, b) => {
-      for (const start of block.parts[column]) {
+      for (const start of block.parts[column] ?? []) {
         const part = byKey.get(`${block.id}#${start}`);
         if (!part) throw new MissingPartError(`search index part ${column}/${block.id}/${start} is gone`);
         this.decode(b, column, start, part.data);
@@ -130,7 +138,7 @@ export class LibrarySnapshot {
 
   private decode(block: number, column: ColumnName, start: number, data: Uint8Array): void {
     const rows = this.blockRows[block]!;
-    const parts = this.manifest.blocks[block]!.parts[column];
+    const parts = this.manifest.blocks[block]!.parts[column] ?? [];
     const next = parts[parts.indexOf(start) + 1] ?? rows.length;
     decodeColumn(column, data, rows.slice(start, next));
   }
@@ -141,19 +149,29 @@ export class LibrarySnapshot {
     return this.deltas.filter((d) => d.deleted || !d.projection || Date.parse(d.projection.createdAt) <= this.manifest.watermark);
   }
 
+  /**
+   * Finds the block rows the deltas supersede. A component's createdAt never changes, so its row is one of
+   * the live rows created at that same millisecond: their ids are read (the id parts that hold them, not the
+   * column) and compared. Only tombstones written before they kept createdAt need the whole id column.
+   */
   private async locateDeltas(): Promise<void> {
     const toPlace = this.deltasToPlace();
-    if (toPlace.length > 0) await this.load(['c']);
-    const byCpn = new Map<string, { block: number; index: number; createdAt: number }>();
-    const wanted = new Set(toPlace.flatMap((d) => (d.projection ? [d.projection.cpn] : [])));
-    this.forEachLiveBlockRow((row) => {
-      if (row.cpn !== undefined && wanted.has(row.cpn)) byCpn.set(row.cpn, { block: row.block, index: row.index, createdAt: row.createdAt ?? NaN });
-    });
+    const times = new Set<number>();
     const unresolved: Delta[] = [];
     for (const delta of toPlace) {
-      const candidate = delta.projection ? byCpn.get(delta.projection.cpn) : undefined;
-      if (candidate && candidate.createdAt === Date.parse(delta.projection!.createdAt)) this.locations.set(delta.componentId, candidate);
+      const createdAt = delta.projection?.createdAt ?? delta.createdAt;
+      if (createdAt) times.add(Date.parse(createdAt));
       else unresolved.push(delta);
+    }
+    if (times.size > 0) {
+      await this.load(['c']);
+      const candidates: Row[] = [];
+      this.forEachLiveBlockRow((row) => {
+        if (row.createdAt !== undefined && times.has(row.createdAt)) candidates.push(row);
+      });
+      await this.loadIds(candidates);
+      const wantedIds = new Set(toPlace.map((d) => d.componentId));
+      for (const row of candidates) if (wantedIds.has(row.id!)) this.locations.set(row.id!, { block: row.block, index: row.index });
     }
     if (unresolved.length > 0) {
       this.usedIdFallback = true;

@@ -42,7 +42,17 @@ export interface Manifest {
 
 const manifestBody = z.object({
   watermark: z.number(),
-  blocks: z.array(z.object({ id: z.string(), rows: z.number().int(), dead: z.array(z.number().int()), parts: z.record(z.enum(columnNames), z.array(z.number().int())) })),
+  blocks: z.array(
+    z.object({
+      id: z.string(),
+      rows: z.number().int(),
+      dead: z.array(z.number().int()),
+      // Blocks written before the `p` column have none (their CPNs are in `c`).
+      parts: z
+        .partialRecord(z.enum(columnNames), z.array(z.number().int()))
+        .transform((parts) => Object.fromEntries(columnNames.map((column) => [column, parts[column] ?? []])) as Record<ColumnName, number[]>),
+    }),
+  ),
 });
 
 const manifestItem = z.object({

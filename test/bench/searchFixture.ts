@@ -1,0 +1,71 @@
+/**
+ * The large-library fixture of `npm run bench:search` (500,000 components and more): written the way an
+ * import into an empty library writes it, not one create at a time. Per 1,000 components (one search
+ * block) it builds the records createComponents would build (seededInput, 25 per minute of createdAt, as
+ * seedComponents), puts the component items with BatchWriteItem and the block's column parts, and at the
+ * end the search manifest that names every block (lib/search/table/bulkLoad.ts does the same for an
+ * import). History records, CPN claims and search deltas are not written: a search reads none of them, and
+ * component.update (what the bench's write measurements run) reads only the component. 500,000 components
+ * load in a few minutes on DynamoDB Local (in memory).
+ */
+import { randomUUID } from 'node:crypto';
+import { planCpn } from '../../lib/components/cpn.js';
+import { buildNewComponent } from '../../lib/components/rules.js';
+import { findCategory } from '../../lib/config/libraryConfig.js';
+import { projectionOf } from '../../lib/search/entries.js';
+import { bulkManifestItem } from '../../lib/search/table/bulkLoad.js';
+import { maxBlockRows as blockRows, packBlocks } from '../../lib/search/table/compaction.js';
+import { rowFieldsOf } from '../../lib/search/table/rows.js';
+import { writeParts, type BlockEntry } from '../../lib/search/table/storage.js';
+import type { Store } from '../../lib/store/client.js';
+import { componentItem } from '../../lib/store/component.js';
+import { batchWrite } from '../../lib/store/items.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { seedContext, seededInput, type SeedTarget } from '../e2e/searchHelpers.js';
+
+/** Loads count components (seededInput) and their search blocks; returns the component ids in creation order. */
+export async function loadLibrary(
+  store: Store,
+  target: SeedTarget,
+  count: number,
+  options: { concurrency?: number; progress?: (done: number) => void; components?: (n: number) => boolean } = {},
+): Promise<string[]> {
+  const base = await seedContext(store, target, new Date().toISOString());
+  const startAt = Date.parse('2024-01-01T00:00:00.000Z');
+  const library = { organizationId: target.organization.id, libraryId: target.library.id };
+  const chunks = Math.ceil(count / blockRows);
+  const ids: string[] = new Array(count);
+  const blocks: BlockEntry[][] = new Array(chunks);
+  let watermark = 0;
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (let chunk = next++; chunk < chunks; chunk = next++) {
+      const records = [];
+      for (let n = chunk * blockRows; n < Math.min(count, (chunk + 1) * blockRows); n++) {
+        const ctx = { ...base, at: new Date(startAt + Math.floor(n / 25) * 60_000).toISOString() };
+        const input = seededInput(n);
+        const draft = buildNewComponent(ctx, input, n % 25, randomUUID());
+        const plan = planCpn(ctx.config.cpnScheme, input, findCategory(ctx.config, draft.categoryId)!, n % 25);
+        if (plan.kind !== 'chosen') throw new Error('the fixture takes chosen CPNs only');
+        const record = { ...draft, cpn: plan.cpn };
+        ids[n] = record.id;
+        records.push(record);
+      }
+      const rows = records.map((record) => rowFieldsOf(projectionOf(record)));
+      const packed = packBlocks(rows, blockRows);
+      await batchWrite(
+        store,
+        records.filter((_, i) => options.components?.(chunk * blockRows + i) ?? true).map((record) => ({ put: componentItem(record) as unknown as Record<string, unknown> })),
+      );
+      await writeParts(store, library, packed.parts);
+      blocks[chunk] = packed.blocks;
+      watermark = Math.max(watermark, ...rows.map((row) => row.createdAt));
+      done += records.length;
+      options.progress?.(done);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
+  await store.ddb.send(new PutCommand({ TableName: store.tableName, ...bulkManifestItem(library, watermark, blocks.flat()) }));
+  return ids;
+}
