@@ -13,6 +13,7 @@ import { budgetExceeded, currentMeter, limitMeter } from '../../lib/store/meter.
 import { requestBatches, requestMemo, type GraphQLContext } from './context.js';
 import { describeSchema, introspects } from './descriptions.js';
 import { requestLimits, useRequestLimits } from './limits.js';
+import { readAheadOf } from './readAhead.js';
 import { buildSchema } from './schema.js';
 
 /** The DomainError behind a GraphQL error, however deeply graphql-js wrapped it. */
@@ -249,11 +250,14 @@ function useCredentialFirst(
         };
         // A credential this process has seen admitted, of a caller well under its limits: its count starts
         // now, beside the context's read (an unknown credential still never creates a counter).
-        const fingerprint = rateLimits ? credentialFingerprint(presented) : undefined;
+        const fingerprint = credentialFingerprint(presented);
         const knownKey = fingerprint ? knownCallers.get(fingerprint) : undefined;
         const early = rateLimits && knownKey && (rateLoads.get(knownKey) ?? Number.POSITIVE_INFINITY) < overlapBelow ? countCaller(store, knownKey, rateLimits) : undefined;
         early?.catch(() => undefined);
-        contexts.set(request, await resolveRequestContext(store, presented, new Date(), verifyBearer));
+        // An API key this process has admitted before may have its operation's item read with its context
+        // (readAhead.ts); an unknown credential's document is still never parsed before it is verified.
+        const readAhead = knownKey?.startsWith('apikey:') ? await readAheadOf(request) : undefined;
+        contexts.set(request, await resolveRequestContext(store, { ...presented, readAhead }, new Date(), verifyBearer));
         // Counted once the caller is known, before the body is read.
         const key = callerRateKey(contexts.get(request)!.caller);
         if (fingerprint) rememberCaller(fingerprint, key);

@@ -13,7 +13,7 @@ import {
 } from '../errors.js';
 import { isUuid } from '../model/slugs.js';
 import type { Store } from '../store/client.js';
-import { batchGetItems, keyString, parseItem } from '../store/items.js';
+import { batchGetItems, keyString, parseItem, type Key } from '../store/items.js';
 import { findLibraryIdBySlug, getLibrary, libraryKey, libraryRecord, librarySlugKey, type LibraryRecord } from '../store/library.js';
 import { getMembership, membershipKey, membershipRecord, type MembershipRecord } from '../store/membership.js';
 import { findOrganizationIdBySlug, getOrganization, organizationKey, organizationRecord, organizationSlugKey, type OrganizationRecord } from '../store/organization.js';
@@ -61,14 +61,29 @@ export class RequestAccess {
 
   /**
    * `prefetched`: the items of apiKeyContextKeys, when the caller's authentication already read them in
-   * the same round trip (an API key carries its organization, library and owner ids).
+   * the same round trip (an API key carries its organization, library and owner ids), and with them the
+   * items read ahead for the operation (`readAheadKeys`, see readAhead).
    */
   constructor(
     private readonly store: Store,
     readonly caller: Caller,
     private readonly headers: ContextHeaders,
     private readonly prefetched?: ReadonlyMap<string, Record<string, unknown>>,
+    private readonly readAheadKeys: ReadonlySet<string> = new Set(),
   ) {}
+
+  /**
+   * An item of the caller's library that the context's read brought ahead for the operation: the item, null
+   * when it was read and is absent, undefined when it was not read ahead (read it as usual). Answers only
+   * once this request's library access holds, so an item read beside a credential that then fails, or
+   * under headers that name another library, is never handed out.
+   */
+  readonly readAhead = async (key: Key): Promise<Record<string, unknown> | null | undefined> => {
+    const name = keyString(key);
+    if (!this.readAheadKeys.has(name)) return undefined;
+    await this.library();
+    return this.prefetched?.get(name) ?? null;
+  };
 
   private principalId: Promise<string> | undefined;
 

@@ -6,7 +6,7 @@ import { enabledSamlConfiguration, getOrganization } from '../store/organization
 import type { BearerVerifier } from './bearer.js';
 import { apiKeySecretKey, apiKeySecretRecord } from '../store/apiKey.js';
 import type { Store } from '../store/client.js';
-import { batchGetItems, keyString, parseItem, type Key } from '../store/items.js';
+import { batchGetItems, isStorableKey, keyString, parseItem, type Key } from '../store/items.js';
 import { authenticate, type Caller } from './caller.js';
 import { apiKeyContextKeys, RequestAccess, type ContextHeaders } from './requestAccess.js';
 
@@ -19,7 +19,16 @@ export interface PresentedRequest {
   csrfToken?: string | undefined;
   organization?: string | undefined;
   library?: string | undefined;
+  /**
+   * Items of the caller's library the operation will read, to read ahead in the context's own round trip
+   * (an API key names its library before anything is read). Handed out only once the context holds
+   * (RequestAccess.readAhead); at most maxReadAhead.
+   */
+  readAhead?: ((library: { organizationId: string; libraryId: string }) => Key[]) | undefined;
 }
+
+/** Items read ahead with one request's context, at most (the context's own keys are six or fewer). */
+export const maxReadAhead = 25;
 
 export interface RequestContext {
   caller: Caller;
@@ -49,7 +58,7 @@ export async function resolveRequestContext(store: Store, request: PresentedRequ
   };
   const secret = request.apiKey?.trim();
   const scope = secret ? scopeOfSecret(secret) : undefined;
-  if (secret && scope) return resolveApiKeyRequest(store, secret, scope, headers, now);
+  if (secret && scope) return resolveApiKeyRequest(store, secret, scope, headers, now, request.readAhead);
   const bearer = !secret ? /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '')?.[1] : undefined;
   if (bearer && verifyBearer) return userRequest(store, await bearerUser(store, bearer, verifyBearer), headers);
   if (!secret && !request.authorization && request.sessionCookie) {
@@ -100,7 +109,14 @@ async function bearerUser(store: Store, token: string, verifyBearer: BearerVerif
  * context is checked against (organization, membership, library, slug items) come in ONE BatchGetItem,
  * read fresh on every request: a revoked key or a removed membership stops working on the next request.
  */
-async function resolveApiKeyRequest(store: Store, secret: string, scope: NonNullable<ReturnType<typeof scopeOfSecret>>, headers: ContextHeaders, now: Date): Promise<RequestContext> {
+async function resolveApiKeyRequest(
+  store: Store,
+  secret: string,
+  scope: NonNullable<ReturnType<typeof scopeOfSecret>>,
+  headers: ContextHeaders,
+  now: Date,
+  readAhead: PresentedRequest['readAhead'],
+): Promise<RequestContext> {
   const secretKey = apiKeySecretKey(hashSecret(secret));
   let contextKeys: Key[];
   let headersWellFormed = true;
@@ -111,7 +127,9 @@ async function resolveApiKeyRequest(store: Store, secret: string, scope: NonNull
     headersWellFormed = false;
     contextKeys = [];
   }
-  const items = await batchGetItems(store, [secretKey, ...contextKeys]);
+  const contextNames = new Set([secretKey, ...contextKeys].map(keyString));
+  const ahead = headersWellFormed && readAhead ? distinctKeys(readAhead(scope).filter((key) => isStorableKey(key) && !contextNames.has(keyString(key)))).slice(0, maxReadAhead) : [];
+  const items = await batchGetItems(store, [secretKey, ...contextKeys, ...ahead]);
   const stored = items.get(keyString(secretKey));
   if (!stored) throw new UnauthenticatedError('The API key in x-api-key is unknown or revoked');
   const record = parseItem(apiKeySecretRecord, stored, 'API key secret');
@@ -128,5 +146,9 @@ async function resolveApiKeyRequest(store: Store, secret: string, scope: NonNull
     integrationId: record.integrationId,
     roleId: record.roleId,
   };
-  return { caller, access: new RequestAccess(store, caller, headers, headersWellFormed ? items : undefined) };
+  return { caller, access: new RequestAccess(store, caller, headers, headersWellFormed ? items : undefined, new Set(ahead.map(keyString))) };
+}
+
+function distinctKeys(keys: Key[]): Key[] {
+  return [...new Map(keys.map((key) => [keyString(key), key])).values()];
 }

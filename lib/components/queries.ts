@@ -1,9 +1,24 @@
 import { InvalidInputError } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
 import type { Store } from '../store/client.js';
-import { getComponent, getComponents, listComponentHistory, type ComponentHistoryRecord, type ComponentRecord } from '../store/component.js';
+import type { Key } from '../store/items.js';
+import { componentFromItem, componentKey, getComponent, getComponents, listComponentHistory, type ComponentHistoryRecord, type ComponentRecord } from '../store/component.js';
 
-export function findComponent(store: Store, orgId: string, libraryId: string, id: string): Promise<ComponentRecord | undefined> {
+/**
+ * An item read ahead with the request's context (RequestAccess.readAhead): the item, null when it was read
+ * and is not there, undefined when it was not read ahead.
+ */
+export type ReadAhead = (key: Key) => Promise<Record<string, unknown> | null | undefined>;
+
+/** The item a component.findOne reads, so that it can ride in the request context's read (functions/graphql/readAhead.ts). */
+export function componentReadAheadKey(ref: LibraryRef, id: string): Key {
+  return componentKey(ref.organizationId, ref.libraryId, id);
+}
+
+export async function findComponent(store: Store, orgId: string, libraryId: string, id: string, readAhead?: ReadAhead): Promise<ComponentRecord | undefined> {
+  const ahead = await readAhead?.(componentKey(orgId, libraryId, id));
+  if (ahead === null) return undefined;
+  if (ahead) return componentFromItem(store, ahead);
   return getComponent(store, orgId, libraryId, id);
 }
 

@@ -316,6 +316,14 @@ export async function getComponent(store: Store, orgId: string, libraryId: strin
   return (await visibleComponents(store, found))[0];
 }
 
+/**
+ * A component from its item as another read already brought it (the request context's BatchGetItem, which
+ * reads a findOne's component ahead): parsed and resolved exactly as getComponent resolves what it reads.
+ */
+export async function componentFromItem(store: Store, item: Record<string, unknown>): Promise<ComponentRecord | undefined> {
+  return (await visibleComponents(store, [parseItem(componentRecord, item, 'component')]))[0];
+}
+
 async function getComponentsByKeys(store: Store, keys: { PK: string; SK: string }[], consistent: boolean): Promise<ComponentRecord[]> {
   const found = await batchGetItems(store, keys, consistent);
   return visibleComponents(

@@ -227,7 +227,7 @@ const stacks: Stack[] = [];
 /** Starts the local stack of the code in `cwd` (this checkout by default; a baseline ref's extracted tree). */
 async function startStack(cwd = process.cwd()): Promise<Stack> {
   const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', 'infra/local/start.ts'], {
     cwd,
     env: {
       ...process.env,

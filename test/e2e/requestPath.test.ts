@@ -18,7 +18,7 @@ async function call(query: string, variables: Record<string, unknown>, headers: 
 }
 
 describe('an API-key request', () => {
-  it('resolves its context in one round trip: component.findOne is 2 DynamoDB requests, with slugs or UUIDs', async () => {
+  it('resolves its context in one round trip, with the findOne component read ahead in it: 1 DynamoDB request, with slugs or UUIDs', async () => {
     const created = await gqlOk<{ component: { create: { id: string }[] } }>(tenant, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
       inputs: [{ name: 'R', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] }],
     });
@@ -26,8 +26,52 @@ describe('an API-key request', () => {
     for (const headers of [tenantHeaders(tenant), tenantHeaders(tenant, { asUuids: true })]) {
       const result = await call('query($id: ID!) { component { findOne(id: $id) { id name } } }', { id }, headers);
       expect(result.body.data.component.findOne).toMatchObject({ id, name: 'R' });
-      expect(result.capacity.requests).toBe(2);
+      expect(result.capacity.requests).toBe(1);
     }
+  });
+
+  it('reads ahead only what findOne will answer, and answers as the usual read does', async () => {
+    const created = await gqlOk<{ component: { create: { id: string }[] } }>(tenant, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
+      inputs: [
+        { name: 'Ahead A', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 10 }] },
+        { name: 'Ahead B', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 20 }] },
+      ],
+    });
+    const [a, b] = created.component.create.map((c) => c.id) as [string, string];
+    const fields = 'id name version cpn attributeValues { attributeId value } status { name }';
+    // The usual read (a fragment is not looked at) and the read-ahead answer the same.
+    const usual = await call(`query($id: ID!) { component { ...F } } fragment F on ComponentQueryNamespace { findOne(id: $id) { ${fields} } }`, { id: a }, tenantHeaders(tenant));
+    expect(usual.capacity.requests).toBe(2);
+    const ahead = await call(`query($id: ID!) { component { findOne(id: $id) { ${fields} } } }`, { id: a }, tenantHeaders(tenant));
+    expect(ahead.capacity.requests).toBe(1);
+    expect(ahead.body).toEqual(usual.body);
+    // Several findOne, the same id twice, and an id that is no component: still one request.
+    const several = await call(`{ component { a: findOne(id: "${a}") { name } again: findOne(id: "${a}") { name } b: findOne(id: "${b}") { name } none: findOne(id: "${crypto.randomUUID()}") { name } } }`, {}, tenantHeaders(tenant));
+    expect(several.body.data.component).toEqual({ a: { name: 'Ahead A' }, again: { name: 'Ahead A' }, b: { name: 'Ahead B' }, none: null });
+    expect(several.capacity.requests).toBe(1);
+    // A write is seen by the next read: the item is read with the request, never kept.
+    await gqlOk(tenant, 'mutation($inputs: [UpdateComponentInput!]!) { component { update(inputs: $inputs) { id } } }', { inputs: [{ id: b, name: 'Ahead B2' }] });
+    expect((await call(`{ component { findOne(id: "${b}") { name } } }`, {}, tenantHeaders(tenant))).body.data.component.findOne).toEqual({ name: 'Ahead B2' });
+  });
+
+  it('never hands out a read-ahead item when the context does not hold', async () => {
+    const other = await newTenant();
+    const created = await gqlOk<{ component: { create: { id: string }[] } }>(other, 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }', {
+      inputs: [{ name: 'Withheld', categoryId: 'resistor', attributeValues: [{ attributeId: 'resistance', value: 1 }] }],
+    });
+    const id = created.component.create[0]!.id;
+    const findOne = `{ component { findOne(id: "${id}") { id name } } }`;
+    expect((await call(findOne, {}, tenantHeaders(other))).capacity.requests).toBe(1);
+    // The same key under another tenant's library header: refused, nothing of the item in the answer.
+    const elsewhere = await call(findOne, {}, { ...tenantHeaders(other), 'x-organization': tenant.organization.id, 'x-library': tenant.library.id });
+    expect(elsewhere.status).toBe(403);
+    expect(JSON.stringify(elsewhere.body)).not.toContain('Withheld');
+    // Once the key is revoked, the credential this process admitted before is 401, with no data.
+    const keys = await gqlOk<{ apiKey: { findAllForUser: { id: string }[] } }>(other, '{ apiKey { findAllForUser { id } } }');
+    await gqlOk(other, 'mutation($id: ID!) { apiKey { deactivate(input: { id: $id }) { id } } }', { id: keys.apiKey.findAllForUser[0]!.id });
+    const revoked = await call(findOne, {}, tenantHeaders(other));
+    expect(revoked.status).toBe(401);
+    expect(JSON.stringify(revoked.body)).not.toContain('Withheld');
   });
 
   it('reads user.me in 2 DynamoDB requests: the context batch, then one Query of the user and their organizations', async () => {

@@ -36,7 +36,7 @@ export const componentResolvers: Resolvers = {
     findOne: async (_parent, { id, asOf }, context) => {
       const scope = await libraryScope(context);
       if (asOf !== undefined && asOf !== null) return componentAsOf(context.store, scope, id, asOf);
-      return (await findComponent(context.store, scope.organizationId, scope.libraryId, id)) ?? null;
+      return (await findComponent(context.store, scope.organizationId, scope.libraryId, id, context.access.readAhead)) ?? null;
     },
     findAll: async (_parent, { filter, pagination }, context) => findComponentsByFilter(await searchScope(context), { simple: filter }, pagination),
     validateAttributes: async (_parent, { categoryId, attributeValues }, context) => validateAttributesFor(await configOrError(context), categoryId, attributeChanges(attributeValues) ?? []),
