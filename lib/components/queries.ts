@@ -1,7 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
 import type { Store } from '../store/client.js';
-import { getComponent, getComponents, listComponentHistory, type ComponentHistoryRecord, type ComponentRecord } from '../store/component.js';
+import { getComponent, getComponents, type ComponentRecord } from '../store/component.js';
+import { listComponentHistory, type ComponentHistoryRecord } from '../store/componentHistory.js';
 
 export function findComponent(store: Store, orgId: string, libraryId: string, id: string): Promise<ComponentRecord | undefined> {
   return getComponent(store, orgId, libraryId, id);
