@@ -2,7 +2,8 @@ import { compareComponents, type ComponentComparison } from '../items/compare.js
 import type { LibraryScope } from '../model/scope.js';
 import type { ChangeOrderComponentRecord, ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
-import { getComponents, listComponentHistorySince } from '../store/component.js';
+import { getComponents } from '../store/component.js';
+import { listComponentHistorySince } from '../store/componentHistory.js';
 
 /** A component of a change order as read through the order (its redlines need the order's number and resolution). */
 export type ChangeOrderComponentView = ChangeOrderComponentRecord & { order?: Pick<ChangeOrderRecord, 'number' | 'resolution'> };

@@ -1,7 +1,7 @@
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
 import { randomUUID } from 'node:crypto';
 import type { WriteEffects } from '../items/settle.js';
-import { componentLock, componentLockAgain, componentUnlock } from '../store/component.js';
+import { componentLock, componentLockAgain, componentUnlock } from '../store/componentWrites.js';
 import { failingWith, type WriteItem } from '../store/items.js';
 import { closesItself, type allowedFrom, type ChangeOrderResolution } from './lifecycle.js';
 import type { StepMail } from './notifications.js';

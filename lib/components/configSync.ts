@@ -1,6 +1,7 @@
 import { findCategory, findStatus, loadLibraryConfiguration, writeLibraryConfig, type LibraryConfiguration } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
-import { componentResyncPut, listComponents, type ComponentRecord } from '../store/component.js';
+import { listComponents, type ComponentRecord } from '../store/component.js';
+import { componentResyncPut } from '../store/componentWrites.js';
 import { transactWrite } from '../store/items.js';
 import { searchEntryPut } from '../search/entries.js';
 import { updateConfigSync, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';

@@ -1,7 +1,8 @@
 import { elementsByName, normalizeCpn, parseCpn, renderCpn, validateFreeformCpn, type CpnScheme } from '../config/cpnScheme.js';
 import type { CategoryDefinition } from '../config/categories.js';
 import type { Store } from '../store/client.js';
-import { allocateCounter, isCpnTaken } from '../store/component.js';
+import { allocateCounter } from '../store/counter.js';
+import { isCpnTaken } from '../store/cpn.js';
 import type { CreateComponentCommand } from './commands.js';
 import { CpnError } from '../errors.js';
 

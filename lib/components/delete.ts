@@ -1,7 +1,10 @@
 import { ComponentLockedError } from '../errors.js';
 import { normalizeCpn } from '../config/cpnScheme.js';
 import type { Store } from '../store/client.js';
-import { componentDeleteItems, cpnKey, getComponents, listComponentHistoryKeys, normalizeMpn, type ComponentRecord } from '../store/component.js';
+import { getComponents, normalizeMpn, type ComponentRecord } from '../store/component.js';
+import { listComponentHistoryKeys } from '../store/componentHistory.js';
+import { componentDeleteItems } from '../store/componentWrites.js';
+import { cpnKey } from '../store/cpn.js';
 import { deleteItems, explainedBy, failingWith, transactWrite } from '../store/items.js';
 import { bomDelete, documentLinksDelete, getBoms, listBomSnapshotKeys } from '../store/bom.js';
 import { listPendingWrites } from '../store/pendingWrite.js';

@@ -1,7 +1,8 @@
 import { elementsByName, normalizeCpn, parseCpn, renderCpn, validateFreeformCpn, type CpnElement } from '../config/cpnScheme.js';
 import { findCategory, type LibraryConfiguration } from '../config/libraryConfig.js';
 import type { Store } from '../store/client.js';
-import { getComponent, isCpnTaken, listCpns } from '../store/component.js';
+import { getComponent } from '../store/component.js';
+import { isCpnTaken, listCpns } from '../store/cpn.js';
 import type { CpnOverride } from './commands.js';
 import { ComponentNotFoundError, InvalidInputError } from '../errors.js';
 import { presentId } from '../input.js';

@@ -1,2 +1,3 @@
 /** The component domain's types, as resolvers and GraphQL mappers see them. */
-export type { ComponentRecord as Component, ComponentHistoryRecord as ComponentHistoryEntry } from '../store/component.js';
+export type { ComponentRecord as Component } from '../store/component.js';
+export type { ComponentHistoryRecord as ComponentHistoryEntry } from '../store/componentHistory.js';

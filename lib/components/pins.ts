@@ -1,5 +1,6 @@
 import type { Store } from '../store/client.js';
-import { getComponents, listPinnedIds, pinKey, type ComponentRecord } from '../store/component.js';
+import { getComponents, type ComponentRecord } from '../store/component.js';
+import { listPinnedIds, pinKey } from '../store/pin.js';
 import { batchWrite, deleteItems } from '../store/items.js';
 import { ComponentNotFoundError, TooManyInputsError } from '../errors.js';
 

@@ -2,7 +2,8 @@ import { InvalidInputError } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
 import type { Store } from '../store/client.js';
 import type { Key } from '../store/items.js';
-import { componentFromItem, componentKey, getComponent, getComponents, listComponentHistory, type ComponentHistoryRecord, type ComponentRecord } from '../store/component.js';
+import { componentFromItem, componentKey, getComponent, getComponents, type ComponentRecord } from '../store/component.js';
+import { listComponentHistory, type ComponentHistoryRecord } from '../store/componentHistory.js';
 
 /**
  * An item read ahead with the request's context (RequestAccess.readAhead): the item, null when it was read

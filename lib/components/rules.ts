@@ -4,7 +4,8 @@ import { defaultStatus, findCategory, findStatus, type LibraryConfiguration } fr
 import { initialRevision, validateRevision } from '../config/revisionScheme.js';
 import type { StatusDefinition } from '../config/statuses.js';
 import type { Entitlements } from '../orgs/plans.js';
-import type { ComponentRecord, HistoryChange } from '../store/component.js';
+import type { ComponentRecord } from '../store/component.js';
+import type { HistoryChange } from '../store/componentHistory.js';
 import { validateAttributeValues } from './attributeValidation.js';
 import type { AttributeValueChange, CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import {

@@ -1,6 +1,9 @@
 import { normalizeCpn, type CpnScheme } from '../config/cpnScheme.js';
 import { searchEntryPut } from '../search/entries.js';
-import { componentCreatePut, componentHistoryPut, componentVersionPut, cpnClaimPut, type ComponentHistoryRecord, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { type ComponentRecord } from '../store/component.js';
+import { componentHistoryPut, type ComponentHistoryRecord, type HistoryChange } from '../store/componentHistory.js';
+import { componentCreatePut, componentVersionPut } from '../store/componentWrites.js';
+import { cpnClaimPut } from '../store/cpn.js';
 import type { ConditionFailure, WriteItem } from '../store/items.js';
 import { diffComponents, type WriteContext } from './rules.js';
 

@@ -5,7 +5,7 @@ import { ConfigInvalidError, ConfigVersionConflictError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { configTypes, getLibraryConfigs, libraryConfigPut, putLibraryConfigVersion, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';
 
-import { libraryHasCpns } from '../store/component.js';
+import { libraryHasCpns } from '../store/cpn.js';
 
 import { entriesOf } from './documentRules.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-import type { ComponentRecord, HistoryChange } from '../store/component.js';
+import type { ComponentRecord } from '../store/component.js';
+import type { HistoryChange } from '../store/componentHistory.js';
 import type { BomLine, BomRecord } from '../store/bom.js';
 import { BomError } from '../errors.js';
 

@@ -4,7 +4,8 @@ import { trackedFields } from '../components/rules.js';
 import type { LibraryRef } from '../model/scope.js';
 import { getBoms, type BomLine } from '../store/bom.js';
 import type { Store } from '../store/client.js';
-import { getComponents, listComponentHistorySince, type ComponentHistoryRecord, type ComponentRecord } from '../store/component.js';
+import { getComponents, type ComponentRecord } from '../store/component.js';
+import { listComponentHistorySince, type ComponentHistoryRecord } from '../store/componentHistory.js';
 import { componentAtVersion, maxIndentedDepth, maxIndentedLines } from './reads.js';
 
 /**

@@ -7,7 +7,8 @@ import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomReco
 
 import { getUsages, type UsageRecord } from '../store/usage.js';
 
-import { listComponentHistorySince, type ComponentRecord } from '../store/component.js';
+import { type ComponentRecord } from '../store/component.js';
+import { listComponentHistorySince } from '../store/componentHistory.js';
 
 import { parseChildHistoryId } from './bomRules.js';
 

@@ -1,7 +1,8 @@
 import { changeOrderLockGuard, getChangeOrder } from '../store/changeOrder.js';
 import { closeReleasedChangeRequest } from '../store/changeRequest.js';
 import type { Store } from '../store/client.js';
-import { applyReleaseMarks, componentUnlock, componentsMarkedBy, getComponents, removeReleaseMarks, type ComponentRecord } from '../store/component.js';
+import { applyReleaseMarks, componentsMarkedBy, getComponents, removeReleaseMarks, type ComponentRecord } from '../store/component.js';
+import { componentUnlock } from '../store/componentWrites.js';
 import { transactWrite, type Key } from '../store/items.js';
 import { abortPendingWrite, deletePendingItems, getPendingWrites, markPendingWriteSettled, stripWriteId, type PendingWriteRecord } from '../store/pendingWrite.js';
 import { putSearchEntriesIfNewer } from '../search/table/reindex.js';

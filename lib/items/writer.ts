@@ -29,7 +29,8 @@ import {
   type DocumentLinksRecord,
 } from '../store/bom.js';
 
-import { getComponents, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { getComponents, type ComponentRecord } from '../store/component.js';
+import { type HistoryChange } from '../store/componentHistory.js';
 
 import { explainedBy, putKeys, transactWrite, type WriteItem } from '../store/items.js';
 

@@ -3,7 +3,9 @@ import { nativePrincipalId, writeDecision, type AccessPolicy, type SourcingAttri
 import { searchEntryPut } from '../search/entries.js';
 import { getAccessPolicy } from '../store/accessPolicy.js';
 import type { Store } from '../store/client.js';
-import { componentHistoryPut, componentVersionPut, getComponent, normalizeMpn, type ComponentRecord, type HistoryChange } from '../store/component.js';
+import { getComponent, normalizeMpn, type ComponentRecord } from '../store/component.js';
+import { componentHistoryPut, type HistoryChange } from '../store/componentHistory.js';
+import { componentVersionPut } from '../store/componentWrites.js';
 import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { getSourcing, mpnIndexDelete, mpnIndexPut, sourcingPut, type SourcingRecord } from '../store/sourcing.js';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
 import { batchGetRecords, getItem, queryAll, queryPrefix, updateIf, type WriteItem } from './items.js';
-import { counterKey } from './component.js';
+import { counterKey } from './counter.js';
 import { libraryPartition } from './library.js';
 
 /** A change order: one item holding its stages, decisions, components, values and history. */

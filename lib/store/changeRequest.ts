@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { counterKey } from './component.js';
+import { counterKey } from './counter.js';
 import { batchGetRecords, getItem, queryPrefix, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 

@@ -128,6 +128,22 @@ export async function committedWriteIds(store: Store, orgId: string, libraryId: 
   return committed;
 }
 
+/** `writeId` marks the items of a large write: invisible until that write commits. */
+export const pendingMark = (writeId: string | undefined) => (writeId ? { writeId } : {});
+
+/** Leaves out records that carry the write id of a large write that has not committed; a read only while some do. */
+export async function committedOnly<R extends { writeId?: string | null | undefined }>(store: Store, orgId: string, libraryId: string, records: R[]): Promise<R[]> {
+  const pending = records.filter((r) => r.writeId);
+  if (pending.length === 0) return records;
+  const committed = await committedWriteIds(
+    store,
+    orgId,
+    libraryId,
+    pending.map((r) => r.writeId!),
+  );
+  return records.filter((r) => !r.writeId || committed.has(r.writeId));
+}
+
 export function listPendingWrites(store: Store, orgId: string, libraryId: string): Promise<PendingWriteRecord[]> {
   return queryPrefix(store, libraryPartition(orgId, libraryId), 'WRITE#', pendingWriteRecord, 'pending write', {
     FilterExpression: 'attribute_not_exists(settledAt) OR settledAt = :null',

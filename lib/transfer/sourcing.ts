@@ -6,7 +6,8 @@ import { limits, normalizeName } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
 import { mpnIndexChanges, sourcingIndexOf } from '../sourcing/writes.js';
 import type { Store } from '../store/client.js';
-import type { ComponentRecord, HistoryChange } from '../store/component.js';
+import type { ComponentRecord } from '../store/component.js';
+import type { HistoryChange } from '../store/componentHistory.js';
 import { storableNumberProblem } from '../numbers.js';
 import {
   exchangeRatesPut,

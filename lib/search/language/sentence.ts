@@ -1,10 +1,12 @@
 import { validateRevision } from '../../config/revisionScheme.js';
 import type { Clause, ClauseField, ClauseSet, NotFoundEntity } from './clauses.js';
-import { addDays, dayPeriod, isDay, monthOf, monthPeriod, periodClauses, shiftedStart, today, weekStart, yearPeriod, type DateRelation, type Period } from './dates.js';
+import { readDateClauses } from './datePhrases.js';
+import { isDay } from './dates.js';
 import { resolveCategory, resolveLabel, resolveStatus, resolveType, resolveUser, type Resolved } from './resolve.js';
 import type { Vocabulary } from './vocabulary.js';
 import { combineItems, type Item, type Joiner } from './join.js';
-import { changeVerbs, createVerbs, dateRelations, fillers, greaterWords, labelCues, lessWords, negated, negations, numberWords, revisionCues, units, tokenize, type Token } from './words.js';
+import { TokenCursor } from './tokenCursor.js';
+import { changeVerbs, createVerbs, fillers, greaterWords, labelCues, lessWords, negated, negations, revisionCues, tokenize, type Token } from './words.js';
 
 /**
  * The default filter-language model: a deterministic reading of a sentence over the library's own
@@ -17,8 +19,7 @@ export interface SentenceReading {
   notFound: NotFoundEntity[];
 }
 
-class SentenceReader {
-  private i = 0;
+class SentenceReader extends TokenCursor {
   private readonly items: Item[] = [];
   private readonly notFound: NotFoundEntity[] = [];
   private negate = false;
@@ -27,16 +28,10 @@ class SentenceReader {
   private userField: 'createdBy.id' | 'updatedBy.id' = 'createdBy.id';
 
   constructor(
-    private readonly tokens: Token[],
+    tokens: Token[],
     private readonly vocabulary: Vocabulary,
-  ) {}
-
-  private peek(offset = 0): Token | undefined {
-    return this.tokens[this.i + offset];
-  }
-
-  private word(offset = 0): string {
-    return this.peek(offset)?.lower ?? '';
+  ) {
+    super(tokens);
   }
 
   private push(clause: Clause, options: { leftover?: boolean; negatable?: boolean } = {}): void {
@@ -64,20 +59,6 @@ class SentenceReader {
 
   private pushResolved(resolved: Resolved): void {
     this.push({ field: resolved.field, comparator: 'eq', value: resolved.value, display: [resolved.display] });
-  }
-
-  /** The longest phrase (up to 4 words) from the current token that `resolve` knows, consumed. */
-  private phrase<T>(resolve: (text: string) => T | undefined, offset = 0): T | undefined {
-    for (let length = 4; length >= 1; length -= 1) {
-      const words = this.tokens.slice(this.i + offset, this.i + offset + length);
-      if (words.length < length || words.some((t) => t.comma || t.quoted)) continue;
-      const found = resolve(words.map((t) => t.text).join(' '));
-      if (found !== undefined) {
-        this.i += offset + length;
-        return found;
-      }
-    }
-    return undefined;
   }
 
   read(): SentenceReading {
@@ -313,35 +294,10 @@ class SentenceReader {
     return true;
   }
 
-  /** since last March, before 2024, in March 2025, between 2025-01-01 and 2025-02-01, today, last 7 days, 3 days ago. */
+  /** A date phrase (datePhrases.ts) on the date field the verbs chose. */
   private readDate(): boolean {
-    const start = this.i;
-    const now = today(this.vocabulary.now);
-    const first = this.word();
-    const ranged = first === 'between';
-    let relation: DateRelation | undefined = dateRelations[first];
-    if (first === 'prior' && this.word(1) === 'to') {
-      relation = 'before';
-      this.i += 1;
-    }
-    if (relation || ranged) this.i += 1;
-    if (this.word() === 'the') this.i += 1;
-    const relative = this.readRelative(now);
-    if (relative) return this.pushDates(periodClauses(this.dateField, relative.since ? 'since' : (relation ?? 'during'), relative.period));
-    const period = relation || ranged ? this.readPeriod(now) : undefined;
-    if (!period) {
-      this.i = start;
-      return false;
-    }
-    const rangeEnd = ranged ? this.word() === 'and' : first === 'from' && ['to', 'until', 'till', 'through'].includes(this.word());
-    if (rangeEnd) {
-      const before = this.i;
-      this.i += 1;
-      const last = this.readPeriod(now);
-      if (last) return this.pushDates([...periodClauses(this.dateField, 'since', period), ...periodClauses(this.dateField, 'until', last)]);
-      this.i = before;
-    }
-    return this.pushDates(periodClauses(this.dateField, ranged ? 'during' : relation!, period));
+    const clauses = readDateClauses(this, this.vocabulary.now, this.dateField);
+    return clauses ? this.pushDates(clauses) : false;
   }
 
   private pushDates(clauses: Clause[]): true {
@@ -351,82 +307,6 @@ class SentenceReader {
       this.push(clause, { negatable: false });
     });
     return true;
-  }
-
-  /** today, yesterday, recently, this/last week|month|year, last March, last N days, N days ago (consumed when found). */
-  private readRelative(now: string): { period: Period; since: boolean } | undefined {
-    const w = this.word();
-    const count = (text: string) => Number(text) || numberWords[text];
-    if (w === 'today' || w === 'yesterday') {
-      this.i += 1;
-      return { period: dayPeriod(w === 'today' ? now : addDays(now, -1)), since: false };
-    }
-    if (w === 'recently' || w === 'recent') {
-      this.i += 1;
-      return { period: dayPeriod(addDays(now, -7)), since: true };
-    }
-    const agoUnit = units[this.word(1)];
-    if (count(w) && agoUnit && this.word(2) === 'ago') {
-      this.i += 3;
-      return { period: dayPeriod(shiftedStart(now, agoUnit, count(w)!)), since: false };
-    }
-    if (!['this', 'last', 'past', 'previous'].includes(w)) return undefined;
-    const spanUnit = units[this.word(2)];
-    if (w !== 'this' && count(this.word(1)) && spanUnit) {
-      const n = count(this.word(1))!;
-      this.i += 3;
-      return { period: dayPeriod(shiftedStart(now, spanUnit, n)), since: true };
-    }
-    const unit = units[this.word(1)];
-    if (unit && unit !== 'day') {
-      this.i += 2;
-      const current = unit === 'week' ? weekStart(now) : unit === 'month' ? `${now.slice(0, 7)}-01` : `${now.slice(0, 4)}-01-01`;
-      if (w === 'this') return { period: { start: current, end: now }, since: false };
-      return { period: { start: shiftedStart(current, unit, 1), end: addDays(current, -1) }, since: false };
-    }
-    const month = monthOf(this.word(1));
-    if (month !== undefined && (w === 'last' || w === 'this')) {
-      this.i += 2;
-      const year = Number(now.slice(0, 4));
-      return { period: monthPeriod(w === 'this' || month < Number(now.slice(5, 7)) - 1 ? year : year - 1, month), since: false };
-    }
-    return undefined;
-  }
-
-  /** 2025-03-01, 2025-03, 2025, March, March 2025, March 5(th)(, 2025), 5 March (2025), or a relative period. */
-  private readPeriod(now: string): Period | undefined {
-    const relative = this.readRelative(now);
-    if (relative) return relative.period;
-    const w = this.word();
-    let period: Period | undefined;
-    if (isDay(w)) period = dayPeriod(w);
-    else if (/^\d{4}-\d{2}$/.test(w) && Number(w.slice(5, 7)) >= 1 && Number(w.slice(5, 7)) <= 12) period = monthPeriod(Number(w.slice(0, 4)), Number(w.slice(5, 7)) - 1);
-    else if (/^(19|20)\d{2}$/.test(w)) period = yearPeriod(Number(w));
-    if (period) {
-      this.i += 1;
-      return period;
-    }
-    const dayNumber = (text: string) => (/^\d{1,2}(st|nd|rd|th)?$/.test(text) ? Number.parseInt(text, 10) : undefined);
-    let month = monthOf(w);
-    let day: number | undefined;
-    let used = 1;
-    if (month === undefined && dayNumber(w) !== undefined && monthOf(this.word(1)) !== undefined) {
-      day = dayNumber(w);
-      month = monthOf(this.word(1));
-      used = 2;
-    } else if (month !== undefined && dayNumber(this.word(1)) !== undefined) {
-      day = dayNumber(this.word(1));
-      used = 2;
-    }
-    if (month === undefined) return undefined;
-    const yearAt = this.peek(used)?.comma ? used + 1 : used;
-    const explicitYear = /^(19|20)\d{2}$/.test(this.word(yearAt)) ? Number(this.word(yearAt)) : undefined;
-    this.i += explicitYear ? yearAt + 1 : used;
-    const thisYear = Number(now.slice(0, 4));
-    const currentMonth = Number(now.slice(5, 7)) - 1;
-    // Without a year: the most recent such month (or day) up to today.
-    const year = explicitYear ?? (month < currentMonth || (month === currentMonth && (day ?? 1) <= Number(now.slice(8, 10))) ? thisYear : thisYear - 1);
-    return day === undefined ? monthPeriod(year, month) : dayPeriod(new Date(Date.UTC(year, month, day)).toISOString().slice(0, 10));
   }
 }
 
