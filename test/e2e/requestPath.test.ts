@@ -46,7 +46,11 @@ describe('an API-key request', () => {
     expect(ahead.capacity.requests).toBe(1);
     expect(ahead.body).toEqual(usual.body);
     // Several findOne, the same id twice, and an id that is no component: still one request.
-    const several = await call(`{ component { a: findOne(id: "${a}") { name } again: findOne(id: "${a}") { name } b: findOne(id: "${b}") { name } none: findOne(id: "${crypto.randomUUID()}") { name } } }`, {}, tenantHeaders(tenant));
+    const several = await call(
+      `{ component { a: findOne(id: "${a}") { name } again: findOne(id: "${a}") { name } b: findOne(id: "${b}") { name } none: findOne(id: "${crypto.randomUUID()}") { name } } }`,
+      {},
+      tenantHeaders(tenant),
+    );
     expect(several.body.data.component).toEqual({ a: { name: 'Ahead A' }, again: { name: 'Ahead A' }, b: { name: 'Ahead B' }, none: null });
     expect(several.capacity.requests).toBe(1);
     // A write is seen by the next read: the item is read with the request, never kept.
