@@ -115,10 +115,11 @@ const LIBRARY_CREATE_BUDGET: Budget = { requests: 2 + 1, readCapacityUnits: 3 + 
 /** Context + one TransactWriteItems of 2 items (key metadata, secret hash item): 4 WCU in AWS, 2 reported locally. */
 const API_KEY_CREATE_BUDGET: Budget = { requests: 2 + 1, readCapacityUnits: 3 + 0.5, writeCapacityUnits: 4 };
 /**
- * The component itself is one item under 4 KB: 0.5 RCU, one GetItem, beside the 2-request context. The
+ * The component itself is one item under 4 KB: 0.5 RCU, read ahead in the context's own BatchGetItem
+ * (functions/graphql/readAhead.ts; the bench's key is admitted during the warm-up), so one request. The
  * status and category are copied onto the component, so no configuration is read.
  */
-const COMPONENT_FIND_ONE_BUDGET: Budget = { requests: 2, readCapacityUnits: 3.5, writeCapacityUnits: 0 };
+const COMPONENT_FIND_ONE_BUDGET: Budget = { requests: 1, readCapacityUnits: 3.5, writeCapacityUnits: 0 };
 /**
  * Context + the configuration (one consistent BatchGetItem of 4 documents, ~9 KB: 5 RCU) + the CPN
  * counter (one UpdateItem, 1 WCU) + one TransactWriteItems of 3 items: the component (~1.3 KB), its first
@@ -416,6 +417,22 @@ async function callGraphQL(baseUrl: string, operation: Operation, call: number):
     throw new Error(`${operation.name}: HTTP ${response.status}: ${JSON.stringify(body.errors ?? body).slice(0, 1000)}`);
   }
   return { data: body.data, cost: parseCost(response.headers.get('x-plm-consumed-capacity'), operation.name) };
+}
+
+/**
+ * One untimed call with the seeded key, as an integration's first call to a fresh instance: the stack
+ * admits the key, and from then on reads a findOne's component ahead with the key's context
+ * (functions/graphql/readAhead.ts). Without it the first measured findOne would cost 2 requests.
+ */
+async function admitKey(baseUrl: string, tenant: BootstrapResult): Promise<void> {
+  const operation: Operation = {
+    name: 'admit the key',
+    query: '{ __typename }',
+    headers: { 'x-api-key': tenant.apiKey, 'x-organization': tenant.organization.id, 'x-library': tenant.library.id },
+    budget: COMPONENT_FIND_ONE_BUDGET,
+    check: () => undefined,
+  };
+  await callGraphQL(baseUrl, operation, 0);
 }
 
 /** Operations of one group, interleaved: warm-up for each, then every iteration calls each once, the order rotating. */
@@ -1025,6 +1042,7 @@ async function main(): Promise<number> {
   log(`Stack ready at ${started.baseUrl}; seeding one tenant with ${SEEDED_LIBRARIES} libraries and ${SEEDED_API_KEYS} API keys...`);
   const seeded = await seed(store);
   const { tenant } = seeded;
+  await admitKey(started.baseUrl, tenant);
   log(`Measuring ${iterations} calls per operation after ${warmupCalls} warm-up calls each...`);
 
   const results: Result[] = [];
@@ -1063,6 +1081,7 @@ async function main(): Promise<number> {
     log(`  side by side with ${baselineRef}: starting its local stack and seeding it alike...`);
     const baselineStack = await startStack(await checkoutRef(baselineRef));
     const baselineSeeded = await seed(createStore({ DYNAMODB_ENDPOINT: baselineStack.dynamodbEndpoint, TABLE_NAME: tableName, AWS_REGION: region }));
+    await admitKey(baselineStack.baseUrl, baselineSeeded.tenant);
     log(`  side by side: ${SIDE_BY_SIDE_OPERATIONS.join(', ')} and the raw GetItem, interleaved across both stacks`);
     sideBySide = await measureSideBySide(
       [
@@ -1113,7 +1132,7 @@ async function main(): Promise<number> {
   if (findOne && floor) {
     const ratio = findOne.latencyMs.p50 / floor.latencyMs.p50;
     console.log(
-      `component.findOne: ${units(findOne.perCall.requests)} DynamoDB requests (target <= 2), p50 ${ms(findOne.latencyMs.p50)} ms = ${ratio.toFixed(2)}x the raw GetItem p50 (target <= ${FIND_ONE_TARGET_RATIO}x)${ratio <= FIND_ONE_TARGET_RATIO ? '' : ': OVER the latency target (reported, not failed)'}`,
+      `component.findOne: ${units(findOne.perCall.requests)} DynamoDB requests (target <= 2; read ahead: 1), p50 ${ms(findOne.latencyMs.p50)} ms = ${ratio.toFixed(2)}x the raw GetItem p50 (target <= ${FIND_ONE_TARGET_RATIO}x)${ratio <= FIND_ONE_TARGET_RATIO ? '' : ': OVER the latency target (reported, not failed)'}`,
     );
     console.log('');
   }
