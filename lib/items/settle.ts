@@ -24,14 +24,8 @@ export async function settleAbortedWrite(store: Store, org: string, lib: string,
   // Only the components that carry this write's mark (read first: an abort usually comes before most marks).
   const marked = effects.markedComponents ?? [];
   for (let start = 0; start < marked.length; start += 100) {
-    const still = await componentsMarkedBy(store, org, lib, marked.slice(start, start + 100), writeId);
-    await removeReleaseMarks(
-      store,
-      org,
-      lib,
-      still.map((c) => c.id),
-      writeId,
-    );
+    const stillMarked = (await componentsMarkedBy(store, org, lib, marked.slice(start, start + 100), writeId)).map((c) => c.id);
+    await removeReleaseMarks(store, org, lib, stillMarked, writeId);
   }
   if (effects.unlock?.when === 'ABORTED') await unlockComponentsOf(store, org, lib, effects.unlock.changeOrderId, effects.unlock.componentIds);
   await markPendingWriteSettled(store, org, lib, writeId, at);

@@ -85,19 +85,8 @@ async function readStored(store: Store, ctx: WriteContext, parentIds: string[], 
   const { components: found, boms, links } = await getComponentsWithRelations(store, org, lib, componentIds, parentIds);
   const components = new Map<string, ComponentRecord>();
   // Re-read through the store's visibility rules: uncommitted components of other writes do not exist.
-  const visible = found.some((r) => r.writeId)
-    ? [
-        ...(
-          await getComponents(
-            store,
-            org,
-            lib,
-            found.map((r) => r.id),
-            true,
-          )
-        ).values(),
-      ]
-    : found;
+  const foundIds = found.map((r) => r.id);
+  const visible = found.some((r) => r.writeId) ? [...(await getComponents(store, org, lib, foundIds, true)).values()] : found;
   for (const record of visible) components.set(record.id, record);
   return { components, boms, links };
 }
