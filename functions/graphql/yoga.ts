@@ -245,6 +245,9 @@ function useCredentialFirst(
         }
       }
       try {
+        // Nothing presented (no credential and no context header): resolveRequestContext would answer this
+        // 401; it is answered so without loading the credential code.
+        if (['x-api-key', 'authorization', 'cookie', 'x-organization', 'x-library'].every((name) => request.headers.get(name) === null)) throw new UnauthenticatedError();
         const [{ resolveRequestContext }, { readCookie, sessionCookieName }] = await loadCredentialCode();
         const presented = {
           apiKey: request.headers.get('x-api-key') ?? undefined,
