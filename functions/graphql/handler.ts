@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { bearerVerifierFromEnv } from '../../lib/access/bearer.js';
-import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
+import type { BlobStorage } from '../../lib/files/blobStorage.js';
+import { lazyBlobStorageFromEnv } from '../../lib/files/lazyBlobStorage.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
 import { CallerConcurrency, callerRateLimitsFromEnv } from '../../lib/accounts/rateLimit.js';
@@ -16,7 +17,7 @@ let blobs: BlobStorage | undefined;
 let mailer: Mailer | undefined;
 const yoga = createGraphQLServer({
   store: createStore(),
-  blobs: () => (blobs ??= blobStorageFromEnv()),
+  blobs: () => (blobs ??= lazyBlobStorageFromEnv()),
   graphiql: process.env.PLM_GRAPHIQL === 'true',
   faultInjection: process.env.PLM_FAULT_INJECTION === 'true',
   introspection: process.env.PLM_INTROSPECTION !== 'false',

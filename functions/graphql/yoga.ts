@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { getNamedType, getOperationAST, GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin } from 'graphql-yoga';
 import type { BearerVerifier } from '../../lib/access/bearer.js';
-import { resolveRequestContext, type RequestContext } from '../../lib/access/requestContext.js';
+import type { RequestContext } from '../../lib/access/requestContext.js';
 import { applyCallerRateLimit, CallerConcurrency, type CallerRateKey, type CallerRateLimits } from '../../lib/accounts/rateLimit.js';
-import { readCookie, sessionCookieName } from '../../lib/people/sessions.js';
 import type { Caller } from '../../lib/access/caller.js';
 import { DomainError, RateLimitedError, UnauthenticatedError, type DynamoDbUse } from '../../lib/errors.js';
 import type { BlobStorage } from '../../lib/files/blobStorage.js';
@@ -205,6 +204,13 @@ function refusal(error: DomainError & { httpStatus: number }): Response {
 }
 
 /**
+ * The credential check's code (sessions, API keys, the caller's access with lib/store's item code and zod)
+ * loads with the first request, not at import: a cold start builds the schema and the server only (issue 25).
+ */
+let credentialCode: Promise<[typeof import('../../lib/access/requestContext.js'), typeof import('../../lib/people/sessions.js')]> | undefined;
+const loadCredentialCode = () => (credentialCode ??= Promise.all([import('../../lib/access/requestContext.js'), import('../../lib/people/sessions.js')]));
+
+/**
  * Runs before yoga reads the body: refuses oversized and non-JSON requests, then verifies the credential
  * and prepares the caller's context, so that an unauthenticated request costs at most one key lookup and
  * its document is never parsed. The context is kept per request for the context factory below.
@@ -240,6 +246,10 @@ function useCredentialFirst(
         }
       }
       try {
+        // Nothing presented (no credential and no context header): resolveRequestContext would answer this
+        // 401; it is answered so without loading the credential code.
+        if (['x-api-key', 'authorization', 'cookie', 'x-organization', 'x-library'].every((name) => request.headers.get(name) === null)) throw new UnauthenticatedError();
+        const [{ resolveRequestContext }, { readCookie, sessionCookieName }] = await loadCredentialCode();
         const presented = {
           apiKey: request.headers.get('x-api-key') ?? undefined,
           authorization: request.headers.get('authorization') ?? undefined,

@@ -1,7 +1,14 @@
 import { AccountError, RateLimitedError, RequestAbortedError } from '../errors.js';
 import { currentMeter, newMeter, withMeter } from '../store/meter.js';
-import { countCallerRequests, countRequest } from '../store/account.js';
 import type { Store } from '../store/client.js';
+
+/**
+ * The counters' store code (lib/store/account.ts, with lib/store's item code and zod) loads with the first
+ * count, not when a function imports this module: the GraphQL function's cold start (issue 25) reads the
+ * limits from the environment at import and counts only once a caller is known.
+ */
+let accountStore: Promise<typeof import('../store/account.js')> | undefined;
+const loadAccountStore = () => (accountStore ??= import('../store/account.js'));
 
 /** Requests per client IP per window, by route (spec: signup 10 and verification 20 per 10 minutes). */
 export const routeBudgets = {
@@ -66,6 +73,7 @@ export function retryAfterSeconds(counts: { current: number; previous: number },
 export async function applyRateLimit(store: Store, route: RateLimitedRoute, ip: string, now = Date.now()): Promise<void> {
   const windowIndex = Math.floor(now / rateWindowMs);
   const elapsedFraction = (now - windowIndex * rateWindowMs) / rateWindowMs;
+  const { countRequest } = await loadAccountStore();
   const counts = await countRequest(store, route, ip, windowIndex, rateWindowMs, now);
   const budget = routeBudgets[route];
   const decision = rateDecision(slidingCount(counts, elapsedFraction), budget);
@@ -195,6 +203,7 @@ export async function applyCallerRateLimit(store: Store, key: CallerRateKey, lim
   const own = newMeter();
   let counts: { current: number; previous: number }[];
   try {
+    const { countCallerRequests } = await loadAccountStore();
     counts = await withMeter(own, () =>
       countCallerRequests(
         store,

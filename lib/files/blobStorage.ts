@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { blobStorageConfig } from './lazyBlobStorage.js';
 
 export interface UploadTarget {
   url: string;
@@ -205,9 +206,8 @@ export class LocalBlobStorage implements BlobStorage {
 }
 
 export function blobStorageFromEnv(env: NodeJS.ProcessEnv = process.env): BlobStorage {
-  if (env.FILES_BUCKET) return new S3BlobStorage(env.FILES_BUCKET);
-  if (env.FILES_DIR && env.FILES_BASE_URL && env.FILES_SIGNING_SECRET) return new LocalBlobStorage(env.FILES_DIR, env.FILES_BASE_URL, env.FILES_SIGNING_SECRET);
-  throw new Error('No file storage configured: set FILES_BUCKET (deployed) or FILES_DIR, FILES_BASE_URL and FILES_SIGNING_SECRET (local stack)');
+  const config = blobStorageConfig(env);
+  return 'bucket' in config ? new S3BlobStorage(config.bucket) : new LocalBlobStorage(config.directory, config.baseUrl, config.signingSecret);
 }
 
 export const localFilesDirectory = (dataDir: string | undefined, fallback: string) => (dataDir ? join(resolve(dataDir), 'files') : fallback);

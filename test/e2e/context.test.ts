@@ -65,6 +65,14 @@ describe('request context: credential, x-organization and x-library', () => {
     expect(response.body.data).toBeUndefined();
   });
 
+  it('gives the same 401 to a request that presents nothing (answered before the credential code loads) as to one with only context headers', async () => {
+    const { 'x-api-key': _omitted, ...headers } = tenantHeaders(tenant);
+    const bare = await graphql(librariesQuery, undefined, {});
+    const withHeaders = await graphql(librariesQuery, undefined, headers);
+    expect(bare.status).toBe(401);
+    expect(bare.body).toEqual(withHeaders.body);
+  });
+
   it('gives 401 for an unknown key', async () => {
     const response = await graphql(librariesQuery, undefined, { ...tenantHeaders(tenant), 'x-api-key': `${tenant.apiKey}x` });
     expect(response.status).toBe(401);

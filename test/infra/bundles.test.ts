@@ -59,3 +59,14 @@ describe.each(handlerNames)('the %s bundle', (name) => {
     expect(firstRequests[name].expect(result), JSON.stringify(result)).toBe(true);
   }, 60_000);
 });
+
+describe('the graphql bundle at import (issue 25: at most 900 KB loaded at import)', () => {
+  // The schema and the server are built at import; the credential check, the caller's access, lib/store's item
+  // code with zod, and file storage load with the first request that needs them.
+  const lazy = ['node_modules/zod/', 'lib/store/items.ts', 'lib/store/account.ts', 'lib/access/requestContext.ts', 'lib/people/sessions.ts', 'lib/files/blobStorage.ts'];
+
+  it('loads neither zod, lib/store item code, the credential check nor file storage', () => {
+    const loaded = inputsLoadedAtImport(metafiles.graphql);
+    expect(lazy.filter((path) => loaded.some((input) => input.includes(path)))).toEqual([]);
+  });
+});
