@@ -14,6 +14,9 @@ export function startStreamPoller(options: { endpoint: string; tableName: string
   const config = { endpoint: options.endpoint, region: 'us-east-1', credentials };
   const ddb = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);
+  // As the store's client (lib/store/client.ts): no SDK logger, so no walk of every record read to filter it for one.
+  ddb.middlewareStack.remove('loggerMiddleware');
+  streams.middlewareStack.remove('loggerMiddleware');
   const iterators = new Map<string, string | undefined>();
   const known = new Set<string>();
   let stopped = false;
