@@ -23,12 +23,12 @@ import { batchWrite } from '../../lib/store/items.js';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { seedContext, seededInput, type SeedTarget } from '../e2e/searchHelpers.js';
 
-/** Loads count components (seededInput) and their search blocks; returns the component ids in creation order. */
+/** Loads count components (seededInput, or options.input) and their search blocks; returns the component ids in creation order. */
 export async function loadLibrary(
   store: Store,
   target: SeedTarget,
   count: number,
-  options: { concurrency?: number; progress?: (done: number) => void; components?: (n: number) => boolean } = {},
+  options: { concurrency?: number; progress?: (done: number) => void; components?: (n: number) => boolean; input?: (n: number) => ReturnType<typeof seededInput> } = {},
 ): Promise<string[]> {
   const base = await seedContext(store, target, new Date().toISOString());
   const startAt = Date.parse('2024-01-01T00:00:00.000Z');
@@ -44,7 +44,7 @@ export async function loadLibrary(
       const records = [];
       for (let n = chunk * blockRows; n < Math.min(count, (chunk + 1) * blockRows); n++) {
         const ctx = { ...base, at: new Date(startAt + Math.floor(n / 25) * 60_000).toISOString() };
-        const input = seededInput(n);
+        const input = (options.input ?? seededInput)(n);
         const draft = buildNewComponent(ctx, input, n % 25, randomUUID());
         const plan = planCpn(ctx.config.cpnScheme, input, findCategory(ctx.config, draft.categoryId)!, n % 25);
         if (plan.kind !== 'chosen') throw new Error('the fixture takes chosen CPNs only');

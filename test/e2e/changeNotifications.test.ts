@@ -1,7 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifySignature } from '../../lib/webhooks/signing.js';
+import { eventually, webhookReceiver } from '../support/webhooks.js';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { memberWithRole, workflowMailTo, type Member } from './accessHelpers.js';
 import { createAssembly, createParts, updateItems } from './itemHelpers.js';
@@ -16,40 +14,22 @@ interface Payload {
   verified: boolean;
 }
 
-/** A receiver that checks x-plm-signature with the secret it was given and keeps every payload. */
+/** A receiver that checks x-plm-signature with the secret it is given, answers 204 either way, and keeps every payload. */
 function receiver() {
-  const received: Payload[] = [];
   let secret: string | undefined;
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      const verified = secret !== undefined && verifySignature(secret, body, String(request.headers['x-plm-signature'] ?? ''));
-      received.push({ ...(JSON.parse(body) as Omit<Payload, 'verified'>), verified });
-      response.statusCode = 204;
-      response.end();
-    });
-  });
+  const hook = webhookReceiver(
+    () => 204,
+    () => secret,
+    { answerUnverified: 204 },
+  );
   return {
-    received,
-    server,
+    server: hook.server,
+    url: hook.url,
     setSecret: (value: string) => (secret = value),
-    async url(): Promise<string> {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    get received(): Payload[] {
+      return hook.received.map(({ body, verified }) => ({ ...(JSON.parse(body) as Omit<Payload, 'verified'>), verified }));
     },
   };
-}
-
-// Generous: the local stack's stream is shared with every test file running beside this one.
-async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 50_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const requestEvents = ['CHANGE_REQUEST_CREATED', 'CHANGE_REQUEST_UPDATED', 'CHANGE_REQUEST_TRANSITIONED', 'CHANGE_REQUEST_PROMOTED'];

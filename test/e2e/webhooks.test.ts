@@ -1,50 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../lib/webhooks/signing.js';
+import { eventually, webhookReceiver } from '../support/webhooks.js';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { memberWithRole, refusal, type Member } from './accessHelpers.js';
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  verified: boolean;
-}
-
-/** A receiver as an integrator writes one: it verifies x-plm-signature over the raw body and answers 401 when it fails. */
-function receiver(answer: (count: number) => number, secret: () => string | undefined, delayMs = 0) {
-  const received: Received[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      const key = secret();
-      const verified = key !== undefined && verifySignature(key, body, String(request.headers['x-plm-signature'] ?? ''));
-      received.push({ headers: request.headers, body, verified });
-      response.statusCode = verified ? answer(received.length) : 401;
-      setTimeout(() => response.end(), delayMs);
-    });
-  });
-  return {
-    received,
-    server,
-    async url(): Promise<string> {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-    },
-  };
-}
-
-// Generous: the local stack's stream may carry the backlog of a 10,000-component test running beside this one.
-async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 50_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const createWebhook = 'mutation($input: CreateWebhookInput!) { webhooks { create(input: $input) { secret webhook { id url events enabled secretPrefix } } } }';
 const deliveriesQuery = 'query { webhooks { findAll { id deliveries(first: 50) { eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt } } } }';
@@ -56,7 +15,7 @@ describe('webhooks', () => {
   let alice: Member;
   let bob: Member;
   let secret: string | undefined;
-  const good = receiver(
+  const good = webhookReceiver(
     () => 204,
     () => secret,
   );
@@ -136,12 +95,12 @@ describe('webhooks', () => {
 
   it('retries a failing receiver with backoff and records the failure; a receiver that recovers gets it delivered', { timeout: 120_000 }, async () => {
     // Slow to answer (longer than the test stack's 150 ms retry sweep): overlapping sweeps must still send each attempt once.
-    const failing = receiver(
+    const failing = webhookReceiver(
       () => 500,
       () => secrets.failing,
-      600,
+      { delayMs: 600 },
     );
-    const flaky = receiver(
+    const flaky = webhookReceiver(
       (count) => (count === 1 ? 503 : 200),
       () => secrets.flaky,
     );
@@ -174,7 +133,7 @@ describe('webhooks', () => {
 
   it('delivers sourcing.changed for manufacturer part and quote writes, naming what changed', { timeout: 120_000 }, async () => {
     const secrets: Record<string, string> = {};
-    const hooked = receiver(
+    const hooked = webhookReceiver(
       () => 204,
       () => secrets.sourcing,
     );
@@ -209,7 +168,7 @@ describe('webhooks', () => {
   it('resends a lost delivery (redeliver) and a window (replay) with the same event id and a new delivery id', { timeout: 120_000 }, async () => {
     const secrets: Record<string, string> = {};
     // A receiver that answers 204 but loses what it got (its queue crashed): it asks for the events again.
-    const lossy = receiver(
+    const lossy = webhookReceiver(
       () => 204,
       () => secrets.lossy,
     );
