@@ -14,7 +14,8 @@
  *   BENCH_ONLY=like npm run bench          # only the operations whose name contains "like" (comma: several)
  *
  * Environment: BENCH_ITERATIONS (default 200), BENCH_WARMUP (calls per operation before measuring,
- * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr), BENCH_TRANSFER_COMPONENTS
+ * default 20), BENCH_STACK_LOGS=true (forward the stack's output to stderr), BENCH_STACK_CPU_PROFILE=<dir>
+ * (the stack process's CPU profile, written there when it stops), BENCH_TRANSFER_COMPONENTS
  * (library export/import throughput at this many components, default 10000; 0 skips it), BENCH_ONLY
  * (comma-separated parts of operation names: only those operations run, and the storage floor, cold
  * start and transfer measurements are skipped), BENCH_NOISY_NEIGHBOUR (false skips the noisy-neighbour
@@ -25,7 +26,6 @@
  * BENCH_ONLY=fanout runs it), BENCH_FANOUT_EVENTS (events fanned out, default 5) and BENCH_FANOUT_BATCH (events per
  * stream batch, default 1: one `notifyChanges` call per event).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { BatchGetItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -45,7 +45,7 @@ import { organizationKey } from '../../lib/store/organization.js';
 import { apiKeySecretKey } from '../../lib/store/apiKey.js';
 import { hashSecret } from '../../lib/access/apiKeySecrets.js';
 import { apiKeyContextKeys } from '../../lib/access/requestAccess.js';
-import { freePort } from '../support/ports.js';
+import { startLocalStack, type LocalStack } from '../support/localStack.js';
 import { bomItem } from '../../lib/store/bom.js';
 import { putItemsInParallel } from '../../lib/store/libraryTransfer.js';
 import { sourcingKey, type SourcingRecord } from '../../lib/store/sourcing.js';
@@ -215,77 +215,30 @@ function log(message: string): void {
 
 // ---- the local stack, as a child process ------------------------------------------------------------------
 
-interface Stack {
-  child: ChildProcess;
-  baseUrl: string;
-  dynamodbEndpoint: string;
-  output: () => string;
-}
-
 /** The stacks started (this checkout's, and a baseline's with BENCH_BASELINE), stopped at the end. */
-const stacks: Stack[] = [];
+const stacks: LocalStack[] = [];
 
-/** Starts the local stack of the code in `cwd` (this checkout by default; a baseline ref's extracted tree). */
-async function startStack(cwd = process.cwd()): Promise<Stack> {
-  const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', 'infra/local/start.ts'], {
-    cwd,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DYNAMODB_PORT: String(dynamodbPort),
-      COGNITO_PORT: String(cognitoPort),
-      TABLE_NAME: tableName,
-      AWS_REGION: region,
-      NODE_NO_WARNINGS: '1',
-      PLM_DATA_DIR: '',
-      // Every operation is called hundreds of times in a row with one key: above the per-key rate limits.
-      PLM_RATE_LIMIT_PER_MINUTE: '1000000',
-      PLM_RATE_LIMIT_BURST: '1000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const forward = process.env.BENCH_STACK_LOGS === 'true';
-  const collect = (chunk: Buffer) => {
-    output += chunk;
-    if (forward) process.stderr.write(`[stack] ${chunk}`);
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const started: Stack = { child, baseUrl: `http://127.0.0.1:${port}`, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, output: () => output };
+/**
+ * Starts the local stack of the code in `cwd` (this checkout by default; a baseline ref's extracted tree).
+ * BENCH_STACK_CPU_PROFILE=<dir> writes the stack process's CPU profile there when it stops.
+ */
+async function startStack(cwd = process.cwd()): Promise<LocalStack> {
+  const profile = process.env.BENCH_STACK_CPU_PROFILE;
+  const started = await startLocalStack(
+    // Every operation is called hundreds of times in a row with one key: above the per-key rate limits.
+    { TABLE_NAME: tableName, AWS_REGION: region, PLM_RATE_LIMIT_PER_MINUTE: '1000000', PLM_RATE_LIMIT_BURST: '1000000' },
+    process.env.BENCH_STACK_LOGS === 'true',
+    { cwd, nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [] },
+  );
   stacks.push(started);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`The local stack exited during startup:\n${output}`);
-    const healthy = await fetch(`${started.baseUrl}/health`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (healthy) return started;
-    if (Date.now() > deadline) throw new Error(`The local stack did not answer /health within 60 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return started;
 }
 
 /** SIGTERM lets start.ts stop its emulators; SIGKILL only if it does not exit within 10 s. */
 async function stopStack(): Promise<void> {
-  await Promise.all(
-    stacks.map(async ({ child }) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
+  await Promise.all(stacks.map((stack) => stack.stop()));
 }
 
-// Last resort when the process ends in a way that skips the finally below (e.g. process.exit elsewhere).
-process.once('exit', () => {
-  for (const { child } of stacks) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-});
 let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -973,7 +926,7 @@ const FIND_ONE_TARGET_RATIO = 2.5;
 
 interface Side {
   label: string;
-  stack: Stack;
+  stack: LocalStack;
   seeded: Seeded;
 }
 

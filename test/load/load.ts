@@ -49,7 +49,7 @@ import { componentRecord, type ComponentRecord } from '../../lib/store/component
 import { listKeysWithPrefix, queryPrefix } from '../../lib/store/items.js';
 import { libraryPartition } from '../../lib/store/library.js';
 import { usageRecord, type UsageRecord } from '../../lib/store/usage.js';
-import { startLocalStack, type LocalStack } from './stack.js';
+import { startLocalStack, type LocalStack } from '../support/localStack.js';
 
 // ---- options ------------------------------------------------------------------------------------------------
 

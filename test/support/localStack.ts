@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../support/ports.js';
+import { freePort } from './ports.js';
 
 /**
- * The local stack (infra/local/start.ts) as a child process on free ports, as `npm run bench` starts it.
- * `env` is laid over the process's environment: the load run sets nothing there by default, so the stack
- * runs with the deployed defaults (per-caller rate limits and PLM_CALLER_CONCURRENCY 1).
+ * The local stack (infra/local/start.ts) as a child process on free ports, for `npm run bench` and `npm run
+ * load`. `env` is laid over the process's environment: the load run sets nothing there by default, so the
+ * stack runs with the deployed defaults (per-caller rate limits and PLM_CALLER_CONCURRENCY 1); the bench
+ * raises the rate limits. `cwd` runs another tree's stack (the bench's baseline ref); `nodeArgs` go before
+ * the entry (e.g. `--cpu-prof`).
  */
 export interface LocalStack {
   baseUrl: string;
@@ -15,10 +17,11 @@ export interface LocalStack {
   stop: () => Promise<void>;
 }
 
-export async function startLocalStack(env: Record<string, string>, forwardLogs: boolean): Promise<LocalStack> {
+export async function startLocalStack(env: Record<string, string>, forwardLogs: boolean, options: { cwd?: string; nodeArgs?: string[] } = {}): Promise<LocalStack> {
   const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
   const tableName = 'plm';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'infra/local/start.ts'], {
+    cwd: options.cwd ?? process.cwd(),
     env: {
       ...process.env,
       PORT: String(port),
