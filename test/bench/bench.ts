@@ -30,22 +30,19 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { BatchGetItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createApiKey } from '../../lib/apikeys/apiKeys.js';
-import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { createIntegration } from '../../lib/integrations/principals.js';
 import { setAttributeAccess } from '../../lib/integrations/service.js';
 import { bootstrapTenant, type BootstrapResult } from '../../lib/orgs/bootstrap.js';
-import { systemRoles } from '../../lib/access/roles.js';
 import { createComponents } from '../../lib/components/service.js';
-import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
 import { likeMatcher } from '../../lib/search/like.js';
 import { createLibrary } from '../../lib/orgs/libraries.js';
-import { plans } from '../../lib/orgs/plans.js';
 import { createStore, type Store } from '../../lib/store/client.js';
 import { organizationKey } from '../../lib/store/organization.js';
 import { apiKeySecretKey } from '../../lib/store/apiKey.js';
 import { hashSecret } from '../../lib/access/apiKeySecrets.js';
 import { apiKeyContextKeys } from '../../lib/access/requestAccess.js';
 import { startLocalStack, type LocalStack } from '../support/localStack.js';
+import { seedContext } from '../e2e/searchHelpers.js';
 import { bomItem } from '../../lib/store/bom.js';
 import { putItemsInParallel } from '../../lib/store/libraryTransfer.js';
 import { sourcingKey, type SourcingRecord } from '../../lib/store/sourcing.js';
@@ -732,16 +729,7 @@ async function seed(store: Store): Promise<Seeded> {
     { attribute: 'tolerance', principal: integration.id, read: 'NO_ACCESS' },
     { attribute: 'package', principal: integration.id, write: 'NO_WRITE' },
   ]);
-  const ctx = {
-    ...scope,
-    at: new Date().toISOString(),
-    config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
-    entitlements: plans.enterprise,
-    permissions: systemRoles.SITE_ADMIN.permissions,
-    principalId: nativePrincipalId,
-    actingIntegrationId: null,
-    checkFiles: async () => {},
-  };
+  const ctx = await seedContext(store, tenant, new Date().toISOString());
   const [component] = await createComponents(store, ctx, [
     {
       name: '10k resistor',

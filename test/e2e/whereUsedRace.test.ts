@@ -1,13 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { systemRoles } from '../../lib/access/roles.js';
 import type { WriteContext } from '../../lib/components/rules.js';
-import { loadLibraryConfiguration } from '../../lib/config/libraryConfig.js';
 import { writeItemsForRequest } from '../../lib/items/service.js';
-import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
-import { plans } from '../../lib/orgs/plans.js';
 import { getUsages } from '../../lib/store/usage.js';
 import { newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { expectCode } from '../support/errors.js';
+import { seedContext } from './searchHelpers.js';
 
 /**
  * An item write removes the where-used entries of the lines it dropped after its transaction commits. A
@@ -25,21 +22,7 @@ describe('where-used entries under concurrent writes of one BOM', () => {
     headers = tenantHeaders(tenant);
   });
 
-  async function writeContext(): Promise<WriteContext> {
-    const store = testStore();
-    return {
-      organizationId: tenant.organization.id,
-      libraryId: tenant.library.id,
-      userId: tenant.user.id,
-      at: new Date().toISOString(),
-      config: await loadLibraryConfiguration(store, tenant.organization.id, tenant.library.id),
-      entitlements: plans.enterprise,
-      permissions: systemRoles.SITE_ADMIN.permissions,
-      principalId: nativePrincipalId,
-      actingIntegrationId: null,
-      checkFiles: async () => {},
-    };
-  }
+  const writeContext = (): Promise<WriteContext> => seedContext(testStore(), tenant, new Date().toISOString());
 
   it('a child put back by a write that commits before the removal keeps its entry', async () => {
     const [bolt, nut] = (await ok(headers, 'mutation { item { create(inputs: [{ name: "Race bolt", categoryId: "mechanical" }, { name: "Race nut", categoryId: "mechanical" }]) { id } } }')).item
