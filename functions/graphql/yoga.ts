@@ -245,6 +245,7 @@ function useCredentialFirst(
           return endResponse(errorResponse(415, 'UNSUPPORTED_MEDIA_TYPE', `POST /graphql takes ${jsonMediaTypes.join(' or ')}, not "${mediaType || 'no content-type'}"`));
         }
       }
+      let fingerprint: string | undefined;
       try {
         // Nothing presented (no credential and no context header): resolveRequestContext would answer this
         // 401; it is answered so without loading the credential code.
@@ -260,7 +261,7 @@ function useCredentialFirst(
         };
         // A credential this process has seen admitted, of a caller well under its limits: its count starts
         // now, beside the context's read (an unknown credential still never creates a counter).
-        const fingerprint = credentialFingerprint(presented);
+        fingerprint = credentialFingerprint(presented);
         const knownKey = fingerprint ? knownCallers.get(fingerprint) : undefined;
         const early = rateLimits && knownKey && (rateLoads.get(knownKey) ?? Number.POSITIVE_INFINITY) < overlapBelow ? countCaller(store, knownKey, rateLimits) : undefined;
         early?.catch(() => undefined);
@@ -286,6 +287,9 @@ function useCredentialFirst(
         if (concurrency) turns.set(request, await concurrency.acquire(key, request.signal));
       } catch (error) {
         if (!(error instanceof DomainError) || !error.httpStatus) throw error;
+        // A credential refused now (revoked, expired) is no longer one this process admitted: its next
+        // requests are neither read ahead nor counted before they are verified.
+        if (fingerprint && error.httpStatus === 401) knownCallers.delete(fingerprint);
         contexts.delete(request);
         endResponse(refusal(error as DomainError & { httpStatus: number }));
       }

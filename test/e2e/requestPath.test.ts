@@ -13,7 +13,7 @@ beforeAll(async () => {
 
 async function call(query: string, variables: Record<string, unknown>, headers: Record<string, string>) {
   const response = await fetch(`${stack.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
-  const capacity = JSON.parse(response.headers.get('x-plm-consumed-capacity') ?? '{}') as { requests: number };
+  const capacity = JSON.parse(response.headers.get('x-plm-consumed-capacity') ?? '{}') as { requests: number; readCapacityUnits: number };
   return { status: response.status, capacity, body: (await response.json()) as { data?: any; errors?: { extensions?: { code?: string } }[] } };
 }
 
@@ -76,6 +76,11 @@ describe('an API-key request', () => {
     const revoked = await call(findOne, {}, tenantHeaders(other));
     expect(revoked.status).toBe(401);
     expect(JSON.stringify(revoked.body)).not.toContain('Withheld');
+    // ... and, refused once, the credential is no longer read ahead for: the next refusal reads no component.
+    const again = await call(findOne, {}, tenantHeaders(other));
+    expect(again.status).toBe(401);
+    expect(again.capacity.requests).toBe(1);
+    expect(again.capacity.readCapacityUnits).toBeLessThan(revoked.capacity.readCapacityUnits);
   });
 
   it('reads user.me in 2 DynamoDB requests: the context batch, then one Query of the user and their organizations', async () => {
