@@ -57,8 +57,7 @@ export function findOneIds(query: string, variables: Record<string, unknown>, op
     return [];
   }
   if (operation?.operation !== 'query') return [];
-  const fields = (selections: readonly SelectionNode[], name: string) =>
-    selections.filter((s) => s.kind === Kind.FIELD && s.name.value === name && !s.directives?.length).flatMap((s) => (s.kind === Kind.FIELD ? [s] : []));
+  const fields = (selections: readonly SelectionNode[], name: string) => selections.flatMap((s) => (s.kind === Kind.FIELD && s.name.value === name && !s.directives?.length ? [s] : []));
   const ids: string[] = [];
   for (const namespace of fields(operation.selectionSet.selections, 'component')) {
     for (const findOne of fields(namespace.selectionSet?.selections ?? [], 'findOne')) {

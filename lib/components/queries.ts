@@ -17,7 +17,7 @@ export function componentReadAheadKey(ref: LibraryRef, id: string): Key {
 }
 
 export async function findComponent(store: Store, orgId: string, libraryId: string, id: string, readAhead?: ReadAhead): Promise<ComponentRecord | undefined> {
-  const ahead = await readAhead?.(componentKey(orgId, libraryId, id));
+  const ahead = await readAhead?.(componentReadAheadKey({ organizationId: orgId, libraryId }, id));
   if (ahead === null) return undefined;
   if (ahead) return componentFromItem(store, ahead);
   return getComponent(store, orgId, libraryId, id);
