@@ -39,7 +39,10 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
     const request = requestFromEvent(event, meterSignal(currentMeter()));
     try {
       // Every mutation's audit entry names where the request came from (lib/audit/operations.ts).
-      const response = await withAuditSource({ sourceIp: sourceIp(event), userAgent: event.headers?.['user-agent'] }, () => yoga.fetch(request));
+      const response = await withAuditSource({ sourceIp: sourceIp(event), userAgent: event.headers?.['user-agent'] }, () =>
+        // The body as delivered: the read-ahead looks at it without reading the request's stream again.
+        yoga.fetch(request, { rawBody: event.isBase64Encoded || typeof event.body !== 'string' ? undefined : event.body }),
+      );
       summary.operation = requestOperations.get(request);
       return await resultFromResponse(response);
     } finally {

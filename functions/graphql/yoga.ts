@@ -231,7 +231,7 @@ function useCredentialFirst(
   concurrency: CallerConcurrency | undefined,
 ): Plugin {
   return {
-    async onRequest({ request, endResponse }) {
+    async onRequest({ request, serverContext, endResponse }) {
       const method = request.method;
       if (method === 'OPTIONS') return;
       if (method === 'GET' && graphiql && (request.headers.get('accept') ?? '').includes('text/html')) return;
@@ -267,7 +267,7 @@ function useCredentialFirst(
         early?.catch(() => undefined);
         // An API key this process has admitted before may have its operation's item read with its context
         // (readAhead.ts); an unknown credential's document is still never parsed before it is verified.
-        const readAhead = knownKey?.startsWith('apikey:') ? await readAheadOf(request) : undefined;
+        const readAhead = knownKey?.startsWith('apikey:') ? await readAheadOf(request, (serverContext as GraphQLServerContext | undefined)?.rawBody) : undefined;
         contexts.set(request, await resolveRequestContext(store, { ...presented, readAhead }, new Date(), verifyBearer));
         // Counted once the caller is known, before the body is read.
         const key = callerRateKey(contexts.get(request)!.caller);
@@ -337,9 +337,14 @@ function useQueryBudget(budget: DynamoDbUse): Plugin {
   };
 }
 
+/** What the handler hands yoga beside the request: the body as API Gateway delivered it (a string), when it was not base64. */
+export interface GraphQLServerContext {
+  rawBody?: string;
+}
+
 export function createGraphQLServer({ store, blobs, graphiql, faultInjection, introspection, allowedOrigins, mail, bearer, rateLimits, queryBudget, concurrency }: YogaOptions) {
   const contexts = new WeakMap<Request, RequestContext>();
-  return createYoga<Record<string, unknown>, GraphQLContext>({
+  return createYoga<GraphQLServerContext, GraphQLContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
     landingPage: false,

@@ -1,3 +1,4 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
 import { batchGetRecords, deleteItems, getItem, isConditionalCheckFailure, queryAll } from './items.js';
@@ -202,7 +203,6 @@ export interface CallerCounterWindow {
  * per window at most. An older item (TTL deletion can lag by days) is replaced.
  */
 export async function countCallerRequests(store: Store, caller: string, windows: CallerCounterWindow[], now = Date.now()): Promise<{ current: number; previous: number }[]> {
-  const { UpdateCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
   const key = { PK: `RATE#api#${caller}`, SK: 'RATE' };
   const longest = windows.reduce((a, b) => (b.windowMs > a.windowMs ? b : a));
   const ttl = Math.ceil(((longest.index + 2) * longest.windowMs) / 1000) + 60;
@@ -259,7 +259,6 @@ export async function countCallerRequests(store: Store, caller: string, windows:
  * fresh one rather than updated, so that it never keeps windows that no update drops: it holds two at most.
  */
 export async function countRequest(store: Store, bucket: string, ip: string, windowIndex: number, windowMs: number, now = Date.now()): Promise<{ current: number; previous: number }> {
-  const { UpdateCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
   const key = { PK: `RATE#${bucket}#${ip}`, SK: 'RATE' };
   const ttl = Math.ceil(((windowIndex + 2) * windowMs) / 1000) + 60;
   try {

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
 import { batchGetRecords, getItem, queryAll, queryPrefix, updateIf, type WriteItem } from './items.js';
@@ -96,7 +97,6 @@ export function listChangeOrders(store: Store, orgId: string, libraryId: string)
 
 /** The library's next change order number (CO-000001, CO-000002...): one atomic counter. */
 export async function nextChangeOrderNumber(store: Store, orgId: string, libraryId: string): Promise<string> {
-  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   const result = await store.ddb.send(
     new UpdateCommand({
       TableName: store.tableName,

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
 import { counterKey } from './counter.js';
@@ -72,7 +73,6 @@ export function closeReleasedChangeRequest(store: Store, orgId: string, libraryI
 
 /** The library's next change request number (CR-000001, ...): one atomic counter. */
 export async function nextChangeRequestNumber(store: Store, orgId: string, libraryId: string): Promise<string> {
-  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   const result = await store.ddb.send(
     new UpdateCommand({
       TableName: store.tableName,

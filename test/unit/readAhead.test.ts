@@ -30,4 +30,17 @@ describe('read-ahead: the component ids an operation will read with component.fi
     expect(findOneIds(`{ component { findOne(id: "${a}") { id }`, {}, undefined)).toEqual([]);
     expect(findOneIds(`{ component { findOne(id: "${a}") { id ${'name '.repeat(500)}} } }`, {}, undefined)).toEqual([]);
   });
+
+  it('parses a document once, and takes the ids of each call from its own variables', () => {
+    const query = 'query Find($id: ID!) { component { findOne(id: $id) { id } } } query Other($id: ID!) { component { findOne(id: $id) { id name } } }';
+    expect(findOneIds(query, { id: a }, 'Find')).toEqual([a]);
+    expect(findOneIds(query, { id: b }, 'Find')).toEqual([b]);
+    expect(findOneIds(query, { id: 'R-100' }, 'Find')).toEqual([]);
+    // Remembered per operation name: the same text without a name names no operation.
+    expect(findOneIds(query, { id: a }, undefined)).toEqual([]);
+    expect(findOneIds(query, { id: b }, 'Other')).toEqual([b]);
+    // More documents than it remembers: the oldest are parsed again, with the same answers.
+    for (let i = 0; i < 150; i++) expect(findOneIds(`query Q${i}($id: ID!) { component { findOne(id: $id) { id } } }`, { id: i % 2 ? a : b }, `Q${i}`)).toEqual([i % 2 ? a : b]);
+    expect(findOneIds(query, { id: a }, 'Find')).toEqual([a]);
+  });
 });
