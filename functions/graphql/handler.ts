@@ -36,7 +36,8 @@ export function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyS
       return jsonResult(400, { errors: [{ message: `The request is larger than ${requestLimits.maxBodyBytes} bytes`, extensions: { code: 'REQUEST_TOO_LARGE', limit: requestLimits.maxBodyBytes } }] });
     }
     // Where the runtime tells when the client goes away (the local server), the request carries it.
-    const request = requestFromEvent(event, meterSignal(currentMeter()));
+    // yoga's own Request (its fetch API): a string body is handed over as it is, not through a web stream.
+    const request = requestFromEvent(event, meterSignal(currentMeter()), yoga.fetchAPI.Request);
     try {
       // Every mutation's audit entry names where the request came from (lib/audit/operations.ts).
       const response = await withAuditSource({ sourceIp: sourceIp(event), userAgent: event.headers?.['user-agent'] }, () =>

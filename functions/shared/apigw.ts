@@ -2,17 +2,17 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 
 /** An API Gateway HTTP API (payload 2.0) event as a Fetch Request. */
 /** The event as a fetch Request; `signal` aborts it when the client goes away (where the runtime tells). */
-export function requestFromEvent(event: APIGatewayProxyEventV2, signal?: AbortSignal): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
-  if (event.cookies?.length) headers.set('cookie', event.cookies.join('; '));
+export function requestFromEvent(event: APIGatewayProxyEventV2, signal?: AbortSignal, RequestImpl: typeof Request = Request): Request {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
   const host = event.headers?.host ?? event.requestContext.domainName ?? 'localhost';
   const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
   const url = `${proto}://${host}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
   const method = event.requestContext.http.method;
   const hasBody = event.body !== undefined && event.body !== null && method !== 'GET' && method !== 'HEAD';
   const body = hasBody ? (event.isBase64Encoded ? Buffer.from(event.body!, 'base64') : event.body) : undefined;
-  return new Request(url, { method, headers, body, ...(signal ? { signal } : {}) });
+  return new RequestImpl(url, { method, headers, body, ...(signal ? { signal } : {}) });
 }
 
 /**
