@@ -43,9 +43,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<{
       if (!outbox) continue;
       const started = Date.now();
       const meter = newMeter();
-      const sent = await withMeter(meter, () =>
-        sendChangeOrderMails({ store, mailer: (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' }, outbox),
-      );
+      const sent = await withMeter(meter, () => sendChangeOrderMails({ store, mailer: (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' }, outbox));
       console.log(
         JSON.stringify({
           level: 'INFO',

@@ -22,7 +22,7 @@ describe('the change order mail outbox: the jobs function handed the same stream
   // only one that hands its INSERT to a jobs function. (A second table would do, but a table created in
   // DynamoDB Local while the stack runs stalls the stack's stream pollers.)
   let store: Store;
-  let handler: (typeof import('../../functions/jobs/handler.js'))['handler'];
+  let handler: typeof import('../../functions/jobs/handler.js')['handler'];
   const send = localOutbox.send;
 
   beforeAll(async () => {
