@@ -14,6 +14,7 @@ import { ensureTable, ensureUserPool, startCognito, startDynamoDb, stopChild } f
 import { createFederationStandIn } from './federation.js';
 import { createLocalServer, type LocalServerState } from './server.js';
 import { startStreamPoller } from './streamPoller.js';
+import { changeOrderMailStreamFilter } from '../../lib/changeOrders/mailStream.js';
 import { committedWriteStreamFilter } from '../../lib/items/settleStream.js';
 import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/jobStream.js';
 
@@ -95,16 +96,18 @@ try {
       await webhooks.handler({ Records: records } as never);
     },
   });
-  // Import jobs and the settling of large writes (a large release's commit): a poller of their own over the
-  // same stream, with the deployed event source mapping's filters applied here, each record run on its own
-  // without waiting (a long import holds up neither webhooks nor other jobs).
+  // Import jobs, the settling of large writes (a large release's commit) and change order mails (the INSERT of
+  // their outbox item): a poller of their own over the same stream, with the deployed event source mapping's
+  // filters applied here, each record run on its own without waiting (a long import holds up neither webhooks
+  // nor other jobs).
   jobsPoller = startStreamPoller({
     name: 'jobs',
     endpoint: `http://127.0.0.1:${config.dynamodbPort}`,
     tableName: config.tableName,
     onRecords: async (records) => {
-      for (const record of records.filter((r) => matchesStreamFilter(importJobStreamFilter, r) || matchesStreamFilter(committedWriteStreamFilter, r))) {
-        void jobs.handler({ Records: [record] } as never).catch((error: unknown) => console.error('jobs: a job or settling failed:', error));
+      const filters = [importJobStreamFilter, committedWriteStreamFilter, changeOrderMailStreamFilter];
+      for (const record of records.filter((r) => filters.some((filter) => matchesStreamFilter(filter, r)))) {
+        void jobs.handler({ Records: [record] } as never).catch((error: unknown) => console.error('jobs: a job, settling or mail failed:', error));
       }
     },
   });

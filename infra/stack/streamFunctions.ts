@@ -8,6 +8,7 @@ import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { changeOrderMailStreamFilter } from '../../lib/changeOrders/mailStream.js';
 import { committedWriteStreamFilter } from '../../lib/items/settleStream.js';
 import { importJobStreamFilter } from '../../lib/transfer/jobStream.js';
 import { createFunction, grantSendMail } from './functions.js';
@@ -66,10 +67,14 @@ export function createWebhooks(stack: Stack, table: dynamodb.TableV2, environmen
  * start while one runs. It reads the uploaded files (GetObject only) and the table. The same mapping hands
  * it the commit of each large change order release (a second filter, lib/items/settleStream.ts): it settles
  * the release (marks put in place, search entries, change requests closed), which takes longer than the
- * approval's request may; a failed settling is retried twice, cleanupAbandonedWrites is the backstop.
+ * approval's request may; a failed settling is retried twice, cleanupAbandonedWrites is the backstop. And the
+ * INSERT of each change order mail outbox item (a third filter, lib/changeOrders/mailStream.ts): it sends the
+ * mails of the action that committed it (SES, pinned to MAIL_FROM); a failed send is retried twice, and an
+ * address already sent is not sent again.
  */
 export function createImportJobs(stack: Stack, table: dynamodb.TableV2, environment: Record<string, string>, filesBucket: s3.Bucket): NodejsFunction {
   const fn = createFunction(stack, 'jobs', { ...environment, FILES_BUCKET: filesBucket.bucketName }, table, Duration.minutes(15), 3008);
+  grantSendMail(stack, fn, environment.MAIL_FROM!);
   // GetObject: the uploaded import file, and the files of the library a bundle was exported from; PutObject: their copies.
   fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [filesBucket.arnForObjects('*')] }));
   Validations.of(fn.role!).acknowledge({
@@ -85,7 +90,7 @@ export function createImportJobs(stack: Stack, table: dynamodb.TableV2, environm
       // A failure before the job is claimed (init, throttle) is retried; a retry of a claimed job does nothing
       // (the claim is conditional on QUEUED) and a claimed job records its own failure.
       retryAttempts: 2,
-      filters: [lambda.FilterCriteria.filter(importJobStreamFilter), lambda.FilterCriteria.filter(committedWriteStreamFilter)],
+      filters: [lambda.FilterCriteria.filter(importJobStreamFilter), lambda.FilterCriteria.filter(committedWriteStreamFilter), lambda.FilterCriteria.filter(changeOrderMailStreamFilter)],
     }),
   );
   return fn;

@@ -7,12 +7,13 @@ import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
 import { failingWith, nowIso, putKeys, transactWrite } from '../store/items.js';
 import { allowedFrom } from './lifecycle.js';
-import { deliver, type MailDeps } from './notifications.js';
+import { mailOutboxItem } from './notifications.js';
 import { changeOrderById } from './queries.js';
 import { ReleaseInProgress, writeBeforeCommit } from './release.js';
 import { ComponentOfChangeOrderLost, ReadAgain, type Action, type Step } from './step.js';
 
-export interface ChangeOrderDeps extends MailDeps {
+export interface ChangeOrderDeps {
+  store: Store;
   /** Test hook of the local stack (x-plm-fault): the release transaction fails at its last item. */
   failRelease?: boolean;
   /** Test hook of the local stack (x-plm-fault): a large release stops after half its marks, as a process that died. */
@@ -30,8 +31,10 @@ const releaseWaitMs = 120_000;
 /**
  * Applies one lifecycle action: reads the change order (strongly consistent), checks the action is allowed
  * from its status, lets `apply` produce the next record with the items that go with it, and writes all in
- * one transaction conditioned on the revision read. A concurrent change (another vote) makes it read again
- * and re-apply, so two approvals racing on the last vote resolve, and release, exactly once.
+ * one transaction conditioned on the revision read, with the step's mails as one outbox item (sent from the
+ * table's stream by the jobs function: `notifications.ts`), so they go if and only if the step committed. A
+ * concurrent change (another vote) makes it read again and re-apply, so two approvals racing on the last vote
+ * resolve, and release, exactly once.
  */
 export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string, action: Action, apply: (record: ChangeOrderRecord, at: string) => Promise<Step>): Promise<ChangeOrderRecord> {
   const waitingSince = Date.now();
@@ -73,7 +76,10 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
     const changed = () => new ConcurrentWriteError(`Change order ${current.number}`);
     const orderItem = action === 'delete' ? changeOrderDelete(current) : changeOrderPut(next, current.rev);
     try {
-      await transactWrite(deps.store, [failingWith(orderItem, () => new ChangeOrderChanged()), ...step.items], { otherwise: changed, onConflict: () => new ChangeOrderChanged() });
+      await transactWrite(deps.store, [failingWith(orderItem, () => new ChangeOrderChanged()), ...step.items, ...mailOutboxItem(next, step.mails, at)], {
+        otherwise: changed,
+        onConflict: () => new ChangeOrderChanged(),
+      });
     } catch (error) {
       if (large) await settleAbortedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.effects);
       if (error instanceof ChangeOrderChanged) {
@@ -92,7 +98,6 @@ export async function act(deps: ChangeOrderDeps, scope: LibraryScope, id: string
       await settleCommittedWrite(deps.store, scope.organizationId, scope.libraryId, large.writeId, putKeys(large.pending), at, large.componentIds, large.effects).catch(() => undefined);
     // Repeatable tidying (index entries of components let go): a stale entry is harmless, readers confirm it.
     if (step.afterCommit) await step.afterCommit().catch(() => undefined);
-    for (const mail of step.mails) await deliver(deps, mail, next);
     return next;
   }
 }

@@ -9,7 +9,7 @@ import { getMemberships } from '../store/membership.js';
 import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { act, type ChangeOrderDeps } from './act.js';
 import { stageOutcome, type ApprovalType } from './lifecycle.js';
-import { createdMail, deliver, resolutionMail, reviewerMail } from './notifications.js';
+import { createdMail, mailOutboxItem, resolutionMail, reviewerMail } from './notifications.js';
 import { maxComponentsPerChangeOrder, release } from './release.js';
 import { history, locking, maxLocksInOneTransaction, resolve, unlocking } from './step.js';
 import { getTemplates, type ChangeOrderTemplate } from './templates.js';
@@ -167,11 +167,11 @@ export async function createChangeOrderWith(
   const uses = record.components.map((c) => changeOrderUseAdd(scope.organizationId, scope.libraryId, c.componentId, record.id));
   const linkItems = link?.items(record) ?? [];
   // The index entries go with the order when they fit its transaction, else just before it (an entry of an
-  // order that was never written is harmless: readers confirm each against the order).
+  // order that was never written is harmless: readers confirm each against the order). The created mail goes
+  // with it as an outbox item (sent from the stream: notifications.ts): order, entries and mail, at most 100.
   const together = uses.length + linkItems.length <= maxLocksInOneTransaction;
   if (!together) await writeUses(deps, uses);
-  await transactWrite(deps.store, [changeOrderPut(record, null), ...(together ? uses : []), ...linkItems]);
-  await deliver(deps, createdMail(record, template), record);
+  await transactWrite(deps.store, [changeOrderPut(record, null), ...(together ? uses : []), ...linkItems, ...mailOutboxItem(record, [createdMail(record, template)], at)]);
   return record;
 }
 

@@ -53,7 +53,7 @@ async function assembliesAbove(store: Store, scope: LibraryScope, componentId: s
   return found;
 }
 
-export async function changeOrderImpact(store: Store, scope: LibraryScope, record: ChangeOrderRecord): Promise<ComponentImpact[]> {
+export async function changeOrderImpact(store: Store, scope: LibraryScope, record: Pick<ChangeOrderRecord, 'id' | 'components'>): Promise<ComponentImpact[]> {
   const { organizationId: org, libraryId: lib } = scope;
   const above = await Promise.all(record.components.map((c) => assembliesAbove(store, scope, c.componentId)));
   const involved = [...new Set(record.components.flatMap((c, i) => [c.componentId, ...above[i]!.map((a) => a.assemblyId)]))];

@@ -8,7 +8,7 @@ import { listComponentHistorySince } from '../store/componentHistory.js';
 /** A component of a change order as read through the order (its redlines need the order's number and resolution). */
 export type ChangeOrderComponentView = ChangeOrderComponentRecord & { order?: Pick<ChangeOrderRecord, 'number' | 'resolution'> };
 
-export const componentsOf = (record: ChangeOrderRecord): ChangeOrderComponentView[] =>
+export const componentsOf = (record: Pick<ChangeOrderRecord, 'components' | 'number' | 'resolution'>): ChangeOrderComponentView[] =>
   record.components.map((entry) => ({ ...entry, order: { number: record.number, resolution: record.resolution } }));
 
 /**

@@ -21,16 +21,19 @@ import { maxTransactionItems, ofComponent, ReadAgain, resolve, type LargeRelease
 
 /**
  * Components in one change order. Up to `maxReleaseInOneCommit` a release changes every component, with the
- * change order and the commit record, in ONE transaction (n + 2 items); beyond, each component is first
- * marked with its released version and the commit flips every mark at once (see `release`).
+ * change order, its mail's outbox item and the commit record, in ONE transaction (n + 3 items); beyond, each
+ * component is first marked with its released version and the commit flips every mark at once (see `release`).
  */
 export const maxComponentsPerChangeOrder = 1000;
 
-/** Up to this many components, the commit transaction holds every component (with the order and the commit record). */
-export const maxReleaseInOneCommit = maxTransactionItems - 2;
+/** Up to this many components, the commit transaction holds every component (with the order, the mail's outbox item and the commit record). */
+export const maxReleaseInOneCommit = maxTransactionItems - 3;
 
-/** Up to this many components, a release also writes history and search entries in its one transaction. */
-const singleTransactionRelease = Math.floor((maxTransactionItems - 1) / 3);
+/**
+ * Up to this many components, a release also writes history and search entries in its one transaction: 3 items
+ * a component, with the order, the mail's outbox item and (when it closes change requests) the commit record.
+ */
+const singleTransactionRelease = Math.floor((maxTransactionItems - 3) / 3);
 
 /**
  * Releases the components of an approved change order, with it: each component becomes RELEASED at its next
@@ -63,7 +66,7 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
   ]);
   const closeRequests = closingOf(record, scope.userId);
   const count = record.components.length;
-  const single = count <= (closeRequests ? singleTransactionRelease - 1 : singleTransactionRelease);
+  const single = count <= singleTransactionRelease;
   const marked = count > maxReleaseInOneCommit;
   const writeId = !single || closeRequests ? randomUUID() : undefined;
   const componentPuts: WriteItem[] = [];

@@ -50,7 +50,7 @@ export interface LargeRelease {
 /** DynamoDB's limit on the items of one transaction. */
 export const maxTransactionItems = 100;
 
-/** Up to this many components, a change order's locks go with its record in one transaction. */
+/** Up to this many components, a change order's locks go with its record and its mail's outbox item in one transaction. */
 export const maxLocksInOneTransaction = maxTransactionItems - 2;
 
 /** Raised inside an action when what it read is mid-change (another transaction committing): read again. */

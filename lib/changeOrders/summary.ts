@@ -42,9 +42,27 @@ async function inBatches<T, R>(items: readonly T[], size: number, run: (item: T)
   return results;
 }
 
-export async function changeOrderSummary(store: Store, record: ChangeOrderRecord): Promise<ChangeOrderSummary> {
+/**
+ * What the summary reads of a change order: the order as an outbox item keeps it (lib/store/changeOrderMail.ts),
+ * its first components only, with `componentCount` the order's total.
+ */
+export type SummaryOrder = Pick<ChangeOrderRecord, 'id' | 'number' | 'organizationId' | 'libraryId' | 'createdBy' | 'resolution' | 'components'> & { componentCount?: number };
+
+/** The order as its mails keep it: the first `mailSummaryComponents` components and the total. */
+export const summaryOrderOf = (record: ChangeOrderRecord): Required<SummaryOrder> => ({
+  id: record.id,
+  number: record.number,
+  organizationId: record.organizationId,
+  libraryId: record.libraryId,
+  createdBy: record.createdBy,
+  resolution: record.resolution,
+  components: record.components.slice(0, mailSummaryComponents),
+  componentCount: record.components.length,
+});
+
+export async function changeOrderSummary(store: Store, record: SummaryOrder): Promise<ChangeOrderSummary> {
   const scope: LibraryScope = { organizationId: record.organizationId, libraryId: record.libraryId, userId: record.createdBy };
-  const counted: ChangeOrderRecord = { ...record, components: record.components.slice(0, mailSummaryComponents) };
+  const counted: SummaryOrder = { ...record, components: record.components.slice(0, mailSummaryComponents) };
   const [redlines, impact] = await Promise.all([inBatches(componentsOf(counted), redlineConcurrency, (entry) => redlinesOf(store, scope, entry)), changeOrderImpact(store, scope, counted)]);
   const bomLines = { added: 0, removed: 0, changed: 0 };
   for (const comparison of redlines) {
@@ -61,7 +79,7 @@ export async function changeOrderSummary(store: Store, record: ChangeOrderRecord
   const others = new Set(impact.flatMap((entry) => entry.otherChangeOrders.map((o) => o.changeOrder.number)));
   return {
     counted: counted.components.length,
-    total: record.components.length,
+    total: record.componentCount ?? record.components.length,
     redlines: {
       changed: redlines.filter((c) => c && (c.fields.length || c.attributes.length || c.bom.length)).length,
       firstReleases: redlines.filter((c) => c === null).length,

@@ -61,7 +61,7 @@ export async function measureLargeRelease(store: Store, count: number, stackOutp
   const { componentsCsv, bomCsv } = syntheticLibraryCsv(count);
   await importLibrary(store, scope, { kind: 'csv', manifest: null, componentsCsv, bomCsv }, options);
   const ids = (await listComponents(store, scope.organizationId, scope.libraryId)).map((c) => c.id).slice(0, count);
-  const deps: ChangeOrderDeps = { store, mailer: { send: async () => undefined }, appUrl: 'http://localhost' };
+  const deps: ChangeOrderDeps = { store };
   const results: LargeReleaseResult[] = [];
   const measured = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
     const meter = newMeter();

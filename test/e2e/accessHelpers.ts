@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { addMember } from '../../lib/orgs/operator.js';
 import { graphql, stack, testStore, type GraphQLResponse, type Tenant } from '../support/api.js';
+import { eventually } from '../support/webhooks.js';
 // Moved to test/support/api.ts; named here too for test files written against this module.
 export { ok } from '../support/api.js';
 
@@ -42,4 +43,17 @@ const notificationSubject = /^(Update: |You were mentioned$|Your daily digest: )
 /** The workflow mail of an address (change order requests and outcomes), newest last: notification mail left out. */
 export async function workflowMailTo(address: string): Promise<{ to: string[]; subject: string; text: string; html: string }[]> {
   return (await mailTo(address)).filter((mail) => !notificationSubject.test(mail.subject));
+}
+
+/**
+ * The workflow mail of an address once a mail with this subject (exact, or the start of it) arrived, newest last.
+ * Change order mails go from the table's stream (the jobs function sends an action's outbox item), a moment
+ * after the action answered.
+ */
+export function workflowMailAfter(address: string, subject: string): Promise<{ to: string[]; subject: string; text: string; html: string }[]> {
+  return eventually(
+    () => workflowMailTo(address),
+    (mails) => mails.some((mail) => mail.subject.startsWith(subject)),
+    `a mail "${subject}" to ${address}`,
+  );
 }

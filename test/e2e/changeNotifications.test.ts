@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, webhookReceiver } from '../support/webhooks.js';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
-import { memberWithRole, workflowMailTo, type Member } from './accessHelpers.js';
+import { memberWithRole, workflowMailAfter, type Member } from './accessHelpers.js';
 import { createAssembly, createParts, updateItems } from './itemHelpers.js';
 
 interface Payload {
@@ -228,7 +228,7 @@ describe('change order mails: redline and impact counts', () => {
       'Impact: 3 assembly(ies) affected (level 1: 2, level 2: 1); 1 other open change order(s) holding them.',
     ]);
     expect(impact.flatMap((e: { otherChangeOrders: { changeOrder: { number: string } }[] }) => e.otherChangeOrders.map((o) => o.changeOrder.number))).toContain(parentOrder.number);
-    const review = (await workflowMailTo(bob.email)).filter((m) => m.subject.startsWith(`Review requested: ${order.number}`));
+    const review = (await workflowMailAfter(bob.email, `Review requested: ${order.number}`)).filter((m) => m.subject.startsWith(`Review requested: ${order.number}`));
     expect(review).toHaveLength(1);
     for (const line of lines) {
       expect(review[0]!.text).toContain(line);
@@ -240,7 +240,7 @@ describe('change order mails: redline and impact counts', () => {
 
     const released: Order = (await ok(bob.headers, act('approve'), { id: order.id })).changeOrders.approve;
     expect(released.status).toBe('CLOSED');
-    const approved = (await workflowMailTo(tenant.user.email)).filter((m) => m.subject === `${order.number} approved: Change A`);
+    const approved = (await workflowMailAfter(tenant.user.email, `${order.number} approved: Change A`)).filter((m) => m.subject === `${order.number} approved: Change A`);
     expect(approved).toHaveLength(1);
     // After the release the redlines are this release against the one before: the same counts.
     const after = expectedLines(released, (await ok(admin, impactQuery, { id: order.id })).changeOrders.impact);

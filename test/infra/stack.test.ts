@@ -117,7 +117,7 @@ describe('Lambda functions', () => {
     expect(Object.fromEntries(functions.map(([id, fn]) => [id, fn.MemorySize]))).toEqual({ Graphql: 1024, Auth: 1024, Scim: 1024, Webhooks: 1024, Jobs: 3008, SamlResync: 512 });
   });
 
-  it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth, graphql (invitations) and webhooks (notifications) send mail, pinned to the sender address', () => {
+  it('lets only the auth function use Cognito admin APIs (graphql only registers SAML identity providers), and only auth, graphql (invitations), webhooks (notifications) and jobs (change order mails) send mail, pinned to the sender address', () => {
     const policies = Object.entries(resourcesOfType('AWS::IAM::Policy'));
     const actionsOf = (policy: Resource) => (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => s.Action);
     for (const [logicalId, policy] of policies) {
@@ -135,7 +135,7 @@ describe('Lambda functions', () => {
           ? ['ses:SendEmail', ...federationActions]
           : logicalId.startsWith('SamlResyncFunction')
             ? federationActions
-            : logicalId.startsWith('WebhooksFunction')
+            : logicalId.startsWith('WebhooksFunction') || logicalId.startsWith('JobsFunction')
               ? ['ses:SendEmail']
               : [];
       expect(privileged, logicalId).toEqual(expected);
@@ -556,7 +556,7 @@ describe('audit digests', () => {
 });
 
 describe('import jobs', () => {
-  it('the table streams only the INSERTs of import jobs and the commits of large writes settled from the stream to the jobs function, one record per invocation', () => {
+  it('the table streams only the INSERTs of import jobs, the commits of large writes settled from the stream and the INSERTs of change order mail outbox items to the jobs function, one record per invocation', () => {
     const jobsFunction = Object.keys(resourcesOfType('AWS::Lambda::Function')).find((id) => id.startsWith('JobsFunction'))!;
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: jobsFunction },
@@ -577,6 +577,7 @@ describe('import jobs', () => {
               },
             }),
           },
+          { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ChangeOrderMail'] } } } }) },
         ],
       },
     });

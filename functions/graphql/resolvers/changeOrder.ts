@@ -21,8 +21,6 @@ import { libraryScope, loadComponent, userById } from './shared.js';
 
 const deps = (context: GraphQLContext): ChangeOrderDeps => ({
   store: context.store,
-  mailer: context.mail.mailer(),
-  appUrl: context.mail.appUrl,
   failRelease: context.faults.has('change-order-release-fails'),
   crashRelease: context.faults.has('change-order-release-crash'),
   crashAfterCommit: context.faults.has('change-order-crash-after-commit'),

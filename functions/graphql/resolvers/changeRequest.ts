@@ -14,7 +14,7 @@ import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { libraryScope, loadComponent, userById } from './shared.js';
 
-const deps = (context: GraphQLContext): ChangeOrderDeps => ({ store: context.store, mailer: context.mail.mailer(), appUrl: context.mail.appUrl });
+const deps = (context: GraphQLContext): ChangeOrderDeps => ({ store: context.store });
 
 export const changeRequestResolvers: Resolvers = {
   ChangeRequestQueryNamespace: {
