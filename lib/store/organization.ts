@@ -69,6 +69,22 @@ export function organizationPuts(org: OrganizationRecord, slugTaken?: () => Erro
   ];
 }
 
+/**
+ * An update that SETs attributes of an organization item that exists (and meets `also`, when given): the one
+ * place such an update expression is written. Attribute names go through placeholders (`plan` and `type`
+ * are reserved words).
+ */
+function organizationSet(orgId: string, values: Partial<OrganizationRecord> & Record<string, unknown>, also?: string) {
+  const names = Object.keys(values);
+  return {
+    Key: organizationKey(orgId),
+    UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
+    ConditionExpression: also ? `attribute_exists(PK) AND ${also}` : 'attribute_exists(PK)',
+    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:a${i}`, values[name]])),
+  };
+}
+
 /** Takes one of a production organization's sandbox slots, while it is active and has one left. */
 export function sandboxSlotTake(parentId: string, limit: number, onConditionFailed: () => Error): WriteItem {
   return {
@@ -109,16 +125,7 @@ export function sandboxArchiveItems(sandbox: OrganizationRecord, at: string, alr
 
 /** Sets an organization's plan (an operator's `plan set`). */
 export function organizationPlanSet(orgId: string, plan: string): WriteItem {
-  return {
-    Update: {
-      Key: organizationKey(orgId),
-      UpdateExpression: 'SET #plan = :plan',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#plan': 'plan' },
-      ExpressionAttributeValues: { ':plan': plan },
-    },
-    onConditionFailed: () => new NotFoundError('Organization', orgId),
-  };
+  return { Update: organizationSet(orgId, { plan }), onConditionFailed: () => new NotFoundError('Organization', orgId) };
 }
 
 /** Turns SCIM on (only while SAML is enabled: false when it is not) or off. */
@@ -130,22 +137,17 @@ export function setScimEnabled(store: Store, orgId: string, enabled: boolean): P
         ConditionExpression: 'attribute_exists(PK) AND saml.enabled = :on',
         ExpressionAttributeValues: { ':on': true },
       })
-    : updateIf(store, { Key: organizationKey(orgId), UpdateExpression: 'SET scimEnabled = :off', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':off': false } });
+    : updateIf(store, organizationSet(orgId, { scimEnabled: false }));
 }
 
 /** Disables SAML (the configuration is kept as `saml`) and SCIM with it, in one write; false when the organization is gone. */
 export function setSamlDisabled(store: Store, orgId: string, saml: NonNullable<OrganizationRecord['saml']>): Promise<boolean> {
-  return updateIf(store, {
-    Key: organizationKey(orgId),
-    UpdateExpression: 'SET saml = :saml, scimEnabled = :false',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':saml': saml, ':false': false },
-  });
+  return updateIf(store, organizationSet(orgId, { saml, scimEnabled: false }));
 }
 
 /** Saves an organization's SAML configuration (the organization exists). */
 export function samlConfigurationSet(orgId: string, saml: NonNullable<OrganizationRecord['saml']>): WriteItem {
-  return { Update: { Key: organizationKey(orgId), UpdateExpression: 'SET saml = :saml', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':saml': saml } } };
+  return { Update: organizationSet(orgId, { saml }) };
 }
 
 /** Moves the organization's active SCIM token from `previousId` (null: none) to `tokenId`, unless it moved meanwhile. */
@@ -207,12 +209,7 @@ export function listSandboxes(store: Store, parentId: string): Promise<Organizat
  */
 /** Sets the site-admin count of an organization that has none yet (counted from its members). */
 export async function initSiteAdminCount(store: Store, orgId: string, count: number): Promise<void> {
-  await updateIf(store, {
-    Key: organizationKey(orgId),
-    UpdateExpression: 'SET siteAdminCount = :count',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(siteAdminCount)',
-    ExpressionAttributeValues: { ':count': count },
-  });
+  await updateIf(store, organizationSet(orgId, { siteAdminCount: count }, 'attribute_not_exists(siteAdminCount)'));
 }
 
 export function siteAdminCountUpdate(orgId: string, change: number): WriteItem {
@@ -250,10 +247,5 @@ export async function scanOrganizations(store: Store): Promise<OrganizationRecor
 
 /** How long the organization's audit entries are kept (operator CLI: audit retention). */
 export async function setAuditRetention(store: Store, orgId: string, days: number): Promise<boolean> {
-  return updateIf(store, {
-    Key: organizationKey(orgId),
-    UpdateExpression: 'SET auditRetentionDays = :days',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':days': days },
-  });
+  return updateIf(store, organizationSet(orgId, { auditRetentionDays: days }));
 }
