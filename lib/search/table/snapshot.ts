@@ -2,7 +2,25 @@ import type { Store } from '../../store/client.js';
 import { committedWriteIds } from '../../store/pendingWrite.js';
 import { decodeColumn, idPartRows, type ColumnName } from './columns.js';
 import { rowFieldsOf, type Row } from './rows.js';
-import { columnPartKey, readColumn, readDeltas, readManifest, readParts, type Delta, type LibraryRef, type Manifest, type StoredPart } from './storage.js';
+import type { NameMatcher } from './evaluate.js';
+import { coveringTrigrams, decodePiece, matchingRows, mergePostings, minIndexedRows, trigramBucket, type Postings } from './nameIndex.js';
+import {
+  blockPartKeys,
+  columnPartKey,
+  nameIndexKeys,
+  readColumn,
+  readDeltas,
+  readManifest,
+  readParts,
+  type BlockEntry,
+  type Delta,
+  type LibraryRef,
+  type Manifest,
+  type StoredPart,
+} from './storage.js';
+
+/** A block written before the name index that is large enough to have one (compaction adds it). */
+export const lacksNameIndex = (block: BlockEntry) => !block.names && block.rows >= minIndexedRows;
 
 /** Blocks written before the `p` column hold their CPNs in `c`: reading CPNs reads both. */
 function withLegacy(columns: Iterable<ColumnName>): ColumnName[] {
@@ -47,6 +65,12 @@ export class LibrarySnapshot {
   /** Ids had to be read to place some deltas: compaction should run soon. */
   usedIdFallback = false;
   readonly orphans: StoredPart[] = [];
+  /** A name condition read the names of a block that should have a name index: compaction adds it. */
+  readUnindexedNames = false;
+  /** Decoded name index buckets, by block and bucket (each read once per snapshot). */
+  private readonly buckets = new Map<string, Promise<Map<string, Postings>>>();
+  /** Blocks whose name parts were read by key (blocks without a name index). */
+  private readonly namedBlocks = new Map<number, Promise<void>>();
 
   private constructor(
     private readonly store: Store,
@@ -141,6 +165,90 @@ export class LibrarySnapshot {
     const parts = this.manifest.blocks[block]!.parts[column] ?? [];
     const next = parts[parts.indexOf(start) + 1] ?? rows.length;
     decodeColumn(column, data, rows.slice(start, next));
+  }
+
+  /**
+   * How name `contains` needles (lowercased, at least 3 code units) match this snapshot's rows: block rows of
+   * blocks with a name index by their postings (only the buckets of the needles' trigrams are read); other
+   * block rows by their names (read for those blocks only, or the whole column when no block has an index,
+   * or when it is read anyway); outstanding deltas by their names.
+   */
+  async nameMatcher(needles: Iterable<string>): Promise<NameMatcher> {
+    const wanted = [...new Set(needles)];
+    const blocks = this.manifest.blocks;
+    const direct = (row: Row, needle: string) => row.name !== undefined && row.name !== null && row.name.toLowerCase().includes(needle);
+    if (wanted.length === 0 || this.loading.has('n') || blocks.every((block) => !block.names)) {
+      if (blocks.some((block) => lacksNameIndex(block))) this.readUnindexedNames = true;
+      await this.load(['n']);
+      return { contains: direct };
+    }
+    const unindexed = blocks.flatMap((block, b) => (block.names ? [] : [b]));
+    if (unindexed.some((b) => lacksNameIndex(blocks[b]!))) this.readUnindexedNames = true;
+    const matches = new Map<string, Set<number>[]>(wanted.map((needle) => [needle, []]));
+    await Promise.all([
+      ...unindexed.map((b) => this.loadBlockNames(b)),
+      ...blocks.map(async (block, b) => {
+        if (!block.names) return;
+        const grams = new Set(wanted.flatMap((needle) => coveringTrigrams(needle).map(({ gram }) => gram)));
+        const byBucket = new Map<number, string[]>();
+        for (const gram of grams) {
+          const bucket = trigramBucket(gram, block.names.buckets);
+          byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), gram]);
+        }
+        const postings = new Map<string, Postings>();
+        await Promise.all(
+          [...byBucket].map(async ([bucket, inBucket]) => {
+            const entries = await this.bucket(b, bucket);
+            for (const gram of inBucket) {
+              const found = entries.get(gram);
+              if (found) postings.set(gram, found);
+            }
+          }),
+        );
+        for (const needle of wanted) matches.get(needle)![b] = matchingRows(needle, (gram) => postings.get(gram));
+      }),
+    ]);
+    return {
+      contains: (row, needle) => {
+        if (row.block < 0 || !blocks[row.block]!.names) return direct(row, needle);
+        return matches.get(needle)?.[row.block]?.has(row.index) ?? direct(row, needle);
+      },
+    };
+  }
+
+  /** One bucket of a block's name index, its pieces merged per trigram. */
+  private bucket(block: number, bucket: number): Promise<Map<string, Postings>> {
+    const key = `${block}#${bucket}`;
+    let loaded = this.buckets.get(key);
+    if (!loaded) {
+      const entry = this.manifest.blocks[block]!;
+      const keys = nameIndexKeys(this.library, entry, [bucket]);
+      loaded = readParts(this.store, keys).then((parts) => {
+        if (parts.length !== keys.length) throw new MissingPartError(`search index name bucket ${entry.id}/${bucket} is gone`);
+        const lists = new Map<string, Postings[]>();
+        for (const part of parts.sort((a, b) => a.start - b.start)) {
+          for (const [gram, postings] of decodePiece(part.data)) lists.set(gram, [...(lists.get(gram) ?? []), postings]);
+        }
+        return new Map([...lists].map(([gram, pieces]) => [gram, mergePostings(pieces)]));
+      });
+      this.buckets.set(key, loaded);
+    }
+    return loaded;
+  }
+
+  /** The names of one block (its name parts by key), for a block without a name index. */
+  private loadBlockNames(block: number): Promise<void> {
+    let loaded = this.namedBlocks.get(block);
+    if (!loaded) {
+      const entry = this.manifest.blocks[block]!;
+      const keys = blockPartKeys(this.library, entry, ['n']);
+      loaded = readParts(this.store, keys).then((parts) => {
+        if (parts.length !== keys.length) throw new MissingPartError(`search index name parts of ${entry.id} are gone`);
+        for (const part of parts) this.decode(block, 'n', part.start, part.data);
+      });
+      this.namedBlocks.set(block, loaded);
+    }
+    return loaded;
   }
 
   /** The deltas that may have a row in a block: tombstones, and components created before the watermark. */

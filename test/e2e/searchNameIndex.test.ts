@@ -1,0 +1,86 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { bulkManifestItem } from '../../lib/search/table/bulkLoad.js';
+import { compact } from '../../lib/search/table/compaction.js';
+import { minIndexedRows } from '../../lib/search/table/nameIndex.js';
+import { LibrarySnapshot } from '../../lib/search/table/snapshot.js';
+import { readManifest } from '../../lib/search/table/storage.js';
+import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
+import { loadLibrary } from '../bench/searchFixture.js';
+import { updateAt } from './searchHelpers.js';
+
+type Page = { component: { filter: { totalCount: number; edges: { node: { id: string } }[] } } };
+const filterQuery = 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }';
+
+/** The ids a name condition finds (first 1,000, default order). */
+async function found(tenant: Tenant, name: Record<string, string>): Promise<{ totalCount: number; ids: string[] }> {
+  const data = await gqlOk<Page>(tenant, filterQuery, { input: { and: [{ name }], pagination: { first: 1000 } } });
+  return { totalCount: data.component.filter.totalCount, ids: data.component.filter.edges.map((e) => e.node.id) };
+}
+
+/**
+ * Each needle through `contains` (the name index for 3 code units and more) and through `like`, which reads
+ * the names themselves: both must find the same components, and notContains exactly the others.
+ */
+async function expectIndexAgreesWithNames(tenant: Tenant, total: number): Promise<void> {
+  for (const needle of ['bracket', 'BRACKET 0', 'r brac', 'ket 10k', 'x7r usb-c', 'ISTOR', 'no such name', 'k 0', '12']) {
+    const contains = await found(tenant, { contains: needle });
+    const like = await found(tenant, { like: `%${needle}%` });
+    expect(contains, needle).toEqual(like);
+    const notContains = await found(tenant, { notContains: needle });
+    expect(notContains.totalCount, needle).toBe(total - contains.totalCount);
+  }
+}
+
+describe('the name index', () => {
+  it('answers name contains without the name column, as the names do, with edits outstanding, and is added to blocks written before it', async () => {
+    const tenant = await newTenant();
+    const store = testStore();
+    const library = { organizationId: tenant.organization.id, libraryId: tenant.library.id };
+    const size = minIndexedRows + 500;
+    const ids = await loadLibrary(store, tenant, size);
+    const manifest = await readManifest(store, library);
+    expect(manifest.blocks.map((block) => [block.rows, block.names !== undefined])).toEqual([[size, true]]);
+
+    // A search with a name needle reads the needle's buckets: no block row gets its name.
+    const snapshot = await LibrarySnapshot.read(store, library, []);
+    await snapshot.ensure([]);
+    const matcher = await snapshot.nameMatcher(['bracket']);
+    const rows = snapshot.rows();
+    expect(rows.every((row) => row.name === undefined)).toBe(true);
+    expect(rows.filter((row) => matcher.contains(row, 'bracket')).length).toBeGreaterThan(0);
+    expect(snapshot.readUnindexedNames).toBe(false);
+
+    await expectIndexAgreesWithNames(tenant, size);
+
+    // Outstanding edits: renamed components match by their new names only.
+    await updateAt(store, tenant, { id: ids[0]!, name: 'renamed Bracket-less part' }, new Date().toISOString());
+    await updateAt(store, tenant, { id: ids[1]!, name: 'plain widget' }, new Date().toISOString());
+    await expectIndexAgreesWithNames(tenant, size);
+    expect((await found(tenant, { contains: 'bracket-less' })).ids).toEqual([ids[0]]);
+
+    // A block written before the index: searches read its names, and the next compaction adds its index.
+    const current = await readManifest(store, library);
+    await store.ddb.send(
+      new PutCommand({
+        TableName: store.tableName,
+        ...bulkManifestItem(
+          library,
+          current.watermark,
+          current.blocks.map(({ names: _names, ...block }) => block),
+        ),
+      }),
+    );
+    const legacy = await LibrarySnapshot.read(store, library, []);
+    await legacy.ensure([]);
+    await legacy.nameMatcher(['bracket']);
+    expect(legacy.readUnindexedNames).toBe(true);
+    await expectIndexAgreesWithNames(tenant, size);
+    const upgrade = await LibrarySnapshot.read(store, library, []);
+    await upgrade.ensure([]);
+    if (!(await readManifest(store, library)).blocks[0]!.names) expect(await compact(store, upgrade)).toBe('committed');
+    const upgraded = await readManifest(store, library);
+    expect(upgraded.blocks[0]!.names?.id).not.toBe(upgraded.blocks[0]!.id);
+    await expectIndexAgreesWithNames(tenant, size);
+  }, 300_000);
+});
