@@ -27,7 +27,7 @@ function randomName(next: (below: number) => number): string | null {
 }
 
 /** Every postings list of an encoded index, pieces of a bucket merged in order (as the snapshot reads them). */
-function postingsOf(index: ReturnType<typeof encodeNameIndex>): (gram: string) => Postings | undefined {
+function postingsOf(index: NonNullable<ReturnType<typeof encodeNameIndex>>): (gram: string) => Postings | undefined {
   const lists = new Map<string, Postings[]>();
   const ordered = [...index.parts].sort((a, b) => a.bucket - b.bucket || a.piece - b.piece);
   for (const part of ordered) {
@@ -76,7 +76,7 @@ describe('name index', () => {
     ] as const) {
       const next = random(seed);
       const names = Array.from({ length: 600 }, () => randomName(next));
-      const index = encodeNameIndex(names, { buckets, partBytes });
+      const index = encodeNameIndex(names, { buckets, partBytes })!;
       if (buckets !== undefined) expect(index.buckets).toBe(buckets);
       // Every bucket has its first piece; small pieces split.
       expect(new Set(index.parts.filter((p) => p.piece === 0).map((p) => p.bucket)).size).toBe(index.buckets);
@@ -91,9 +91,15 @@ describe('name index', () => {
     }
   });
 
+  it('gives up on a block whose bucket would need more than maxPieces pieces (its names are read instead)', () => {
+    const names = Array.from({ length: 40 }, (_, n) => `name ${n} ${'x'.repeat(n % 10)}`);
+    expect(encodeNameIndex(names, { buckets: 1, partBytes: 1 })).toBeNull();
+    expect(encodeNameIndex(names, { buckets: 1 })).not.toBeNull();
+  });
+
   it('matches overlapping repeats and needles at the very start and end of a name', () => {
     const names = ['aaaa', 'aaa', 'aa', 'baaab', 'xaaaaaay', 'abcabcabc', 'cab', null, ''];
-    const lookup = postingsOf(encodeNameIndex(names));
+    const lookup = postingsOf(encodeNameIndex(names)!);
     for (const needle of ['aaa', 'aaaa', 'aaaaa', 'aaaaaa', 'abc', 'cabca', 'bcabcabc', 'abcabcabc', 'abcabcabca', 'aab', 'baa', 'xaaaaaay']) {
       expect(
         [...matchingRows(needle, lookup)].sort((a, b) => a - b),
@@ -105,7 +111,7 @@ describe('name index', () => {
   it('answers name contains and notContains in a filter as the names themselves do', () => {
     const next = random(9);
     const names = Array.from({ length: 300 }, () => randomName(next));
-    const lookup = postingsOf(encodeNameIndex(names));
+    const lookup = postingsOf(encodeNameIndex(names)!);
     const withNames: Row[] = names.map((name, index) => ({ block: 0, index, name: name ?? undefined, isArchived: false }));
     // The index's rows carry no names: a test that read them would fail.
     const withoutNames: Row[] = names.map((_, index) => ({ block: 0, index, isArchived: false }));

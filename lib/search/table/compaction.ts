@@ -95,7 +95,8 @@ export function mergeCandidates(blocks: BlockEntry[], dead: Set<number>[], rewri
 
 /** A block's name index as parts to write and the manifest's record of it (nameIndex.ts). */
 export function nameIndexParts(indexId: string, names: readonly (string | null | undefined)[]): { names: NameIndexEntry; parts: Omit<StoredPart, 'createdAt'>[] } {
-  const index = encodeNameIndex(names);
+  // A block whose names cannot be indexed (nameIndex.ts) is recorded with 0 buckets: its names are read.
+  const index = encodeNameIndex(names) ?? { buckets: 0, parts: [] };
   const pieces = new Map<number, number>();
   for (const part of index.parts) pieces.set(part.bucket, Math.max(pieces.get(part.bucket) ?? 0, part.piece + 1));
   return {

@@ -16,12 +16,15 @@ export const minIndexedNeedle = 3;
 /** Blocks smaller than this are not indexed: their name part is cheaper to read than three buckets. */
 export const minIndexedRows = 4000;
 
-/** At most this many buckets per block (the part key holds bucket * maxPieces + piece in 6 digits). */
-export const maxBuckets = 512;
-export const maxPieces = 1000;
+/** At most this many buckets per block, of at most maxPieces pieces (the part key holds bucket * maxPieces + piece in 6 digits). */
+export const maxBuckets = 1024;
+export const maxPieces = 100;
 
-/** Postings per bucket a block aims at: a bucket of this many is about 4 KB compressed (one 0.5 RCU read). */
-const postingsPerBucket = 3000;
+/**
+ * Postings per bucket a block aims at: about 2 KB compressed, so a bucket read costs little beyond the
+ * postings of the trigram it is read for.
+ */
+const postingsPerBucket = 1500;
 
 const maxPartBytes = 300_000;
 
@@ -183,7 +186,7 @@ function encodePieces(entries: Entry[], partBytes: number): Buffer[] {
  * The name index of a block whose row i has name names[i] (null: never matches). `limits` are for tests:
  * the bucket count (default bucketCount of the postings) and the largest piece.
  */
-export function encodeNameIndex(names: readonly (string | null | undefined)[], limits: { buckets?: number; partBytes?: number } = {}): EncodedNameIndex {
+export function encodeNameIndex(names: readonly (string | null | undefined)[], limits: { buckets?: number; partBytes?: number } = {}): EncodedNameIndex | null {
   const byGram = new Map<string, Entry>();
   let total = 0;
   names.forEach((name, row) => {
@@ -205,9 +208,11 @@ export function encodeNameIndex(names: readonly (string | null | undefined)[], l
   grouped.forEach((entries, bucket) => {
     entries.sort((a, b) => (a.gram < b.gram ? -1 : a.gram > b.gram ? 1 : 0));
     const pieces = encodePieces(entries, limits.partBytes ?? maxPartBytes);
-    if (pieces.length > maxPieces) throw new Error(`name index: bucket ${bucket} needs ${pieces.length} pieces`);
     pieces.forEach((data, piece) => parts.push({ bucket, piece, data }));
   });
+  // A bucket too large for its key space (pathological names): the block goes without an index and its
+  // names are read instead.
+  if (parts.some((part) => part.piece >= maxPieces)) return null;
   return { buckets, parts };
 }
 

@@ -7,7 +7,9 @@ import { coveringTrigrams, decodePiece, matchingRows, mergePostings, minIndexedR
 import {
   blockPartKeys,
   columnPartKey,
+  hasNameIndex,
   nameIndexKeys,
+  nameIndexStart,
   readColumn,
   readDeltas,
   readManifest,
@@ -67,8 +69,9 @@ export class LibrarySnapshot {
   readonly orphans: StoredPart[] = [];
   /** A name condition read the names of a block that should have a name index: compaction adds it. */
   readUnindexedNames = false;
-  /** Decoded name index buckets, by block and bucket (each read once per snapshot). */
-  private readonly buckets = new Map<string, Promise<Map<string, Postings>>>();
+  /** Decoded name index buckets, by `<block>#<bucket>` (each read once per snapshot), and the reads under way. */
+  private readonly buckets = new Map<string, Map<string, Postings>>();
+  private readonly bucketReads = new Map<string, Promise<void>>();
   /** Blocks whose name parts were read by key (blocks without a name index). */
   private readonly namedBlocks = new Map<number, Promise<void>>();
 
@@ -177,63 +180,51 @@ export class LibrarySnapshot {
     const wanted = [...new Set(needles)];
     const blocks = this.manifest.blocks;
     const direct = (row: Row, needle: string) => row.name !== undefined && row.name !== null && row.name.toLowerCase().includes(needle);
-    if (wanted.length === 0 || this.loading.has('n') || blocks.every((block) => !block.names)) {
+    if (wanted.length === 0 || this.loading.has('n') || blocks.every((block) => !hasNameIndex(block))) {
       if (blocks.some((block) => lacksNameIndex(block))) this.readUnindexedNames = true;
       await this.load(['n']);
       return { contains: direct };
     }
-    const unindexed = blocks.flatMap((block, b) => (block.names ? [] : [b]));
+    const unindexed = blocks.flatMap((block, b) => (hasNameIndex(block) ? [] : [b]));
     if (unindexed.some((b) => lacksNameIndex(blocks[b]!))) this.readUnindexedNames = true;
+    const grams = [...new Set(wanted.flatMap((needle) => coveringTrigrams(needle).map(({ gram }) => gram)))];
+    const needed = blocks.flatMap((block, b) => (hasNameIndex(block) ? [...new Set(grams.map((gram) => trigramBucket(gram, block.names!.buckets)))].map((bucket) => ({ block: b, bucket })) : []));
+    await Promise.all([...unindexed.map((b) => this.loadBlockNames(b)), this.loadBuckets(needed)]);
     const matches = new Map<string, Set<number>[]>(wanted.map((needle) => [needle, []]));
-    await Promise.all([
-      ...unindexed.map((b) => this.loadBlockNames(b)),
-      ...blocks.map(async (block, b) => {
-        if (!block.names) return;
-        const grams = new Set(wanted.flatMap((needle) => coveringTrigrams(needle).map(({ gram }) => gram)));
-        const byBucket = new Map<number, string[]>();
-        for (const gram of grams) {
-          const bucket = trigramBucket(gram, block.names.buckets);
-          byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), gram]);
-        }
-        const postings = new Map<string, Postings>();
-        await Promise.all(
-          [...byBucket].map(async ([bucket, inBucket]) => {
-            const entries = await this.bucket(b, bucket);
-            for (const gram of inBucket) {
-              const found = entries.get(gram);
-              if (found) postings.set(gram, found);
-            }
-          }),
-        );
-        for (const needle of wanted) matches.get(needle)![b] = matchingRows(needle, (gram) => postings.get(gram));
-      }),
-    ]);
+    blocks.forEach((block, b) => {
+      if (!hasNameIndex(block)) return;
+      const postingsOf = (gram: string) => this.buckets.get(`${b}#${trigramBucket(gram, block.names!.buckets)}`)!.get(gram);
+      for (const needle of wanted) matches.get(needle)![b] = matchingRows(needle, postingsOf);
+    });
     return {
       contains: (row, needle) => {
-        if (row.block < 0 || !blocks[row.block]!.names) return direct(row, needle);
+        if (row.block < 0 || !hasNameIndex(blocks[row.block]!)) return direct(row, needle);
         return matches.get(needle)?.[row.block]?.has(row.index) ?? direct(row, needle);
       },
     };
   }
 
-  /** One bucket of a block's name index, its pieces merged per trigram. */
-  private bucket(block: number, bucket: number): Promise<Map<string, Postings>> {
-    const key = `${block}#${bucket}`;
-    let loaded = this.buckets.get(key);
-    if (!loaded) {
-      const entry = this.manifest.blocks[block]!;
-      const keys = nameIndexKeys(this.library, entry, [bucket]);
-      loaded = readParts(this.store, keys).then((parts) => {
-        if (parts.length !== keys.length) throw new MissingPartError(`search index name bucket ${entry.id}/${bucket} is gone`);
-        const lists = new Map<string, Postings[]>();
-        for (const part of parts.sort((a, b) => a.start - b.start)) {
-          for (const [gram, postings] of decodePiece(part.data)) lists.set(gram, [...(lists.get(gram) ?? []), postings]);
+  /** Reads these buckets of blocks' name indexes that are not read yet, all in one BatchGetItem, and decodes them (pieces merged per trigram). */
+  private async loadBuckets(wanted: { block: number; bucket: number }[]): Promise<void> {
+    const missing = wanted.filter(({ block, bucket }) => !this.buckets.has(`${block}#${bucket}`) && !this.bucketReads.has(`${block}#${bucket}`));
+    if (missing.length > 0) {
+      const keysOf = ({ block, bucket }: { block: number; bucket: number }) => nameIndexKeys(this.library, this.manifest.blocks[block]!, [bucket]);
+      const read = readParts(this.store, missing.flatMap(keysOf)).then((parts) => {
+        const byKey = new Map(parts.map((part) => [`${part.blockId}#${part.start}`, part]));
+        for (const { block, bucket } of missing) {
+          const entry = this.manifest.blocks[block]!;
+          const lists = new Map<string, Postings[]>();
+          for (let piece = 0; piece < (new Map(entry.names!.split).get(bucket) ?? 1); piece++) {
+            const part = byKey.get(`${entry.names!.id}#${nameIndexStart(bucket, piece)}`);
+            if (!part) throw new MissingPartError(`search index name bucket ${entry.names!.id}/${bucket}/${piece} is gone`);
+            for (const [gram, postings] of decodePiece(part.data)) lists.set(gram, [...(lists.get(gram) ?? []), postings]);
+          }
+          this.buckets.set(`${block}#${bucket}`, new Map([...lists].map(([gram, pieces]) => [gram, mergePostings(pieces)])));
         }
-        return new Map([...lists].map(([gram, pieces]) => [gram, mergePostings(pieces)]));
       });
-      this.buckets.set(key, loaded);
+      for (const key of missing) this.bucketReads.set(`${key.block}#${key.bucket}`, read);
     }
-    return loaded;
+    await Promise.all(wanted.map(({ block, bucket }) => this.bucketReads.get(`${block}#${bucket}`)));
   }
 
   /** The names of one block (its name parts by key), for a block without a name index. */

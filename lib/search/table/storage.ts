@@ -43,9 +43,13 @@ export interface BlockEntry {
   names?: NameIndexEntry;
 }
 
+/** Whether a block has a name index to read (blocks written before it, small ones and unindexable ones have none). */
+export const hasNameIndex = (block: BlockEntry) => (block.names?.buckets ?? 0) > 0;
+
 export interface NameIndexEntry {
   /** The id in its parts' keys: the block's for a new block; a fresh one for an index added to an older block. */
   id: string;
+  /** 0: the block's names could not be indexed (a bucket past maxPieces); they are read instead. */
   buckets: number;
   split: [number, number][];
 }
@@ -55,8 +59,8 @@ export const nameIndexStart = (bucket: number, piece: number) => bucket * maxPie
 
 /** The keys of every piece of these buckets of a block's name index. */
 export function nameIndexKeys(library: LibraryRef, block: BlockEntry, buckets: Iterable<number> = Array.from({ length: block.names?.buckets ?? 0 }, (_, b) => b)): Key[] {
-  if (!block.names) return [];
-  const pieces = new Map(block.names.split);
+  if (!hasNameIndex(block)) return [];
+  const pieces = new Map(block.names!.split);
   return [...buckets].flatMap((bucket) =>
     Array.from({ length: pieces.get(bucket) ?? 1 }, (_, piece) => columnPartKey(library.organizationId, library.libraryId, 't', block.names!.id, nameIndexStart(bucket, piece))),
   );
@@ -82,7 +86,7 @@ const manifestBody = z.object({
       parts: z
         .partialRecord(z.enum(columnNames), z.array(z.number().int()))
         .transform((parts) => Object.fromEntries(columnNames.map((column) => [column, parts[column] ?? []])) as Record<ColumnName, number[]>),
-      names: z.object({ id: z.string(), buckets: z.number().int().positive(), split: z.array(z.tuple([z.number().int(), z.number().int()])) }).optional(),
+      names: z.object({ id: z.string(), buckets: z.number().int().nonnegative(), split: z.array(z.tuple([z.number().int(), z.number().int()])) }).optional(),
     }),
   ),
 });
