@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../../store/client.js';
-import { columnNames, decodeColumn, encodeColumnParts, type ColumnName } from './columns.js';
+import { columnNames, decodeColumn, encodeColumnParts, storedColumns, type ColumnName } from './columns.js';
 import { encodeNameIndex, minIndexedRows } from './nameIndex.js';
 import { rowFieldsOf, type Row, type RowFields } from './rows.js';
 import { consistencyWindowMs, lacksNameIndex, type LibrarySnapshot } from './snapshot.js';
@@ -105,15 +105,18 @@ export function nameIndexParts(indexId: string, names: readonly (string | null |
   };
 }
 
-/** New blocks of at most `size` rows, each column stored in parts (columns.ts), and a name index when large enough. */
-export function packBlocks(rows: RowFields[], size = blockRows): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
+/**
+ * New blocks of at most `size` rows, each column stored in parts (columns.ts), and a name index when large
+ * enough. `columns` other than storedColumns only to write blocks as older versions did (tests).
+ */
+export function packBlocks(rows: RowFields[], size = blockRows, columns: readonly ColumnName[] = storedColumns): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
   const blocks: BlockEntry[] = [];
   const parts: Omit<StoredPart, 'createdAt'>[] = [];
   for (let start = 0; start < rows.length; start += size) {
     const slice = rows.slice(start, start + size);
     const id = randomBytes(6).toString('hex');
-    const starts = {} as Record<ColumnName, number[]>;
-    for (const column of columnNames) {
+    const starts = Object.fromEntries(columnNames.map((column) => [column, []])) as unknown as Record<ColumnName, number[]>;
+    for (const column of columns) {
       const encoded = encodeColumnParts(column, slice);
       starts[column] = encoded.map((part) => part.start);
       parts.push(...encoded.map((part) => ({ column, blockId: id, start: part.start, data: part.data })));

@@ -98,7 +98,7 @@ export class TableSearchIndex implements ComponentSearchIndex {
   }
 
   terms(): Promise<{ labels: string[]; userIds: string[] }> {
-    return this.read(['m'], async (snapshot) => {
+    return this.read(['l', 'w'], async (snapshot) => {
       const labels = new Set<string>();
       const userIds = new Set<string>();
       for (const row of snapshot.rows()) {

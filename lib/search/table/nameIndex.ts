@@ -1,4 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { VarintReader, VarintWriter } from './varint.js';
 
 /**
  * The name index of one block: positional trigram postings over the lowercased names (the same
@@ -62,40 +63,6 @@ export function coveringTrigrams(needle: string): { gram: string; offset: number
   return grams;
 }
 
-class Writer {
-  private bytes: number[] = [];
-  varint(value: number): void {
-    let v = value;
-    while (v >= 0x80) {
-      this.bytes.push((v & 0x7f) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    this.bytes.push(v);
-  }
-  buffer(): Buffer {
-    return Buffer.from(this.bytes);
-  }
-}
-
-class Reader {
-  private at = 0;
-  constructor(private readonly data: Uint8Array) {}
-  get position(): number {
-    return this.at;
-  }
-  varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.data[this.at++];
-      if (byte === undefined) throw new Error('name index: truncated part');
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 128;
-    }
-  }
-}
-
 type Entry = { gram: string; rows: number[]; positions: number[] };
 
 /**
@@ -103,9 +70,9 @@ type Entry = { gram: string; rows: number[]; positions: number[] };
  * and the positions as separate streams (they compress better apart).
  */
 function encodePiece(entries: Entry[]): Buffer {
-  const head = new Writer();
-  const rows = new Writer();
-  const positions = new Writer();
+  const head = new VarintWriter();
+  const rows = new VarintWriter();
+  const positions = new VarintWriter();
   head.varint(entries.length);
   for (const entry of entries) {
     for (let i = 0; i < 3; i++) head.varint(entry.gram.charCodeAt(i));
@@ -120,7 +87,7 @@ function encodePiece(entries: Entry[]): Buffer {
   const h = head.buffer();
   const r = rows.buffer();
   const raw = Buffer.concat([h, r, positions.buffer()]);
-  const lengths = new Writer();
+  const lengths = new VarintWriter();
   lengths.varint(h.length);
   lengths.varint(r.length);
   return brotliCompressSync(Buffer.concat([lengths.buffer(), raw]), { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
@@ -129,13 +96,13 @@ function encodePiece(entries: Entry[]): Buffer {
 /** The entries of one stored piece (decodePiece(encodePiece(entries)) equals entries). */
 export function decodePiece(data: Uint8Array): Map<string, Postings> {
   const raw = brotliDecompressSync(data);
-  const lengths = new Reader(raw);
+  const lengths = new VarintReader(raw);
   const headLength = lengths.varint();
   const rowsLength = lengths.varint();
   const offset = lengths.position;
-  const head = new Reader(raw.subarray(offset, offset + headLength));
-  const rows = new Reader(raw.subarray(offset + headLength, offset + headLength + rowsLength));
-  const positions = new Reader(raw.subarray(offset + headLength + rowsLength));
+  const head = new VarintReader(raw.subarray(offset, offset + headLength));
+  const rows = new VarintReader(raw.subarray(offset + headLength, offset + headLength + rowsLength));
+  const positions = new VarintReader(raw.subarray(offset + headLength + rowsLength));
   const entries = new Map<string, Postings>();
   const count = head.varint();
   for (let e = 0; e < count; e++) {

@@ -1,6 +1,6 @@
 import type { Store } from '../../store/client.js';
 import { committedWriteIds } from '../../store/pendingWrite.js';
-import { decodeColumn, idPartRows, type ColumnName } from './columns.js';
+import { decodeColumn, idPartRows, metaColumns, type ColumnName } from './columns.js';
 import { rowFieldsOf, type Row } from './rows.js';
 import type { NameMatcher } from './evaluate.js';
 import { coveringTrigrams, decodePiece, matchingRows, mergePostings, minIndexedRows, trigramBucket, type Postings } from './nameIndex.js';
@@ -135,6 +135,8 @@ export class LibrarySnapshot {
 
   private async load(requested: Iterable<ColumnName>): Promise<void> {
     const columns = withLegacy(requested);
+    // Blocks written before the split groups hold them all in `m`: read it too while any block has it.
+    if (columns.some((column) => metaColumns.has(column)) && this.manifest.blocks.some((block) => block.parts.m.length > 0)) columns.push('m');
     for (const column of columns) {
       if (!this.loading.has(column) && this.manifest.blocks.length > 0)
         this.loading.set(
