@@ -1,13 +1,15 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWrite } from '../../lib/store/items.js';
 import { describe, expect, it } from 'vitest';
 import { bulkManifestItem } from '../../lib/search/table/bulkLoad.js';
-import { compact } from '../../lib/search/table/compaction.js';
+import { compact, packBlocks } from '../../lib/search/table/compaction.js';
+import type { RowFields } from '../../lib/search/table/rows.js';
 import { minIndexedRows } from '../../lib/search/table/nameIndex.js';
 import { LibrarySnapshot } from '../../lib/search/table/snapshot.js';
-import { readManifest } from '../../lib/search/table/storage.js';
+import { columnPartKey, readManifest, readNameIndexParts } from '../../lib/search/table/storage.js';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
 import { loadLibrary } from '../bench/searchFixture.js';
-import { updateAt } from './searchHelpers.js';
+import { compactSearchIndex, seedComponents, updateAt } from './searchHelpers.js';
 
 type Page = { component: { filter: { totalCount: number; edges: { node: { id: string } }[] } } };
 const filterQuery = 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }';
@@ -82,5 +84,53 @@ describe('the name index', () => {
     const upgraded = await readManifest(store, library);
     expect(upgraded.blocks[0]!.names?.id).not.toBe(upgraded.blocks[0]!.id);
     await expectIndexAgreesWithNames(tenant, size);
+  }, 300_000);
+
+  it("is deleted with the other parts of a block no manifest names (a failed compaction's)", async () => {
+    const tenant = await newTenant();
+    const store = testStore();
+    const library = { organizationId: tenant.organization.id, libraryId: tenant.library.id };
+    await seedComponents(store, tenant, 3);
+    await compactSearchIndex(store, tenant);
+    // A block written by a compaction that never committed, 11 minutes ago.
+    const rows: RowFields[] = Array.from({ length: minIndexedRows }, (_, n) => ({
+      id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+      name: `orphan part ${n}`,
+      description: null,
+      cpn: `900-${n}`,
+      eid: null,
+      revisionValue: 'A',
+      state: 'MODIFIED',
+      statusId: 'design',
+      statusName: 'Design',
+      statusMapsTo: 'DESIGN',
+      categoryId: 'resistor',
+      categoryName: 'Resistor',
+      categoryType: 'PART',
+      labels: [],
+      isArchived: false,
+      notRevisionManaged: false,
+      createdAt: Date.parse('2024-01-01T00:00:00.000Z'),
+      updatedAt: Date.parse('2024-01-01T00:00:00.000Z'),
+      createdBy: tenant.user.id,
+      updatedBy: tenant.user.id,
+    }));
+    const orphan = packBlocks(rows, rows.length);
+    const blockId = orphan.blocks[0]!.id;
+    expect(orphan.blocks[0]!.names?.buckets).toBeGreaterThan(0);
+    const createdAt = new Date(Date.now() - 11 * 60 * 1000).toISOString();
+    await batchWrite(
+      store,
+      orphan.parts.map((part) => ({
+        put: { ...columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start), entity: 'SearchColumn', data: part.data, createdAt },
+      })),
+    );
+    expect((await readNameIndexParts(store, library, blockId)).length).toBeGreaterThan(0);
+    const snapshot = await LibrarySnapshot.read(store, library, ['f']);
+    await snapshot.ensure(['f']);
+    expect(new Set(snapshot.orphans.map((part) => part.blockId))).toEqual(new Set([blockId]));
+    expect(await compact(store, snapshot)).toBe('committed');
+    expect(await readNameIndexParts(store, library, blockId)).toEqual([]);
+    expect((await gqlOk<Page>(tenant, filterQuery, { input: { and: [{ name: { contains: 'orphan' } }] } })).component.filter.totalCount).toBe(0);
   }, 300_000);
 });

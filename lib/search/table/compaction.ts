@@ -12,6 +12,7 @@ import {
   deleteDeltas,
   deleteKeys,
   readManifest,
+  readNameIndexParts,
   readParts,
   releaseLease,
   writeParts,
@@ -195,9 +196,12 @@ export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<
       );
       return 'lost';
     }
+    // An orphan block's name index is under its block id (a new block's index id); found by its own Query.
+    const orphanBlocks = [...new Set(snapshot.orphans.map((part) => part.blockId))];
+    const orphanIndexParts = (await Promise.all(orphanBlocks.map((blockId) => readNameIndexParts(store, library, blockId)))).flat();
     await deleteKeys(store, [
       ...[...rewrite].flatMap((b) => blockPartKeys(library, manifest.blocks[b]!)),
-      ...snapshot.orphans.map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)),
+      ...[...snapshot.orphans, ...orphanIndexParts].map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)),
     ]);
     // Readers that saw no lease must have finished their parallel reads before any folded delta goes.
     const wait = consistencyWindowMs - (performance.now() - leasedAt);

@@ -194,6 +194,14 @@ export function readColumn(store: Store, library: LibraryRef, column: PartColumn
   return queryPrefix(store, searchPartition(library.organizationId, library.libraryId), `SC#${column}#`, partItem, 'search column part');
 }
 
+/**
+ * The stored name index parts under one index id (one Query): to delete those of a block that no manifest
+ * names (a failed compaction's), whose bucket count only that manifest would have recorded.
+ */
+export function readNameIndexParts(store: Store, library: LibraryRef, indexId: string): Promise<StoredPart[]> {
+  return queryPrefix(store, searchPartition(library.organizationId, library.libraryId), `SC#t#${indexId}#`, partItem, 'search name index part');
+}
+
 /** Named parts (BatchGetItem); parts that are gone are absent from the result. */
 export async function readParts(store: Store, keys: Key[]): Promise<StoredPart[]> {
   const found = await batchGetItems(store, keys);
