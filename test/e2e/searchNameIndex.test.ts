@@ -15,8 +15,9 @@ type Page = { component: { filter: { totalCount: number; edges: { node: { id: st
 const filterQuery = 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }';
 
 /** The ids a name condition finds (first 1,000, default order). */
-async function found(tenant: Tenant, name: Record<string, string>): Promise<{ totalCount: number; ids: string[] }> {
-  const data = await gqlOk<Page>(tenant, filterQuery, { input: { and: [{ name }], pagination: { first: 1000 } } });
+async function found(tenant: Tenant, operators: Record<string, string>, field: 'name' | 'identifier' = 'name'): Promise<{ totalCount: number; ids: string[] }> {
+  const condition = field === 'name' ? { name: operators } : { identifier: { displayValue: operators } };
+  const data = await gqlOk<Page>(tenant, filterQuery, { input: { and: [condition], pagination: { first: 1000 } } });
   return { totalCount: data.component.filter.totalCount, ids: data.component.filter.edges.map((e) => e.node.id) };
 }
 
@@ -32,6 +33,12 @@ async function expectIndexAgreesWithNames(tenant: Tenant, total: number): Promis
     const notContains = await found(tenant, { notContains: needle });
     expect(notContains.totalCount, needle).toBe(total - contains.totalCount);
   }
+  // CPNs the same way, through their own index.
+  for (const needle of ['100-5', '0012', '-5000', '00-', '9999', 'zzz', '10']) {
+    const contains = await found(tenant, { contains: needle }, 'identifier');
+    expect(contains, needle).toEqual(await found(tenant, { like: `%${needle}%` }, 'identifier'));
+    expect((await found(tenant, { notContains: needle }, 'identifier')).totalCount, needle).toBe(total - contains.totalCount);
+  }
 }
 
 describe('the name index', () => {
@@ -42,14 +49,16 @@ describe('the name index', () => {
     const size = minIndexedRows + 500;
     const ids = await loadLibrary(store, tenant, size);
     const manifest = await readManifest(store, library);
-    expect(manifest.blocks.map((block) => [block.rows, block.names !== undefined])).toEqual([[size, true]]);
+    expect(manifest.blocks.map((block) => [block.rows, block.names !== undefined, (block.cpns?.buckets ?? 0) > 0])).toEqual([[size, true, true]]);
 
     // A search with a name needle reads the needle's buckets: no block row gets its name.
     const snapshot = await LibrarySnapshot.read(store, library, []);
     await snapshot.ensure([]);
     const matcher = await snapshot.nameMatcher(['bracket']);
+    const cpnMatcher = await snapshot.nameMatcher(['100-5'], 'cpn');
     const rows = snapshot.rows();
-    expect(rows.every((row) => row.name === undefined)).toBe(true);
+    expect(rows.every((row) => row.name === undefined && row.cpn === undefined)).toBe(true);
+    expect(rows.filter((row) => cpnMatcher.contains(row, '100-5')).length).toBeGreaterThan(0);
     expect(rows.filter((row) => matcher.contains(row, 'bracket')).length).toBeGreaterThan(0);
     expect(snapshot.readUnindexedNames).toBe(false);
 
@@ -126,11 +135,13 @@ describe('the name index', () => {
       })),
     );
     expect((await readNameIndexParts(store, library, blockId)).length).toBeGreaterThan(0);
+    expect((await readNameIndexParts(store, library, blockId, 'cpn')).length).toBeGreaterThan(0);
     const snapshot = await LibrarySnapshot.read(store, library, ['f']);
     await snapshot.ensure(['f']);
     expect(new Set(snapshot.orphans.map((part) => part.blockId))).toEqual(new Set([blockId]));
     expect(await compact(store, snapshot)).toBe('committed');
     expect(await readNameIndexParts(store, library, blockId)).toEqual([]);
+    expect(await readNameIndexParts(store, library, blockId, 'cpn')).toEqual([]);
     expect((await gqlOk<Page>(tenant, filterQuery, { input: { and: [{ name: { contains: 'orphan' } }] } })).component.filter.totalCount).toBe(0);
   }, 300_000);
 });

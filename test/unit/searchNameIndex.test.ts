@@ -143,6 +143,28 @@ describe('name index', () => {
     }
   });
 
+  it('answers CPN contains and notContains through its matcher as the CPNs themselves do', () => {
+    const next = random(11);
+    const cpns = Array.from({ length: 300 }, (_, n) => `${['100', '110', 'PCB', 'pcb'][n % 4]}-${String(next(100_000)).padStart(5, '0')}${n % 7 ? '' : '-A'}`);
+    const lookup = postingsOf(encodeNameIndex(cpns)!);
+    const withCpns: Row[] = cpns.map((cpn, index) => ({ block: 0, index, cpn, isArchived: false }));
+    const withoutCpns: Row[] = cpns.map((_, index) => ({ block: 0, index, isArchived: false }));
+    const cpnMatcher: NameMatcher = { contains: (row, needle) => matchingRows(needle, lookup).has(row.index) };
+    for (const needle of ['100-', 'PCB-0', '-a', '000', '12', 'zzz', cpns[5]!, cpns[6]!.slice(2, 7)]) {
+      for (const displayValue of [{ contains: needle }, { notContains: needle }, { contains: needle, like: '%0%' }]) {
+        const filter = { advanced: { and: [{ identifier: { displayValue } }] } };
+        const planned = compileFilter(filter, {});
+        const expected = withCpns.filter(planned.test).map((r) => r.index);
+        const indexed = compileFilter(filter, {}, undefined, cpnMatcher);
+        expect(
+          withoutCpns.filter((row) => indexed.test({ ...row, cpn: planned.fields.has('cpn') ? cpns[row.index] : undefined })).map((r) => r.index),
+          JSON.stringify(filter),
+        ).toEqual(expected);
+        expect(planned.cpnNeedles.size > 0).toBe(needle.length >= 3);
+      }
+    }
+  });
+
   it('leaves needles shorter than 3 code units (once lowercased) to the names', () => {
     expect(compileFilter({ advanced: { and: [{ name: { contains: 'ab' } }] } }, {}).needles.size).toBe(0);
     expect(compileFilter({ advanced: { and: [{ name: { contains: 'ab' } }] } }, {}).fields.has('name')).toBe(true);

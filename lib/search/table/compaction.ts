@@ -19,7 +19,9 @@ import {
   nameIndexStart,
   type BlockEntry,
   type LibraryRef,
+  textIndexColumn,
   type NameIndexEntry,
+  type TextField,
   type StoredPart,
 } from './storage.js';
 
@@ -95,14 +97,14 @@ export function mergeCandidates(blocks: BlockEntry[], dead: Set<number>[], rewri
 }
 
 /** A block's name index as parts to write and the manifest's record of it (nameIndex.ts). */
-export function nameIndexParts(indexId: string, names: readonly (string | null | undefined)[]): { names: NameIndexEntry; parts: Omit<StoredPart, 'createdAt'>[] } {
+export function nameIndexParts(indexId: string, names: readonly (string | null | undefined)[], field: TextField = 'name'): { names: NameIndexEntry; parts: Omit<StoredPart, 'createdAt'>[] } {
   // A block whose names cannot be indexed (nameIndex.ts) is recorded with 0 buckets: its names are read.
   const index = encodeNameIndex(names) ?? { buckets: 0, parts: [] };
   const pieces = new Map<number, number>();
   for (const part of index.parts) pieces.set(part.bucket, Math.max(pieces.get(part.bucket) ?? 0, part.piece + 1));
   return {
     names: { id: indexId, buckets: index.buckets, split: [...pieces].filter(([, count]) => count > 1) },
-    parts: index.parts.map((part) => ({ column: 't' as const, blockId: indexId, start: nameIndexStart(part.bucket, part.piece), data: part.data })),
+    parts: index.parts.map((part) => ({ column: textIndexColumn[field], blockId: indexId, start: nameIndexStart(part.bucket, part.piece), data: part.data })),
   };
 }
 
@@ -130,6 +132,13 @@ export function packBlocks(rows: RowFields[], size = blockRows, columns: readonl
       );
       block.names = index.names;
       parts.push(...index.parts);
+      const cpns = nameIndexParts(
+        id,
+        slice.map((row) => row.cpn),
+        'cpn',
+      );
+      block.cpns = cpns.names;
+      parts.push(...cpns.parts);
     }
     blocks.push(block);
   }
@@ -198,7 +207,7 @@ export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<
     }
     // An orphan block's name index is under its block id (a new block's index id); found by its own Query.
     const orphanBlocks = [...new Set(snapshot.orphans.map((part) => part.blockId))];
-    const orphanIndexParts = (await Promise.all(orphanBlocks.map((blockId) => readNameIndexParts(store, library, blockId)))).flat();
+    const orphanIndexParts = (await Promise.all(orphanBlocks.flatMap((blockId) => [readNameIndexParts(store, library, blockId), readNameIndexParts(store, library, blockId, 'cpn')]))).flat();
     await deleteKeys(store, [
       ...[...rewrite].flatMap((b) => blockPartKeys(library, manifest.blocks[b]!)),
       ...[...snapshot.orphans, ...orphanIndexParts].map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)),

@@ -26,6 +26,8 @@ export interface CompiledFilter {
    * filters) test through the NameMatcher: the name index answers them without the name column.
    */
   needles: Set<string>;
+  /** The same for CPN (identifier.displayValue) contains/notContains: the CPN index answers them. */
+  cpnNeedles: Set<string>;
   test: Test;
 }
 
@@ -36,6 +38,7 @@ export interface NameMatcher {
 
 /** Reads the row's name (loaded): what the name index answers must equal this. */
 export const directNameMatcher: NameMatcher = { contains: (row, needle) => row.name !== undefined && row.name !== null && lower(row.name).includes(needle) };
+export const directCpnMatcher: NameMatcher = { contains: (row, needle) => row.cpn !== undefined && row.cpn !== null && lower(row.cpn).includes(needle) };
 
 /** like/notLike: % is any sequence, _ one character; everything else literal; case-insensitive, whole value (lib/search/like.ts: linear time, no regular expression). */
 export function likePattern(pattern: string): LikeMatcher {
@@ -154,13 +157,16 @@ interface Compiling {
   fields: Set<FieldName>;
   needles: Set<string>;
   names: NameMatcher;
+  cpnNeedles: Set<string>;
+  cpns: NameMatcher;
 }
 
 /**
- * A name condition: contains/notContains with an indexable needle through the matcher (a null name contains
- * nothing, so notContains holds for it: the exact complement), every other operator on the name itself.
+ * A name (or CPN) condition: contains/notContains with an indexable needle through the matcher (a null value
+ * contains nothing, so notContains holds for it: the exact complement), every other operator on the value itself.
  */
-function nameTests(ops: StringOperators | null | undefined, compiling: Compiling): { tests: Test[]; readsName: boolean } {
+function nameTests(ops: StringOperators | null | undefined, compiling: Compiling, field: 'name' | 'cpn' = 'name'): { tests: Test[]; readsName: boolean } {
+  const [needles, matcher] = field === 'name' ? [compiling.needles, compiling.names] : [compiling.cpnNeedles, compiling.cpns];
   if (!ops) return { tests: [], readsName: false };
   const tests: Test[] = [];
   const rest: StringOperators = { ...ops };
@@ -171,11 +177,11 @@ function nameTests(ops: StringOperators | null | undefined, compiling: Compiling
     const value = ops[operator];
     if (!indexable(value)) continue;
     const needle = lower(value);
-    compiling.needles.add(needle);
-    tests.push((row) => compiling.names.contains(row, needle) !== negate);
+    needles.add(needle);
+    tests.push((row) => matcher.contains(row, needle) !== negate);
     rest[operator] = undefined;
   }
-  const others = stringTest(rest, (r) => r.name);
+  const others = stringTest(rest, (r) => (field === 'name' ? r.name : r.cpn));
   return { tests: others ? [...tests, others] : tests, readsName: others !== null };
 }
 
@@ -242,10 +248,9 @@ function conditionTests(condition: FilterCondition, context: FilterContext, comp
   const name = nameTests(condition.name, compiling);
   tests.push(...name.tests);
   if (name.readsName) fields.add('name');
-  use(
-    stringTest(condition.identifier?.displayValue, (r) => r.cpn),
-    'cpn',
-  );
+  const cpn = nameTests(condition.identifier?.displayValue, compiling, 'cpn');
+  tests.push(...cpn.tests);
+  if (cpn.readsName) fields.add('cpn');
   use(
     stringTest(condition.description, (r) => r.description),
     'description',
@@ -299,12 +304,12 @@ function simpleTests(filter: NonNullable<SearchFilter['simple']>, compiling: Com
 }
 
 /**
- * The filter as one row test. Name needles (see CompiledFilter.needles) are tested through `names`: by
+ * The filter as one row test. Name and CPN needles (see CompiledFilter.needles) are tested through `names` and `cpns`: by
  * default the row's own name, which the caller must then load; the table engine passes the snapshot's matcher.
  */
-export function compileFilter(filter: SearchFilter, context: FilterContext, names: NameMatcher = directNameMatcher): CompiledFilter {
+export function compileFilter(filter: SearchFilter, context: FilterContext, names: NameMatcher = directNameMatcher, cpns: NameMatcher = directCpnMatcher): CompiledFilter {
   const fields = new Set<FieldName>();
-  const compiling: Compiling = { fields, needles: new Set(), names };
+  const compiling: Compiling = { fields, needles: new Set(), names, cpnNeedles: new Set(), cpns };
   const all: Test[] = filter.simple ? simpleTests(filter.simple, compiling) : [];
   if (!mentionsArchived(filter)) {
     fields.add('isArchived');
@@ -315,5 +320,5 @@ export function compileFilter(filter: SearchFilter, context: FilterContext, name
     const tests = conditionTests(condition, context, compiling);
     return (row: Row) => tests.every((t) => t(row));
   });
-  return { fields, needles: compiling.needles, test: (row) => all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) };
+  return { fields, needles: compiling.needles, cpnNeedles: compiling.cpnNeedles, test: (row) => all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) };
 }

@@ -62,12 +62,16 @@ export class TableSearchIndex implements ComponentSearchIndex {
   }
 
   /**
-   * The filter's row test on this snapshot: name needles go through the name index when the plan did not
-   * read the names anyway (snapshot.nameMatcher).
+   * The filter's row test on this snapshot: name and CPN needles go through their indexes when the plan
+   * did not read the names or CPNs anyway (snapshot.nameMatcher).
    */
   private async testOf(snapshot: LibrarySnapshot, filter: SearchFilter, context: FilterContext, planned: CompiledFilter): Promise<CompiledFilter['test']> {
-    if (planned.needles.size === 0) return planned.test;
-    return compileFilter(filter, context, await snapshot.nameMatcher(planned.needles)).test;
+    if (planned.needles.size === 0 && planned.cpnNeedles.size === 0) return planned.test;
+    const [names, cpns] = await Promise.all([
+      planned.needles.size ? snapshot.nameMatcher(planned.needles) : undefined,
+      planned.cpnNeedles.size ? snapshot.nameMatcher(planned.cpnNeedles, 'cpn') : undefined,
+    ]);
+    return compileFilter(filter, context, names, cpns).test;
   }
 
   find(request: SearchRequest): Promise<HitPage> {

@@ -14,11 +14,13 @@ import {
   readDeltas,
   readManifest,
   readParts,
+  textIndexOf,
   type BlockEntry,
   type Delta,
   type LibraryRef,
   type Manifest,
   type StoredPart,
+  type TextField,
 } from './storage.js';
 
 /** A block written before the name index that is large enough to have one (compaction adds it). */
@@ -69,11 +71,11 @@ export class LibrarySnapshot {
   readonly orphans: StoredPart[] = [];
   /** A name condition read the names of a block that should have a name index: compaction adds it. */
   readUnindexedNames = false;
-  /** Decoded name index buckets, by `<block>#<bucket>` (each read once per snapshot), and the reads under way. */
+  /** Decoded index buckets, by `<field>#<block>#<bucket>` (each read once per snapshot), and the reads under way. */
   private readonly buckets = new Map<string, Map<string, Postings>>();
   private readonly bucketReads = new Map<string, Promise<void>>();
-  /** Blocks whose name parts were read by key (blocks without a name index). */
-  private readonly namedBlocks = new Map<number, Promise<void>>();
+  /** Blocks whose name or CPN parts were read by key (blocks without that index), by `<column>#<block>`. */
+  private readonly namedBlocks = new Map<string, Promise<void>>();
 
   private constructor(
     private readonly store: Store,
@@ -173,73 +175,88 @@ export class LibrarySnapshot {
   }
 
   /**
-   * How name `contains` needles (lowercased, at least 3 code units) match this snapshot's rows: block rows of
-   * blocks with a name index by their postings (only the buckets of the needles' trigrams are read); other
-   * block rows by their names (read for those blocks only, or the whole column when no block has an index,
-   * or when it is read anyway); outstanding deltas by their names.
+   * How `contains` needles (lowercased, at least 3 code units) on names or CPNs match this snapshot's rows:
+   * block rows of blocks with that field's index by their postings (only the buckets of the needles'
+   * trigrams are read); other block rows by their values (read for those blocks only, or the whole column
+   * when no block has an index, or when it is read anyway); outstanding deltas by their values.
    */
-  async nameMatcher(needles: Iterable<string>): Promise<NameMatcher> {
+  async nameMatcher(needles: Iterable<string>, field: TextField = 'name'): Promise<NameMatcher> {
     const wanted = [...new Set(needles)];
     const blocks = this.manifest.blocks;
-    const direct = (row: Row, needle: string) => row.name !== undefined && row.name !== null && row.name.toLowerCase().includes(needle);
-    if (wanted.length === 0 || this.loading.has('n') || blocks.every((block) => !hasNameIndex(block))) {
-      if (blocks.some((block) => lacksNameIndex(block))) this.readUnindexedNames = true;
-      await this.load(['n']);
+    const column = field === 'name' ? 'n' : 'p';
+    const indexed = (block: BlockEntry) => hasNameIndex(block, field);
+    const direct = (row: Row, needle: string) => {
+      const value = field === 'name' ? row.name : row.cpn;
+      return value !== undefined && value !== null && value.toLowerCase().includes(needle);
+    };
+    // Only names get an index added to older blocks (compaction, from `n`).
+    const flagUnindexed = (unindexed: BlockEntry[]) => {
+      if (field === 'name' && unindexed.some((block) => lacksNameIndex(block))) this.readUnindexedNames = true;
+    };
+    if (wanted.length === 0 || this.loading.has(column) || blocks.every((block) => !indexed(block))) {
+      flagUnindexed(blocks);
+      await this.load([column]);
       return { contains: direct };
     }
-    const unindexed = blocks.flatMap((block, b) => (hasNameIndex(block) ? [] : [b]));
-    if (unindexed.some((b) => lacksNameIndex(blocks[b]!))) this.readUnindexedNames = true;
+    const unindexed = blocks.flatMap((block, b) => (indexed(block) ? [] : [b]));
+    flagUnindexed(unindexed.map((b) => blocks[b]!));
     const grams = [...new Set(wanted.flatMap((needle) => coveringTrigrams(needle).map(({ gram }) => gram)))];
-    const needed = blocks.flatMap((block, b) => (hasNameIndex(block) ? [...new Set(grams.map((gram) => trigramBucket(gram, block.names!.buckets)))].map((bucket) => ({ block: b, bucket })) : []));
-    await Promise.all([...unindexed.map((b) => this.loadBlockNames(b)), this.loadBuckets(needed)]);
+    const bucketOf = (block: BlockEntry, gram: string) => trigramBucket(gram, textIndexOf(block, field)!.buckets);
+    const needed = blocks.flatMap((block, b) => (indexed(block) ? [...new Set(grams.map((gram) => bucketOf(block, gram)))].map((bucket) => ({ block: b, bucket })) : []));
+    await Promise.all([...unindexed.map((b) => this.loadBlockValues(b, column)), this.loadBuckets(needed, field)]);
     const matches = new Map<string, Set<number>[]>(wanted.map((needle) => [needle, []]));
     blocks.forEach((block, b) => {
-      if (!hasNameIndex(block)) return;
-      const postingsOf = (gram: string) => this.buckets.get(`${b}#${trigramBucket(gram, block.names!.buckets)}`)!.get(gram);
+      if (!indexed(block)) return;
+      const postingsOf = (gram: string) => this.buckets.get(`${field}#${b}#${bucketOf(block, gram)}`)!.get(gram);
       for (const needle of wanted) matches.get(needle)![b] = matchingRows(needle, postingsOf);
     });
     return {
       contains: (row, needle) => {
-        if (row.block < 0 || !hasNameIndex(blocks[row.block]!)) return direct(row, needle);
+        if (row.block < 0 || !indexed(blocks[row.block]!)) return direct(row, needle);
         return matches.get(needle)?.[row.block]?.has(row.index) ?? direct(row, needle);
       },
     };
   }
 
-  /** Reads these buckets of blocks' name indexes that are not read yet, all in one BatchGetItem, and decodes them (pieces merged per trigram). */
-  private async loadBuckets(wanted: { block: number; bucket: number }[]): Promise<void> {
-    const missing = wanted.filter(({ block, bucket }) => !this.buckets.has(`${block}#${bucket}`) && !this.bucketReads.has(`${block}#${bucket}`));
+  /** Reads these buckets of blocks' indexes of a field that are not read yet, all in one BatchGetItem, and decodes them (pieces merged per trigram). */
+  private async loadBuckets(wanted: { block: number; bucket: number }[], field: TextField): Promise<void> {
+    const keyOf = ({ block, bucket }: { block: number; bucket: number }) => `${field}#${block}#${bucket}`;
+    const missing = wanted.filter((at) => !this.buckets.has(keyOf(at)) && !this.bucketReads.has(keyOf(at)));
     if (missing.length > 0) {
-      const keysOf = ({ block, bucket }: { block: number; bucket: number }) => nameIndexKeys(this.library, this.manifest.blocks[block]!, [bucket]);
+      const keysOf = ({ block, bucket }: { block: number; bucket: number }) => nameIndexKeys(this.library, this.manifest.blocks[block]!, [bucket], field);
       const read = readParts(this.store, missing.flatMap(keysOf)).then((parts) => {
         const byKey = new Map(parts.map((part) => [`${part.blockId}#${part.start}`, part]));
-        for (const { block, bucket } of missing) {
-          const entry = this.manifest.blocks[block]!;
+        for (const at of missing) {
+          const index = textIndexOf(this.manifest.blocks[at.block]!, field)!;
           const lists = new Map<string, Postings[]>();
-          for (let piece = 0; piece < (new Map(entry.names!.split).get(bucket) ?? 1); piece++) {
-            const part = byKey.get(`${entry.names!.id}#${nameIndexStart(bucket, piece)}`);
-            if (!part) throw new MissingPartError(`search index name bucket ${entry.names!.id}/${bucket}/${piece} is gone`);
+          for (let piece = 0; piece < (new Map(index.split).get(at.bucket) ?? 1); piece++) {
+            const part = byKey.get(`${index.id}#${nameIndexStart(at.bucket, piece)}`);
+            if (!part) throw new MissingPartError(`search index ${field} bucket ${index.id}/${at.bucket}/${piece} is gone`);
             for (const [gram, postings] of decodePiece(part.data)) lists.set(gram, [...(lists.get(gram) ?? []), postings]);
           }
-          this.buckets.set(`${block}#${bucket}`, new Map([...lists].map(([gram, pieces]) => [gram, mergePostings(pieces)])));
+          this.buckets.set(keyOf(at), new Map([...lists].map(([gram, pieces]) => [gram, mergePostings(pieces)])));
         }
       });
-      for (const key of missing) this.bucketReads.set(`${key.block}#${key.bucket}`, read);
+      for (const at of missing) this.bucketReads.set(keyOf(at), read);
     }
-    await Promise.all(wanted.map(({ block, bucket }) => this.bucketReads.get(`${block}#${bucket}`)));
+    await Promise.all(wanted.map((at) => this.bucketReads.get(keyOf(at))));
   }
 
-  /** The names of one block (its name parts by key), for a block without a name index. */
-  private loadBlockNames(block: number): Promise<void> {
-    let loaded = this.namedBlocks.get(block);
+  /**
+   * The names or CPNs of one block (its parts of that column, by key), for a block without that index.
+   * Blocks written before `p` hold their CPNs in `c`.
+   */
+  private loadBlockValues(block: number, requested: 'n' | 'p'): Promise<void> {
+    const entry = this.manifest.blocks[block]!;
+    const column: ColumnName = requested === 'p' && entry.parts.p.length === 0 ? 'c' : requested;
+    let loaded = this.namedBlocks.get(`${column}#${block}`);
     if (!loaded) {
-      const entry = this.manifest.blocks[block]!;
-      const keys = blockPartKeys(this.library, entry, ['n']);
+      const keys = blockPartKeys(this.library, entry, [column]);
       loaded = readParts(this.store, keys).then((parts) => {
-        if (parts.length !== keys.length) throw new MissingPartError(`search index name parts of ${entry.id} are gone`);
-        for (const part of parts) this.decode(block, 'n', part.start, part.data);
+        if (parts.length !== keys.length) throw new MissingPartError(`search index ${column} parts of ${entry.id} are gone`);
+        for (const part of parts) this.decode(block, column, part.start, part.data);
       });
-      this.namedBlocks.set(block, loaded);
+      this.namedBlocks.set(`${column}#${block}`, loaded);
     }
     return loaded;
   }

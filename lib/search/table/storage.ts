@@ -13,12 +13,17 @@ import { maxPieces } from './nameIndex.js';
  *   SM                                manifest: the blocks that make up the index, the rows each has lost
  *                                     to newer deltas, and the compaction lease
  *   SC#<column>#<blockId>#<start>     one part of one column of one block (immutable once written)
- *   SC#t#<indexId>#<bucket*1000+piece> one piece of one bucket of a block's name index (nameIndex.ts; immutable;
+ *   SC#t#<indexId>#<bucket*100+piece>  one piece of one bucket of a block's name index (nameIndex.ts; immutable;
  *                                     the index id is the block's, or a fresh one when compaction indexed an older block)
+ *   SC#q#<blockId>#<bucket*100+piece>  the same for the block's CPNs
  */
 export const manifestKey = (orgId: string, libraryId: string): Key => ({ PK: searchPartition(orgId, libraryId), SK: 'SM' });
-/** A stored part's column: a column group, or `t` for the name index (nameIndex.ts). */
-export type PartColumn = ColumnName | 't';
+/** A stored part's column: a column group, or `t` / `q` for the name / CPN index (nameIndex.ts). */
+export type PartColumn = ColumnName | 't' | 'q';
+
+/** The fields with a trigram index, and the column of its parts. */
+export type TextField = 'name' | 'cpn';
+export const textIndexColumn: Record<TextField, 't' | 'q'> = { name: 't', cpn: 'q' };
 
 export const columnPartKey = (orgId: string, libraryId: string, column: PartColumn, blockId: string, start: number): Key => ({
   PK: searchPartition(orgId, libraryId),
@@ -41,10 +46,15 @@ export interface BlockEntry {
    * the index, and blocks too small to index (their names are read instead).
    */
   names?: NameIndexEntry;
+  /** The same for the block's CPNs (blocks written before it have none and are not given one later). */
+  cpns?: NameIndexEntry;
 }
 
+/** A block's index of one field. */
+export const textIndexOf = (block: BlockEntry, field: TextField) => (field === 'name' ? block.names : block.cpns);
+
 /** Whether a block has a name index to read (blocks written before it, small ones and unindexable ones have none). */
-export const hasNameIndex = (block: BlockEntry) => (block.names?.buckets ?? 0) > 0;
+export const hasNameIndex = (block: BlockEntry, field: TextField = 'name') => (textIndexOf(block, field)?.buckets ?? 0) > 0;
 
 export interface NameIndexEntry {
   /** The id in its parts' keys: the block's for a new block; a fresh one for an index added to an older block. */
@@ -58,11 +68,12 @@ export interface NameIndexEntry {
 export const nameIndexStart = (bucket: number, piece: number) => bucket * maxPieces + piece;
 
 /** The keys of every piece of these buckets of a block's name index. */
-export function nameIndexKeys(library: LibraryRef, block: BlockEntry, buckets: Iterable<number> = Array.from({ length: block.names?.buckets ?? 0 }, (_, b) => b)): Key[] {
-  if (!hasNameIndex(block)) return [];
-  const pieces = new Map(block.names!.split);
-  return [...buckets].flatMap((bucket) =>
-    Array.from({ length: pieces.get(bucket) ?? 1 }, (_, piece) => columnPartKey(library.organizationId, library.libraryId, 't', block.names!.id, nameIndexStart(bucket, piece))),
+export function nameIndexKeys(library: LibraryRef, block: BlockEntry, buckets?: Iterable<number>, field: TextField = 'name'): Key[] {
+  const index = textIndexOf(block, field);
+  if (!index || index.buckets === 0) return [];
+  const pieces = new Map(index.split);
+  return [...(buckets ?? Array.from({ length: index.buckets }, (_, b) => b))].flatMap((bucket) =>
+    Array.from({ length: pieces.get(bucket) ?? 1 }, (_, piece) => columnPartKey(library.organizationId, library.libraryId, textIndexColumn[field], index.id, nameIndexStart(bucket, piece))),
   );
 }
 
@@ -75,6 +86,8 @@ export interface Manifest {
   lease: { owner: string; until: number } | null;
 }
 
+const textIndexEntry = z.object({ id: z.string(), buckets: z.number().int().nonnegative(), split: z.array(z.tuple([z.number().int(), z.number().int()])) });
+
 const manifestBody = z.object({
   watermark: z.number(),
   blocks: z.array(
@@ -86,7 +99,8 @@ const manifestBody = z.object({
       parts: z
         .partialRecord(z.enum(columnNames), z.array(z.number().int()))
         .transform((parts) => Object.fromEntries(columnNames.map((column) => [column, parts[column] ?? []])) as Record<ColumnName, number[]>),
-      names: z.object({ id: z.string(), buckets: z.number().int().nonnegative(), split: z.array(z.tuple([z.number().int(), z.number().int()])) }).optional(),
+      names: textIndexEntry.optional(),
+      cpns: textIndexEntry.optional(),
     }),
   ),
 });
@@ -198,8 +212,8 @@ export function readColumn(store: Store, library: LibraryRef, column: PartColumn
  * The stored name index parts under one index id (one Query): to delete those of a block that no manifest
  * names (a failed compaction's), whose bucket count only that manifest would have recorded.
  */
-export function readNameIndexParts(store: Store, library: LibraryRef, indexId: string): Promise<StoredPart[]> {
-  return queryPrefix(store, searchPartition(library.organizationId, library.libraryId), `SC#t#${indexId}#`, partItem, 'search name index part');
+export function readNameIndexParts(store: Store, library: LibraryRef, indexId: string, field: TextField = 'name'): Promise<StoredPart[]> {
+  return queryPrefix(store, searchPartition(library.organizationId, library.libraryId), `SC#${textIndexColumn[field]}#${indexId}#`, partItem, 'search name index part');
 }
 
 /** Named parts (BatchGetItem); parts that are gone are absent from the result. */
@@ -246,7 +260,7 @@ export function deleteKeys(store: Store, keys: Key[]): Promise<void> {
 export function blockPartKeys(library: LibraryRef, block: BlockEntry, columns?: Iterable<ColumnName>): Key[] {
   return [
     ...[...(columns ?? columnNames)].flatMap((column) => block.parts[column].map((start) => columnPartKey(library.organizationId, library.libraryId, column, block.id, start))),
-    ...(columns ? [] : nameIndexKeys(library, block)),
+    ...(columns ? [] : [...nameIndexKeys(library, block), ...nameIndexKeys(library, block, undefined, 'cpn')]),
   ];
 }
 
