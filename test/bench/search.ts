@@ -166,9 +166,9 @@ async function benchSize(stack: StackInfo, store: Store, size: number): Promise<
   const results: Measured[] = [];
   const notes: string[] = [];
   const library = { organizationId: tenant.organization.id, libraryId: tenant.library.id };
-  const stored = [...columnNames, 't' as const];
+  const stored = [...columnNames, 't' as const, 'q' as const];
   const columnBytes = await Promise.all(stored.map(async (column) => (await readColumn(store, library, column)).reduce((sum, part) => sum + part.data.length, 0)));
-  notes.push(`${size}: stored column groups: ${stored.map((column, i) => `${column} ${(columnBytes[i]! / 1024).toFixed(1)} KB`).join(', ')} (t: the name index)`);
+  notes.push(`${size}: stored column groups: ${stored.map((column, i) => `${column} ${(columnBytes[i]! / 1024).toFixed(1)} KB`).join(', ')} (t, q: the name and CPN indexes)`);
   const filter =
     (pagination: Record<string, unknown>, and = andFilter) =>
     async () => {
