@@ -6,7 +6,8 @@
  * component.create runs), lets the first search fold the deltas into blocks, then measures:
  *   - a three-condition AND filter (type PART, lifecycle DESIGN or DEVELOPMENT, label rohs), first page of 50
  *   - the same filter, a page of 50 deep in the result (80 % through)
- *   - the same filter with a name condition (reads the name column too)
+ *   - the same filter with a name condition (reads the name index's buckets, or the name column)
+ *   - the same filter with a CPN condition (`contains "512"`: the CPN index's buckets, or the CPN column)
  *   - findAll without a filter, first page (default order CREATED_AT descending)
  *   - component groups by category (10 groups, 5 components previewed in each)
  *   - a key:value query (`type:part lifecycle:design label:rohs`), first page of 50
@@ -166,8 +167,9 @@ async function benchSize(stack: StackInfo, store: Store, size: number): Promise<
   const results: Measured[] = [];
   const notes: string[] = [];
   const library = { organizationId: tenant.organization.id, libraryId: tenant.library.id };
-  const columnBytes = await Promise.all(columnNames.map(async (column) => (await readColumn(store, library, column)).reduce((sum, part) => sum + part.data.length, 0)));
-  notes.push(`${size}: stored column groups: ${columnNames.map((column, i) => `${column} ${(columnBytes[i]! / 1024).toFixed(1)} KB`).join(', ')}`);
+  const stored = [...columnNames, 't' as const, 'q' as const];
+  const columnBytes = await Promise.all(stored.map(async (column) => (await readColumn(store, library, column)).reduce((sum, part) => sum + part.data.length, 0)));
+  notes.push(`${size}: stored column groups: ${stored.map((column, i) => `${column} ${(columnBytes[i]! / 1024).toFixed(1)} KB`).join(', ')} (t, q: the name and CPN indexes)`);
   const filter =
     (pagination: Record<string, unknown>, and = andFilter) =>
     async () => {
@@ -184,6 +186,7 @@ async function benchSize(stack: StackInfo, store: Store, size: number): Promise<
   }
   results.push(await measure('AND filter, deep page (80 %)', size, filter({ first: 50, after })));
   results.push(await measure('AND filter + name contains, first page', size, filter({ first: 50 }, [...andFilter, { name: { contains: 'bracket' } }])));
+  results.push(await measure('AND filter + CPN contains, first page', size, filter({ first: 50 }, [...andFilter, { identifier: { displayValue: { contains: '512' } } }])));
   results.push(
     await measure('findAll, no filter, first page', size, async () => {
       const { data, cost } = await call(stack, tenant, findAllQuery, { pagination: { first: 50 } });

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../../store/client.js';
-import { columnNames, decodeColumn, encodeColumnParts, type ColumnName } from './columns.js';
+import { columnNames, decodeColumn, encodeColumnParts, storedColumns, type ColumnName } from './columns.js';
+import { encodeNameIndex, minIndexedRows } from './nameIndex.js';
 import { rowFieldsOf, type Row, type RowFields } from './rows.js';
-import { consistencyWindowMs, type LibrarySnapshot } from './snapshot.js';
+import { consistencyWindowMs, lacksNameIndex, type LibrarySnapshot } from './snapshot.js';
 import {
   acquireLease,
   blockPartKeys,
@@ -11,11 +12,16 @@ import {
   deleteDeltas,
   deleteKeys,
   readManifest,
+  readNameIndexParts,
   readParts,
   releaseLease,
   writeParts,
+  nameIndexStart,
   type BlockEntry,
   type LibraryRef,
+  textIndexColumn,
+  type NameIndexEntry,
+  type TextField,
   type StoredPart,
 } from './storage.js';
 
@@ -43,14 +49,27 @@ const maxSparseRewrites = 2;
 
 export function needsCompaction(snapshot: LibrarySnapshot): boolean {
   const bytes = snapshot.deltas.reduce((sum, d) => sum + d.bytes, 0);
-  return snapshot.deltas.length >= compactionThreshold.deltas || bytes >= compactionThreshold.bytes || snapshot.usedIdFallback || snapshot.orphans.length > 0;
+  return snapshot.deltas.length >= compactionThreshold.deltas || bytes >= compactionThreshold.bytes || snapshot.usedIdFallback || snapshot.orphans.length > 0 || snapshot.readUnindexedNames;
+}
+
+async function readBlockNames(store: Store, library: LibraryRef, block: BlockEntry): Promise<(string | undefined)[]> {
+  const rows: Row[] = Array.from({ length: block.rows }, (_, index) => ({ block: 0, index }));
+  const parts = await readParts(store, blockPartKeys(library, block, ['n']));
+  const byStart = new Map(parts.map((part) => [part.start, part]));
+  const starts = block.parts.n;
+  starts.forEach((start, i) => {
+    const part = byStart.get(start);
+    if (!part) throw new Error(`search index part n/${block.id}/${start} is missing`);
+    decodeColumn('n', part.data, rows.slice(start, starts[i + 1] ?? block.rows));
+  });
+  return rows.map((row) => row.name);
 }
 
 export type CompactionOutcome = 'committed' | 'busy' | 'stale' | 'lost';
 
 async function readBlockRows(store: Store, library: LibraryRef, block: BlockEntry, dead: Set<number>): Promise<RowFields[]> {
   const rows: Row[] = Array.from({ length: block.rows }, (_, index) => ({ block: 0, index }));
-  const parts = await readParts(store, blockPartKeys(library, block));
+  const parts = await readParts(store, blockPartKeys(library, block, columnNames));
   const byKey = new Map(parts.map((part) => [`${part.column}#${part.start}`, part]));
   for (const column of columnNames) {
     const starts = block.parts[column] ?? [];
@@ -77,20 +96,51 @@ export function mergeCandidates(blocks: BlockEntry[], dead: Set<number>[], rewri
   return [];
 }
 
-/** New blocks of at most `size` rows, each column stored in parts (columns.ts). */
-export function packBlocks(rows: RowFields[], size = blockRows): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
+/** A block's name index as parts to write and the manifest's record of it (nameIndex.ts). */
+export function nameIndexParts(indexId: string, names: readonly (string | null | undefined)[], field: TextField = 'name'): { names: NameIndexEntry; parts: Omit<StoredPart, 'createdAt'>[] } {
+  // A block whose names cannot be indexed (nameIndex.ts) is recorded with 0 buckets: its names are read.
+  const index = encodeNameIndex(names) ?? { buckets: 0, parts: [] };
+  const pieces = new Map<number, number>();
+  for (const part of index.parts) pieces.set(part.bucket, Math.max(pieces.get(part.bucket) ?? 0, part.piece + 1));
+  return {
+    names: { id: indexId, buckets: index.buckets, split: [...pieces].filter(([, count]) => count > 1) },
+    parts: index.parts.map((part) => ({ column: textIndexColumn[field], blockId: indexId, start: nameIndexStart(part.bucket, part.piece), data: part.data })),
+  };
+}
+
+/**
+ * New blocks of at most `size` rows, each column stored in parts (columns.ts), and a name index when large
+ * enough. `columns` other than storedColumns only to write blocks as older versions did (tests).
+ */
+export function packBlocks(rows: RowFields[], size = blockRows, columns: readonly ColumnName[] = storedColumns): { blocks: BlockEntry[]; parts: Omit<StoredPart, 'createdAt'>[] } {
   const blocks: BlockEntry[] = [];
   const parts: Omit<StoredPart, 'createdAt'>[] = [];
   for (let start = 0; start < rows.length; start += size) {
     const slice = rows.slice(start, start + size);
     const id = randomBytes(6).toString('hex');
-    const starts = {} as Record<ColumnName, number[]>;
-    for (const column of columnNames) {
+    const starts = Object.fromEntries(columnNames.map((column) => [column, []])) as unknown as Record<ColumnName, number[]>;
+    for (const column of columns) {
       const encoded = encodeColumnParts(column, slice);
       starts[column] = encoded.map((part) => part.start);
       parts.push(...encoded.map((part) => ({ column, blockId: id, start: part.start, data: part.data })));
     }
-    blocks.push({ id, rows: slice.length, dead: [], parts: starts });
+    const block: BlockEntry = { id, rows: slice.length, dead: [], parts: starts };
+    if (slice.length >= minIndexedRows) {
+      const index = nameIndexParts(
+        id,
+        slice.map((row) => row.name),
+      );
+      block.names = index.names;
+      parts.push(...index.parts);
+      const cpns = nameIndexParts(
+        id,
+        slice.map((row) => row.cpn),
+        'cpn',
+      );
+      block.cpns = cpns.names;
+      parts.push(...cpns.parts);
+    }
+    blocks.push(block);
   }
   return { blocks, parts };
 }
@@ -131,14 +181,21 @@ export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<
       Promise.all(merged.map((b) => readBlockRows(store, library, manifest.blocks[b]!, dead[b]!))).then((rows) => rows.flat()),
     ]);
     for (const b of merged) rewrite.add(b);
+    // A block written before the name index gets one, built from its names (its other parts stay as they
+    // are), under a fresh id: a compaction that loses deletes only what it wrote.
+    const upgrade = manifest.blocks.findIndex((block, b) => !rewrite.has(b) && lacksNameIndex(block));
+    const upgraded = upgrade >= 0 ? nameIndexParts(randomBytes(6).toString('hex'), await readBlockNames(store, library, manifest.blocks[upgrade]!)) : undefined;
     const added = folded.flatMap((delta) => (!delta.deleted && delta.projection ? [rowFieldsOf(delta.projection)] : []));
     const mergedPack = packBlocks(mergedRows, Math.max(1, mergedRows.length));
     const tailPack = packBlocks([...kept, ...added]);
-    const packed = { blocks: [...mergedPack.blocks, ...tailPack.blocks], parts: [...mergedPack.parts, ...tailPack.parts] };
+    const packed = { blocks: [...mergedPack.blocks, ...tailPack.blocks], parts: [...mergedPack.parts, ...tailPack.parts, ...(upgraded?.parts ?? [])] };
     await writeParts(store, library, packed.parts);
     const next = {
       watermark: added.reduce((max, row) => Math.max(max, row.createdAt), manifest.watermark),
-      blocks: [...manifest.blocks.flatMap((block, b) => (rewrite.has(b) ? [] : [{ ...block, dead: [...dead[b]!].sort((x, y) => x - y) }])), ...packed.blocks],
+      blocks: [
+        ...manifest.blocks.flatMap((block, b) => (rewrite.has(b) ? [] : [{ ...block, dead: [...dead[b]!].sort((x, y) => x - y), ...(b === upgrade && upgraded ? { names: upgraded.names } : {}) }])),
+        ...packed.blocks,
+      ],
     };
     committed = await commitManifest(store, library, manifest, next, owner);
     if (!committed) {
@@ -148,9 +205,12 @@ export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<
       );
       return 'lost';
     }
+    // An orphan block's name index is under its block id (a new block's index id); found by its own Query.
+    const orphanBlocks = [...new Set(snapshot.orphans.map((part) => part.blockId))];
+    const orphanIndexParts = (await Promise.all(orphanBlocks.flatMap((blockId) => [readNameIndexParts(store, library, blockId), readNameIndexParts(store, library, blockId, 'cpn')]))).flat();
     await deleteKeys(store, [
       ...[...rewrite].flatMap((b) => blockPartKeys(library, manifest.blocks[b]!)),
-      ...snapshot.orphans.map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)),
+      ...[...snapshot.orphans, ...orphanIndexParts].map((part) => columnPartKey(library.organizationId, library.libraryId, part.column, part.blockId, part.start)),
     ]);
     // Readers that saw no lease must have finished their parallel reads before any folded delta goes.
     const wait = consistencyWindowMs - (performance.now() - leasedAt);

@@ -13,15 +13,32 @@ import {
   type StringOperators,
 } from '../filter.js';
 import { likeMatcher, type LikeMatcher } from '../like.js';
+import { minIndexedNeedle } from './nameIndex.js';
 import type { FieldName, Row } from './rows.js';
 
 type Test = (row: Row) => boolean;
 
 export interface CompiledFilter {
-  /** Fields the filter reads: the columns to load. */
+  /** Fields the filter reads: the columns to load (a name needle's field is not among them: see needles). */
   fields: Set<FieldName>;
+  /**
+   * Lowercased needles of at least 3 code units that name `contains`/`notContains` (and findAll's name
+   * filters) test through the NameMatcher: the name index answers them without the name column.
+   */
+  needles: Set<string>;
+  /** The same for CPN (identifier.displayValue) contains/notContains: the CPN index answers them. */
+  cpnNeedles: Set<string>;
   test: Test;
 }
+
+/** Whether a row's lowercased name includes a needle: by the name index (snapshot.ts) or by the row's name. */
+export interface NameMatcher {
+  contains(row: Row, needle: string): boolean;
+}
+
+/** Reads the row's name (loaded): what the name index answers must equal this. */
+export const directNameMatcher: NameMatcher = { contains: (row, needle) => row.name !== undefined && row.name !== null && lower(row.name).includes(needle) };
+export const directCpnMatcher: NameMatcher = { contains: (row, needle) => row.cpn !== undefined && row.cpn !== null && lower(row.cpn).includes(needle) };
 
 /** like/notLike: % is any sequence, _ one character; everything else literal; case-insensitive, whole value (lib/search/like.ts: linear time, no regular expression). */
 export function likePattern(pattern: string): LikeMatcher {
@@ -29,6 +46,9 @@ export function likePattern(pattern: string): LikeMatcher {
 }
 
 const lower = (value: string) => value.toLowerCase();
+
+/** A name needle the name index can answer: at least 3 code units once lowercased. */
+const indexable = (value: string | null | undefined): value is string => typeof value === 'string' && lower(value).length >= minIndexedNeedle;
 
 /** One test per positive operator; the negative operators are their exact complements. */
 function valueTests(ops: StringOperators | DescriptionOperators): { test: (value: string) => boolean; negate: boolean }[] {
@@ -133,8 +153,41 @@ function markTest(eq: boolean | null | undefined, ids: ReadonlySet<string> | und
   return (row) => ids.has(row.id ?? '') === eq;
 }
 
+interface Compiling {
+  fields: Set<FieldName>;
+  needles: Set<string>;
+  names: NameMatcher;
+  cpnNeedles: Set<string>;
+  cpns: NameMatcher;
+}
+
+/**
+ * A name (or CPN) condition: contains/notContains with an indexable needle through the matcher (a null value
+ * contains nothing, so notContains holds for it: the exact complement), every other operator on the value itself.
+ */
+function nameTests(ops: StringOperators | null | undefined, compiling: Compiling, field: 'name' | 'cpn' = 'name'): { tests: Test[]; readsName: boolean } {
+  const [needles, matcher] = field === 'name' ? [compiling.needles, compiling.names] : [compiling.cpnNeedles, compiling.cpns];
+  if (!ops) return { tests: [], readsName: false };
+  const tests: Test[] = [];
+  const rest: StringOperators = { ...ops };
+  for (const [operator, negate] of [
+    ['contains', false],
+    ['notContains', true],
+  ] as const) {
+    const value = ops[operator];
+    if (!indexable(value)) continue;
+    const needle = lower(value);
+    needles.add(needle);
+    tests.push((row) => matcher.contains(row, needle) !== negate);
+    rest[operator] = undefined;
+  }
+  const others = stringTest(rest, (r) => (field === 'name' ? r.name : r.cpn));
+  return { tests: others ? [...tests, others] : tests, readsName: others !== null };
+}
+
 /** The tests of one condition and the fields they read. */
-function conditionTests(condition: FilterCondition, context: FilterContext, fields: Set<FieldName>): Test[] {
+function conditionTests(condition: FilterCondition, context: FilterContext, compiling: Compiling): Test[] {
+  const fields = compiling.fields;
   const tests: Test[] = [];
   const use = (test: Test | null, ...read: FieldName[]) => {
     if (!test) return;
@@ -192,14 +245,12 @@ function conditionTests(condition: FilterCondition, context: FilterContext, fiel
   use(typeof archived === 'boolean' ? (r) => r.isArchived === archived : null, 'isArchived');
   use(dateTest(condition.createdAt, 'createdAt'), 'createdAt');
   use(dateTest(condition.updatedAt, 'updatedAt'), 'updatedAt');
-  use(
-    stringTest(condition.name, (r) => r.name),
-    'name',
-  );
-  use(
-    stringTest(condition.identifier?.displayValue, (r) => r.cpn),
-    'cpn',
-  );
+  const name = nameTests(condition.name, compiling);
+  tests.push(...name.tests);
+  if (name.readsName) fields.add('name');
+  const cpn = nameTests(condition.identifier?.displayValue, compiling, 'cpn');
+  tests.push(...cpn.tests);
+  if (cpn.readsName) fields.add('cpn');
   use(
     stringTest(condition.description, (r) => r.description),
     'description',
@@ -208,7 +259,8 @@ function conditionTests(condition: FilterCondition, context: FilterContext, fiel
 }
 
 /** findAll's ComponentFilterInput (the one matcher of findAll: it is served by the search index like component.filter). */
-function simpleTests(filter: NonNullable<SearchFilter['simple']>, fields: Set<FieldName>): Test[] {
+function simpleTests(filter: NonNullable<SearchFilter['simple']>, compiling: Compiling): Test[] {
+  const fields = compiling.fields;
   const tests: Test[] = [];
   const use = (test: Test, ...read: FieldName[]) => {
     tests.push(test);
@@ -218,11 +270,20 @@ function simpleTests(filter: NonNullable<SearchFilter['simple']>, fields: Set<Fi
     const ids = new Set(filter.ids);
     use((r) => ids.has(r.id ?? ''), 'id');
   }
-  if (filter.name) {
+  // A needle of at least 3 code units goes through the matcher (the name index); '' and shorter ones read names.
+  if (filter.name && indexable(filter.name)) {
+    const needle = lower(filter.name);
+    compiling.needles.add(needle);
+    tests.push((r) => compiling.names.contains(r, needle));
+  } else if (filter.name) {
     const needle = lower(filter.name);
     use((r) => lower(r.name ?? '').includes(needle), 'name');
   }
-  if (filter.names) {
+  if (filter.names && filter.names.length > 0 && filter.names.every(indexable)) {
+    const needles = filter.names.map(lower);
+    needles.forEach((needle) => compiling.needles.add(needle));
+    tests.push((r) => needles.some((needle) => compiling.names.contains(r, needle)));
+  } else if (filter.names) {
     const needles = filter.names.map(lower);
     use((r) => needles.some((n) => lower(r.name ?? '').includes(n)), 'name');
   }
@@ -242,17 +303,22 @@ function simpleTests(filter: NonNullable<SearchFilter['simple']>, fields: Set<Fi
   return tests;
 }
 
-export function compileFilter(filter: SearchFilter, context: FilterContext): CompiledFilter {
+/**
+ * The filter as one row test. Name and CPN needles (see CompiledFilter.needles) are tested through `names` and `cpns`: by
+ * default the row's own name, which the caller must then load; the table engine passes the snapshot's matcher.
+ */
+export function compileFilter(filter: SearchFilter, context: FilterContext, names: NameMatcher = directNameMatcher, cpns: NameMatcher = directCpnMatcher): CompiledFilter {
   const fields = new Set<FieldName>();
-  const all: Test[] = filter.simple ? simpleTests(filter.simple, fields) : [];
+  const compiling: Compiling = { fields, needles: new Set(), names, cpnNeedles: new Set(), cpns };
+  const all: Test[] = filter.simple ? simpleTests(filter.simple, compiling) : [];
   if (!mentionsArchived(filter)) {
     fields.add('isArchived');
     all.push((r) => r.isArchived === false);
   }
-  for (const condition of filter.advanced?.and ?? []) all.push(...conditionTests(condition, context, fields));
+  for (const condition of filter.advanced?.and ?? []) all.push(...conditionTests(condition, context, compiling));
   const any = (filter.advanced?.or ?? []).map((condition) => {
-    const tests = conditionTests(condition, context, fields);
+    const tests = conditionTests(condition, context, compiling);
     return (row: Row) => tests.every((t) => t(row));
   });
-  return { fields, test: (row) => all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) };
+  return { fields, needles: compiling.needles, cpnNeedles: compiling.cpnNeedles, test: (row) => all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) };
 }

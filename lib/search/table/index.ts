@@ -3,7 +3,7 @@ import type { FilterContext, SearchFilter } from '../filter.js';
 import type { ComponentSearchIndex, GroupBy, GroupCount, HitPage, SearchRequest } from '../port.js';
 import { columnsOf, type ColumnName } from './columns.js';
 import { compact, needsCompaction } from './compaction.js';
-import { compileFilter } from './evaluate.js';
+import { compileFilter, type CompiledFilter } from './evaluate.js';
 import { groupFields, groupsOf } from './groups.js';
 import { orderFieldOf, pageRows } from './paging.js';
 import type { FieldName } from './rows.js';
@@ -61,11 +61,25 @@ export class TableSearchIndex implements ComponentSearchIndex {
     return { compiled, columns: columnsOf([...compiled.fields, ...fields]) };
   }
 
+  /**
+   * The filter's row test on this snapshot: name and CPN needles go through their indexes when the plan
+   * did not read the names or CPNs anyway (snapshot.nameMatcher).
+   */
+  private async testOf(snapshot: LibrarySnapshot, filter: SearchFilter, context: FilterContext, planned: CompiledFilter): Promise<CompiledFilter['test']> {
+    if (planned.needles.size === 0 && planned.cpnNeedles.size === 0) return planned.test;
+    const [names, cpns] = await Promise.all([
+      planned.needles.size ? snapshot.nameMatcher(planned.needles) : undefined,
+      planned.cpnNeedles.size ? snapshot.nameMatcher(planned.cpnNeedles, 'cpn') : undefined,
+    ]);
+    return compileFilter(filter, context, names, cpns).test;
+  }
+
   find(request: SearchRequest): Promise<HitPage> {
     const group = request.group;
     const { compiled, columns } = this.plan(request.filter, request.context, [orderFieldOf[request.order.field], ...(group ? groupFields[group.by] : [])]);
     return this.read(columns, async (snapshot) => {
-      let rows = snapshot.rows().filter(compiled.test);
+      const test = await this.testOf(snapshot, request.filter, request.context, compiled);
+      let rows = snapshot.rows().filter(test);
       if (group) rows = rows.filter((row) => groupsOf(row, group.by).some((g) => g.key === group.key));
       return pageRows(rows, request, (page) => snapshot.loadIds(page));
     });
@@ -74,8 +88,9 @@ export class TableSearchIndex implements ComponentSearchIndex {
   groups(filter: SearchFilter, context: FilterContext, by: GroupBy): Promise<GroupCount[]> {
     const { compiled, columns } = this.plan(filter, context, groupFields[by]);
     return this.read(columns, async (snapshot) => {
+      const test = await this.testOf(snapshot, filter, context, compiled);
       const counts = new Map<string, GroupCount>();
-      for (const row of snapshot.rows().filter(compiled.test)) {
+      for (const row of snapshot.rows().filter(test)) {
         for (const { key, label } of groupsOf(row, by)) {
           const group = counts.get(key) ?? { key, label, totalCount: 0 };
           group.totalCount += 1;
@@ -87,7 +102,7 @@ export class TableSearchIndex implements ComponentSearchIndex {
   }
 
   terms(): Promise<{ labels: string[]; userIds: string[] }> {
-    return this.read(['m'], async (snapshot) => {
+    return this.read(['l', 'w'], async (snapshot) => {
       const labels = new Set<string>();
       const userIds = new Set<string>();
       for (const row of snapshot.rows()) {

@@ -1,8 +1,30 @@
 import type { Store } from '../../store/client.js';
 import { committedWriteIds } from '../../store/pendingWrite.js';
-import { decodeColumn, idPartRows, type ColumnName } from './columns.js';
+import { decodeColumn, idPartRows, metaColumns, type ColumnName } from './columns.js';
 import { rowFieldsOf, type Row } from './rows.js';
-import { columnPartKey, readColumn, readDeltas, readManifest, readParts, type Delta, type LibraryRef, type Manifest, type StoredPart } from './storage.js';
+import type { NameMatcher } from './evaluate.js';
+import { coveringTrigrams, decodePiece, matchingRows, mergePostings, minIndexedRows, trigramBucket, type Postings } from './nameIndex.js';
+import {
+  blockPartKeys,
+  columnPartKey,
+  hasNameIndex,
+  nameIndexKeys,
+  nameIndexStart,
+  readColumn,
+  readDeltas,
+  readManifest,
+  readParts,
+  textIndexOf,
+  type BlockEntry,
+  type Delta,
+  type LibraryRef,
+  type Manifest,
+  type StoredPart,
+  type TextField,
+} from './storage.js';
+
+/** A block written before the name index that is large enough to have one (compaction adds it). */
+export const lacksNameIndex = (block: BlockEntry) => !block.names && block.rows >= minIndexedRows;
 
 /** Blocks written before the `p` column hold their CPNs in `c`: reading CPNs reads both. */
 function withLegacy(columns: Iterable<ColumnName>): ColumnName[] {
@@ -47,6 +69,13 @@ export class LibrarySnapshot {
   /** Ids had to be read to place some deltas: compaction should run soon. */
   usedIdFallback = false;
   readonly orphans: StoredPart[] = [];
+  /** A name condition read the names of a block that should have a name index: compaction adds it. */
+  readUnindexedNames = false;
+  /** Decoded index buckets, by `<field>#<block>#<bucket>` (each read once per snapshot), and the reads under way. */
+  private readonly buckets = new Map<string, Map<string, Postings>>();
+  private readonly bucketReads = new Map<string, Promise<void>>();
+  /** Blocks whose name or CPN parts were read by key (blocks without that index), by `<column>#<block>`. */
+  private readonly namedBlocks = new Map<string, Promise<void>>();
 
   private constructor(
     private readonly store: Store,
@@ -108,6 +137,8 @@ export class LibrarySnapshot {
 
   private async load(requested: Iterable<ColumnName>): Promise<void> {
     const columns = withLegacy(requested);
+    // Blocks written before the split groups hold them all in `m`: read it too while any block has it.
+    if (columns.some((column) => metaColumns.has(column)) && this.manifest.blocks.some((block) => block.parts.m.length > 0)) columns.push('m');
     for (const column of columns) {
       if (!this.loading.has(column) && this.manifest.blocks.length > 0)
         this.loading.set(
@@ -141,6 +172,93 @@ export class LibrarySnapshot {
     const parts = this.manifest.blocks[block]!.parts[column] ?? [];
     const next = parts[parts.indexOf(start) + 1] ?? rows.length;
     decodeColumn(column, data, rows.slice(start, next));
+  }
+
+  /**
+   * How `contains` needles (lowercased, at least 3 code units) on names or CPNs match this snapshot's rows:
+   * block rows of blocks with that field's index by their postings (only the buckets of the needles'
+   * trigrams are read); other block rows by their values (read for those blocks only, or the whole column
+   * when no block has an index, or when it is read anyway); outstanding deltas by their values.
+   */
+  async nameMatcher(needles: Iterable<string>, field: TextField = 'name'): Promise<NameMatcher> {
+    const wanted = [...new Set(needles)];
+    const blocks = this.manifest.blocks;
+    const column = field === 'name' ? 'n' : 'p';
+    const indexed = (block: BlockEntry) => hasNameIndex(block, field);
+    const direct = (row: Row, needle: string) => {
+      const value = field === 'name' ? row.name : row.cpn;
+      return value !== undefined && value !== null && value.toLowerCase().includes(needle);
+    };
+    // Only names get an index added to older blocks (compaction, from `n`).
+    const flagUnindexed = (unindexed: BlockEntry[]) => {
+      if (field === 'name' && unindexed.some((block) => lacksNameIndex(block))) this.readUnindexedNames = true;
+    };
+    if (wanted.length === 0 || this.loading.has(column) || blocks.every((block) => !indexed(block))) {
+      flagUnindexed(blocks);
+      await this.load([column]);
+      return { contains: direct };
+    }
+    const unindexed = blocks.flatMap((block, b) => (indexed(block) ? [] : [b]));
+    flagUnindexed(unindexed.map((b) => blocks[b]!));
+    const grams = [...new Set(wanted.flatMap((needle) => coveringTrigrams(needle).map(({ gram }) => gram)))];
+    const bucketOf = (block: BlockEntry, gram: string) => trigramBucket(gram, textIndexOf(block, field)!.buckets);
+    const needed = blocks.flatMap((block, b) => (indexed(block) ? [...new Set(grams.map((gram) => bucketOf(block, gram)))].map((bucket) => ({ block: b, bucket })) : []));
+    await Promise.all([...unindexed.map((b) => this.loadBlockValues(b, column)), this.loadBuckets(needed, field)]);
+    const matches = new Map<string, Set<number>[]>(wanted.map((needle) => [needle, []]));
+    blocks.forEach((block, b) => {
+      if (!indexed(block)) return;
+      const postingsOf = (gram: string) => this.buckets.get(`${field}#${b}#${bucketOf(block, gram)}`)!.get(gram);
+      for (const needle of wanted) matches.get(needle)![b] = matchingRows(needle, postingsOf);
+    });
+    return {
+      contains: (row, needle) => {
+        if (row.block < 0 || !indexed(blocks[row.block]!)) return direct(row, needle);
+        return matches.get(needle)?.[row.block]?.has(row.index) ?? direct(row, needle);
+      },
+    };
+  }
+
+  /** Reads these buckets of blocks' indexes of a field that are not read yet, all in one BatchGetItem, and decodes them (pieces merged per trigram). */
+  private async loadBuckets(wanted: { block: number; bucket: number }[], field: TextField): Promise<void> {
+    const keyOf = ({ block, bucket }: { block: number; bucket: number }) => `${field}#${block}#${bucket}`;
+    const missing = wanted.filter((at) => !this.buckets.has(keyOf(at)) && !this.bucketReads.has(keyOf(at)));
+    if (missing.length > 0) {
+      const keysOf = ({ block, bucket }: { block: number; bucket: number }) => nameIndexKeys(this.library, this.manifest.blocks[block]!, [bucket], field);
+      const read = readParts(this.store, missing.flatMap(keysOf)).then((parts) => {
+        const byKey = new Map(parts.map((part) => [`${part.blockId}#${part.start}`, part]));
+        for (const at of missing) {
+          const index = textIndexOf(this.manifest.blocks[at.block]!, field)!;
+          const lists = new Map<string, Postings[]>();
+          for (let piece = 0; piece < (new Map(index.split).get(at.bucket) ?? 1); piece++) {
+            const part = byKey.get(`${index.id}#${nameIndexStart(at.bucket, piece)}`);
+            if (!part) throw new MissingPartError(`search index ${field} bucket ${index.id}/${at.bucket}/${piece} is gone`);
+            for (const [gram, postings] of decodePiece(part.data)) lists.set(gram, [...(lists.get(gram) ?? []), postings]);
+          }
+          this.buckets.set(keyOf(at), new Map([...lists].map(([gram, pieces]) => [gram, mergePostings(pieces)])));
+        }
+      });
+      for (const at of missing) this.bucketReads.set(keyOf(at), read);
+    }
+    await Promise.all(wanted.map((at) => this.bucketReads.get(keyOf(at))));
+  }
+
+  /**
+   * The names or CPNs of one block (its parts of that column, by key), for a block without that index.
+   * Blocks written before `p` hold their CPNs in `c`.
+   */
+  private loadBlockValues(block: number, requested: 'n' | 'p'): Promise<void> {
+    const entry = this.manifest.blocks[block]!;
+    const column: ColumnName = requested === 'p' && entry.parts.p.length === 0 ? 'c' : requested;
+    let loaded = this.namedBlocks.get(`${column}#${block}`);
+    if (!loaded) {
+      const keys = blockPartKeys(this.library, entry, [column]);
+      loaded = readParts(this.store, keys).then((parts) => {
+        if (parts.length !== keys.length) throw new MissingPartError(`search index ${column} parts of ${entry.id} are gone`);
+        for (const part of parts) this.decode(block, column, part.start, part.data);
+      });
+      this.namedBlocks.set(`${column}#${block}`, loaded);
+    }
+    return loaded;
   }
 
   /** The deltas that may have a row in a block: tombstones, and components created before the watermark. */

@@ -5,6 +5,7 @@ import type { Store } from '../../store/client.js';
 import { batchGetItems, failedConditionIndexes, isConditionalCheckFailure, keyString, parseItem, updateIf, type Key, queryPrefix } from '../../store/items.js';
 import { searchEntryRecord, searchPartition, type SearchEntryRecord } from '../entries.js';
 import { columnNames, type ColumnName } from './columns.js';
+import { maxPieces } from './nameIndex.js';
 
 /**
  * DynamoDB items of the in-table search index, all in the library's search partition (entries.ts):
@@ -12,9 +13,19 @@ import { columnNames, type ColumnName } from './columns.js';
  *   SM                                manifest: the blocks that make up the index, the rows each has lost
  *                                     to newer deltas, and the compaction lease
  *   SC#<column>#<blockId>#<start>     one part of one column of one block (immutable once written)
+ *   SC#t#<indexId>#<bucket*100+piece>  one piece of one bucket of a block's name index (nameIndex.ts; immutable;
+ *                                     the index id is the block's, or a fresh one when compaction indexed an older block)
+ *   SC#q#<blockId>#<bucket*100+piece>  the same for the block's CPNs
  */
 export const manifestKey = (orgId: string, libraryId: string): Key => ({ PK: searchPartition(orgId, libraryId), SK: 'SM' });
-export const columnPartKey = (orgId: string, libraryId: string, column: ColumnName, blockId: string, start: number): Key => ({
+/** A stored part's column: a column group, or `t` / `q` for the name / CPN index (nameIndex.ts). */
+export type PartColumn = ColumnName | 't' | 'q';
+
+/** The fields with a trigram index, and the column of its parts. */
+export type TextField = 'name' | 'cpn';
+export const textIndexColumn: Record<TextField, 't' | 'q'> = { name: 't', cpn: 'q' };
+
+export const columnPartKey = (orgId: string, libraryId: string, column: PartColumn, blockId: string, start: number): Key => ({
   PK: searchPartition(orgId, libraryId),
   SK: `SC#${column}#${blockId}#${String(start).padStart(6, '0')}`,
 });
@@ -29,6 +40,41 @@ export interface BlockEntry {
   dead: number[];
   /** Start row of each stored part, per column. */
   parts: Record<ColumnName, number[]>;
+  /**
+   * The block's name index (nameIndex.ts), when it has one: its bucket count, and the buckets stored in
+   * more than one piece ([bucket, pieces]); every other bucket is one piece. Absent: blocks written before
+   * the index, and blocks too small to index (their names are read instead).
+   */
+  names?: NameIndexEntry;
+  /** The same for the block's CPNs (blocks written before it have none and are not given one later). */
+  cpns?: NameIndexEntry;
+}
+
+/** A block's index of one field. */
+export const textIndexOf = (block: BlockEntry, field: TextField) => (field === 'name' ? block.names : block.cpns);
+
+/** Whether a block has a name index to read (blocks written before it, small ones and unindexable ones have none). */
+export const hasNameIndex = (block: BlockEntry, field: TextField = 'name') => (textIndexOf(block, field)?.buckets ?? 0) > 0;
+
+export interface NameIndexEntry {
+  /** The id in its parts' keys: the block's for a new block; a fresh one for an index added to an older block. */
+  id: string;
+  /** 0: the block's names could not be indexed (a bucket past maxPieces); they are read instead. */
+  buckets: number;
+  split: [number, number][];
+}
+
+/** The start number of one piece of one bucket in its part key. */
+export const nameIndexStart = (bucket: number, piece: number) => bucket * maxPieces + piece;
+
+/** The keys of every piece of these buckets of a block's name index. */
+export function nameIndexKeys(library: LibraryRef, block: BlockEntry, buckets?: Iterable<number>, field: TextField = 'name'): Key[] {
+  const index = textIndexOf(block, field);
+  if (!index || index.buckets === 0) return [];
+  const pieces = new Map(index.split);
+  return [...(buckets ?? Array.from({ length: index.buckets }, (_, b) => b))].flatMap((bucket) =>
+    Array.from({ length: pieces.get(bucket) ?? 1 }, (_, piece) => columnPartKey(library.organizationId, library.libraryId, textIndexColumn[field], index.id, nameIndexStart(bucket, piece))),
+  );
 }
 
 export interface Manifest {
@@ -39,6 +85,8 @@ export interface Manifest {
   blocks: BlockEntry[];
   lease: { owner: string; until: number } | null;
 }
+
+const textIndexEntry = z.object({ id: z.string(), buckets: z.number().int().nonnegative(), split: z.array(z.tuple([z.number().int(), z.number().int()])) });
 
 const manifestBody = z.object({
   watermark: z.number(),
@@ -51,6 +99,8 @@ const manifestBody = z.object({
       parts: z
         .partialRecord(z.enum(columnNames), z.array(z.number().int()))
         .transform((parts) => Object.fromEntries(columnNames.map((column) => [column, parts[column] ?? []])) as Record<ColumnName, number[]>),
+      names: textIndexEntry.optional(),
+      cpns: textIndexEntry.optional(),
     }),
   ),
 });
@@ -141,7 +191,7 @@ export async function readDeltas(store: Store, library: LibraryRef): Promise<Del
 }
 
 export interface StoredPart {
-  column: ColumnName;
+  column: PartColumn;
   blockId: string;
   start: number;
   data: Uint8Array;
@@ -150,12 +200,20 @@ export interface StoredPart {
 
 const partItem = z.object({ SK: z.string(), data: z.instanceof(Uint8Array), createdAt: z.string() }).transform((item): StoredPart => {
   const [, column, blockId, start] = item.SK.split('#');
-  return { column: column as ColumnName, blockId: blockId!, start: Number(start), data: item.data, createdAt: item.createdAt };
+  return { column: column as PartColumn, blockId: blockId!, start: Number(start), data: item.data, createdAt: item.createdAt };
 });
 
 /** Every stored part of one column, across blocks (one Query per 1 MB). */
-export function readColumn(store: Store, library: LibraryRef, column: ColumnName): Promise<StoredPart[]> {
+export function readColumn(store: Store, library: LibraryRef, column: PartColumn): Promise<StoredPart[]> {
   return queryPrefix(store, searchPartition(library.organizationId, library.libraryId), `SC#${column}#`, partItem, 'search column part');
+}
+
+/**
+ * The stored name index parts under one index id (one Query): to delete those of a block that no manifest
+ * names (a failed compaction's), whose bucket count only that manifest would have recorded.
+ */
+export function readNameIndexParts(store: Store, library: LibraryRef, indexId: string, field: TextField = 'name'): Promise<StoredPart[]> {
+  return queryPrefix(store, searchPartition(library.organizationId, library.libraryId), `SC#${textIndexColumn[field]}#${indexId}#`, partItem, 'search name index part');
 }
 
 /** Named parts (BatchGetItem); parts that are gone are absent from the result. */
@@ -198,8 +256,12 @@ export function deleteKeys(store: Store, keys: Key[]): Promise<void> {
   );
 }
 
-export function blockPartKeys(library: LibraryRef, block: BlockEntry, columns: Iterable<ColumnName> = columnNames): Key[] {
-  return [...columns].flatMap((column) => block.parts[column].map((start) => columnPartKey(library.organizationId, library.libraryId, column, block.id, start)));
+/** The keys of a block's parts of these columns; by default every part, its name index too. */
+export function blockPartKeys(library: LibraryRef, block: BlockEntry, columns?: Iterable<ColumnName>): Key[] {
+  return [
+    ...[...(columns ?? columnNames)].flatMap((column) => block.parts[column].map((start) => columnPartKey(library.organizationId, library.libraryId, column, block.id, start))),
+    ...(columns ? [] : [...nameIndexKeys(library, block), ...nameIndexKeys(library, block, undefined, 'cpn')]),
+  ];
 }
 
 /**
