@@ -91,7 +91,13 @@ describe('the name index', () => {
     await upgrade.ensure([]);
     if (!(await readManifest(store, library)).blocks[0]!.names) expect(await compact(store, upgrade)).toBe('committed');
     const upgraded = await readManifest(store, library);
-    expect(upgraded.blocks[0]!.names?.id).not.toBe(upgraded.blocks[0]!.id);
+    // The block has an index again, under a fresh id, and a search no longer reads its names.
+    expect(upgraded.blocks[0]!.names?.buckets).toBeGreaterThan(0);
+    expect(upgraded.blocks[0]!.names!.id).not.toBe(upgraded.blocks[0]!.id);
+    const after = await LibrarySnapshot.read(store, library, []);
+    await after.ensure([]);
+    await after.nameMatcher(['bracket']);
+    expect(after.readUnindexedNames).toBe(false);
     await expectIndexAgreesWithNames(tenant, size);
   }, 300_000);
 

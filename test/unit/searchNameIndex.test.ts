@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileFilter, type NameMatcher } from '../../lib/search/table/evaluate.js';
 import { coveringTrigrams, decodePiece, encodeNameIndex, matchingRows, mergePostings, trigramBucket, type Postings } from '../../lib/search/table/nameIndex.js';
 import type { Row } from '../../lib/search/table/rows.js';
+import { indexWorthReading } from '../../lib/search/table/snapshot.js';
 
 /** A seeded xorshift generator: the same names every run. */
 function random(seed: number) {
@@ -172,5 +173,18 @@ describe('name index', () => {
     expect([...compileFilter({ advanced: { and: [{ name: { contains: 'İa' } }] } }, {}).needles]).toEqual(['i̇a']);
     expect(compileFilter({ advanced: { and: [{ name: { contains: 'bracket' } }] } }, {}).fields.has('name')).toBe(false);
     expect(compileFilter({ simple: { names: ['bracket', 'ab'] } }, {}).fields.has('name')).toBe(true);
+  });
+});
+
+describe('which blocks a name search reads the index of', () => {
+  it('reads the buckets of a block only while they cost no more than its name column', () => {
+    // A 64,000-row block: a few needles' buckets (half a unit each) against a column of about 31 units.
+    expect(indexWorthReading({ rows: 64_000 }, 3)).toBe(true);
+    expect(indexWorthReading({ rows: 64_000 }, 62)).toBe(true);
+    // Twenty long needles touch most buckets: the column is cheaper.
+    expect(indexWorthReading({ rows: 64_000 }, 80)).toBe(false);
+    // A 4,000-row block's column is about 2 units: up to 3 buckets.
+    expect(indexWorthReading({ rows: 4_000 }, 3)).toBe(true);
+    expect(indexWorthReading({ rows: 4_000 }, 4)).toBe(false);
   });
 });

@@ -90,7 +90,10 @@ function encodePiece(entries: Entry[]): Buffer {
   const lengths = new VarintWriter();
   lengths.varint(h.length);
   lengths.varint(r.length);
-  return brotliCompressSync(Buffer.concat([lengths.buffer(), raw]), { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+  // Quality 5, not 11: a piece is read whole and mostly costs the least a read costs (half a unit) whatever
+  // its size, while 11 took 1.9 s for a 64,000-row block against 0.4 s (for 11 % fewer bytes); merges build
+  // the index of up to 512,000 rows inside the search that triggers them.
+  return brotliCompressSync(Buffer.concat([lengths.buffer(), raw]), { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
 }
 
 /** The entries of one stored piece (decodePiece(encodePiece(entries)) equals entries). */

@@ -24,6 +24,16 @@ import {
 } from './storage.js';
 
 /** A block written before the name index that is large enough to have one (compaction adds it). */
+/** The least a stored part costs to read (eventually consistent: half a unit per 4 KB, at least half a unit). */
+const minPartRcu = 0.5;
+
+/**
+ * Whether reading these buckets of a block's index costs no more than reading the block's name (or CPN)
+ * column, estimated at 4 bytes a row compressed (the bench's shuffled library stores 5 a name at 1,000-row
+ * blocks, about 1 at 64,000 in its periodic order): each bucket costs at least half a read unit.
+ */
+export const indexWorthReading = (block: Pick<BlockEntry, 'rows'>, buckets: number) => buckets * minPartRcu <= Math.max(minPartRcu, (block.rows * 4) / 8192);
+
 export const lacksNameIndex = (block: BlockEntry) => !block.names && block.rows >= minIndexedRows;
 
 /** Blocks written before the `p` column hold their CPNs in `c`: reading CPNs reads both. */
@@ -193,26 +203,30 @@ export class LibrarySnapshot {
     const flagUnindexed = (unindexed: BlockEntry[]) => {
       if (field === 'name' && unindexed.some((block) => lacksNameIndex(block))) this.readUnindexedNames = true;
     };
-    if (wanted.length === 0 || this.loading.has(column) || blocks.every((block) => !indexed(block))) {
+    const grams = [...new Set(wanted.flatMap((needle) => coveringTrigrams(needle).map(({ gram }) => gram)))];
+    const bucketOf = (block: BlockEntry, gram: string) => trigramBucket(gram, textIndexOf(block, field)!.buckets);
+    const bucketsOf = (block: BlockEntry) => [...new Set(grams.map((gram) => bucketOf(block, gram)))];
+    // A block's index is read only where its buckets cost less than its column: many needles (or long ones)
+    // touch many buckets, each at least half a read unit, and past the column's cost reading it is cheaper.
+    const useIndex = blocks.map((block) => indexed(block) && indexWorthReading(block, bucketsOf(block).length));
+    if (wanted.length === 0 || this.loading.has(column) || useIndex.every((use) => !use)) {
       flagUnindexed(blocks);
       await this.load([column]);
       return { contains: direct };
     }
-    const unindexed = blocks.flatMap((block, b) => (indexed(block) ? [] : [b]));
+    const unindexed = blocks.flatMap((_, b) => (useIndex[b] ? [] : [b]));
     flagUnindexed(unindexed.map((b) => blocks[b]!));
-    const grams = [...new Set(wanted.flatMap((needle) => coveringTrigrams(needle).map(({ gram }) => gram)))];
-    const bucketOf = (block: BlockEntry, gram: string) => trigramBucket(gram, textIndexOf(block, field)!.buckets);
-    const needed = blocks.flatMap((block, b) => (indexed(block) ? [...new Set(grams.map((gram) => bucketOf(block, gram)))].map((bucket) => ({ block: b, bucket })) : []));
+    const needed = blocks.flatMap((block, b) => (useIndex[b] ? bucketsOf(block).map((bucket) => ({ block: b, bucket })) : []));
     await Promise.all([...unindexed.map((b) => this.loadBlockValues(b, column)), this.loadBuckets(needed, field)]);
     const matches = new Map<string, Set<number>[]>(wanted.map((needle) => [needle, []]));
     blocks.forEach((block, b) => {
-      if (!indexed(block)) return;
+      if (!useIndex[b]) return;
       const postingsOf = (gram: string) => this.buckets.get(`${field}#${b}#${bucketOf(block, gram)}`)!.get(gram);
       for (const needle of wanted) matches.get(needle)![b] = matchingRows(needle, postingsOf);
     });
     return {
       contains: (row, needle) => {
-        if (row.block < 0 || !indexed(blocks[row.block]!)) return direct(row, needle);
+        if (row.block < 0 || !useIndex[row.block]) return direct(row, needle);
         return matches.get(needle)?.[row.block]?.has(row.index) ?? direct(row, needle);
       },
     };
