@@ -28,7 +28,7 @@ export async function loadLibrary(
   store: Store,
   target: SeedTarget,
   count: number,
-  options: { concurrency?: number; progress?: (done: number) => void; components?: (n: number) => boolean; input?: (n: number) => ReturnType<typeof seededInput> } = {},
+  options: { concurrency?: number; progress?: (done: number) => void; components?: (n: number, cpn: string) => boolean; input?: (n: number) => ReturnType<typeof seededInput> } = {},
 ): Promise<string[]> {
   const base = await seedContext(store, target, new Date().toISOString());
   const startAt = Date.parse('2024-01-01T00:00:00.000Z');
@@ -56,7 +56,7 @@ export async function loadLibrary(
       const packed = packBlocks(rows, blockRows);
       await batchWrite(
         store,
-        records.filter((_, i) => options.components?.(chunk * blockRows + i) ?? true).map((record) => ({ put: componentItem(record) as unknown as Record<string, unknown> })),
+        records.filter((record, i) => options.components?.(chunk * blockRows + i, record.cpn) ?? true).map((record) => ({ put: componentItem(record) as unknown as Record<string, unknown> })),
       );
       await writeParts(store, library, packed.parts);
       blocks[chunk] = packed.blocks;
