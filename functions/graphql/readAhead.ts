@@ -81,7 +81,8 @@ function idSources(query: string, operationName: string | undefined) {
 /** The component ids the operation's root `component { findOne(id) }` fields will read. */
 export function findOneIds(query: string, variables: Record<string, unknown>, operationName: string | undefined): string[] {
   if (query.length > maxDocumentLength) return [];
-  const key = `${operationName ?? ''}\u0000${query}`;
+  // JSON keeps an empty operation name apart from none, and a name from text that happens to contain a separator.
+  const key = JSON.stringify([operationName ?? null, query]);
   let sources = parsed.get(key);
   if (!sources) {
     sources = idSources(query, operationName);

@@ -43,4 +43,10 @@ describe('read-ahead: the component ids an operation will read with component.fi
     for (let i = 0; i < 150; i++) expect(findOneIds(`query Q${i}($id: ID!) { component { findOne(id: $id) { id } } }`, { id: i % 2 ? a : b }, `Q${i}`)).toEqual([i % 2 ? a : b]);
     expect(findOneIds(query, { id: a }, 'Find')).toEqual([a]);
   });
+
+  it('keeps an empty operation name apart from none (graphql-js runs no operation named "")', () => {
+    const single = `{ component { findOne(id: "${a}") { id } } }`;
+    expect(findOneIds(single, {}, undefined)).toEqual([a]);
+    expect(findOneIds(single, {}, '')).toEqual([]);
+  });
 });
