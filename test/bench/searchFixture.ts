@@ -14,7 +14,7 @@ import { buildNewComponent } from '../../lib/components/rules.js';
 import { findCategory } from '../../lib/config/libraryConfig.js';
 import { projectionOf } from '../../lib/search/entries.js';
 import { bulkManifestItem } from '../../lib/search/table/bulkLoad.js';
-import { maxBlockRows as blockRows, packBlocks } from '../../lib/search/table/compaction.js';
+import { maxBlockRows, packBlocks } from '../../lib/search/table/compaction.js';
 import { rowFieldsOf } from '../../lib/search/table/rows.js';
 import { writeParts, type BlockEntry } from '../../lib/search/table/storage.js';
 import type { Store } from '../../lib/store/client.js';
@@ -23,15 +23,27 @@ import { batchWrite } from '../../lib/store/items.js';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { seedContext, seededInput, type SeedTarget } from '../e2e/searchHelpers.js';
 
-/** Loads count components (seededInput, or options.input) and their search blocks; returns the component ids in creation order. */
+/** The createdAt of the n-th component loadLibrary writes: 25 a minute from 2024-01-01, as seedComponents. */
+export const fixtureCreatedAt = (n: number) => Date.parse('2024-01-01T00:00:00.000Z') + Math.floor(n / 25) * 60_000;
+
+/**
+ * Loads count components (seededInput, or options.input) and their search blocks (of options.blockRows,
+ * default maxBlockRows, as an import writes them); returns the component ids in creation order.
+ */
 export async function loadLibrary(
   store: Store,
   target: SeedTarget,
   count: number,
-  options: { concurrency?: number; progress?: (done: number) => void; components?: (n: number, cpn: string) => boolean; input?: (n: number) => ReturnType<typeof seededInput> } = {},
+  options: {
+    concurrency?: number;
+    progress?: (done: number) => void;
+    components?: (n: number, cpn: string) => boolean;
+    input?: (n: number) => ReturnType<typeof seededInput>;
+    blockRows?: number;
+  } = {},
 ): Promise<string[]> {
+  const blockRows = options.blockRows ?? maxBlockRows;
   const base = await seedContext(store, target, new Date().toISOString());
-  const startAt = Date.parse('2024-01-01T00:00:00.000Z');
   const library = { organizationId: target.organization.id, libraryId: target.library.id };
   const chunks = Math.ceil(count / blockRows);
   const ids: string[] = new Array(count);
@@ -43,7 +55,7 @@ export async function loadLibrary(
     for (let chunk = next++; chunk < chunks; chunk = next++) {
       const records = [];
       for (let n = chunk * blockRows; n < Math.min(count, (chunk + 1) * blockRows); n++) {
-        const ctx = { ...base, at: new Date(startAt + Math.floor(n / 25) * 60_000).toISOString() };
+        const ctx = { ...base, at: new Date(fixtureCreatedAt(n)).toISOString() };
         const input = (options.input ?? seededInput)(n);
         const draft = buildNewComponent(ctx, input, n % 25, randomUUID());
         const plan = planCpn(ctx.config.cpnScheme, input, findCategory(ctx.config, draft.categoryId)!, n % 25);

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { bulkManifestItem } from '../../lib/search/table/bulkLoad.js';
 import { columnNames, type ColumnName } from '../../lib/search/table/columns.js';
 import { packBlocks } from '../../lib/search/table/compaction.js';
+import { minIndexedRows } from '../../lib/search/table/nameIndex.js';
 import type { RowFields } from '../../lib/search/table/rows.js';
 import { LibrarySnapshot } from '../../lib/search/table/snapshot.js';
-import { readManifest, writeParts } from '../../lib/search/table/storage.js';
+import { hasNameIndex, readColumn, readManifest, writeParts } from '../../lib/search/table/storage.js';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
+import { loadLibrary } from '../bench/searchFixture.js';
 import { compactSearchIndex, markReleased, putUser, seedComponents, updateAt } from './searchHelpers.js';
 
 const filterQuery = 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }';
@@ -72,5 +74,54 @@ describe('the split column groups', () => {
     const mixed = await readManifest(store, library);
     expect(mixed.blocks.map((block) => block.parts.m.length > 0)).toEqual([true, false]);
     expect(await answers(tenant, tenant.user.id)).toEqual(expected);
+  }, 300_000);
+
+  it('are written for a block that predates them and the name index when a compaction adds its index: the block anew, split and indexed', async () => {
+    const tenant = await newTenant();
+    const store = testStore();
+    const library = { organizationId: tenant.organization.id, libraryId: tenant.library.id };
+    const size = minIndexedRows + 100;
+    const ids = await loadLibrary(store, tenant, size);
+
+    // The same rows as one block written before the split groups and the indexes: `m`, no name or CPN index.
+    const bulk = await readManifest(store, library);
+    const snapshot = await LibrarySnapshot.read(store, library, columnNames);
+    await snapshot.ensure(columnNames);
+    const rows = snapshot.rows().map(({ block: _block, index: _index, ...fields }) => fields as RowFields);
+    const legacy = packBlocks(rows, rows.length, legacyColumns);
+    await writeParts(
+      store,
+      library,
+      legacy.parts.filter((part) => part.column !== 't' && part.column !== 'q'),
+    );
+    const blocks = legacy.blocks.map(({ names: _names, cpns: _cpns, ...block }) => block);
+    await store.ddb.send(new PutCommand({ TableName: store.tableName, ...bulkManifestItem(library, bulk.watermark, blocks) }));
+    const written = await readManifest(store, library);
+    expect(written.blocks.map((block) => [block.rows, block.parts.m.length > 0, block.parts.s.length, hasNameIndex(block), hasNameIndex(block, 'cpn')])).toEqual([[size, true, 0, false, false]]);
+
+    // Edits outstanding over two of its rows; then what the library answers, by filters, groups and names.
+    const other = await putUser(store, 'Ada', 'Lovelace', tenant.organization.id);
+    await updateAt(store, tenant, { id: ids[7]!, name: 'renamed bracket', description: 'edited' }, new Date().toISOString(), other.id);
+    await updateAt(store, tenant, { id: ids[size - 1]!, labels: ['reach'] }, new Date().toISOString());
+    const expected = await answers(tenant, tenant.user.id);
+    const byName = async () => gqlOk(tenant, filterQuery, { input: { and: [{ name: { contains: 'bracket' } }], pagination: { first: 100 } } });
+    // This search reads the block's names (it has no index): it folds the edits and upgrades the block.
+    const named = await byName();
+
+    const upgraded = await readManifest(store, library);
+    expect(upgraded.version).toBeGreaterThan(written.version);
+    expect(upgraded.blocks.map((block) => [block.rows, block.parts.m.length, block.parts.s.length > 0, hasNameIndex(block), hasNameIndex(block, 'cpn')])).toEqual([
+      [size - 2, 0, true, true, true],
+      [2, 0, true, false, false],
+    ]);
+    expect(upgraded.blocks[0]!.id).not.toBe(written.blocks[0]!.id);
+    // The legacy block's parts went with it.
+    expect(await readColumn(store, library, 'm')).toEqual([]);
+    expect(await answers(tenant, tenant.user.id)).toEqual(expected);
+    expect(await byName()).toEqual(named);
+    const after = await LibrarySnapshot.read(store, library, []);
+    await after.ensure([]);
+    await after.nameMatcher(['bracket']);
+    expect(after.readUnindexedNames).toBe(false);
   }, 300_000);
 });

@@ -8,6 +8,7 @@ import { minIndexedRows } from '../../lib/search/table/nameIndex.js';
 import { LibrarySnapshot } from '../../lib/search/table/snapshot.js';
 import { columnPartKey, readManifest, readNameIndexParts } from '../../lib/search/table/storage.js';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
+import { searchRow } from '../support/searchRows.js';
 import { loadLibrary } from '../bench/searchFixture.js';
 import { compactSearchIndex, seedComponents, updateAt } from './searchHelpers.js';
 
@@ -108,28 +109,10 @@ describe('the name index', () => {
     await seedComponents(store, tenant, 3);
     await compactSearchIndex(store, tenant);
     // A block written by a compaction that never committed, 11 minutes ago.
-    const rows: RowFields[] = Array.from({ length: minIndexedRows }, (_, n) => ({
-      id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-      name: `orphan part ${n}`,
-      description: null,
-      cpn: `900-${n}`,
-      eid: null,
-      revisionValue: 'A',
-      state: 'MODIFIED',
-      statusId: 'design',
-      statusName: 'Design',
-      statusMapsTo: 'DESIGN',
-      categoryId: 'resistor',
-      categoryName: 'Resistor',
-      categoryType: 'PART',
-      labels: [],
-      isArchived: false,
-      notRevisionManaged: false,
-      createdAt: Date.parse('2024-01-01T00:00:00.000Z'),
-      updatedAt: Date.parse('2024-01-01T00:00:00.000Z'),
-      createdBy: tenant.user.id,
-      updatedBy: tenant.user.id,
-    }));
+    const at = Date.parse('2024-01-01T00:00:00.000Z');
+    const rows: RowFields[] = Array.from({ length: minIndexedRows }, (_, n) =>
+      searchRow(n, { name: `orphan part ${n}`, description: null, cpn: `900-${n}`, eid: null, labels: [], createdAt: at, updatedAt: at, createdBy: tenant.user.id, updatedBy: tenant.user.id }),
+    );
     const orphan = packBlocks(rows, rows.length);
     const blockId = orphan.blocks[0]!.id;
     expect(orphan.blocks[0]!.names?.buckets).toBeGreaterThan(0);

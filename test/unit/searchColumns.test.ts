@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { columnsOf, decodeColumn, encodeColumnParts, metaColumns, storedColumns, type ColumnName } from '../../lib/search/table/columns.js';
 import type { Row, RowFields } from '../../lib/search/table/rows.js';
+import { searchRow } from '../support/searchRows.js';
 
 function row(n: number): RowFields {
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    name: `Part ${n}`,
+  return searchRow(n, {
     description: null,
     cpn: `100-${n}`,
     eid: null,
@@ -25,7 +24,7 @@ function row(n: number): RowFields {
     createdBy: `u${n % 3}`,
     updatedBy: `u${n % 4}`,
     ...(n % 11 === 0 ? { mpns: ['RC0603', 'X7R'].slice(0, 1 + (n % 2)), manufacturerIds: ['m1'] } : { mpns: [], manufacturerIds: [] }),
-  };
+  });
 }
 
 const fieldsOf = ({ block: _b, index: _i, ...fields }: Row) => fields;

@@ -10,32 +10,7 @@ import type { BlockEntry } from '../../lib/search/table/storage.js';
 import { brotliCompressSync } from 'node:zlib';
 import { pageRows } from '../../lib/search/table/paging.js';
 import type { Row, RowFields } from '../../lib/search/table/rows.js';
-
-function rowFields(n: number, overrides: Partial<RowFields> = {}): RowFields {
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    name: `Part ${n}`,
-    description: n % 2 ? `described ${n}` : null,
-    cpn: `100-${String(n).padStart(5, '0')}`,
-    eid: n % 3 ? null : `ERP-${n}`,
-    revisionValue: 'A',
-    state: 'MODIFIED',
-    statusId: 'design',
-    statusName: 'Design',
-    statusMapsTo: 'DESIGN',
-    categoryId: 'resistor',
-    categoryName: 'Resistor',
-    categoryType: 'PART',
-    labels: n % 2 ? ['rohs'] : [],
-    isArchived: false,
-    notRevisionManaged: false,
-    createdAt: Date.parse('2025-03-01T00:00:00.000Z') + n * 1000,
-    updatedAt: Date.parse('2025-04-01T00:00:00.000Z') + n,
-    createdBy: 'u-1',
-    updatedBy: n % 2 ? 'u-1' : 'u-2',
-    ...overrides,
-  };
-}
+import { searchRow as rowFields } from '../support/searchRows.js';
 
 const asRow = (fields: RowFields, index: number): Row => ({ ...fields, block: 0, index });
 

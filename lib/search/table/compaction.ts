@@ -182,13 +182,23 @@ export async function compact(store: Store, snapshot: LibrarySnapshot): Promise<
     ]);
     for (const b of merged) rewrite.add(b);
     // A block written before the name index gets one, built from its names (its other parts stay as they
-    // are), under a fresh id: a compaction that loses deletes only what it wrote.
+    // are), under a fresh id: a compaction that loses deletes only what it wrote. A block that also predates
+    // the split groups (it holds `m`) is written anew instead, as a sparse rewrite is: its live rows in the
+    // split groups with both indexes, under a fresh block id, in the same commit (its `m` would otherwise be
+    // read whole by every status, category, label or flag filter until a merge takes the block).
     const upgrade = manifest.blocks.findIndex((block, b) => !rewrite.has(b) && lacksNameIndex(block));
-    const upgraded = upgrade >= 0 ? nameIndexParts(randomBytes(6).toString('hex'), await readBlockNames(store, library, manifest.blocks[upgrade]!)) : undefined;
+    const resplit = upgrade >= 0 && manifest.blocks[upgrade]!.parts.m.length > 0;
+    const upgraded = upgrade >= 0 && !resplit ? nameIndexParts(randomBytes(6).toString('hex'), await readBlockNames(store, library, manifest.blocks[upgrade]!)) : undefined;
+    const resplitRows = resplit ? await readBlockRows(store, library, manifest.blocks[upgrade]!, dead[upgrade]!) : [];
+    if (resplit) rewrite.add(upgrade);
     const added = folded.flatMap((delta) => (!delta.deleted && delta.projection ? [rowFieldsOf(delta.projection)] : []));
     const mergedPack = packBlocks(mergedRows, Math.max(1, mergedRows.length));
+    const resplitPack = packBlocks(resplitRows, Math.max(1, resplitRows.length));
     const tailPack = packBlocks([...kept, ...added]);
-    const packed = { blocks: [...mergedPack.blocks, ...tailPack.blocks], parts: [...mergedPack.parts, ...tailPack.parts, ...(upgraded?.parts ?? [])] };
+    const packed = {
+      blocks: [...mergedPack.blocks, ...resplitPack.blocks, ...tailPack.blocks],
+      parts: [...mergedPack.parts, ...resplitPack.parts, ...tailPack.parts, ...(upgraded?.parts ?? [])],
+    };
     await writeParts(store, library, packed.parts);
     const next = {
       watermark: added.reduce((max, row) => Math.max(max, row.createdAt), manifest.watermark),
