@@ -116,15 +116,15 @@ try {
   const sweepMs = Number(process.env.WEBHOOK_RETRY_SWEEP_MS) || 1000;
   retryTimer = setInterval(() => void webhooks.handler({ source: 'local.schedule' } as never).catch((error: unknown) => console.error('webhooks: retry run failed:', error)), sweepMs);
   // The change order mails the stream did not send (lib/changeOrders/mailRetry.ts): a timer stands in for the
-  // jobs function's one-minute schedule; a run still under way is not overlapped by the next (claims would
-  // keep them apart anyway).
+  // jobs function's one-minute schedule (CHANGE_ORDER_MAIL_SWEEP_MS). CHANGE_ORDER_MAIL_SWEEPS runs that
+  // many at once per tick, as overlapping Lambda runs would (the tests: their claims keep them apart).
   const mailSweepMs = Number(process.env.CHANGE_ORDER_MAIL_SWEEP_MS) || 60_000;
+  const mailSweeps = Math.max(1, Math.floor(Number(process.env.CHANGE_ORDER_MAIL_SWEEPS) || 1));
   let mailSweeping = false;
   mailSweepTimer = setInterval(() => {
     if (mailSweeping) return;
     mailSweeping = true;
-    void jobs
-      .handler({ changeOrderMailSweep: true })
+    void Promise.all(Array.from({ length: mailSweeps }, () => jobs.handler({ changeOrderMailSweep: true })))
       .catch((error: unknown) => console.error('jobs: change order mail sweep failed:', error))
       .finally(() => {
         mailSweeping = false;
@@ -132,7 +132,7 @@ try {
   }, mailSweepMs);
   state.outbox = () => mail.localOutbox.sent;
   // Test hook (PLM_FAULT_INJECTION=true only): SES refuses the next sends to an address (PUT /_local/mail/faults).
-  if (process.env.PLM_FAULT_INJECTION === 'true') state.mailFaults = (address, failures) => mail.localOutbox.failNext(address, failures);
+  if (process.env.PLM_FAULT_INJECTION === 'true') state.mailFaults = (address, failures, subject) => mail.localOutbox.failNext(address, failures, subject);
 
   const base = `http://127.0.0.1:${config.port}`;
   console.log(

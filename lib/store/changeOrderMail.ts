@@ -154,7 +154,7 @@ export async function claimChangeOrderMail(store: Store, record: ChangeOrderMail
         TableName: store.tableName,
         Key: keyOf(record),
         UpdateExpression: 'SET attempts = :claimed, nextAttemptAt = :lease, leasedUntil = :lease, lastAttemptAt = :at, GSI1PK = :pk, GSI1SK = :sk',
-        ConditionExpression: `attribute_exists(PK) AND attribute_type(sentAt, :NULL) AND attribute_not_exists(failedAt) AND ${unclaimed}`,
+        ConditionExpression: `attribute_exists(PK) AND attribute_type(sentAt, :NULL) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL)) AND ${unclaimed}`,
         ExpressionAttributeValues: {
           ...(record.attempts === 0 && record.nextAttemptAt === null ? {} : { ':attempts': record.attempts, ':next': record.nextAttemptAt }),
           ':claimed': record.attempts + 1,
