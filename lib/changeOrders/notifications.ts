@@ -151,7 +151,8 @@ async function attemptChangeOrderMails(deps: MailDeps, item: ChangeOrderMailReco
   const lease = leaseUntil(settings, now);
   const claimed = await claimChangeOrderMail(deps.store, item, now.toISOString(), lease);
   if (!claimed) return { claimed: false, sent: 0 };
-  const { sent, failure, stopped } = await sendClaimed(deps, claimed, (at) => mayStartSend(settings, lease, at));
+  // Reading the recipients or the counts can fail too (a DynamoDB error): an attempt that failed, as a send.
+  const { sent, failure, stopped } = await sendClaimed(deps, claimed, (at) => mayStartSend(settings, lease, at)).catch((error: unknown) => ({ sent: 0, failure: error, stopped: false }));
   // Out of lease time: the claim's next attempt (the lease's end) lets the sweep take it over.
   if (stopped) return { claimed: true, sent };
   if (!failure) {

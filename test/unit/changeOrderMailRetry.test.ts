@@ -15,7 +15,13 @@ describe('change order mail retries', () => {
   });
 
   it('reads its environment, and ignores what is not a positive number', () => {
-    const env = { CHANGE_ORDER_MAIL_FIRST_ATTEMPT_MS: '1500', CHANGE_ORDER_MAIL_RETRY_BASE_MS: '400', CHANGE_ORDER_MAIL_MAX_ATTEMPTS: '4.7', CHANGE_ORDER_MAIL_LEASE_MS: '-1', CHANGE_ORDER_MAIL_MAX_RETRY_DELAY_MS: 'x' };
+    const env = {
+      CHANGE_ORDER_MAIL_FIRST_ATTEMPT_MS: '1500',
+      CHANGE_ORDER_MAIL_RETRY_BASE_MS: '400',
+      CHANGE_ORDER_MAIL_MAX_ATTEMPTS: '4.7',
+      CHANGE_ORDER_MAIL_LEASE_MS: '-1',
+      CHANGE_ORDER_MAIL_MAX_RETRY_DELAY_MS: 'x',
+    };
     expect(mailRetrySettings(env)).toEqual({ firstAttemptDelayMs: 1500, retryBaseMs: 400, maxRetryDelayMs: 3_600_000, maxAttempts: 4, leaseMs: 300_000 });
   });
 
@@ -41,8 +47,7 @@ describe('change order mail retries', () => {
 
   it('an outbox item is written into the due index, at the time its writer says (5 minutes after it was written otherwise)', () => {
     const order = { id: 'co1', number: 'CO-000001', organizationId: 'o1', libraryId: 'l1', createdBy: 'u1', resolution: null, components: [], componentCount: 0 };
-    const put = (nextAttemptAt?: string) =>
-      changeOrderMailPut({ changeOrderId: 'co1', rev: 2, order, mails: [], createdAt: at.toISOString(), ...(nextAttemptAt ? { nextAttemptAt } : {}) }).Put!.Item!;
+    const put = (nextAttemptAt?: string) => changeOrderMailPut({ changeOrderId: 'co1', rev: 2, order, mails: [], createdAt: at.toISOString(), ...(nextAttemptAt ? { nextAttemptAt } : {}) }).Put!.Item!;
     expect(put()).toMatchObject({ GSI1PK: 'MAILRETRY', GSI1SK: `${plus(300_000)}#co1#2`, attempts: 0, nextAttemptAt: plus(300_000), sentAt: null, failedAt: null });
     expect(put(plus(1500))).toMatchObject({ GSI1SK: `${plus(1500)}#co1#2`, nextAttemptAt: plus(1500) });
   });
