@@ -1,4 +1,5 @@
-import { defaultFirstAttemptDelayMs } from '../store/changeOrderMail.js';
+import { defaultFirstAttemptDelayMs, failedChangeOrderMails, resendChangeOrderMail } from '../store/changeOrderMail.js';
+import type { Store } from '../store/client.js';
 
 /**
  * When the mails of a change order action are tried again. The stream sends an outbox item at once (and the
@@ -67,4 +68,45 @@ export function mayStartSend(settings: MailRetrySettings, leasedUntil: string, n
 /** Whether an item leased until `leasedUntil` (null: not leased) is held by another sender at `now`. */
 export function isLeased(leasedUntil: string | null, now: Date): boolean {
   return leasedUntil !== null && Date.parse(leasedUntil) > now.getTime();
+}
+
+/** A failed item as an operator sees it (`npm run admin -- mails failed`): whose, which mails, why; no addresses. */
+export interface FailedChangeOrderMail {
+  organizationId: string;
+  libraryId: string;
+  changeOrderId: string;
+  number: string;
+  rev: number;
+  subjects: string[];
+  /** Addresses that did go before it failed. */
+  sentCount: number;
+  attempts: number;
+  failedAt: string;
+  lastError: string | null;
+}
+
+/** Every item that failed for good and is not expired yet (a week after its action), newest first. */
+export async function listFailedChangeOrderMails(store: Store): Promise<FailedChangeOrderMail[]> {
+  return (await failedChangeOrderMails(store)).map((item) => ({
+    organizationId: item.order.organizationId,
+    libraryId: item.order.libraryId,
+    changeOrderId: item.changeOrderId,
+    number: item.order.number,
+    rev: item.rev,
+    subjects: item.mails.map((mail) => mail.subject),
+    sentCount: item.sentTo.length,
+    attempts: item.attempts - item.attemptBase,
+    failedAt: item.failedAt!,
+    lastError: item.lastError,
+  }));
+}
+
+/**
+ * After the cause is fixed: the failed items (all, or one change order's) back in the due index now, each
+ * with a full set of attempts; the next sweep (within a minute) sends what did not go. Returns how many.
+ */
+export async function resendFailedChangeOrderMails(store: Store, options: { changeOrderId?: string | undefined } = {}, now = new Date()): Promise<number> {
+  const failed = (await failedChangeOrderMails(store)).filter((item) => !options.changeOrderId || item.changeOrderId === options.changeOrderId);
+  const resent = await Promise.all(failed.map((item) => resendChangeOrderMail(store, item, now.toISOString())));
+  return resent.filter(Boolean).length;
 }

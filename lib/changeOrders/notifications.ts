@@ -160,7 +160,7 @@ async function attemptChangeOrderMails(deps: MailDeps, item: ChangeOrderMailReco
     return { claimed: true, sent };
   }
   const failedAt = new Date();
-  const retryAt = nextAttemptAfterFailure(settings, claimed.attempts, failedAt);
+  const retryAt = nextAttemptAfterFailure(settings, claimed.attempts - claimed.attemptBase, failedAt);
   const lastError = errorText(failure);
   await recordChangeOrderMailFailure(deps.store, claimed, failedAt.toISOString(), lastError, retryAt);
   const where = { changeOrderId: claimed.changeOrderId, number: claimed.order.number, rev: claimed.rev, organizationId: claimed.order.organizationId, libraryId: claimed.order.libraryId };

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { isConditionalCheckFailure, isStorableKey, parseItem, updateIf, type WriteItem } from './items.js';
+import { isConditionalCheckFailure, isStorableKey, parseItem, queryAll, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -63,17 +63,24 @@ export const changeOrderMailRecord = z.object({
   leasedUntil: z.string().nullable().default(null),
   lastAttemptAt: z.string().nullable().default(null),
   lastError: z.string().nullable().default(null),
-  /** Set when the last allowed attempt failed: out of the due index, nothing sends it again. */
+  /** Set when the last allowed attempt failed: out of the due index (into the failed one), nothing sends it again unless an operator resends it. */
   failedAt: z.string().nullable().default(null),
+  /** The attempts before an operator's resend: the limit counts the attempts after it. */
+  attemptBase: z.number().int().nonnegative().default(0),
 });
 export type ChangeOrderMailRecord = z.infer<typeof changeOrderMailRecord>;
-export type ChangeOrderMailInput = Omit<z.input<typeof changeOrderMailRecord>, 'sentTo' | 'sentAt' | 'attempts' | 'nextAttemptAt' | 'leasedUntil' | 'lastAttemptAt' | 'lastError' | 'failedAt'> & {
+export type ChangeOrderMailInput = Omit<
+  z.input<typeof changeOrderMailRecord>,
+  'sentTo' | 'sentAt' | 'attempts' | 'nextAttemptAt' | 'leasedUntil' | 'lastAttemptAt' | 'lastError' | 'failedAt' | 'attemptBase'
+> & {
   /** When the sweep first may send it (lib/changeOrders/mailRetry.ts); `defaultFirstAttemptDelayMs` after `createdAt` when not given. */
   nextAttemptAt?: string;
 };
 
 /** The due index's partition (ByUser), one per stack. */
 const duePartition = 'MAILRETRY';
+/** The failed items' partition (ByUser), one per stack, by when they failed: what `npm run admin -- mails failed` lists. */
+const failedPartition = 'MAILFAILED';
 /** How long after an item is written the sweep first may send it, unless the writer says: the stream sends it first. */
 export const defaultFirstAttemptDelayMs = 5 * 60_000;
 
@@ -181,7 +188,8 @@ const dueKeysValues = (record: ChangeOrderMailRecord, at: string) => {
 /**
  * Records a claimed sending that did not send everything, on condition that the claim is still this one
  * (attempts as claimed): with `nextAttemptAt` the item waits in the due index until then; without it the
- * item failed for good (`failedAt`) and leaves the index. False when another claim came first.
+ * item failed for good (`failedAt`) and moves from the due index to the failed one (`MAILFAILED` /
+ * `<failedAt>#<changeOrderId>#<rev>`). False when another claim came first.
  */
 export function recordChangeOrderMailFailure(store: Store, claimed: ChangeOrderMailRecord, at: string, error: string, nextAttemptAt: string | null): Promise<boolean> {
   const common = { ':attempts': claimed.attempts, ':error': error, ':none': null };
@@ -194,8 +202,8 @@ export function recordChangeOrderMailFailure(store: Store, claimed: ChangeOrderM
           ExpressionAttributeValues: { ...common, ':NULL': 'NULL', ':next': nextAttemptAt, ...dueKeysValues(claimed, nextAttemptAt) },
         }
       : {
-          UpdateExpression: 'SET failedAt = :at, nextAttemptAt = :none, leasedUntil = :none, lastError = :error REMOVE GSI1PK, GSI1SK',
-          ExpressionAttributeValues: { ...common, ':NULL': 'NULL', ':at': at },
+          UpdateExpression: 'SET failedAt = :at, nextAttemptAt = :none, leasedUntil = :none, lastError = :error, GSI1PK = :pk, GSI1SK = :sk',
+          ExpressionAttributeValues: { ...common, ':NULL': 'NULL', ':at': at, ':pk': failedPartition, ':sk': `${at}#${claimed.changeOrderId}#${claimed.rev}` },
         }),
   });
 }
@@ -212,4 +220,35 @@ export async function dueChangeOrderMails(store: Store, now: string, limit: numb
     }),
   );
   return (page.Items ?? []).map((item) => parseItem(changeOrderMailRecord, item, 'change order mail'));
+}
+
+/** The items that failed for good, newest first (the failed index of the stack). */
+export function failedChangeOrderMails(store: Store): Promise<ChangeOrderMailRecord[]> {
+  return queryAll(
+    store,
+    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': failedPartition }, ScanIndexForward: false },
+    changeOrderMailRecord,
+    'change order mail',
+  );
+}
+
+/**
+ * An operator's resend of a failed item: back in the due index at `at` with a full set of attempts
+ * (`attemptBase`) and another week to live, on condition that it is still the failed version read. The
+ * addresses already sent (`sentTo`) are not sent again. False when it changed meanwhile.
+ */
+export function resendChangeOrderMail(store: Store, record: ChangeOrderMailRecord, at: string): Promise<boolean> {
+  return updateIf(store, {
+    Key: keyOf(record),
+    UpdateExpression: 'SET failedAt = :none, attemptBase = attempts, nextAttemptAt = :at, expiresAt = :ttl, GSI1PK = :pk, GSI1SK = :sk',
+    ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts',
+    ExpressionAttributeValues: {
+      ':none': null,
+      ':at': at,
+      ':ttl': Math.ceil(Date.parse(at) / 1000) + unsentRetentionSeconds,
+      ':failedAt': record.failedAt,
+      ':attempts': record.attempts,
+      ...dueKeysValues(record, at),
+    },
+  });
 }

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { changeOrderMailKey, changeOrderMailPut, dueChangeOrderMails, getChangeOrderMail } from '../../lib/store/changeOrderMail.js';
 import { transactWrite } from '../../lib/store/items.js';
 import { newTenant, ok, stack, testStore, type Tenant } from '../support/api.js';
+import { adminCli } from '../support/admin.js';
 import { eventually } from '../support/webhooks.js';
 import { mailTo, memberWithRole, workflowMailTo, type Member } from './accessHelpers.js';
 import { createComponent } from './componentHelpers.js';
@@ -78,7 +79,7 @@ describe('change order mails when SES fails', () => {
     expect(await inDueIndex(co.id)).toBe(false);
   });
 
-  it('an item SES keeps refusing ends failed after its last attempt, out of the due index, with a log line naming the order and library', { timeout: 120_000 }, async () => {
+  it('an item SES keeps refusing ends failed after its last attempt, out of the due index, with a log line naming the order and library; the operator lists it and, the cause fixed, resends it', { timeout: 120_000 }, async () => {
     await sesRefuses(bob.email, 1000);
     const co = await submittedOrder('Refused review', [bob]);
     const item = await eventually(
@@ -90,9 +91,10 @@ describe('change order mails when SES fails', () => {
     expect(item).toMatchObject({ attempts: 4, sentAt: null, nextAttemptAt: null, leasedUntil: null, sentTo: [] });
     expect(item!.lastError).toContain('fault injected');
     const raw = await rawItem(tenant.organization.id, tenant.library.id, co.id, 1);
-    expect(raw).not.toHaveProperty('GSI1PK');
+    expect(raw).toMatchObject({ GSI1PK: 'MAILFAILED', GSI1SK: `${item!.failedAt}#${co.id}#1` });
     expect(await inDueIndex(co.id)).toBe(false);
-    expect((await workflowMailTo(bob.email)).filter((mail) => mail.subject.startsWith(`Review requested: ${co.number}`))).toHaveLength(0);
+    const subject = `Review requested: ${co.number}`;
+    expect((await workflowMailTo(bob.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(0);
     const logged = await eventually(
       async () =>
         (await readFile(stack.logFile, 'utf8'))
@@ -103,6 +105,31 @@ describe('change order mails when SES fails', () => {
       'the failure logged',
     );
     expect(logged).toEqual([expect.objectContaining({ level: 'ERROR', changeOrderId: co.id, number: co.number, libraryId: tenant.library.id, organizationId: tenant.organization.id, attempts: 4 })]);
+
+    // What the operator does: lists the failed mails, and (SES working again) resends them.
+    const listed = JSON.parse((await adminCli(['mails', 'failed'])).stdout) as { failed: { changeOrderId: string }[] };
+    expect(listed.failed.find((failed) => failed.changeOrderId === co.id)).toEqual({
+      organizationId: tenant.organization.id,
+      libraryId: tenant.library.id,
+      changeOrderId: co.id,
+      number: co.number,
+      rev: 1,
+      subjects: [expect.stringMatching(new RegExp(`^${subject}`))],
+      sentCount: 0,
+      attempts: 4,
+      failedAt: item!.failedAt,
+      lastError: item!.lastError,
+    });
+    expect(JSON.parse((await adminCli(['mails', 'resend', '--change-order-id', co.id])).stdout)).toEqual({ resent: 1 });
+    const resent = await eventually(
+      () => outboxItem(co, 1),
+      (found) => !!found?.sentAt,
+      'the resent review request marked sent',
+    );
+    expect(resent).toMatchObject({ attempts: 5, attemptBase: 4, failedAt: null, sentTo: [`0 ${bob.email}`] });
+    expect((await workflowMailTo(bob.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(1);
+    expect(await rawItem(tenant.organization.id, tenant.library.id, co.id, 1)).not.toHaveProperty('GSI1PK');
+    expect((JSON.parse((await adminCli(['mails', 'failed'])).stdout) as { failed: { changeOrderId: string }[] }).failed.map((failed) => failed.changeOrderId)).not.toContain(co.id);
   });
 });
 
