@@ -160,15 +160,17 @@ async function attemptChangeOrderMails(deps: MailDeps, item: ChangeOrderMailReco
     return { claimed: true, sent };
   }
   const failedAt = new Date();
-  const retryAt = nextAttemptAfterFailure(settings, claimed.attempts - claimed.attemptBase, failedAt);
+  // Counted since the last operator's resend, if any.
+  const attempts = claimed.attempts - claimed.attemptBase;
+  const retryAt = nextAttemptAfterFailure(settings, attempts, failedAt);
   const lastError = errorText(failure);
   await recordChangeOrderMailFailure(deps.store, claimed, failedAt.toISOString(), lastError, retryAt);
   const where = { changeOrderId: claimed.changeOrderId, number: claimed.order.number, rev: claimed.rev, organizationId: claimed.order.organizationId, libraryId: claimed.order.libraryId };
   console.log(
     JSON.stringify(
       retryAt
-        ? { level: 'WARN', message: 'change order mails: a send failed, retry scheduled', ...where, attempts: claimed.attempts, nextAttemptAt: retryAt, lastError }
-        : { level: 'ERROR', message: 'change order mails failed: not sent after the last attempt', ...where, attempts: claimed.attempts, lastError },
+        ? { level: 'WARN', message: 'change order mails: a send failed, retry scheduled', ...where, attempts, nextAttemptAt: retryAt, lastError }
+        : { level: 'ERROR', message: 'change order mails failed: not sent after the last attempt', ...where, attempts, lastError },
     ),
   );
   return { claimed: true, sent, failure, ...(retryAt ? { retryAt } : {}) };

@@ -79,7 +79,9 @@ describe('change order mails when SES fails', () => {
     expect(await inDueIndex(co.id)).toBe(false);
   });
 
-  it('an item SES keeps refusing ends failed after its last attempt, out of the due index, with a log line naming the order and library; the operator lists it and, the cause fixed, resends it', { timeout: 120_000 }, async () => {
+  it('an item SES keeps refusing ends failed after its last attempt, out of the due index, with a log line naming the order and library; the operator lists it and, the cause fixed, resends it', {
+    timeout: 120_000,
+  }, async () => {
     await sesRefuses(bob.email, 1000);
     const co = await submittedOrder('Refused review', [bob]);
     const item = await eventually(
