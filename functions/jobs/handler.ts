@@ -1,6 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { changeOrderMailStreamFilter } from '../../lib/changeOrders/mailStream.js';
-import { sendChangeOrderMails } from '../../lib/changeOrders/notifications.js';
+import { sendChangeOrderMails, sendDueChangeOrderMails, type MailSweepResult } from '../../lib/changeOrders/notifications.js';
 import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
 import { settleCommittedWriteById } from '../../lib/items/settle.js';
 import { committedWriteStreamFilter } from '../../lib/items/settleStream.js';
@@ -17,6 +17,12 @@ import { mailerFromEnv } from '../../lib/mail/ses.js';
 const store = createStore();
 let blobs: BlobStorage | undefined;
 let mailer: Mailer | undefined;
+const mailDeps = () => ({ store, mailer: (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' });
+
+/** The schedule's input (every minute, infra/stack/streamFunctions.ts): send the change order mails that are due. */
+export interface ChangeOrderMailSweepEvent {
+  changeOrderMailSweep: true;
+}
 
 /**
  * The fifth function: the table's stream hands it the INSERT of each import job, the commit of each large
@@ -27,13 +33,25 @@ let mailer: Mailer | undefined;
  * nothing twice); a settling that fails is retried by the mapping, and cleanupAbandonedWrites is the backstop.
  * It sends a change order action's mails (lib/changeOrders/notifications.ts: recipients resolved, redline and
  * impact counts read, each address recorded once sent, so a redelivery sends no address twice); a failed send
- * throws, and the mapping retries what did not go.
+ * throws, and the mapping retries what did not go. Run by its schedule (every minute) it sends the change
+ * order mails the stream did not (`sendDueChangeOrderMails`: due after a failed send, or never handed over),
+ * with backoff, until an item fails for good (an ERROR log line names the change order and library).
  */
-export async function handler(event: DynamoDBStreamEvent): Promise<{
+export async function handler(event: DynamoDBStreamEvent | ChangeOrderMailSweepEvent): Promise<{
   jobs: { id: string; status: string }[];
   settled: { writeId: string; settled: boolean }[];
   mails: { changeOrderId: string; rev: number; sent: number }[];
+  sweep?: MailSweepResult;
 }> {
+  if ('changeOrderMailSweep' in event) {
+    const started = Date.now();
+    const meter = newMeter();
+    const sweep = await withMeter(meter, () => sendDueChangeOrderMails(mailDeps()));
+    if (sweep.attempted > 0) {
+      console.log(JSON.stringify({ level: 'INFO', message: 'change order mail sweep', ...sweep, durationMs: Date.now() - started, dynamodb: { requests: meter.requests } }));
+    }
+    return { jobs: [], settled: [], mails: [], sweep };
+  }
   const jobs = [];
   const settled = [];
   const mails = [];
@@ -43,7 +61,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<{
       if (!outbox) continue;
       const started = Date.now();
       const meter = newMeter();
-      const sent = await withMeter(meter, () => sendChangeOrderMails({ store, mailer: (mailer ??= mailerFromEnv()), appUrl: process.env.APP_URL || 'http://localhost:3000' }, outbox));
+      const sent = await withMeter(meter, () => sendChangeOrderMails(mailDeps(), outbox));
       console.log(
         JSON.stringify({
           level: 'INFO',

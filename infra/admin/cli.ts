@@ -10,6 +10,7 @@ import { auditCommands } from './audit.js';
 import { backupCommands } from './backup.js';
 import { commandOf, usage, type OperatorCommandName } from './commands.js';
 import { libraryMaintenanceCommands } from './libraryMaintenance.js';
+import { mailCommands } from './mails.js';
 import { notificationCommands } from './notifications.js';
 import { organizationCommands } from './organizations.js';
 import { fail, targetEnv } from './runCommand.js';
@@ -28,6 +29,7 @@ const handlers: Record<OperatorCommandName, (args: string[]) => Promise<void>> =
   ...samlCommands,
   ...auditCommands,
   ...notificationCommands,
+  ...mailCommands,
 };
 
 /** A connection that could not be made (nothing listening, unknown host), however the SDK wrapped it. */

@@ -25,6 +25,8 @@ export const operatorCommandNames = [
   'audit digest',
   'audit retention',
   'digests',
+  'mails failed',
+  'mails resend',
 ] as const;
 
 export type OperatorCommandName = (typeof operatorCommandNames)[number];
@@ -61,4 +63,6 @@ export const usage = `Usage:
   npm run -s admin -- audit export --org-slug SLUG --out FILE [--format jsonl|csv] [--from ISO] [--to ISO]
   npm run -s admin -- audit seal|digest --org-slug SLUG   (link pending entries now; keep today's head as a digest)
   npm run -s admin -- audit retention --org-slug SLUG --days N
-  npm run -s admin -- digests   (mails the notification digests now, as the daily schedule does; without MAIL_FROM it prints them)`;
+  npm run -s admin -- digests   (mails the notification digests now, as the daily schedule does; without MAIL_FROM it prints them)
+  npm run -s admin -- mails failed   (change order mails not sent after their last attempt, newest first)
+  npm run -s admin -- mails resend [--change-order-id ID]   (due again now: the next sweep sends what did not go)`;

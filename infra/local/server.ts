@@ -22,6 +22,8 @@ export interface LocalServerState {
   /** Set once the emulators and the table are ready; /health answers 503 until then. */
   handlers?: LocalHandlers;
   outbox?: () => CapturedMail[];
+  /** Test hook of the local stack (PLM_FAULT_INJECTION=true only): the next sends to an address fail. */
+  mailFaults?: (address: string, failures: number, subject?: string) => void;
   /** The user pool's federation stand-in (infra/local/federation.ts), served under /_local/pool. */
   federation?: FederationStandIn;
 }
@@ -142,6 +144,20 @@ export function createLocalServer(state: LocalServerState): Server {
       }
       if (!state.handlers) return send(response, 503, { code: 'STARTING', message: 'The local stack is still starting' });
       if (url.pathname === '/_local/mail' && method === 'GET') return send(response, 200, state.outbox?.() ?? []);
+      if (url.pathname === '/_local/mail/faults' && method === 'PUT' && state.mailFaults) {
+        let fault: { address?: unknown; failures?: unknown; subject?: unknown } = {};
+        try {
+          fault = JSON.parse((await readBody(request)).toString('utf8')) as typeof fault;
+        } catch {
+          // Not JSON: refused below.
+        }
+        const { address, failures, subject = '' } = fault;
+        if (typeof address !== 'string' || typeof subject !== 'string' || !Number.isInteger(failures) || (failures as number) < 0) {
+          return send(response, 400, { code: 'BAD_REQUEST', message: 'Send {"address": string, "failures": integer >= 0, "subject"?: string (its start)}' });
+        }
+        state.mailFaults(address, failures as number, subject);
+        return send(response, 200, { address, failures, subject });
+      }
       // The web application's account pages (APP_URL is this server unless configured otherwise).
       const accountPage = method === 'GET' ? { '/verify-email': verifyEmailPage, '/reset-password': resetPasswordPage }[url.pathname] : undefined;
       if (accountPage) {

@@ -26,11 +26,13 @@ let stopping = false;
 let poller: ReturnType<typeof startStreamPoller> | undefined;
 let jobsPoller: ReturnType<typeof startStreamPoller> | undefined;
 let retryTimer: NodeJS.Timeout | undefined;
+let mailSweepTimer: NodeJS.Timeout | undefined;
 
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     clearInterval(retryTimer);
+    clearInterval(mailSweepTimer);
     await Promise.all([poller?.stop(), jobsPoller?.stop()]);
     server.close();
     server.closeAllConnections();
@@ -113,7 +115,24 @@ try {
   });
   const sweepMs = Number(process.env.WEBHOOK_RETRY_SWEEP_MS) || 1000;
   retryTimer = setInterval(() => void webhooks.handler({ source: 'local.schedule' } as never).catch((error: unknown) => console.error('webhooks: retry run failed:', error)), sweepMs);
+  // The change order mails the stream did not send (lib/changeOrders/mailRetry.ts): a timer stands in for the
+  // jobs function's one-minute schedule (CHANGE_ORDER_MAIL_SWEEP_MS). CHANGE_ORDER_MAIL_SWEEPS runs that
+  // many at once per tick, as overlapping Lambda runs would (the tests: their claims keep them apart).
+  const mailSweepMs = Number(process.env.CHANGE_ORDER_MAIL_SWEEP_MS) || 60_000;
+  const mailSweeps = Math.max(1, Math.floor(Number(process.env.CHANGE_ORDER_MAIL_SWEEPS) || 1));
+  let mailSweeping = false;
+  mailSweepTimer = setInterval(() => {
+    if (mailSweeping) return;
+    mailSweeping = true;
+    void Promise.all(Array.from({ length: mailSweeps }, () => jobs.handler({ changeOrderMailSweep: true })))
+      .catch((error: unknown) => console.error('jobs: change order mail sweep failed:', error))
+      .finally(() => {
+        mailSweeping = false;
+      });
+  }, mailSweepMs);
   state.outbox = () => mail.localOutbox.sent;
+  // Test hook (PLM_FAULT_INJECTION=true only): SES refuses the next sends to an address (PUT /_local/mail/faults).
+  if (process.env.PLM_FAULT_INJECTION === 'true') state.mailFaults = (address, failures, subject) => mail.localOutbox.failNext(address, failures, subject);
 
   const base = `http://127.0.0.1:${config.port}`;
   console.log(

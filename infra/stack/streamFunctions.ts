@@ -70,7 +70,10 @@ export function createWebhooks(stack: Stack, table: dynamodb.TableV2, environmen
  * approval's request may; a failed settling is retried twice, cleanupAbandonedWrites is the backstop. And the
  * INSERT of each change order mail outbox item (a third filter, lib/changeOrders/mailStream.ts): it sends the
  * mails of the action that committed it (SES, pinned to MAIL_FROM); a failed send is retried twice, and an
- * address already sent is not sent again.
+ * address already sent is not sent again. Mails still unsent after that (SES down or throttled longer, a
+ * function that died) are not lost: a schedule runs this function every minute to send the outbox items
+ * that are due (lib/changeOrders/mailRetry.ts: each claimed with a lease first, so no address goes twice,
+ * exponential backoff, after 12 attempts the item records its failure and an ERROR log line names it).
  */
 export function createImportJobs(stack: Stack, table: dynamodb.TableV2, environment: Record<string, string>, filesBucket: s3.Bucket): NodejsFunction {
   const fn = createFunction(stack, 'jobs', { ...environment, FILES_BUCKET: filesBucket.bucketName }, table, Duration.minutes(15), 3008);
@@ -93,5 +96,10 @@ export function createImportJobs(stack: Stack, table: dynamodb.TableV2, environm
       filters: [lambda.FilterCriteria.filter(importJobStreamFilter), lambda.FilterCriteria.filter(committedWriteStreamFilter), lambda.FilterCriteria.filter(changeOrderMailStreamFilter)],
     }),
   );
+  new events.Rule(stack, 'ChangeOrderMailSweepSchedule', {
+    description: 'Sends the change order mails that are due: the ones the stream did not send',
+    schedule: events.Schedule.rate(Duration.minutes(1)),
+    targets: [new targets.LambdaFunction(fn, { event: events.RuleTargetInput.fromObject({ changeOrderMailSweep: true }) })],
+  });
   return fn;
 }

@@ -1,9 +1,19 @@
 import type { Mailer, OutboundMail } from '../mail/mailer.js';
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
-import { changeOrderMailPut, getChangeOrderMail, markChangeOrderMailSent, recordChangeOrderMailSent, type ChangeOrderMailRecord } from '../store/changeOrderMail.js';
+import {
+  changeOrderMailPut,
+  claimChangeOrderMail,
+  dueChangeOrderMails,
+  getChangeOrderMail,
+  markChangeOrderMailSent,
+  recordChangeOrderMailFailure,
+  recordChangeOrderMailSent,
+  type ChangeOrderMailRecord,
+} from '../store/changeOrderMail.js';
 import type { Store } from '../store/client.js';
 import type { WriteItem } from '../store/items.js';
 import { getUser } from '../store/user.js';
+import { firstAttemptAt, isLeased, leaseUntil, mailRetrySettings, mayStartSend, nextAttemptAfterFailure, type MailRetrySettings } from './mailRetry.js';
 import { changeOrderSummary, summaryLines, summaryOrderOf, type SummaryOrder } from './summary.js';
 
 /**
@@ -12,13 +22,17 @@ import { changeOrderSummary, summaryLines, summaryOrderOf, type SummaryOrder } f
  * they go if and only if it committed, and the jobs function sends them when the table's stream hands it the
  * item (`sendChangeOrderMails`, lib/changeOrders/mailStream.ts). Each carries the order's redline and impact
  * counts (`summary.ts`: counts, not the diff; bounded cost) of the revision the action committed, read once
- * per mail when it is sent and only when the mail has someone to go to.
+ * per mail when it is sent and only when the mail has someone to go to. What the stream did not send (SES
+ * down or throttled past the mapping's retries, a function that died) the scheduled sweep sends
+ * (`sendDueChangeOrderMails`, lib/changeOrders/mailRetry.ts has the rules).
  */
 
 export interface MailDeps {
   store: Store;
   mailer: Mailer;
   appUrl: string;
+  /** The retry rules; from the environment when not given. */
+  retry?: MailRetrySettings;
 }
 
 /** A mail an action sends once it committed: to addresses, and to users by id (their primary address). */
@@ -69,20 +83,105 @@ export function createdMail(record: ChangeOrderRecord, template: { name: string 
  */
 export function mailOutboxItem(record: ChangeOrderRecord, mails: readonly StepMail[], at: string): WriteItem[] {
   if (!mails.some((mail) => mail.to.length > 0 || mail.userIds.length > 0)) return [];
-  return [changeOrderMailPut({ changeOrderId: record.id, rev: record.rev, order: summaryOrderOf(record), mails: [...mails], createdAt: at })];
+  const nextAttemptAt = firstAttemptAt(mailRetrySettings(), at);
+  return [changeOrderMailPut({ changeOrderId: record.id, rev: record.rev, order: summaryOrderOf(record), mails: [...mails], createdAt: at, nextAttemptAt })];
 }
 
 /**
  * Sends the mails of an outbox item (the jobs function, from the stream's INSERT of it): each to its addresses
  * and the (not archived) users it names, each address once. Read again first (strongly consistent): an item
- * already sent, or gone, sends nothing; each address sent is recorded on the item before the next, so a
- * redelivery of the record (a retry after a failure) sends only what did not go. At least once: a process
- * that dies between a send and its record sends that one address again. A failed send throws (the event
- * source mapping retries) after the others of its mail went. Returns the mails sent now.
+ * already sent, failed for good, gone, or claimed by a sending still under way (the sweep's) sends nothing.
+ * The sending claims the item (`claimChangeOrderMail`); each address sent is recorded on the item before the
+ * next, so a redelivery of the record (a retry after a failure) or the sweep sends only what did not go. At
+ * least once: a process that dies between a send and its record sends that one address again. A failed send
+ * is recorded (the sweep tries again when due) and thrown (the event source mapping retries it at once)
+ * after the others of its mail went. Returns the mails sent now.
  */
 export async function sendChangeOrderMails(deps: MailDeps, outbox: Pick<ChangeOrderMailRecord, 'changeOrderId' | 'rev' | 'order'>): Promise<number> {
   const item = await getChangeOrderMail(deps.store, outbox.order.organizationId, outbox.order.libraryId, outbox.changeOrderId, outbox.rev);
-  if (!item || item.sentAt) return 0;
+  const now = new Date();
+  if (!item || item.sentAt || item.failedAt || isLeased(item.leasedUntil, now)) return 0;
+  const outcome = await attemptChangeOrderMails(deps, item, now);
+  if (outcome.failure && outcome.retryAt) throw outcome.failure;
+  return outcome.sent;
+}
+
+export interface MailSweepResult {
+  /** Items claimed and attempted. */
+  attempted: number;
+  /** Mails sent. */
+  sent: number;
+  /** Items that failed for good in this run. */
+  failed: number;
+}
+
+/**
+ * The scheduled sweep: the items whose next attempt is due, each claimed first (only one of two sweeps, or
+ * of a sweep and the stream, sends it), 25 at a time, until none is due or `budgetMs` ran out.
+ */
+export async function sendDueChangeOrderMails(deps: MailDeps, budgetMs = 45_000): Promise<MailSweepResult> {
+  const started = Date.now();
+  const result: MailSweepResult = { attempted: 0, sent: 0, failed: 0 };
+  for (;;) {
+    const now = new Date();
+    const due = await dueChangeOrderMails(deps.store, now.toISOString(), 25);
+    const outcomes = await Promise.all(due.map((item) => attemptChangeOrderMails(deps, item, now)));
+    for (const outcome of outcomes) {
+      if (!outcome.claimed) continue;
+      result.attempted += 1;
+      result.sent += outcome.sent;
+      if (outcome.failure && !outcome.retryAt) result.failed += 1;
+    }
+    // A full page may have more behind it; claimed and failed items moved out of the due window.
+    if (due.length < 25 || !outcomes.some((outcome) => outcome.claimed) || Date.now() - started > budgetMs) return result;
+  }
+}
+
+interface AttemptOutcome {
+  claimed: boolean;
+  sent: number;
+  failure?: unknown;
+  /** When the next attempt is due after a failure; absent when it failed for good. */
+  retryAt?: string;
+}
+
+/** One claimed sending of an item, with its outcome recorded: sent, due again later, or failed for good. */
+async function attemptChangeOrderMails(deps: MailDeps, item: ChangeOrderMailRecord, now: Date): Promise<AttemptOutcome> {
+  const settings = deps.retry ?? mailRetrySettings();
+  const lease = leaseUntil(settings, now);
+  const claimed = await claimChangeOrderMail(deps.store, item, now.toISOString(), lease);
+  if (!claimed) return { claimed: false, sent: 0 };
+  // Reading the recipients or the counts can fail too (a DynamoDB error): an attempt that failed, as a send.
+  const { sent, failure, stopped } = await sendClaimed(deps, claimed, (at) => mayStartSend(settings, lease, at)).catch((error: unknown) => ({ sent: 0, failure: error, stopped: false }));
+  // Out of lease time: the claim's next attempt (the lease's end) lets the sweep take it over.
+  if (stopped) return { claimed: true, sent };
+  if (!failure) {
+    await markChangeOrderMailSent(deps.store, claimed, new Date().toISOString());
+    return { claimed: true, sent };
+  }
+  const failedAt = new Date();
+  // Counted since the last operator's resend, if any.
+  const attempts = claimed.attempts - claimed.attemptBase;
+  const retryAt = nextAttemptAfterFailure(settings, attempts, failedAt);
+  const lastError = errorText(failure);
+  await recordChangeOrderMailFailure(deps.store, claimed, failedAt.toISOString(), lastError, retryAt);
+  const where = { changeOrderId: claimed.changeOrderId, number: claimed.order.number, rev: claimed.rev, organizationId: claimed.order.organizationId, libraryId: claimed.order.libraryId };
+  console.log(
+    JSON.stringify(
+      retryAt
+        ? { level: 'WARN', message: 'change order mails: a send failed, retry scheduled', ...where, attempts, nextAttemptAt: retryAt, lastError }
+        : { level: 'ERROR', message: 'change order mails failed: not sent after the last attempt', ...where, attempts, lastError },
+    ),
+  );
+  return { claimed: true, sent, failure, ...(retryAt ? { retryAt } : {}) };
+}
+
+/**
+ * Sends what the claimed item did not send yet, mail by mail, recording each address once sent. A failed
+ * send ends the sending after the other addresses of its mail; no send starts once `mayStart` says the
+ * lease is running out (`stopped`).
+ */
+async function sendClaimed(deps: MailDeps, item: ChangeOrderMailRecord, mayStart: (at: Date) => boolean): Promise<{ sent: number; failure?: unknown; stopped?: boolean }> {
   const sent = new Set(item.sentTo);
   let count = 0;
   for (const [index, mail] of item.mails.entries()) {
@@ -91,6 +190,7 @@ export async function sendChangeOrderMails(deps: MailDeps, outbox: Pick<ChangeOr
     const lines = [...mail.lines, ...(mail.summary === false ? [] : await summaryOf(deps.store, item.order))];
     let failure: unknown;
     for (const address of to) {
+      if (!mayStart(new Date())) return { sent: count, stopped: true };
       try {
         await deps.mailer.send(outboundMail(deps.appUrl, address, mail.subject, lines, item.order));
       } catch (error) {
@@ -98,13 +198,15 @@ export async function sendChangeOrderMails(deps: MailDeps, outbox: Pick<ChangeOr
         continue;
       }
       count += 1;
-      if (!(await recordChangeOrderMailSent(deps.store, item, `${index} ${address}`))) return count;
+      // Gone (expired): nothing more to send or record.
+      if (!(await recordChangeOrderMailSent(deps.store, item, `${index} ${address}`))) return { sent: count, stopped: true };
     }
-    if (failure) throw failure;
+    if (failure) return { sent: count, failure };
   }
-  await markChangeOrderMailSent(deps.store, item, new Date().toISOString());
-  return count;
+  return { sent: count };
 }
+
+const errorText = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 500);
 
 /** The counts, or a pointer to the order when they cannot be read: the action committed, its mail still goes. */
 async function summaryOf(store: Store, order: SummaryOrder): Promise<string[]> {

@@ -17,8 +17,22 @@ export interface Mailer {
 /** Local stack only: mail is kept in memory, oldest first, and served at GET /_local/mail. */
 export class OutboxMailer implements Mailer {
   readonly sent: CapturedMail[] = [];
+  /** Test hook: sends to these addresses (with a subject starting so) still to be refused, as SES refuses a throttled send. */
+  private readonly faults = new Map<string, { failures: number; subject: string }>();
+
+  /** The next `failures` sends to `address` whose subject starts with `subject` fail (0 clears it). */
+  failNext(address: string, failures: number, subject = ''): void {
+    if (failures > 0) this.faults.set(address.toLowerCase(), { failures, subject });
+    else this.faults.delete(address.toLowerCase());
+  }
 
   async send(mail: OutboundMail): Promise<void> {
+    for (const address of mail.to) {
+      const fault = this.faults.get(address.toLowerCase());
+      if (!fault || !mail.subject.startsWith(fault.subject)) continue;
+      this.failNext(address, fault.failures - 1, fault.subject);
+      throw Object.assign(new Error(`Maximum sending rate exceeded (fault injected for ${address})`), { name: 'Throttling' });
+    }
     this.sent.push({ ...mail, to: [...mail.to], sentAt: new Date().toISOString() });
   }
 }

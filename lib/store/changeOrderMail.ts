@@ -1,13 +1,18 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { isStorableKey, parseItem, updateIf, type WriteItem } from './items.js';
+import { isConditionalCheckFailure, isStorableKey, parseItem, queryAll, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
  * The outbox of change order mails: the mails one committed action sends, written in the transaction of the
  * action (so a mail goes if and only if the action committed), sent by the jobs function when the table's
  * stream hands it the INSERT (lib/changeOrders/mailStream.ts). One item per action and revision.
+ *
+ * Until it is sent (or fails for good) an item is also in the due index: `GSI1PK = MAILRETRY` (one partition
+ * per stack, as webhook retries), `GSI1SK = <nextAttemptAt>#<changeOrderId>#<rev>`, so that the scheduled
+ * sweep (lib/changeOrders/mailRetry.ts) sends what the stream did not. Every sending claims the item first
+ * (`claimChangeOrderMail`: a lease, with the attempt count), so two senders never hold it at once.
  */
 export const changeOrderMailKey = (orgId: string, libraryId: string, changeOrderId: string, rev: number) => ({
   PK: libraryPartition(orgId, libraryId),
@@ -50,9 +55,40 @@ export const changeOrderMailRecord = z.object({
   sentTo: stringSet,
   /** Set once every mail went: a redelivery after it sends nothing. */
   sentAt: z.string().nullable().default(null),
+  /** Sendings claimed so far (the stream's and the sweep's). */
+  attempts: z.number().int().nonnegative().default(0),
+  /** When the sweep may claim it next (its key in the due index); null once sent or failed. */
+  nextAttemptAt: z.string().nullable().default(null),
+  /** Set by a claim, until the claimed sending recorded its outcome: another sender leaves it alone until then. */
+  leasedUntil: z.string().nullable().default(null),
+  lastAttemptAt: z.string().nullable().default(null),
+  lastError: z.string().nullable().default(null),
+  /** Set when the last allowed attempt failed: out of the due index (into the failed one), nothing sends it again unless an operator resends it. */
+  failedAt: z.string().nullable().default(null),
+  /** The attempts before an operator's resend: the limit counts the attempts after it. */
+  attemptBase: z.number().int().nonnegative().default(0),
 });
 export type ChangeOrderMailRecord = z.infer<typeof changeOrderMailRecord>;
-export type ChangeOrderMailInput = Omit<z.input<typeof changeOrderMailRecord>, 'sentTo' | 'sentAt'>;
+export type ChangeOrderMailInput = Omit<
+  z.input<typeof changeOrderMailRecord>,
+  'sentTo' | 'sentAt' | 'attempts' | 'nextAttemptAt' | 'leasedUntil' | 'lastAttemptAt' | 'lastError' | 'failedAt' | 'attemptBase'
+> & {
+  /** When the sweep first may send it (lib/changeOrders/mailRetry.ts); `defaultFirstAttemptDelayMs` after `createdAt` when not given. */
+  nextAttemptAt?: string;
+};
+
+/** The due index's partition (ByUser), one per stack. */
+const duePartition = 'MAILRETRY';
+/** The failed items' partition (ByUser), one per stack, by when they failed: what `npm run admin -- mails failed` lists. */
+const failedPartition = 'MAILFAILED';
+/** How long after an item is written the sweep first may send it, unless the writer says: the stream sends it first. */
+export const defaultFirstAttemptDelayMs = 5 * 60_000;
+
+const dueKeys = (record: Pick<ChangeOrderMailRecord, 'changeOrderId' | 'rev'>, nextAttemptAt: string) => ({
+  GSI1PK: duePartition,
+  GSI1SK: `${nextAttemptAt}#${record.changeOrderId}#${record.rev}`,
+});
+const keyOf = (record: Pick<ChangeOrderMailRecord, 'changeOrderId' | 'rev' | 'order'>) => changeOrderMailKey(record.order.organizationId, record.order.libraryId, record.changeOrderId, record.rev);
 
 /** An unsent item stays a week (the stream keeps a record a day); a sent one a day, for operators to see. */
 const unsentRetentionSeconds = 7 * 24 * 60 * 60;
@@ -60,14 +96,16 @@ const sentRetentionSeconds = 24 * 60 * 60;
 
 /** The outbox item, as one item of the action's transaction (its key is new: the revision conditions the order). */
 export function changeOrderMailPut(input: ChangeOrderMailInput): WriteItem {
-  const record = changeOrderMailRecord.parse({ ...input, sentTo: [], sentAt: null });
+  const nextAttemptAt = input.nextAttemptAt ?? new Date(Date.parse(input.createdAt) + defaultFirstAttemptDelayMs).toISOString();
+  const record = changeOrderMailRecord.parse({ ...input, sentTo: [], sentAt: null, attempts: 0, nextAttemptAt });
   const { sentTo: _none, ...item } = record;
   return {
     Put: {
       Item: {
-        ...changeOrderMailKey(record.order.organizationId, record.order.libraryId, record.changeOrderId, record.rev),
+        ...keyOf(record),
         entity: 'ChangeOrderMail',
         ...item,
+        ...dueKeys(record, nextAttemptAt),
         expiresAt: Math.ceil(Date.parse(record.createdAt) / 1000) + unsentRetentionSeconds,
       },
     },
@@ -91,19 +129,126 @@ export async function getChangeOrderMail(store: Store, orgId: string, libraryId:
 /** Records one address of one mail as sent; false when the item is gone (nothing is recreated). */
 export function recordChangeOrderMailSent(store: Store, record: ChangeOrderMailRecord, marker: string): Promise<boolean> {
   return updateIf(store, {
-    Key: changeOrderMailKey(record.order.organizationId, record.order.libraryId, record.changeOrderId, record.rev),
+    Key: keyOf(record),
     UpdateExpression: 'ADD sentTo :one',
     ConditionExpression: 'attribute_exists(PK)',
     ExpressionAttributeValues: { ':one': new Set([marker]) },
   });
 }
 
-/** Every mail of the item went: marked (a redelivery sends nothing), kept a day. */
+/** Every mail of the item went: marked (a redelivery sends nothing), out of the due index, kept a day. */
 export function markChangeOrderMailSent(store: Store, record: ChangeOrderMailRecord, at: string): Promise<boolean> {
   return updateIf(store, {
-    Key: changeOrderMailKey(record.order.organizationId, record.order.libraryId, record.changeOrderId, record.rev),
-    UpdateExpression: 'SET sentAt = :at, expiresAt = :ttl',
+    Key: keyOf(record),
+    UpdateExpression: 'SET sentAt = :at, expiresAt = :ttl, nextAttemptAt = :none, leasedUntil = :none REMOVE GSI1PK, GSI1SK',
     ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':at': at, ':ttl': Math.ceil(Date.parse(at) / 1000) + sentRetentionSeconds },
+    ExpressionAttributeValues: { ':at': at, ':ttl': Math.ceil(Date.parse(at) / 1000) + sentRetentionSeconds, ':none': null },
+  });
+}
+
+/**
+ * Claims the item for one sending, on condition that it is still the version read (its attempt count and
+ * next attempt; an item written before the due index existed has neither) and neither sent nor failed: the
+ * attempt is counted, and its next attempt (its key in the due index) moves to `leaseUntil`, so the sweep
+ * takes it over only if this sending dies. Returns the item as claimed (its progress as of now), or
+ * undefined when another sender claimed it first, it was sent, failed or is gone: then nothing is sent.
+ */
+export async function claimChangeOrderMail(store: Store, record: ChangeOrderMailRecord, at: string, leaseUntil: string): Promise<ChangeOrderMailRecord | undefined> {
+  const unclaimed = record.attempts === 0 && record.nextAttemptAt === null ? 'attribute_not_exists(attempts)' : 'attempts = :attempts AND nextAttemptAt = :next';
+  try {
+    const { Attributes } = await store.ddb.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: keyOf(record),
+        UpdateExpression: 'SET attempts = :claimed, nextAttemptAt = :lease, leasedUntil = :lease, lastAttemptAt = :at, GSI1PK = :pk, GSI1SK = :sk',
+        ConditionExpression: `attribute_exists(PK) AND attribute_type(sentAt, :NULL) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL)) AND ${unclaimed}`,
+        ExpressionAttributeValues: {
+          ...(record.attempts === 0 && record.nextAttemptAt === null ? {} : { ':attempts': record.attempts, ':next': record.nextAttemptAt }),
+          ':claimed': record.attempts + 1,
+          ':lease': leaseUntil,
+          ':at': at,
+          ':NULL': 'NULL',
+          ...dueKeysValues(record, leaseUntil),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return parseItem(changeOrderMailRecord, Attributes!, 'change order mail');
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+const dueKeysValues = (record: ChangeOrderMailRecord, at: string) => {
+  const keys = dueKeys(record, at);
+  return { ':pk': keys.GSI1PK, ':sk': keys.GSI1SK };
+};
+
+/**
+ * Records a claimed sending that did not send everything, on condition that the claim is still this one
+ * (attempts as claimed): with `nextAttemptAt` the item waits in the due index until then; without it the
+ * item failed for good (`failedAt`) and moves from the due index to the failed one (`MAILFAILED` /
+ * `<failedAt>#<changeOrderId>#<rev>`). False when another claim came first.
+ */
+export function recordChangeOrderMailFailure(store: Store, claimed: ChangeOrderMailRecord, at: string, error: string, nextAttemptAt: string | null): Promise<boolean> {
+  const common = { ':attempts': claimed.attempts, ':error': error, ':none': null };
+  return updateIf(store, {
+    Key: keyOf(claimed),
+    ConditionExpression: 'attempts = :attempts AND attribute_type(sentAt, :NULL)',
+    ...(nextAttemptAt
+      ? {
+          UpdateExpression: 'SET nextAttemptAt = :next, leasedUntil = :none, lastError = :error, GSI1PK = :pk, GSI1SK = :sk',
+          ExpressionAttributeValues: { ...common, ':NULL': 'NULL', ':next': nextAttemptAt, ...dueKeysValues(claimed, nextAttemptAt) },
+        }
+      : {
+          UpdateExpression: 'SET failedAt = :at, nextAttemptAt = :none, leasedUntil = :none, lastError = :error, GSI1PK = :pk, GSI1SK = :sk',
+          ExpressionAttributeValues: { ...common, ':NULL': 'NULL', ':at': at, ':pk': failedPartition, ':sk': `${at}#${claimed.changeOrderId}#${claimed.rev}` },
+        }),
+  });
+}
+
+/** Unsent items whose next attempt is due by `now`, the longest due first (at most `limit`; the index may lag a moment). */
+export async function dueChangeOrderMails(store: Store, now: string, limit: number): Promise<ChangeOrderMailRecord[]> {
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      IndexName: 'ByUser',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+      ExpressionAttributeValues: { ':pk': duePartition, ':now': `${now}#~` },
+      Limit: limit,
+    }),
+  );
+  return (page.Items ?? []).map((item) => parseItem(changeOrderMailRecord, item, 'change order mail'));
+}
+
+/** The items that failed for good, newest first (the failed index of the stack). */
+export function failedChangeOrderMails(store: Store): Promise<ChangeOrderMailRecord[]> {
+  return queryAll(
+    store,
+    { IndexName: 'ByUser', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': failedPartition }, ScanIndexForward: false },
+    changeOrderMailRecord,
+    'change order mail',
+  );
+}
+
+/**
+ * An operator's resend of a failed item: back in the due index at `at` with a full set of attempts
+ * (`attemptBase`) and another week to live, on condition that it is still the failed version read. The
+ * addresses already sent (`sentTo`) are not sent again. False when it changed meanwhile.
+ */
+export function resendChangeOrderMail(store: Store, record: ChangeOrderMailRecord, at: string): Promise<boolean> {
+  return updateIf(store, {
+    Key: keyOf(record),
+    UpdateExpression: 'SET failedAt = :none, attemptBase = attempts, nextAttemptAt = :at, expiresAt = :ttl, GSI1PK = :pk, GSI1SK = :sk',
+    ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts',
+    ExpressionAttributeValues: {
+      ':none': null,
+      ':at': at,
+      ':ttl': Math.ceil(Date.parse(at) / 1000) + unsentRetentionSeconds,
+      ':failedAt': record.failedAt,
+      ':attempts': record.attempts,
+      ...dueKeysValues(record, at),
+    },
   });
 }

@@ -68,6 +68,8 @@ describe('operator commands are audited (npm run admin)', () => {
       'audit digest': ['audit', 'digest', '--org-slug', slug],
       'audit retention': ['audit', 'retention', '--org-slug', slug, '--days', '500'],
       digests: ['digests'],
+      'mails failed': ['mails', 'failed'],
+      'mails resend': ['mails', 'resend'],
     };
     for (const name of Object.keys(cases) as OperatorCommandName[]) {
       const outcome = await admin(cases[name]);

@@ -582,6 +582,15 @@ describe('import jobs', () => {
       },
     });
   });
+
+  it('runs the jobs function every minute to send the change order mails that are due (the ones the stream did not send), with SES pinned to the sender', () => {
+    const jobsFunction = Object.keys(resourcesOfType('AWS::Lambda::Function')).find((id) => id.startsWith('JobsFunction'))!;
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [jobsFunction, 'Arn'] }, Input: JSON.stringify({ changeOrderMailSweep: true }) })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'events.amazonaws.com', FunctionName: { 'Fn::GetAtt': [jobsFunction, 'Arn'] } });
+  });
 });
 
 it('outputs the API URL, table name, user pool ids and files bucket name', () => {

@@ -1,0 +1,112 @@
+import { defaultFirstAttemptDelayMs, failedChangeOrderMails, resendChangeOrderMail } from '../store/changeOrderMail.js';
+import type { Store } from '../store/client.js';
+
+/**
+ * When the mails of a change order action are tried again. The stream sends an outbox item at once (and the
+ * event source mapping retries that twice); every item also waits in a due index (lib/store/changeOrderMail.ts)
+ * from `firstAttemptDelayMs` after it was written, and a scheduled sweep (every minute; the local stack's
+ * timer) sends the due ones. A failed attempt is due again after `retryBaseMs`, doubling with each attempt
+ * (at most `maxRetryDelayMs`, up to 20 % later at random so a backlog does not come back at once); after
+ * `maxAttempts` the item fails for good. Every sending holds a lease of `leaseMs` and starts no send in its
+ * last fifth, so a sender past its lease never overlaps the next.
+ */
+export interface MailRetrySettings {
+  firstAttemptDelayMs: number;
+  retryBaseMs: number;
+  maxRetryDelayMs: number;
+  /** Attempts per item, the stream's included. */
+  maxAttempts: number;
+  leaseMs: number;
+}
+
+const positive = (value: string | undefined, fallback: number) => {
+  const parsed = Number(value);
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
+};
+
+/**
+ * From the environment: CHANGE_ORDER_MAIL_FIRST_ATTEMPT_MS (default 5 minutes: the stream's own three
+ * attempts take seconds), CHANGE_ORDER_MAIL_RETRY_BASE_MS (default 1 minute), CHANGE_ORDER_MAIL_MAX_RETRY_DELAY_MS
+ * (default 1 hour), CHANGE_ORDER_MAIL_MAX_ATTEMPTS (default 12: about six hours of an SES outage),
+ * CHANGE_ORDER_MAIL_LEASE_MS (default 5 minutes).
+ */
+export function mailRetrySettings(env: NodeJS.ProcessEnv = process.env): MailRetrySettings {
+  return {
+    firstAttemptDelayMs: positive(env.CHANGE_ORDER_MAIL_FIRST_ATTEMPT_MS, defaultFirstAttemptDelayMs),
+    retryBaseMs: positive(env.CHANGE_ORDER_MAIL_RETRY_BASE_MS, 60_000),
+    maxRetryDelayMs: positive(env.CHANGE_ORDER_MAIL_MAX_RETRY_DELAY_MS, 60 * 60_000),
+    maxAttempts: Math.floor(positive(env.CHANGE_ORDER_MAIL_MAX_ATTEMPTS, 12)),
+    leaseMs: positive(env.CHANGE_ORDER_MAIL_LEASE_MS, 5 * 60_000),
+  };
+}
+
+/** When the sweep first may send an item written at `createdAt`. */
+export function firstAttemptAt(settings: MailRetrySettings, createdAt: string): string {
+  return new Date(Date.parse(createdAt) + settings.firstAttemptDelayMs).toISOString();
+}
+
+/**
+ * After the `attempts`-th attempt failed at `at`: when the next is due, or null when that was the last
+ * allowed one (the item fails for good). `random` in [0, 1) adds up to 20 % to the wait.
+ */
+export function nextAttemptAfterFailure(settings: MailRetrySettings, attempts: number, at: Date, random: () => number = Math.random): string | null {
+  if (attempts >= settings.maxAttempts) return null;
+  const wait = Math.min(settings.retryBaseMs * 2 ** (Math.max(attempts, 1) - 1), settings.maxRetryDelayMs) * (1 + random() * 0.2);
+  return new Date(at.getTime() + wait).toISOString();
+}
+
+/** A claim made at `at` holds the item until then. */
+export function leaseUntil(settings: MailRetrySettings, at: Date): string {
+  return new Date(at.getTime() + settings.leaseMs).toISOString();
+}
+
+/** Whether a sender holding a lease until `leasedUntil` may still start a send at `now` (not in the lease's last fifth). */
+export function mayStartSend(settings: MailRetrySettings, leasedUntil: string, now: Date): boolean {
+  return now.getTime() < Date.parse(leasedUntil) - settings.leaseMs / 5;
+}
+
+/** Whether an item leased until `leasedUntil` (null: not leased) is held by another sender at `now`. */
+export function isLeased(leasedUntil: string | null, now: Date): boolean {
+  return leasedUntil !== null && Date.parse(leasedUntil) > now.getTime();
+}
+
+/** A failed item as an operator sees it (`npm run admin -- mails failed`): whose, which mails, why; no addresses. */
+export interface FailedChangeOrderMail {
+  organizationId: string;
+  libraryId: string;
+  changeOrderId: string;
+  number: string;
+  rev: number;
+  subjects: string[];
+  /** Addresses that did go before it failed. */
+  sentCount: number;
+  attempts: number;
+  failedAt: string;
+  lastError: string | null;
+}
+
+/** Every item that failed for good and is not expired yet (a week after its action), newest first. */
+export async function listFailedChangeOrderMails(store: Store): Promise<FailedChangeOrderMail[]> {
+  return (await failedChangeOrderMails(store)).map((item) => ({
+    organizationId: item.order.organizationId,
+    libraryId: item.order.libraryId,
+    changeOrderId: item.changeOrderId,
+    number: item.order.number,
+    rev: item.rev,
+    subjects: item.mails.map((mail) => mail.subject),
+    sentCount: item.sentTo.length,
+    attempts: item.attempts - item.attemptBase,
+    failedAt: item.failedAt!,
+    lastError: item.lastError,
+  }));
+}
+
+/**
+ * After the cause is fixed: the failed items (all, or one change order's) back in the due index now, each
+ * with a full set of attempts; the next sweep (within a minute) sends what did not go. Returns how many.
+ */
+export async function resendFailedChangeOrderMails(store: Store, options: { changeOrderId?: string | undefined } = {}, now = new Date()): Promise<number> {
+  const failed = (await failedChangeOrderMails(store)).filter((item) => !options.changeOrderId || item.changeOrderId === options.changeOrderId);
+  const resent = await Promise.all(failed.map((item) => resendChangeOrderMail(store, item, now.toISOString())));
+  return resent.filter(Boolean).length;
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { changeOrderMailKey, changeOrderMailPut, dueChangeOrderMails, getChangeOrderMail } from '../../lib/store/changeOrderMail.js';
+import { transactWrite } from '../../lib/store/items.js';
+import { newTenant, ok, stack, testStore, type Tenant } from '../support/api.js';
+import { adminCli } from '../support/admin.js';
+import { eventually } from '../support/webhooks.js';
+import { mailTo, memberWithRole, workflowMailTo, type Member } from './accessHelpers.js';
+import { createComponent } from './componentHelpers.js';
+
+/**
+ * The backstop of change order mails (lib/changeOrders/mailRetry.ts): an outbox item the stream did not send
+ * waits in a due index, and the jobs function's scheduled sweep sends it, claimed first, with backoff, until
+ * it fails for good. The local stack (test/support/globalSetup.ts) sweeps three at once every 150 ms, makes an
+ * item due 1.5 s after it was written, retries after 0.4, 0.8, 1.6 s and gives up after 4 attempts; SES
+ * failures are injected per address (PUT /_local/mail/faults, PLM_FAULT_INJECTION only).
+ */
+
+/** SES refuses the next `failures` review requests to the address (the local outbox throws as a throttled SendEmail; other mail goes). */
+async function sesRefuses(address: string, failures: number) {
+  const body = JSON.stringify({ address, failures, subject: 'Review requested: ' });
+  const response = await fetch(`${stack.baseUrl}/_local/mail/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body });
+  expect(response.status).toBe(200);
+}
+
+/** The item as stored, with its index keys (the record drops them). */
+async function rawItem(orgId: string, libraryId: string, changeOrderId: string, rev: number) {
+  const { Item } = await testStore().ddb.send(new GetCommand({ TableName: stack.tableName, Key: changeOrderMailKey(orgId, libraryId, changeOrderId, rev), ConsistentRead: true }));
+  return Item;
+}
+
+const farFuture = '9999-12-31T00:00:00.000Z';
+const inDueIndex = async (changeOrderId: string) => (await dueChangeOrderMails(testStore(), farFuture, 1000)).some((item) => item.changeOrderId === changeOrderId);
+
+describe('change order mails when SES fails', () => {
+  let tenant: Tenant;
+  let alice: Member;
+  let bob: Member;
+  let carol: Member;
+
+  beforeAll(async () => {
+    tenant = await newTenant({ plan: 'team' });
+    [alice, bob, carol] = await Promise.all([memberWithRole(tenant, 'EDITOR'), memberWithRole(tenant, 'REVIEWER'), memberWithRole(tenant, 'REVIEWER')]);
+  });
+
+  const fields = 'id number status';
+  async function submittedOrder(name: string, reviewers: Member[]) {
+    const part = await createComponent(tenant, { name: `${name} part`, categoryId: 'mechanical' });
+    const co = (
+      await ok(alice.headers, `mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { ${fields} } } }`, {
+        input: { name, templateId: 'default-one-stage', componentIds: [part.id], values: { reason: name }, stages: [{ index: 0, reviewerIds: reviewers.map((r) => r.userId) }] },
+      })
+    ).changeOrders.create;
+    await ok(alice.headers, `mutation($id: ID!) { changeOrders { submit(id: $id) { ${fields} } } }`, { id: co.id });
+    return co as { id: string; number: string };
+  }
+  const outboxItem = (co: { id: string }, rev: number) => getChangeOrderMail(testStore(), tenant.organization.id, tenant.library.id, co.id, rev);
+
+  it('a send SES refuses is retried by the sweep: each address gets exactly one mail, and the sent item leaves the due index', { timeout: 120_000 }, async () => {
+    // The stream's attempt and the sweep's first retry are refused for bob; carol's mail goes at the first.
+    await sesRefuses(bob.email, 2);
+    const co = await submittedOrder('Retried review', [bob, carol]);
+    const subject = `Review requested: ${co.number}`;
+    const item = await eventually(
+      () => outboxItem(co, 1),
+      (found) => !!found?.sentAt,
+      'the review request marked sent',
+    );
+    expect(item).toMatchObject({ attempts: 3, failedAt: null, nextAttemptAt: null, leasedUntil: null });
+    expect(item!.lastError).toContain('fault injected');
+    expect(item!.sentTo.sort()).toEqual([`0 ${bob.email}`, `0 ${carol.email}`].sort());
+    for (const member of [bob, carol]) expect((await workflowMailTo(member.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(1);
+    // Sent: out of the due index.
+    const raw = await rawItem(tenant.organization.id, tenant.library.id, co.id, 1);
+    expect(raw).not.toHaveProperty('GSI1PK');
+    expect(raw).not.toHaveProperty('GSI1SK');
+    expect(await inDueIndex(co.id)).toBe(false);
+  });
+
+  it('an item SES keeps refusing ends failed after its last attempt, out of the due index, with a log line naming the order and library; the operator lists it and, the cause fixed, resends it', {
+    timeout: 120_000,
+  }, async () => {
+    await sesRefuses(bob.email, 1000);
+    const co = await submittedOrder('Refused review', [bob]);
+    const item = await eventually(
+      () => outboxItem(co, 1),
+      (found) => !!found?.failedAt,
+      'the review request marked failed',
+    );
+    await sesRefuses(bob.email, 0);
+    expect(item).toMatchObject({ attempts: 4, sentAt: null, nextAttemptAt: null, leasedUntil: null, sentTo: [] });
+    expect(item!.lastError).toContain('fault injected');
+    const raw = await rawItem(tenant.organization.id, tenant.library.id, co.id, 1);
+    expect(raw).toMatchObject({ GSI1PK: 'MAILFAILED', GSI1SK: `${item!.failedAt}#${co.id}#1` });
+    expect(await inDueIndex(co.id)).toBe(false);
+    const subject = `Review requested: ${co.number}`;
+    expect((await workflowMailTo(bob.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(0);
+    const logged = await eventually(
+      async () =>
+        (await readFile(stack.logFile, 'utf8'))
+          .split('\n')
+          .filter((line) => line.includes('change order mails failed') && line.includes(co.id))
+          .map((line) => JSON.parse(line.slice(line.indexOf('{')))),
+      (lines) => lines.length > 0,
+      'the failure logged',
+    );
+    expect(logged).toEqual([expect.objectContaining({ level: 'ERROR', changeOrderId: co.id, number: co.number, libraryId: tenant.library.id, organizationId: tenant.organization.id, attempts: 4 })]);
+
+    // What the operator does: lists the failed mails, and (SES working again) resends them.
+    const listed = JSON.parse((await adminCli(['mails', 'failed'])).stdout) as { failed: { changeOrderId: string }[] };
+    expect(listed.failed.find((failed) => failed.changeOrderId === co.id)).toEqual({
+      organizationId: tenant.organization.id,
+      libraryId: tenant.library.id,
+      changeOrderId: co.id,
+      number: co.number,
+      rev: 1,
+      subjects: [expect.stringMatching(new RegExp(`^${subject}`))],
+      sentCount: 0,
+      attempts: 4,
+      failedAt: item!.failedAt,
+      lastError: item!.lastError,
+    });
+    expect(JSON.parse((await adminCli(['mails', 'resend', '--change-order-id', co.id])).stdout)).toEqual({ resent: 1 });
+    const resent = await eventually(
+      () => outboxItem(co, 1),
+      (found) => !!found?.sentAt,
+      'the resent review request marked sent',
+    );
+    expect(resent).toMatchObject({ attempts: 5, attemptBase: 4, failedAt: null, sentTo: [`0 ${bob.email}`] });
+    expect((await workflowMailTo(bob.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(1);
+    expect(await rawItem(tenant.organization.id, tenant.library.id, co.id, 1)).not.toHaveProperty('GSI1PK');
+    expect((JSON.parse((await adminCli(['mails', 'failed'])).stdout) as { failed: { changeOrderId: string }[] }).failed.map((failed) => failed.changeOrderId)).not.toContain(co.id);
+  });
+});
+
+describe('concurrent sweeps of the local stack', () => {
+  it.each([
+    ['send each address of each due item once: one claim wins per item', false],
+    ['and the stream, handed the same items at the same time, sends none of them a second time', true],
+  ])('%s', { timeout: 120_000 }, async (_, viaStream) => {
+    const store = testStore();
+    const organizationId = randomUUID();
+    const libraryId = randomUUID();
+    const now = new Date();
+    const orders = Array.from({ length: 8 }, (_, index) => ({
+      id: randomUUID(),
+      number: `CO-9${String(index).padStart(5, '0')}`,
+      organizationId,
+      libraryId,
+      createdBy: randomUUID(),
+      resolution: null,
+      components: [],
+      componentCount: 0,
+    }));
+    const addressesOf = (order: { id: string }) => Array.from({ length: 4 }, (_, index) => `sweep-${index}-${order.id.slice(0, 8)}@outbox.test`);
+    for (const order of orders) {
+      // Written over a placeholder, the stream says MODIFY and leaves it to the sweeps; else its INSERT goes to
+      // the jobs function too, racing the sweeps. Due at once.
+      const key = changeOrderMailKey(organizationId, libraryId, order.id, 1);
+      if (!viaStream) await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...key, entity: 'OutboxTestPlaceholder' } }));
+      const mail = { to: addressesOf(order), userIds: [], subject: `${order.number} created: Swept`, lines: ['Swept.'], summary: false };
+      await transactWrite(store, [changeOrderMailPut({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt: now.toISOString(), nextAttemptAt: now.toISOString() })]);
+    }
+    const items = await eventually(
+      () => Promise.all(orders.map((order) => getChangeOrderMail(store, organizationId, libraryId, order.id, 1))),
+      (found) => found.every((item) => item?.sentAt),
+      'every item marked sent',
+    );
+    // Three sweeps at a time (and the stream) found each item; exactly one claimed it.
+    expect(items.map((item) => item!.attempts)).toEqual(orders.map(() => 1));
+    for (const order of orders) {
+      for (const address of addressesOf(order)) expect((await mailTo(address)).map((mail) => mail.subject)).toEqual([`${order.number} created: Swept`]);
+    }
+  });
+});
