@@ -12,6 +12,8 @@ import {
 } from '../store/changeOrderMail.js';
 import type { Store } from '../store/client.js';
 import type { WriteItem } from '../store/items.js';
+import { loadEffectiveAccesses } from '../access/effective.js';
+import { getMemberships } from '../store/membership.js';
 import { getUser } from '../store/user.js';
 import { firstAttemptAt, isLeased, leaseUntil, mailRetrySettings, mayStartSend, nextAttemptAfterFailure, type MailRetrySettings } from './mailRetry.js';
 import { changeOrderSummary, summaryLines, summaryOrderOf, type SummaryOrder } from './summary.js';
@@ -21,8 +23,10 @@ import { changeOrderSummary, summaryLines, summaryOrderOf, type SummaryOrder } f
  * action does not send them: it writes them as one outbox item in its own transaction (`mailOutboxItem`), so
  * they go if and only if it committed, and the jobs function sends them when the table's stream hands it the
  * item (`sendChangeOrderMails`, lib/changeOrders/mailStream.ts). Each carries the order's redline and impact
- * counts (`summary.ts`: counts, not the diff; bounded cost) of the revision the action committed, read once
- * per mail when it is sent and only when the mail has someone to go to. What the stream did not send (SES
+ * counts (`summary.ts`: counts, not the diff; bounded cost) over the components and revisions the action
+ * committed, read once per mail when it is sent (a component edited in between counts as it is then) and
+ * only when the mail has someone to go to. Users named by id get it only if they may still read the order
+ * then (`emailsOf`). What the stream did not send (SES
  * down or throttled past the mapping's retries, a function that died) the scheduled sweep sends
  * (`sendDueChangeOrderMails`, lib/changeOrders/mailRetry.ts has the rules).
  */
@@ -185,7 +189,7 @@ async function sendClaimed(deps: MailDeps, item: ChangeOrderMailRecord, mayStart
   const sent = new Set(item.sentTo);
   let count = 0;
   for (const [index, mail] of item.mails.entries()) {
-    const to = [...new Set([...(await emailsOf(deps.store, mail.userIds)), ...mail.to])].filter((address) => !sent.has(`${index} ${address}`));
+    const to = [...new Set([...(await emailsOf(deps.store, item.order, mail.userIds)), ...mail.to])].filter((address) => !sent.has(`${index} ${address}`));
     if (to.length === 0) continue;
     const lines = [...mail.lines, ...(mail.summary === false ? [] : await summaryOf(deps.store, item.order))];
     let failure: unknown;
@@ -217,8 +221,19 @@ async function summaryOf(store: Store, order: SummaryOrder): Promise<string[]> {
   }
 }
 
-async function emailsOf(store: Store, userIds: readonly string[]): Promise<string[]> {
-  const users = await Promise.all([...new Set(userIds)].map((id) => getUser(store, id)));
+/**
+ * The primary addresses of the users a mail names who may still read the order when it is sent: not
+ * archived, members of its organization, holding change_orders.read in its library. Someone removed from
+ * the organization or the library between the action and the send (the stream's lag, a retry hours later)
+ * is not told its number, name and counts.
+ */
+async function emailsOf(store: Store, order: Pick<SummaryOrder, 'organizationId' | 'libraryId'>, userIds: readonly string[]): Promise<string[]> {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return [];
+  const memberships = await getMemberships(store, order.organizationId, ids, true);
+  const access = await loadEffectiveAccesses(store, order.organizationId, [...memberships.values()]);
+  const readers = ids.filter((id) => access.get(id)?.libraryPermissions(order.libraryId).has('change_orders.read'));
+  const users = await Promise.all(readers.map((id) => getUser(store, id)));
   return users.flatMap((user) => (user && !user.archived ? [user.primaryEmail] : []));
 }
 

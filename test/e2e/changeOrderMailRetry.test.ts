@@ -4,7 +4,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { changeOrderMailKey, changeOrderMailPut, dueChangeOrderMails, getChangeOrderMail } from '../../lib/store/changeOrderMail.js';
 import { transactWrite } from '../../lib/store/items.js';
-import { newTenant, ok, stack, testStore, type Tenant } from '../support/api.js';
+import { newTenant, ok, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { adminCli } from '../support/admin.js';
 import { eventually } from '../support/webhooks.js';
 import { mailTo, memberWithRole, workflowMailTo, type Member } from './accessHelpers.js';
@@ -132,6 +132,24 @@ describe('change order mails when SES fails', () => {
     expect((await workflowMailTo(bob.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(1);
     expect(await rawItem(tenant.organization.id, tenant.library.id, co.id, 1)).not.toHaveProperty('GSI1PK');
     expect((JSON.parse((await adminCli(['mails', 'failed'])).stdout) as { failed: { changeOrderId: string }[] }).failed.map((failed) => failed.changeOrderId)).not.toContain(co.id);
+  });
+
+  it('a reviewer removed from the organization before the send is not told: the retry sends to the others only', { timeout: 120_000 }, async () => {
+    // dave's sends are refused until he is no longer a member; erin's goes at once.
+    const [dave, erin] = await Promise.all([memberWithRole(tenant, 'REVIEWER'), memberWithRole(tenant, 'REVIEWER')]);
+    await sesRefuses(dave.email, 1000);
+    const co = await submittedOrder('Reviewer who left', [dave, erin]);
+    await ok(tenantHeaders(tenant), 'mutation($u: String!) { organization { membership { removeOrgRole(userId: $u) } } }', { u: dave.userId });
+    const item = await eventually(
+      () => outboxItem(co, 1),
+      (found) => !!found?.sentAt || !!found?.failedAt,
+      'the review request settled',
+    );
+    expect(item).toMatchObject({ failedAt: null, sentTo: [`0 ${erin.email}`] });
+    expect(item!.sentAt).not.toBeNull();
+    const subject = `Review requested: ${co.number}`;
+    expect((await workflowMailTo(dave.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(0);
+    expect((await workflowMailTo(erin.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(1);
   });
 });
 
