@@ -127,6 +127,7 @@ export class PlmStack extends Stack {
       apis: { api: api.api, scim: scimApi.api },
       tableName: table.tableName,
       streamFunction: webhooks,
+      mailFunctionLogs: jobs.logGroup,
       alarmEmail: props.alarmEmail,
     });
     if (props.tenantName) Tags.of(this).add('plm:tenant', props.tenantName);

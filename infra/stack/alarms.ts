@@ -3,9 +3,11 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { mailFailedForGoodMessage } from '../../lib/changeOrders/mailStream.js';
 
 export interface PlmAlarmsProps {
   /** The functions, by name; each gets error, throttle and duration alarms. */
@@ -16,13 +18,16 @@ export interface PlmAlarmsProps {
   tableName: string;
   /** The stream-fed function, whose iterator age says whether webhooks keep up. */
   streamFunction: lambda.IFunction;
+  /** The log group of the function that sends change order mails (jobs): a mail that failed for good pages. */
+  mailFunctionLogs: logs.ILogGroup;
   /** Subscribed to the alarm topic by email when given. */
   alarmEmail?: string | undefined;
 }
 
 /**
  * What an operator is paged for: any function error or throttle, a function near its timeout, server errors
- * or slow answers of an API, throttled or failing DynamoDB requests, and webhooks falling behind the stream.
+ * or slow answers of an API, throttled or failing DynamoDB requests, webhooks falling behind the stream, and
+ * a change order mail that failed for good (its last attempt: lib/changeOrders/mailRetry.ts).
  * Every alarm notifies one SNS topic (output AlarmTopicArn; alarmEmail subscribes an address).
  */
 export class PlmAlarms extends Construct {
@@ -81,6 +86,21 @@ export class PlmAlarms extends Construct {
       props.streamFunction.metric('IteratorAge', { period: fiveMinutes, statistic: 'Maximum' }),
       5 * 60 * 1000,
       'Webhook events are more than 5 minutes behind the table stream',
+    );
+    // The jobs function's ERROR line once an outbox item's last attempt failed (lib/changeOrders/notifications.ts);
+    // its log events are text (timestamp, request id, level, then the JSON line), so the filter matches the phrase.
+    const mailFailures = new logs.MetricFilter(this, 'ChangeOrderMailFailures', {
+      logGroup: props.mailFunctionLogs,
+      filterPattern: logs.FilterPattern.literal(JSON.stringify(mailFailedForGoodMessage)),
+      metricNamespace: 'PLM',
+      metricName: 'ChangeOrderMailsFailed',
+      metricValue: '1',
+    });
+    alarm(
+      'ChangeOrderMailsFailed',
+      mailFailures.metric({ period: fiveMinutes, statistic: 'Sum' }),
+      1,
+      'A change order mail was not sent after its last attempt: `npm run admin -- mails failed` lists it, `mails resend` sends it again (infra/README.md)',
     );
   }
 }

@@ -10,3 +10,9 @@ export const changeOrderMailStreamFilter = {
   eventName: ['INSERT'],
   dynamodb: { NewImage: { entity: { S: ['ChangeOrderMail'] } } },
 } as const;
+
+/**
+ * The message of the jobs function's ERROR line when an outbox item's last attempt failed
+ * (lib/changeOrders/notifications.ts): the stack's metric filter counts it and alarms (infra/stack/alarms.ts).
+ */
+export const mailFailedForGoodMessage = 'change order mails failed: not sent after the last attempt';

@@ -15,6 +15,7 @@ import type { WriteItem } from '../store/items.js';
 import { loadEffectiveAccesses } from '../access/effective.js';
 import { getMemberships } from '../store/membership.js';
 import { getUser } from '../store/user.js';
+import { mailFailedForGoodMessage } from './mailStream.js';
 import { firstAttemptAt, isLeased, leaseUntil, mailRetrySettings, mayStartSend, nextAttemptAfterFailure, type MailRetrySettings } from './mailRetry.js';
 import { changeOrderSummary, summaryLines, summaryOrderOf, type SummaryOrder } from './summary.js';
 
@@ -174,7 +175,7 @@ async function attemptChangeOrderMails(deps: MailDeps, item: ChangeOrderMailReco
     JSON.stringify(
       retryAt
         ? { level: 'WARN', message: 'change order mails: a send failed, retry scheduled', ...where, attempts, nextAttemptAt: retryAt, lastError }
-        : { level: 'ERROR', message: 'change order mails failed: not sent after the last attempt', ...where, attempts, lastError },
+        : { level: 'ERROR', message: mailFailedForGoodMessage, ...where, attempts, lastError },
     ),
   );
   return { claimed: true, sent, failure, ...(retryAt ? { retryAt } : {}) };

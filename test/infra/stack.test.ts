@@ -414,7 +414,7 @@ describe('SAML federation', () => {
 });
 
 describe('operations', () => {
-  it('alarms on errors, throttles and duration of every function, 5xx and latency of both APIs, table throttles and errors, and webhook lag', () => {
+  it('alarms on errors, throttles and duration of every function, 5xx and latency of both APIs, table throttles and errors, webhook lag, and change order mails that failed for good', () => {
     const alarms = Object.values(resourcesOfType('AWS::CloudWatch::Alarm'));
     const metrics = alarms.map((alarm) => `${alarm.Properties.Namespace}:${alarm.Properties.MetricName}`).sort();
     expect(metrics).toEqual(
@@ -428,8 +428,15 @@ describe('operations', () => {
         'AWS/DynamoDB:WriteThrottleEvents',
         'AWS/DynamoDB:SystemErrors',
         'AWS/Lambda:IteratorAge',
+        'PLM:ChangeOrderMailsFailed',
       ].sort(),
     );
+    // A mail that failed for good: the jobs function's log line, counted by a metric filter on its log group.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: Match.stringLikeRegexp('^JobsFunctionLogs') },
+      FilterPattern: '"change order mails failed: not sent after the last attempt"',
+      MetricTransformations: [{ MetricNamespace: 'PLM', MetricName: 'ChangeOrderMailsFailed', MetricValue: '1' }],
+    });
     const topic = Object.keys(resourcesOfType('AWS::SNS::Topic'))[0]!;
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@acme.example.com', TopicArn: { Ref: topic } });
