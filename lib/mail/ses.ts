@@ -10,7 +10,7 @@ export class SesMailer implements Mailer {
   async send(mail: OutboundMail): Promise<void> {
     this.client ??= import('@aws-sdk/client-ses').then(({ SESClient, SendEmailCommand }) => {
       // Bounded: a send hung on the network must end well inside a change order mail's lease (5 minutes,
-      // lib/changeOrders/mailRetry.ts) and a request's 29 s; the SDK retries a timeout as it does a throttle.
+      // lib/changeOrders/mailRetry.ts); the SDK retries a timeout as it does a throttle (3 attempts by default).
       const ses = new SESClient({ requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000, throwOnRequestTimeout: true } });
       return {
         send: async (message: OutboundMail) => {
