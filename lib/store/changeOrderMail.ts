@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { isConditionalCheckFailure, isStorableKey, parseItem, queryAll, updateIf, type WriteItem } from './items.js';
+import { isConditionalCheckFailure, isStorableKey, parseItem, queryAll, queryDue, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -209,17 +209,8 @@ export function recordChangeOrderMailFailure(store: Store, claimed: ChangeOrderM
 }
 
 /** Unsent items whose next attempt is due by `now`, the longest due first (at most `limit`; the index may lag a moment). */
-export async function dueChangeOrderMails(store: Store, now: string, limit: number): Promise<ChangeOrderMailRecord[]> {
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      IndexName: 'ByUser',
-      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
-      ExpressionAttributeValues: { ':pk': duePartition, ':now': `${now}#~` },
-      Limit: limit,
-    }),
-  );
-  return (page.Items ?? []).map((item) => parseItem(changeOrderMailRecord, item, 'change order mail'));
+export function dueChangeOrderMails(store: Store, now: string, limit: number): Promise<ChangeOrderMailRecord[]> {
+  return queryDue(store, duePartition, now, limit, changeOrderMailRecord, 'change order mail');
 }
 
 /** The items that failed for good, newest first (the failed index of the stack). */

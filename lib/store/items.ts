@@ -116,6 +116,24 @@ export function queryNewestFirst<S extends z.ZodType>(store: Store, pk: string, 
   return queryPrefixPage(store, pk, prefix, limit, schema, what, { ScanIndexForward: false });
 }
 
+/**
+ * Items of a sparse due index (GSI1 `ByUser`, one partition per kind and stack, `GSI1SK = <due ISO>#<id>`)
+ * whose due time is `now` or earlier, the longest due first: at most `limit` (one Query; the index may lag a
+ * moment). Webhook retries (webhook.ts) and unsent change order mails (changeOrderMail.ts) are kept this way.
+ */
+export async function queryDue<S extends z.ZodType>(store: Store, partition: string, now: string, limit: number, schema: S, what: string): Promise<z.infer<S>[]> {
+  const page = await store.ddb.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      IndexName: 'ByUser',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+      ExpressionAttributeValues: { ':pk': partition, ':now': `${now}#~` },
+      Limit: limit,
+    }),
+  );
+  return (page.Items ?? []).map((item) => parseItem(schema, item, what));
+}
+
 const keyRow = z.object({ PK: z.string(), SK: z.string() });
 
 /** Keys of every item under a key prefix of one partition, for deleting them. */

@@ -1,7 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchWrite, deleteIf, getItem, parseItem, prefixQuery, putIf, queryMatching, queryNewestFirst, queryPrefix } from './items.js';
+import { batchWrite, deleteIf, getItem, parseItem, prefixQuery, putIf, queryDue, queryMatching, queryNewestFirst, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** A webhook of a library. Its signing secret is not stored: it is derived from the stack's key (lib/webhooks/signing.ts). */
@@ -185,15 +184,6 @@ export function unattempted(createdAt: string, nextAttemptAt: string | null) {
 }
 
 /** Deliveries whose next attempt is due by `now`, oldest first (at most `limit`). */
-export async function dueDeliveries(store: Store, now: string, limit: number): Promise<DeliveryRecord[]> {
-  const page = await store.ddb.send(
-    new QueryCommand({
-      TableName: store.tableName,
-      IndexName: 'ByUser',
-      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
-      ExpressionAttributeValues: { ':pk': retryPartition, ':now': `${now}#~` },
-      Limit: limit,
-    }),
-  );
-  return (page.Items ?? []).map((item) => parseItem(deliveryRecord, item, 'webhook delivery'));
+export function dueDeliveries(store: Store, now: string, limit: number): Promise<DeliveryRecord[]> {
+  return queryDue(store, retryPartition, now, limit, deliveryRecord, 'webhook delivery');
 }
