@@ -44,11 +44,13 @@ describe('paging through 10,000 components', () => {
   let seededIds: Set<string>;
 
   beforeAll(async () => {
-    // The items component.create writes, put in batches: this test reads them.
-    const seeded = await seed().components(10_000, { write: 'batch', compact: true }).build();
+    // This test reads and pages: the library is written as an import writes one (component items and search
+    // blocks of 1,000 rows, the layout a compaction leaves), not created and compacted one by one (the
+    // tests below page through libraries made by component.create and compaction).
+    const seeded = await seed().components(10_000, { write: 'bulk' }).build();
     tenant = seeded.tenant;
     seededIds = new Set(seeded.components.map((c) => c.id));
-    // A hang guard, not a budget: seeding 10,000 components takes minutes on a loaded 2-core machine.
+    // A hang guard, not a budget.
   }, 600_000);
 
   it('returns each component exactly once, 50 at a time, newest first', async () => {

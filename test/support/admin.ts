@@ -4,9 +4,12 @@ import { stack } from './api.js';
 
 const run = promisify(execFile);
 
-/** The operator CLI (`npm run -s admin -- …`) against the test stack's DynamoDB Local, on its table or another (`env`: more variables). */
+/**
+ * The operator CLI (`npm run -s admin -- …`) against the test stack's DynamoDB Local, on its table or another
+ * (`env`: more variables): infra/admin/cli.ts as globalSetup bundled it for the run.
+ */
 export function adminCli(args: string[], options: { table?: string; env?: Record<string, string> } = {}) {
-  return run(process.execPath, ['--import', 'tsx', 'infra/admin/cli.ts', ...args], {
+  return run(process.execPath, [stack.adminCli, ...args], {
     env: {
       ...process.env,
       NODE_NO_WARNINGS: '1',

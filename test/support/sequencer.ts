@@ -5,10 +5,17 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * them alone (a fresh clone has no durations cached, and vitest would start the largest files first).
  */
 const slowest = [
+  'test/e2e/hostileSchema.test.ts', // every operation of the schema with generated input, a tenant each (~100 s in CI)
   'test/e2e/transfer.test.ts', // two imports and an export of 10,000 components
-  'test/e2e/searchPaging.test.ts', // pages through 10,000 components three times
+  'test/e2e/searchNameIndex.test.ts', // libraries of tens of thousands of rows, loaded in bulk
+  'test/e2e/searchIndex.test.ts', // compacts and merges 9,000 components' deltas
+  'test/e2e/searchPaging.test.ts', // pages through 10,000 components
   'test/infra/stack.test.ts', // synthesizes the CDK stack, bundling each function
   'test/infra/bundles.test.ts', // bundles each function and runs it in fresh processes
+  'test/e2e/largeChangeOrders.test.ts', // releases 1,000 components
+  'test/e2e/itemAtomicity.test.ts',
+  'test/e2e/items.test.ts',
+  'test/e2e/inputProperties.test.ts',
 ];
 
 export default class SlowestFirst extends BaseSequencer {
