@@ -5,6 +5,7 @@ import {
   claimChangeOrderMail,
   dueChangeOrderMails,
   getChangeOrderMail,
+  leaveDueIndex,
   markChangeOrderMailSent,
   recordChangeOrderMailFailure,
   recordChangeOrderMailSent,
@@ -130,15 +131,25 @@ export async function sendDueChangeOrderMails(deps: MailDeps, budgetMs = 45_000)
   for (;;) {
     const now = new Date();
     const due = await dueChangeOrderMails(deps.store, now.toISOString(), 25);
-    const outcomes = await Promise.all(due.map((item) => attemptChangeOrderMails(deps, item, now)));
+    // Sent already (by a build before the due index, which left its keys): out of the index, or a page of them
+    // would hold the sweep up.
+    const [stale, unsent] = [due.filter((item) => item.sentAt !== null), due.filter((item) => item.sentAt === null)];
+    const cleared = await Promise.all(stale.map((item) => leaveDueIndex(deps.store, item)));
+    // Every sending settles before the sweep answers, also when one of them throws (a DynamoDB error): none
+    // is left running, past the sweep, with its claim.
+    const settled = await Promise.allSettled(unsent.map((item) => attemptChangeOrderMails(deps, item, now)));
+    const outcomes = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     for (const outcome of outcomes) {
       if (!outcome.claimed) continue;
       result.attempted += 1;
       result.sent += outcome.sent;
       if (outcome.failure && !outcome.retryAt) result.failed += 1;
     }
-    // A full page may have more behind it; claimed and failed items moved out of the due window.
-    if (due.length < 25 || !outcomes.some((outcome) => outcome.claimed) || Date.now() - started > budgetMs) return result;
+    const thrown = settled.find((outcome) => outcome.status === 'rejected');
+    if (thrown) throw thrown.reason;
+    // A full page may have more behind it; claimed, failed and cleared items moved out of the due window.
+    const progressed = outcomes.some((outcome) => outcome.claimed) || cleared.some(Boolean);
+    if (due.length < 25 || !progressed || Date.now() - started > budgetMs) return result;
   }
 }
 
@@ -169,7 +180,8 @@ async function attemptChangeOrderMails(deps: MailDeps, item: ChangeOrderMailReco
   const attempts = claimed.attempts - claimed.attemptBase;
   const retryAt = nextAttemptAfterFailure(settings, attempts, failedAt);
   const lastError = errorText(failure);
-  await recordChangeOrderMailFailure(deps.store, claimed, failedAt.toISOString(), lastError, retryAt);
+  // Not recorded: another claim came first (this sending outlived its lease), and that sending reports.
+  if (!(await recordChangeOrderMailFailure(deps.store, claimed, failedAt.toISOString(), lastError, retryAt))) return { claimed: true, sent };
   const where = { changeOrderId: claimed.changeOrderId, number: claimed.order.number, rev: claimed.rev, organizationId: claimed.order.organizationId, libraryId: claimed.order.libraryId };
   console.log(
     JSON.stringify(

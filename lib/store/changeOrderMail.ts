@@ -208,6 +208,19 @@ export function recordChangeOrderMailFailure(store: Store, claimed: ChangeOrderM
   });
 }
 
+/**
+ * Takes a sent item out of the due index (its keys left there by a sender of a build before the index, which
+ * set `sentAt` only): on condition that it is sent and still keyed in the due index. False otherwise.
+ */
+export function leaveDueIndex(store: Store, record: ChangeOrderMailRecord): Promise<boolean> {
+  return updateIf(store, {
+    Key: keyOf(record),
+    UpdateExpression: 'SET nextAttemptAt = :none, leasedUntil = :none REMOVE GSI1PK, GSI1SK',
+    ConditionExpression: 'attribute_type(sentAt, :S) AND GSI1PK = :pk',
+    ExpressionAttributeValues: { ':none': null, ':S': 'S', ':pk': duePartition },
+  });
+}
+
 /** Unsent items whose next attempt is due by `now`, the longest due first (at most `limit`; the index may lag a moment). */
 export function dueChangeOrderMails(store: Store, now: string, limit: number): Promise<ChangeOrderMailRecord[]> {
   return queryDue(store, duePartition, now, limit, changeOrderMailRecord, 'change order mail');
@@ -226,15 +239,17 @@ export function failedChangeOrderMails(store: Store): Promise<ChangeOrderMailRec
 /**
  * An operator's resend of a failed item: back in the due index at `at` with a full set of attempts
  * (`attemptBase`) and another week to live, on condition that it is still the failed version read. The
- * addresses already sent (`sentTo`) are not sent again. False when it changed meanwhile.
+ * addresses already sent (`sentTo`) are not sent again. False when it changed meanwhile or was sent after all
+ * (a sender whose lease ran out finished it).
  */
 export function resendChangeOrderMail(store: Store, record: ChangeOrderMailRecord, at: string): Promise<boolean> {
   return updateIf(store, {
     Key: keyOf(record),
     UpdateExpression: 'SET failedAt = :none, attemptBase = attempts, nextAttemptAt = :at, expiresAt = :ttl, GSI1PK = :pk, GSI1SK = :sk',
-    ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts',
+    ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts AND attribute_type(sentAt, :NULL)',
     ExpressionAttributeValues: {
       ':none': null,
+      ':NULL': 'NULL',
       ':at': at,
       ':ttl': Math.ceil(Date.parse(at) / 1000) + unsentRetentionSeconds,
       ':failedAt': record.failedAt,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { changeOrderMailKey, changeOrderMailPut, dueChangeOrderMails, getChangeOrderMail } from '../../lib/store/changeOrderMail.js';
+import { changeOrderMailKey, changeOrderMailPut, dueChangeOrderMails, getChangeOrderMail, resendChangeOrderMail } from '../../lib/store/changeOrderMail.js';
 import { transactWrite } from '../../lib/store/items.js';
 import { newTenant, ok, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { adminCli } from '../support/admin.js';
@@ -191,5 +191,68 @@ describe('concurrent sweeps of the local stack', () => {
     for (const order of orders) {
       for (const address of addressesOf(order)) expect((await mailTo(address)).map((mail) => mail.subject)).toEqual([`${order.number} created: Swept`]);
     }
+  });
+
+  const sweptOrder = (organizationId: string, libraryId: string, index: number) => ({
+    id: randomUUID(),
+    number: `CO-8${String(index).padStart(5, '0')}`,
+    organizationId,
+    libraryId,
+    createdBy: randomUUID(),
+    resolution: null,
+    components: [],
+    componentCount: 0,
+  });
+
+  it('takes sent items out of the due index (a build before it left their keys), and a page of them does not hold up an unsent one behind', { timeout: 120_000 }, async () => {
+    const store = testStore();
+    const [organizationId, libraryId] = [randomUUID(), randomUUID()];
+    const longAgo = Date.now() - 60 * 60_000;
+    // 30 items sent by an older sender, still keyed in the due index an hour ago, then one unsent due now.
+    const stale = Array.from({ length: 30 }, (_, index) => sweptOrder(organizationId, libraryId, index));
+    for (const [index, order] of stale.entries()) {
+      const at = new Date(longAgo + index).toISOString();
+      const mail = { to: [`stale-${index}@outbox.test`], userIds: [], subject: `${order.number} created: Stale`, lines: ['Stale.'], summary: false };
+      const put = changeOrderMailPut({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt: at, nextAttemptAt: at }) as { Put: { Item: Record<string, unknown> } };
+      await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...put.Put.Item, sentAt: at } }));
+    }
+    const order = sweptOrder(organizationId, libraryId, 99);
+    const address = `behind-${order.id.slice(0, 8)}@outbox.test`;
+    const key = changeOrderMailKey(organizationId, libraryId, order.id, 1);
+    await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...key, entity: 'OutboxTestPlaceholder' } }));
+    const now = new Date().toISOString();
+    const mail = { to: [address], userIds: [], subject: `${order.number} created: Behind`, lines: ['Behind.'], summary: false };
+    await transactWrite(store, [changeOrderMailPut({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt: now, nextAttemptAt: now })]);
+    await eventually(
+      () => getChangeOrderMail(store, organizationId, libraryId, order.id, 1),
+      (found) => !!found?.sentAt,
+      'the unsent item behind the stale ones marked sent',
+    );
+    expect((await mailTo(address)).map((sent) => sent.subject)).toEqual([`${order.number} created: Behind`]);
+    for (const staleOrder of stale) {
+      const raw = await rawItem(organizationId, libraryId, staleOrder.id, 1);
+      expect(raw).not.toHaveProperty('GSI1PK');
+      expect(raw!.attempts).toBe(0);
+    }
+    // Sent items are never sent again.
+    for (let index = 0; index < stale.length; index++) expect(await mailTo(`stale-${index}@outbox.test`)).toEqual([]);
+  });
+
+  it("an operator's resend does not put back an item a late sender finished after it failed", async () => {
+    const store = testStore();
+    const order = sweptOrder(randomUUID(), randomUUID(), 98);
+    const at = new Date().toISOString();
+    const mail = { to: [`late-${order.id.slice(0, 8)}@outbox.test`], userIds: [], subject: `${order.number} created: Late`, lines: ['Late.'], summary: false };
+    const put = changeOrderMailPut({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt: at, nextAttemptAt: at }) as { Put: { Item: Record<string, unknown> } };
+    const key = changeOrderMailKey(order.organizationId, order.libraryId, order.id, 1);
+    await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...key, entity: 'OutboxTestPlaceholder' } }));
+    // Failed for good as `mails failed` read it, then sent by a sender whose lease had run out.
+    const failed = { ...put.Put.Item, attempts: 12, failedAt: at, GSI1PK: 'MAILFAILED', GSI1SK: `${at}#${order.id}#1` };
+    await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: failed }));
+    const read = (await getChangeOrderMail(store, order.organizationId, order.libraryId, order.id, 1))!;
+    expect(read.failedAt).toBe(at);
+    await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...failed, sentAt: new Date().toISOString() } }));
+    expect(await resendChangeOrderMail(store, read, new Date().toISOString())).toBe(false);
+    expect(await rawItem(order.organizationId, order.libraryId, order.id, 1)).toMatchObject({ GSI1PK: 'MAILFAILED', failedAt: at });
   });
 });
