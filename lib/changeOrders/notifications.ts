@@ -199,10 +199,14 @@ async function attemptChangeOrderMails(deps: MailDeps, item: ChangeOrderMailReco
  * lease is running out (`stopped`).
  */
 async function sendClaimed(deps: MailDeps, item: ChangeOrderMailRecord, mayStart: (at: Date) => boolean): Promise<{ sent: number; failure?: unknown; stopped?: boolean }> {
-  const sent = new Set(item.sentTo);
+  // Addresses compare without case (one mailbox: a notify address and a user's primary address written
+  // differently, or a primary address whose case changed between attempts); each is recorded as sent.
+  const sent = new Set(item.sentTo.map((marker) => marker.toLowerCase()));
   let count = 0;
   for (const [index, mail] of item.mails.entries()) {
-    const to = [...new Set([...(await emailsOf(deps.store, item.order, mail.userIds)), ...mail.to])].filter((address) => !sent.has(`${index} ${address}`));
+    const addresses = new Map<string, string>();
+    for (const address of [...(await emailsOf(deps.store, item.order, mail.userIds)), ...mail.to]) if (!addresses.has(address.toLowerCase())) addresses.set(address.toLowerCase(), address);
+    const to = [...addresses].flatMap(([folded, address]) => (sent.has(`${index} ${folded}`) ? [] : [address]));
     if (to.length === 0) continue;
     const lines = [...mail.lines, ...(mail.summary === false ? [] : await summaryOf(deps.store, item.order))];
     let failure: unknown;

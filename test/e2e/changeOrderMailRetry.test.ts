@@ -238,6 +238,30 @@ describe('concurrent sweeps of the local stack', () => {
     for (let index = 0; index < stale.length; index++) expect(await mailTo(`stale-${index}@outbox.test`)).toEqual([]);
   });
 
+  it('sends one mail to one mailbox however its address is written, and none to one already sent in another case', { timeout: 120_000 }, async () => {
+    const store = testStore();
+    const order = sweptOrder(randomUUID(), randomUUID(), 97);
+    const tag = order.id.slice(0, 8);
+    const [twice, done] = [`Case-${tag}@Outbox.test`, `done-${tag}@outbox.test`];
+    const key = changeOrderMailKey(order.organizationId, order.libraryId, order.id, 1);
+    await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...key, entity: 'OutboxTestPlaceholder' } }));
+    const at = new Date().toISOString();
+    const mail = { to: [twice, twice.toLowerCase(), done], userIds: [], subject: `${order.number} created: Cases`, lines: ['Cases.'], summary: false };
+    const put = changeOrderMailPut({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt: at, nextAttemptAt: at }) as { Put: { Item: Record<string, unknown> } };
+    // `done` went at an earlier attempt, recorded as written then.
+    await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...put.Put.Item, sentTo: new Set([`0 ${done.toUpperCase()}`]) } }));
+    const item = await eventually(
+      () => getChangeOrderMail(store, order.organizationId, order.libraryId, order.id, 1),
+      (found) => !!found?.sentAt,
+      'the item marked sent',
+    );
+    expect(item!.sentTo.sort()).toEqual([`0 ${done.toUpperCase()}`, `0 ${twice}`].sort());
+    const all = (await (await fetch(`${stack.baseUrl}/_local/mail`)).json()) as { to: string[]; subject: string }[];
+    const to = (address: string) => all.filter((sent) => sent.to.some((recipient) => recipient.toLowerCase() === address.toLowerCase()));
+    expect(to(twice).map((sent) => sent.subject)).toEqual([`${order.number} created: Cases`]);
+    expect(to(done)).toEqual([]);
+  });
+
   it("an operator's resend does not put back an item a late sender finished after it failed", async () => {
     const store = testStore();
     const order = sweptOrder(randomUUID(), randomUUID(), 98);
