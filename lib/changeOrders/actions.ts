@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, InvalidInputError, NotFoundError } from '../errors.js';
 import { changeOrderPut, changeOrderUseAdd, nextChangeOrderNumber, removeChangeOrderUse, type ChangeOrderRecord } from '../store/changeOrder.js';
+import { unsentChangeOrderMailDeletes } from '../store/changeOrderMail.js';
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
 import { getMemberships } from '../store/membership.js';
@@ -298,7 +299,7 @@ export function updateChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, ra
 export async function deleteChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id: string): Promise<boolean> {
   await act(deps, scope, id, 'delete', async (record) => ({
     record,
-    items: [],
+    items: await unsentChangeOrderMailDeletes(deps.store, scope.organizationId, scope.libraryId, record.id),
     mails: [],
     afterCommit: () =>
       forgetUses(

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { isConditionalCheckFailure, isStorableKey, parseItem, queryAll, queryDue, updateIf, type WriteItem } from './items.js';
+import { isConditionalCheckFailure, isStorableKey, parseItem, queryAll, queryDue, queryPrefix, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -257,4 +257,19 @@ export function resendChangeOrderMail(store: Store, record: ChangeOrderMailRecor
       ...dueKeysValues(record, at),
     },
   });
+}
+
+const outboxKeys = z.object({ PK: z.string(), SK: z.string(), sentAt: z.string().nullable().optional() });
+
+/**
+ * Deletes of an order's unsent outbox items, for the transaction that deletes the order (a draft): no mail
+ * goes for an order that is gone (a created mail still waiting out an SES outage). A sending under way stops
+ * at its next record (the item is gone). Sent items are left to their TTL.
+ */
+export async function unsentChangeOrderMailDeletes(store: Store, orgId: string, libraryId: string, changeOrderId: string): Promise<WriteItem[]> {
+  const items = await queryPrefix(store, libraryPartition(orgId, libraryId), `MAILOUT#${changeOrderId}#`, outboxKeys, 'change order mail', {
+    ProjectionExpression: 'PK, SK, sentAt',
+    ConsistentRead: true,
+  });
+  return items.filter((item) => !item.sentAt).map((item) => ({ Delete: { Key: { PK: item.PK, SK: item.SK } } }));
 }

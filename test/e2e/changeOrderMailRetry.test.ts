@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { changeOrderMailKey, changeOrderMailPut, dueChangeOrderMails, getChangeOrderMail, resendChangeOrderMail } from '../../lib/store/changeOrderMail.js';
 import { transactWrite } from '../../lib/store/items.js';
@@ -132,6 +132,36 @@ describe('change order mails when SES fails', () => {
     expect((await workflowMailTo(bob.email)).filter((mail) => mail.subject.startsWith(subject))).toHaveLength(1);
     expect(await rawItem(tenant.organization.id, tenant.library.id, co.id, 1)).not.toHaveProperty('GSI1PK');
     expect((JSON.parse((await adminCli(['mails', 'failed'])).stdout) as { failed: { changeOrderId: string }[] }).failed.map((failed) => failed.changeOrderId)).not.toContain(co.id);
+  });
+
+  it('a draft deleted while its mail waits for a retry takes the unsent mail with it; a sent one stays to its TTL', { timeout: 120_000 }, async () => {
+    const part = await createComponent(tenant, { name: 'Deleted draft part', categoryId: 'mechanical' });
+    const co = (
+      await ok(alice.headers, `mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { ${fields} } } }`, {
+        input: { name: 'Deleted draft', templateId: 'default-one-stage', componentIds: [part.id], values: { reason: 'x' } },
+      })
+    ).changeOrders.create as { id: string; number: string };
+    // Its created mail, still waiting (due in an hour), and an earlier one that went.
+    const store = testStore();
+    const order = { id: co.id, number: co.number, organizationId: tenant.organization.id, libraryId: tenant.library.id, createdBy: alice.userId, resolution: null, components: [], componentCount: 0 };
+    const later = new Date(Date.now() + 60 * 60_000).toISOString();
+    for (const rev of [101, 102]) {
+      const key = changeOrderMailKey(order.organizationId, order.libraryId, co.id, rev);
+      await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...key, entity: 'OutboxTestPlaceholder' } }));
+      const mail = { to: [`draft-${rev}-${co.id.slice(0, 8)}@outbox.test`], userIds: [], subject: `${co.number} created: Deleted draft`, lines: ['x'], summary: false };
+      await transactWrite(store, [changeOrderMailPut({ changeOrderId: co.id, rev, order, mails: [mail], createdAt: new Date().toISOString(), nextAttemptAt: later })]);
+    }
+    await store.ddb.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: changeOrderMailKey(order.organizationId, order.libraryId, co.id, 101),
+        UpdateExpression: 'SET sentAt = :at',
+        ExpressionAttributeValues: { ':at': new Date().toISOString() },
+      }),
+    );
+    expect(await ok(alice.headers, 'mutation($id: ID!) { changeOrders { delete(id: $id) } }', { id: co.id })).toEqual({ changeOrders: { delete: true } });
+    expect(await rawItem(order.organizationId, order.libraryId, co.id, 102)).toBeUndefined();
+    expect(await rawItem(order.organizationId, order.libraryId, co.id, 101)).toMatchObject({ entity: 'ChangeOrderMail' });
   });
 
   it('a reviewer removed from the organization before the send is not told: the retry sends to the others only', { timeout: 120_000 }, async () => {
