@@ -183,6 +183,18 @@ describe('change order mails when SES fails', () => {
   });
 });
 
+/** A change order as an outbox item carries it, for items written by a test (no order item behind it). */
+const sweptOrder = (organizationId: string, libraryId: string, index: number) => ({
+  id: randomUUID(),
+  number: `CO-${String(index).padStart(6, '0')}`,
+  organizationId,
+  libraryId,
+  createdBy: randomUUID(),
+  resolution: null,
+  components: [],
+  componentCount: 0,
+});
+
 describe('concurrent sweeps of the local stack', () => {
   it.each([
     ['send each address of each due item once: one claim wins per item', false],
@@ -192,16 +204,7 @@ describe('concurrent sweeps of the local stack', () => {
     const organizationId = randomUUID();
     const libraryId = randomUUID();
     const now = new Date();
-    const orders = Array.from({ length: 8 }, (_, index) => ({
-      id: randomUUID(),
-      number: `CO-9${String(index).padStart(5, '0')}`,
-      organizationId,
-      libraryId,
-      createdBy: randomUUID(),
-      resolution: null,
-      components: [],
-      componentCount: 0,
-    }));
+    const orders = Array.from({ length: 8 }, (_, index) => sweptOrder(organizationId, libraryId, 90_000 + index));
     const addressesOf = (order: { id: string }) => Array.from({ length: 4 }, (_, index) => `sweep-${index}-${order.id.slice(0, 8)}@outbox.test`);
     for (const order of orders) {
       // Written over a placeholder, the stream says MODIFY and leaves it to the sweeps; else its INSERT goes to
@@ -223,30 +226,19 @@ describe('concurrent sweeps of the local stack', () => {
     }
   });
 
-  const sweptOrder = (organizationId: string, libraryId: string, index: number) => ({
-    id: randomUUID(),
-    number: `CO-8${String(index).padStart(5, '0')}`,
-    organizationId,
-    libraryId,
-    createdBy: randomUUID(),
-    resolution: null,
-    components: [],
-    componentCount: 0,
-  });
-
   it('takes sent items out of the due index (a build before it left their keys), and a page of them does not hold up an unsent one behind', { timeout: 120_000 }, async () => {
     const store = testStore();
     const [organizationId, libraryId] = [randomUUID(), randomUUID()];
     const longAgo = Date.now() - 60 * 60_000;
     // 30 items sent by an older sender, still keyed in the due index an hour ago, then one unsent due now.
-    const stale = Array.from({ length: 30 }, (_, index) => sweptOrder(organizationId, libraryId, index));
+    const stale = Array.from({ length: 30 }, (_, index) => sweptOrder(organizationId, libraryId, 80_000 + index));
     for (const [index, order] of stale.entries()) {
       const at = new Date(longAgo + index).toISOString();
       const mail = { to: [`stale-${index}@outbox.test`], userIds: [], subject: `${order.number} created: Stale`, lines: ['Stale.'], summary: false };
       const put = changeOrderMailPut({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt: at, nextAttemptAt: at }) as { Put: { Item: Record<string, unknown> } };
       await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...put.Put.Item, sentAt: at } }));
     }
-    const order = sweptOrder(organizationId, libraryId, 99);
+    const order = sweptOrder(organizationId, libraryId, 80_099);
     const address = `behind-${order.id.slice(0, 8)}@outbox.test`;
     const key = changeOrderMailKey(organizationId, libraryId, order.id, 1);
     await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...key, entity: 'OutboxTestPlaceholder' } }));
@@ -270,7 +262,7 @@ describe('concurrent sweeps of the local stack', () => {
 
   it('sends one mail to one mailbox however its address is written, and none to one already sent in another case', { timeout: 120_000 }, async () => {
     const store = testStore();
-    const order = sweptOrder(randomUUID(), randomUUID(), 97);
+    const order = sweptOrder(randomUUID(), randomUUID(), 80_097);
     const tag = order.id.slice(0, 8);
     const [twice, done] = [`Case-${tag}@Outbox.test`, `done-${tag}@outbox.test`];
     const key = changeOrderMailKey(order.organizationId, order.libraryId, order.id, 1);
@@ -294,7 +286,7 @@ describe('concurrent sweeps of the local stack', () => {
 
   it("an operator's resend does not put back an item a late sender finished after it failed", async () => {
     const store = testStore();
-    const order = sweptOrder(randomUUID(), randomUUID(), 98);
+    const order = sweptOrder(randomUUID(), randomUUID(), 80_098);
     const at = new Date().toISOString();
     const mail = { to: [`late-${order.id.slice(0, 8)}@outbox.test`], userIds: [], subject: `${order.number} created: Late`, lines: ['Late.'], summary: false };
     const put = changeOrderMailPut({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt: at, nextAttemptAt: at }) as { Put: { Item: Record<string, unknown> } };
