@@ -1,4 +1,5 @@
 import { defaultFirstAttemptDelayMs, failedChangeOrderMails, resendChangeOrderMail } from '../store/changeOrderMail.js';
+import { positiveSetting, retryWaitMs } from '../model/retrySchedule.js';
 import type { Store } from '../store/client.js';
 
 /**
@@ -19,11 +20,6 @@ export interface MailRetrySettings {
   leaseMs: number;
 }
 
-const positive = (value: string | undefined, fallback: number) => {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
-};
-
 /**
  * From the environment: CHANGE_ORDER_MAIL_FIRST_ATTEMPT_MS (default 5 minutes: the stream's own three
  * attempts take seconds), CHANGE_ORDER_MAIL_RETRY_BASE_MS (default 1 minute), CHANGE_ORDER_MAIL_MAX_RETRY_DELAY_MS
@@ -32,11 +28,11 @@ const positive = (value: string | undefined, fallback: number) => {
  */
 export function mailRetrySettings(env: NodeJS.ProcessEnv = process.env): MailRetrySettings {
   return {
-    firstAttemptDelayMs: positive(env.CHANGE_ORDER_MAIL_FIRST_ATTEMPT_MS, defaultFirstAttemptDelayMs),
-    retryBaseMs: positive(env.CHANGE_ORDER_MAIL_RETRY_BASE_MS, 60_000),
-    maxRetryDelayMs: positive(env.CHANGE_ORDER_MAIL_MAX_RETRY_DELAY_MS, 60 * 60_000),
-    maxAttempts: Math.floor(positive(env.CHANGE_ORDER_MAIL_MAX_ATTEMPTS, 12)),
-    leaseMs: positive(env.CHANGE_ORDER_MAIL_LEASE_MS, 5 * 60_000),
+    firstAttemptDelayMs: positiveSetting(env.CHANGE_ORDER_MAIL_FIRST_ATTEMPT_MS, defaultFirstAttemptDelayMs),
+    retryBaseMs: positiveSetting(env.CHANGE_ORDER_MAIL_RETRY_BASE_MS, 60_000),
+    maxRetryDelayMs: positiveSetting(env.CHANGE_ORDER_MAIL_MAX_RETRY_DELAY_MS, 60 * 60_000),
+    maxAttempts: Math.floor(positiveSetting(env.CHANGE_ORDER_MAIL_MAX_ATTEMPTS, 12)),
+    leaseMs: positiveSetting(env.CHANGE_ORDER_MAIL_LEASE_MS, 5 * 60_000),
   };
 }
 
@@ -51,8 +47,7 @@ export function firstAttemptAt(settings: MailRetrySettings, createdAt: string): 
  */
 export function nextAttemptAfterFailure(settings: MailRetrySettings, attempts: number, at: Date, random: () => number = Math.random): string | null {
   if (attempts >= settings.maxAttempts) return null;
-  const wait = Math.min(settings.retryBaseMs * 2 ** (Math.max(attempts, 1) - 1), settings.maxRetryDelayMs) * (1 + random() * 0.2);
-  return new Date(at.getTime() + wait).toISOString();
+  return new Date(at.getTime() + retryWaitMs(settings.retryBaseMs, attempts, settings.maxRetryDelayMs, random)).toISOString();
 }
 
 /** A claim made at `at` holds the item until then. */

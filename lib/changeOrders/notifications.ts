@@ -202,13 +202,20 @@ async function sendClaimed(deps: MailDeps, item: ChangeOrderMailRecord, mayStart
   // Addresses compare without case (one mailbox: a notify address and a user's primary address written
   // differently, or a primary address whose case changed between attempts); each is recorded as sent.
   const sent = new Set(item.sentTo.map((marker) => marker.toLowerCase()));
+  // Read once for every mail of the item: the users' addresses, and the counts (the same order for each).
+  const emails = await emailsOf(
+    deps.store,
+    item.order,
+    item.mails.flatMap((mail) => mail.userIds),
+  );
+  let summary: Promise<string[]> | undefined;
   let count = 0;
   for (const [index, mail] of item.mails.entries()) {
     const addresses = new Map<string, string>();
-    for (const address of [...(await emailsOf(deps.store, item.order, mail.userIds)), ...mail.to]) if (!addresses.has(address.toLowerCase())) addresses.set(address.toLowerCase(), address);
+    for (const address of [...mail.userIds.flatMap((id) => emails.get(id) ?? []), ...mail.to]) if (!addresses.has(address.toLowerCase())) addresses.set(address.toLowerCase(), address);
     const to = [...addresses].flatMap(([folded, address]) => (sent.has(`${index} ${folded}`) ? [] : [address]));
     if (to.length === 0) continue;
-    const lines = [...mail.lines, ...(mail.summary === false ? [] : await summaryOf(deps.store, item.order))];
+    const lines = [...mail.lines, ...(mail.summary === false ? [] : await (summary ??= summaryOf(deps.store, item.order)))];
     let failure: unknown;
     for (const address of to) {
       if (!mayStart(new Date())) return { sent: count, stopped: true };
@@ -239,19 +246,19 @@ async function summaryOf(store: Store, order: SummaryOrder): Promise<string[]> {
 }
 
 /**
- * The primary addresses of the users a mail names who may still read the order when it is sent: not
+ * The primary addresses, by user id, of the users the mails name who may still read the order when they are sent: not
  * archived, members of its organization, holding change_orders.read in its library. Someone removed from
  * the organization or the library between the action and the send (the stream's lag, a retry hours later)
  * is not told its number, name and counts.
  */
-async function emailsOf(store: Store, order: Pick<SummaryOrder, 'organizationId' | 'libraryId'>, userIds: readonly string[]): Promise<string[]> {
+async function emailsOf(store: Store, order: Pick<SummaryOrder, 'organizationId' | 'libraryId'>, userIds: readonly string[]): Promise<Map<string, string>> {
   const ids = [...new Set(userIds)];
-  if (ids.length === 0) return [];
+  if (ids.length === 0) return new Map();
   const memberships = await getMemberships(store, order.organizationId, ids, true);
   const access = await loadEffectiveAccesses(store, order.organizationId, [...memberships.values()]);
   const readers = ids.filter((id) => access.get(id)?.libraryPermissions(order.libraryId).has('change_orders.read'));
   const users = await Promise.all(readers.map((id) => getUser(store, id)));
-  return users.flatMap((user) => (user && !user.archived ? [user.primaryEmail] : []));
+  return new Map(users.flatMap((user) => (user && !user.archived ? [[user.id, user.primaryEmail] as const] : [])));
 }
 
 function outboundMail(appUrl: string, address: string, subject: string, lines: string[], order: Pick<ChangeOrderRecord, 'id' | 'number'>): OutboundMail {

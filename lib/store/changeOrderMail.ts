@@ -148,7 +148,7 @@ export function markChangeOrderMailSent(store: Store, record: ChangeOrderMailRec
 
 /**
  * Claims the item for one sending, on condition that it is still the version read (its attempt count and
- * next attempt; an item written before the due index existed has neither) and neither sent nor failed: the
+ * next attempt; an item written before the due index existed has neither), neither sent nor failed, and not leased by a sending still under way: the
  * attempt is counted, and its next attempt (its key in the due index) moves to `leaseUntil`, so the sweep
  * takes it over only if this sending dies. Returns the item as claimed (its progress as of now), or
  * undefined when another sender claimed it first, it was sent, failed or is gone: then nothing is sent.
@@ -161,7 +161,7 @@ export async function claimChangeOrderMail(store: Store, record: ChangeOrderMail
         TableName: store.tableName,
         Key: keyOf(record),
         UpdateExpression: 'SET attempts = :claimed, nextAttemptAt = :lease, leasedUntil = :lease, lastAttemptAt = :at, GSI1PK = :pk, GSI1SK = :sk',
-        ConditionExpression: `attribute_exists(PK) AND attribute_type(sentAt, :NULL) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL)) AND ${unclaimed}`,
+        ConditionExpression: `attribute_exists(PK) AND attribute_type(sentAt, :NULL) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL)) AND (attribute_not_exists(leasedUntil) OR attribute_type(leasedUntil, :NULL) OR leasedUntil <= :at) AND ${unclaimed}`,
         ExpressionAttributeValues: {
           ...(record.attempts === 0 && record.nextAttemptAt === null ? {} : { ':attempts': record.attempts, ':next': record.nextAttemptAt }),
           ':claimed': record.attempts + 1,

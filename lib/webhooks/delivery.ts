@@ -8,6 +8,7 @@ import type { WebhookSettings } from './settings.js';
 import { deriveWebhookSecret, signatureHeader } from './signing.js';
 import { postToReceiver } from './transport.js';
 import { resolveReceiver, type HostLookup } from './urls.js';
+import { retryWaitMs } from '../model/retrySchedule.js';
 
 export interface DeliveryDeps {
   store: Store;
@@ -129,7 +130,7 @@ async function attempt(deps: DeliveryDeps, webhook: WebhookRecord, delivery: Del
   const attempts = delivery.attempts + 1;
   const finished = (deps.now?.() ?? new Date()).toISOString();
   const retry = error !== null && attempts < settings.maxAttempts;
-  const wait = settings.retryBaseMs * 2 ** (attempts - 1) * (1 + Math.random() * 0.2);
+  const wait = retryWaitMs(settings.retryBaseMs, attempts);
   await recordAttempt(deps.store, delivery, {
     ...delivery,
     attempts,

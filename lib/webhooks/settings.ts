@@ -1,3 +1,4 @@
+import { positiveSetting } from '../model/retrySchedule.js';
 import type { UrlPolicy } from './urls.js';
 
 export interface WebhookSettings {
@@ -12,11 +13,6 @@ export interface WebhookSettings {
   timeoutMs: number;
 }
 
-const positive = (value: string | undefined, fallback: number) => {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
-};
-
 /**
  * From the environment the handlers run in: WEBHOOK_SIGNING_KEY, WEBHOOK_ALLOW_LOOPBACK_URLS (the local
  * stack only: receivers on this machine's loopback addresses), WEBHOOK_MAX_ATTEMPTS (default 8), WEBHOOK_RETRY_BASE_MS (default 60,000: 1, 2, 4 ... 64
@@ -26,9 +22,9 @@ function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings 
   return {
     stackKey: env.WEBHOOK_SIGNING_KEY || undefined,
     urlPolicy: { allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK_URLS === 'true' },
-    maxAttempts: Math.floor(positive(env.WEBHOOK_MAX_ATTEMPTS, 8)),
-    retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS, 60_000),
-    timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
+    maxAttempts: Math.floor(positiveSetting(env.WEBHOOK_MAX_ATTEMPTS, 8)),
+    retryBaseMs: positiveSetting(env.WEBHOOK_RETRY_BASE_MS, 60_000),
+    timeoutMs: positiveSetting(env.WEBHOOK_TIMEOUT_MS, 10_000),
   };
 }
 

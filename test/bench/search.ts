@@ -16,7 +16,7 @@
  *
  *   npm run bench:search                                  # 1,000, 10,000 and 50,000
  *   SEARCH_BENCH_SIZES=1000,10000 npm run bench:search    # fewer
- *   SEARCH_BENCH_SIZES=500000 npm run bench:search        # opt-in: loaded in bulk (searchFixture.ts), above 50,000,
+ *   SEARCH_BENCH_SIZES=500000 npm run bench:search        # opt-in: loaded in bulk (test/support/bulkSearchLibrary.ts), above 50,000,
  *                                                         # the seed's inputs in a shuffled order (SEARCH_BENCH_BULK_ORDER=periodic: in index order)
  *   SEARCH_BENCH_ITERATIONS=50 npm run bench:search       # calls per measurement (default 100)
  *
@@ -35,11 +35,11 @@ import { readColumn } from '../../lib/search/table/storage.js';
 import setup from '../support/globalSetup.js';
 import type { StackInfo } from '../support/globalSetup.js';
 import { compactSearchIndex, seedComponents, seededInput } from '../e2e/searchHelpers.js';
-import { loadLibrary } from './searchFixture.js';
+import { loadSearchLibrary as loadLibrary } from '../support/bulkSearchLibrary.js';
 
 const sizes = (process.env.SEARCH_BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const iterations = Number(process.env.SEARCH_BENCH_ITERATIONS ?? 100);
-/** Libraries larger than this are loaded in bulk (searchFixture.ts) instead of through createComponents. */
+/** Libraries larger than this are loaded in bulk (test/support/bulkSearchLibrary.ts) instead of through createComponents. */
 const bulkAbove = Number(process.env.SEARCH_BENCH_BULK_ABOVE ?? 50_000);
 const warmup = 5;
 
@@ -141,7 +141,7 @@ async function benchSize(stack: StackInfo, store: Store, size: number): Promise<
   let started = performance.now();
   let seeded: { id: string }[];
   if (size > bulkAbove) {
-    log(`  loading ${size} components in bulk (searchFixture.ts)...`);
+    log(`  loading ${size} components in bulk (test/support/bulkSearchLibrary.ts)...`);
     let reported = 0;
     // SEARCH_BENCH_PAGE_COMPONENTS=true: component items only for the rows the measured pages and edits read
     // (the oldest 1,000, the newest 6,000, 4 % of the library around the deep page's cursor, every CPN that

@@ -8,7 +8,7 @@ import type { RowFields } from '../../lib/search/table/rows.js';
 import { LibrarySnapshot } from '../../lib/search/table/snapshot.js';
 import { hasNameIndex, readColumn, readManifest, writeParts } from '../../lib/search/table/storage.js';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
-import { loadLibrary } from '../bench/searchFixture.js';
+import { loadSearchLibrary as loadLibrary } from '../support/bulkSearchLibrary.js';
 import { compactSearchIndex, markReleased, putUser, seedComponents, updateAt } from './searchHelpers.js';
 
 const filterQuery = 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount edges { node { id } } } } }';

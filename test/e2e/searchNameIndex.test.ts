@@ -9,7 +9,7 @@ import { LibrarySnapshot } from '../../lib/search/table/snapshot.js';
 import { columnPartKey, readManifest, readNameIndexParts } from '../../lib/search/table/storage.js';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
 import { searchRow } from '../support/searchRows.js';
-import { loadLibrary } from '../bench/searchFixture.js';
+import { loadSearchLibrary as loadLibrary } from '../support/bulkSearchLibrary.js';
 import { compactSearchIndex, seedComponents, updateAt } from './searchHelpers.js';
 
 type Page = { component: { filter: { totalCount: number; edges: { node: { id: string } }[] } } };

@@ -9,7 +9,7 @@ import type { Store } from '../../lib/store/client.js';
 import { cpnClaimPut } from '../../lib/store/cpn.js';
 import { batchWrite } from '../../lib/store/items.js';
 import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
-import { fixtureCreatedAt, loadLibrary } from '../bench/searchFixture.js';
+import { fixtureCreatedAt, loadSearchLibrary as loadLibrary } from '../support/bulkSearchLibrary.js';
 import { createAt, seededInput, updateAt } from './searchHelpers.js';
 
 /**

@@ -4,6 +4,7 @@ import type { CreateComponentCommand } from '../../lib/components/commands.js';
 import { memberWithRole, type Member } from '../e2e/accessHelpers.js';
 import { compactSearchIndex, seedComponents } from '../e2e/searchHelpers.js';
 import { newTenant, testStore, uniqueSlug, type Tenant } from './api.js';
+import { blockRows } from '../../lib/search/table/compaction.js';
 import { loadSearchLibrary } from './bulkSearchLibrary.js';
 
 export interface Seeded {
@@ -86,8 +87,17 @@ export class SeedBuilder {
     let components: ComponentRecord[] = [];
     if (this.#components) {
       const { count, compact, write, ...options } = this.#components;
-      if (write === 'bulk') components = await loadSearchLibrary(store, tenant, count, options);
-      else components = await seedComponents(store, tenant, count, { write, ...options });
+      if (write === 'bulk') {
+        // Blocks of compaction's first size (1,000 rows), the layout seedComponents and a compaction leave.
+        components = new Array<ComponentRecord>(count);
+        const kept = components;
+        await loadSearchLibrary(store, tenant, count, {
+          input: options.input,
+          blockRows,
+          concurrency: options.concurrency ?? 8,
+          records: (records, first) => records.forEach((record, i) => (kept[first + i] = record)),
+        });
+      } else components = await seedComponents(store, tenant, count, { write, ...options });
       if (compact) await compactSearchIndex(store, tenant);
     }
     return { tenant, members, libraries, components };
