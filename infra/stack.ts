@@ -1,52 +1,15 @@
-import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import type { PasswordPolicyMode } from '../lib/accounts/passwordPolicy.js';
 import { PlmAlarms } from './stack/alarms.js';
 import { createHttpApi, createScimApi, customDomain } from './stack/api.js';
 import { createAuditDigests, createFilesBucket, grantFilesPermissions } from './stack/buckets.js';
 import { createFunction, functionNames, grantSendMail, mailAddress, type FunctionName } from './stack/functions.js';
 import { createImportJobs, createWebhooks } from './stack/streamFunctions.js';
 import { createTable } from './stack/table.js';
+import type { PlmStackProps } from './stack/props.js';
 import { createFederation, createSamlResync, createUserPool, grantAuthPermissions, samlFederationActions } from './stack/userPool.js';
-
-export interface PlmStackProps extends StackProps {
-  /** Origin of the web application; verification links point at `${appUrl}/verify-email`. */
-  readonly appUrl: string;
-  /** Comma-separated origins allowed to call the signup and verification routes, and to PUT/GET file bytes in S3. */
-  readonly authAllowedOrigins: string;
-  /** Sender address of outbound mail; must be a verified SES identity in the deployed account. */
-  readonly mailFrom: string;
-  /** Password policy mode of the account routes (spec: standard or nist). */
-  readonly passwordPolicy: PasswordPolicyMode;
-  /** Whether /graphql answers introspection (only ever to an authenticated caller). Default: true. */
-  readonly graphqlIntrospection?: boolean;
-  /**
-   * Organization-creation gating (spec: Current user). enforced (default): creating a production
-   * organization needs a creation grant or Site Admin of an entitled organization; open: any user may.
-   */
-  readonly orgCreationGating?: 'enforced' | 'open';
-  /** The tenant this stack serves: tagged on every resource (`plm:tenant`). */
-  readonly tenantName?: string;
-  /** A custom domain for the API (GraphQL and account routes), with an ACM certificate of the stack's region. */
-  readonly apiDomain?: CustomDomain;
-  /** A custom domain for SCIM, a host of its own: {scim_url} is https://<domainName>/scim/v2. */
-  readonly scimDomain?: CustomDomain;
-  /**
-   * The user pool's hosted domain for SAML federation (the IdPs' ACS URL is https://<domain>/saml2/idpresponse):
-   * a Cognito prefix domain (default `plm-<tenantName>`, else `plm-<stack name>`), or a custom domain with an
-   * ACM certificate in us-east-1.
-   */
-  readonly authDomain?: { readonly prefix: string } | CustomDomain;
-  /** An address subscribed to the alarm topic. */
-  readonly alarmEmail?: string;
-}
-
-export interface CustomDomain {
-  readonly domainName: string;
-  readonly certificateArn: string;
-}
 
 /** `'https://a.example, https://b.example'` -> `['https://a.example', 'https://b.example']` (as infra/local/config.ts reads it). */
 export function originList(origins: string): string[] {

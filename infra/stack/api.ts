@@ -5,7 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type { CustomDomain } from '../stack.js';
+import type { CustomDomain } from './props.js';
 import { logRetention, pascalCase, type FunctionName } from './functions.js';
 
 /** An HTTP API with the one stage it is served from (custom domains map to it). */

@@ -5,7 +5,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { passwordPolicies, type PasswordPolicyMode } from '../../lib/accounts/passwordPolicy.js';
-import type { PlmStackProps } from '../stack.js';
+import type { PlmStackProps } from './props.js';
 import { createFunction, grantSendMail } from './functions.js';
 
 /** What registering SAML identity providers and keeping the federated client's list takes (lib/saml/providers.ts). */

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { WriteItem } from './items.js';
 
 /**
  * The audit operation of a request (lib/store/README.md, "Audit log"): who acts, what operation, from
@@ -114,17 +113,17 @@ export function auditEntryItem(operation: AuditOperation, result: AuditResult, e
 }
 
 /**
- * Called by transactWrite: the entry item to add to this transaction (the first one of the operation
- * that has room; with auditAtCommit, the first commit), or undefined. `confirm` marks it written once the transaction committed.
+ * Called by transactWrite: the entry to put in this transaction (the first one of the operation that has
+ * room; with auditAtCommit, the first commit), or undefined. `committed` marks it written once the transaction committed.
  */
-export function auditItemFor(itemCount: number, commit = false): { item: WriteItem; committed: (ok: boolean) => void } | undefined {
+export function auditItemFor(itemCount: number, commit = false): { entry: Record<string, unknown>; committed: (ok: boolean) => void } | undefined {
   const operation = currentAuditOperation();
   if (!operation || operation.attached || operation.written || itemCount >= 100) return undefined;
   if (operation.auditAtCommit && !commit) return undefined;
   const entry = auditEntryItem(operation, 'SUCCESS');
   operation.attached = entry.SK as string;
   return {
-    item: { Put: { Item: entry } },
+    entry,
     committed: (ok) => {
       if (ok) operation.written = true;
       else operation.attached = undefined;

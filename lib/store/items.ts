@@ -290,7 +290,7 @@ export async function transactWrite(store: Store, items: readonly WriteItem[], o
   // Inside an audited operation the first transaction with room carries its entry (lib/store/auditContext.ts).
   const audit = auditItemFor(items.length, options.commit === true);
   try {
-    await store.ddb.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [audit.item] : [])].map((item) => withTable(store, item)) }));
+    await store.ddb.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [{ Put: { Item: audit.entry } }] : [])].map((item) => withTable(store, item)) }));
     audit?.committed(true);
   } catch (error) {
     audit?.committed(false);

@@ -13,8 +13,7 @@ import { authorMapping, withAuthors } from './authors.js';
 import { mergeCounters, type CounterValue } from './counters.js';
 import { discussionItems, matchPeople } from './discussion.js';
 import { carriedFieldsOf, fileFields, type ExportedComponent } from './format.js';
-import type { ImportOptions, ImportResult, ImportSource } from './import.js';
-import type { ImportPlan } from './importPlan.js';
+import type { ImportOptions, ImportPlan, ImportResult, ImportSource } from './importPlan.js';
 import { mapSourcingChange, sourcingItems, type SourcingPlan } from './sourcing.js';
 import type { ImportConfiguration } from './validate.js';
 

@@ -2,17 +2,75 @@ import type { LibraryRef } from '../model/scope.js';
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
 import { ImportInvalidError, LibraryImportError, type ImportProblem } from '../errors.js';
 import type { BlobStorage } from '../files/blobStorage.js';
+import type { Entitlements } from '../orgs/plans.js';
 import type { Store } from '../store/client.js';
 import { libraryHasImportedKinds, listCpnCounters } from '../store/libraryTransfer.js';
 import type { CounterValue } from './counters.js';
-import { componentsFromCsv } from './csvSource.js';
-import type { ExportedComponent, Manifest } from './format.js';
-import type { ImportOptions, ImportSource } from './import.js';
+import { componentsFromCsv, type ImportActor } from './csvSource.js';
+import type { ExportedComponent, LibraryExport, Manifest } from './format.js';
+import type { FileBytesSource } from './fileBytes.js';
 import { csvSourcingPath, csvSourcingPrefix, sourcingFromCsv } from './sourcingCsv.js';
 import { planSourcing, type ExportedManifestSourcing, type SourcingPlan } from './sourcing.js';
 import { discussionProblems } from './discussion.js';
 import { importTemplates } from './templates.js';
 import { bomCycleProblems, parseImportConfiguration, validateComponents, type ImportConfiguration, type Locations } from './validate.js';
+
+/** What an import reads: the whole (JSON) or the spreadsheet files, with the manifest when there is one. */
+export type ImportSource =
+  | {
+      kind: 'json';
+      library: LibraryExport;
+      root: string;
+      /** How problems name the manifest's parts (`library.json: `, `bundle.`); `library.json: ` by default. */
+      manifestRoot?: string;
+      /** Where the bytes of the listed files are (absent: an export that lists files cannot be imported). */
+      fileBytes?: FileBytesSource;
+    }
+  | { kind: 'csv'; manifest: Manifest | null; componentsCsv: string; bomCsv: string | null; sourcingCsv?: string | null; legacy?: boolean };
+
+export interface ImportProgress {
+  phase: 'validated' | 'writing' | 'committed';
+  written: number;
+  total: number;
+}
+
+export interface ImportOptions {
+  actor: ImportActor;
+  entitlements: Entitlements;
+  onProgress?: (progress: ImportProgress) => void;
+  /** Concurrent BatchWriteItem calls (each 25 items); 8 by default. */
+  parallelWrites?: number;
+  /** The id of the import's mark (an API import uses its job's id); a new one by default. */
+  importId?: string;
+  /** Further items of the commit transaction (an API import's job turning SUCCEEDED), given what was imported. */
+  commitItems?: (result: Omit<ImportResult, 'importId'>) => Record<string, unknown>[];
+  /** The target's file store: needed when the export lists files (their bytes are copied into it). */
+  blobs?: BlobStorage;
+  /** Tests: fail after this many items were written, to prove that a failure leaves nothing behind. */
+  failAfterItems?: number;
+}
+
+export interface ImportResult {
+  importId: string;
+  components: number;
+  bomLines: number;
+  documentLinks: number;
+  historyRecords: number;
+  changeOrderTemplates: number;
+  files: number;
+  /** Manufacturer parts imported, and the vendors the import added to the organization's directory. */
+  sourcingParts: number;
+  vendorsCreated: number;
+  /** Comments and watches imported; watches dropped (their watcher matches nobody of the organization); comments kept with their author's name only (discussion.ts). */
+  comments: number;
+  watches: number;
+  watchesDropped: number;
+  commentAuthorsUnmatched: number;
+  /** Audit entries the file held: read only, none written (the target's log records the import itself). */
+  auditEntriesSkipped: number;
+  itemsWritten: number;
+  durationMs: number;
+}
 
 /** What a validated import holds: the target as it was read, and the input, checked, ready to be turned into items. */
 export interface ImportPlan {

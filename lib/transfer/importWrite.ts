@@ -18,9 +18,8 @@ import { listImportedVendorKeys } from '../store/sourcing.js';
 import type { ImportActor } from './csvSource.js';
 import { eachLimited, sha256Hex, type FileBytesSource } from './fileBytes.js';
 import type { Manifest } from './format.js';
-import type { ImportOptions, ImportSource } from './import.js';
 import type { ImportItems } from './importItems.js';
-import type { ImportPlan } from './importPlan.js';
+import type { ImportOptions, ImportPlan, ImportSource } from './importPlan.js';
 import { createPlannedVendors, ratesCommitItem } from './sourcing.js';
 import { targetTemplateNames } from './templates.js';
 
