@@ -1,4 +1,4 @@
-import { defaultFirstAttemptDelayMs, failedChangeOrderMails, resendChangeOrderMail } from '../store/changeOrderMail.js';
+import { defaultFirstAttemptDelayMs, failedChangeOrderMails, indexUnindexedChangeOrderMail, resendChangeOrderMail, unindexedChangeOrderMailsPage } from '../store/changeOrderMail.js';
 import { positiveSetting, retryWaitMs } from '../model/retrySchedule.js';
 import type { Store } from '../store/client.js';
 
@@ -104,4 +104,54 @@ export async function resendFailedChangeOrderMails(store: Store, options: { chan
   const failed = (await failedChangeOrderMails(store)).filter((item) => !options.changeOrderId || item.changeOrderId === options.changeOrderId);
   const resent = await Promise.all(failed.map((item) => resendChangeOrderMail(store, item, now.toISOString())));
   return resent.filter(Boolean).length;
+}
+
+/** What `npm run admin -- mails backfill` found and did (one summary line; a progress line per page on stderr). */
+export interface MailBackfillResult {
+  dryRun: boolean;
+  /** Pages read and items read (the whole table, once). */
+  pages: number;
+  scanned: number;
+  /** Unsent outbox items without index keys (written before the due index), not expired. */
+  found: number;
+  /** Of those, put in the due index now (none in a dry run). */
+  indexed: number;
+  /** Of those, left alone because they changed between the read and the write (claimed or sent by the stream meanwhile). */
+  changed: number;
+  /** Unindexed and unsent, but past their week: left to their TTL, no mail goes a week late. */
+  expired: number;
+}
+
+/**
+ * Outbox items a build before the due index wrote have no due keys: the sweep never sees them, only the
+ * stream sends them. This pass over the table (paged) finds the unsent ones and puts them in the due index,
+ * due now, so the next sweep sends them (claimed first, as any item). Each write is conditioned on the item
+ * still being unsent, not failed and unindexed, so one the stream claimed or sent meanwhile is not sent again;
+ * a second run finds nothing. `dryRun`: only counts.
+ */
+export async function backfillChangeOrderMailDueKeys(
+  store: Store,
+  options: { dryRun?: boolean; now?: Date; onPage?: (progress: Omit<MailBackfillResult, 'dryRun'>) => void } = {},
+): Promise<MailBackfillResult> {
+  const now = options.now ?? new Date();
+  const at = now.toISOString();
+  const result: MailBackfillResult = { dryRun: options.dryRun === true, pages: 0, scanned: 0, found: 0, indexed: 0, changed: 0, expired: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await unindexedChangeOrderMailsPage(store, start);
+    result.pages += 1;
+    result.scanned += page.scanned;
+    const live = page.items.filter((item) => item.expiresAt === undefined || item.expiresAt * 1000 > now.getTime());
+    result.expired += page.items.length - live.length;
+    result.found += live.length;
+    if (!result.dryRun) {
+      const written = await Promise.all(live.map((item) => indexUnindexedChangeOrderMail(store, item, at)));
+      result.indexed += written.filter(Boolean).length;
+      result.changed += written.filter((applied) => !applied).length;
+    }
+    const { dryRun: _dryRun, ...progress } = result;
+    options.onPage?.(progress);
+    start = page.next;
+  } while (start);
+  return result;
 }
