@@ -1,6 +1,7 @@
 import { defaultFirstAttemptDelayMs, failedChangeOrderMails, indexUnindexedChangeOrderMail, resendChangeOrderMail, unindexedChangeOrderMailsPage } from '../store/changeOrderMail.js';
 import { positiveSetting, retryWaitMs } from '../model/retrySchedule.js';
-import type { Store } from '../store/client.js';
+import { sesTimeouts } from '../mail/ses.js';
+import { deployedStoreTimeouts, worstCaseCallMs, type Store } from '../store/client.js';
 
 /**
  * When the mails of a change order action are tried again. The stream sends an outbox item at once (and the
@@ -9,7 +10,7 @@ import type { Store } from '../store/client.js';
  * timer) sends the due ones. A failed attempt is due again after `retryBaseMs`, doubling with each attempt
  * (at most `maxRetryDelayMs`, up to 20 % later at random so a backlog does not come back at once); after
  * `maxAttempts` the item fails for good. Every sending holds a lease of `leaseMs` and starts no send in its
- * last fifth, so a sender past its lease never overlaps the next.
+ * last fifth or its last `sendReserveMs`, whichever is longer, so a sender past its lease never overlaps the next.
  */
 export interface MailRetrySettings {
   firstAttemptDelayMs: number;
@@ -55,9 +56,19 @@ export function leaseUntil(settings: MailRetrySettings, at: Date): string {
   return new Date(at.getTime() + settings.leaseMs).toISOString();
 }
 
-/** Whether a sender holding a lease until `leasedUntil` may still start a send at `now` (not in the lease's last fifth). */
+/**
+ * The longest one send and its store writes can take in the deployed stack, once started: the SendEmail
+ * (lib/mail/ses.ts: 58 s at worst), recording its address (one UpdateItem) and, after the last address,
+ * recording the outcome (one UpdateItem), each DynamoDB call 44 s at worst (lib/store/client.ts):
+ * 58 + 2 x 44 = 146 s. With the default lease of 5 minutes a sender starts sends for the first 154 s of it,
+ * and what it started ends before the lease does, so the next claim never overlaps it (the sweep's own
+ * 45 s budget and the jobs function's 15 minutes are beside the point: the lease is what the next claim reads).
+ */
+export const sendReserveMs = worstCaseCallMs(sesTimeouts) + 2 * worstCaseCallMs(deployedStoreTimeouts);
+
+/** Whether a sender holding a lease until `leasedUntil` may still start a send at `now`: not in the lease's last fifth, nor in its last `sendReserveMs`. */
 export function mayStartSend(settings: MailRetrySettings, leasedUntil: string, now: Date): boolean {
-  return now.getTime() < Date.parse(leasedUntil) - settings.leaseMs / 5;
+  return now.getTime() < Date.parse(leasedUntil) - Math.max(settings.leaseMs / 5, sendReserveMs);
 }
 
 /** Whether an item leased until `leasedUntil` (null: not leased) is held by another sender at `now`. */

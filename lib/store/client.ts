@@ -86,19 +86,20 @@ export const localStoreTimeouts: StoreTimeouts = { connectionTimeoutMs: 2_000, r
 
 /** The SDK's backoff bound before retry `retry` (0-based) of a throttled call (SDK v3 standard strategy: random x min(1 s x 2^retry, 20 s)). */
 const throttlingBackoffBoundMs = (retry: number) => Math.min(1_000 * 2 ** retry, 20_000);
-/** A server's Retry-After hint may add up to 5 s to a wait (the SDK caps it there). */
+/** A server's Retry-After hint may add up to 5 s to a wait (the SDK caps it there; DynamoDB and SES send none, counted anyway). */
 const retryAfterHintMs = 5_000;
 
 /**
- * The longest one call can take with these settings: every attempt runs to its request timeout (a
- * connection timeout is shorter and counts within it), and every wait before a retry is the longest the SDK
- * allows (throttling's backoff plus a Retry-After hint). Deployed: 4 x 3 s + (1 + 2 + 4) s + 3 x 5 s = 34 s;
- * a stall alone (timeouts only, 25 ms backoff) is about 12 s.
+ * The longest one SDK call can take with these settings (any AWS client's, SES's too): every attempt runs to
+ * its request timeout (the connection timeout counts within it) and then, its headers come just in time,
+ * reads a body that stalls until the socket's inactivity timeout; every wait before a retry is the longest
+ * the SDK allows (throttling's backoff plus a Retry-After hint). Deployed DynamoDB: 4 x (3 + 2.5) s +
+ * (1 + 2 + 4) s + 3 x 5 s = 44 s. A plain stall (every attempt times out, 25 ms backoff) is about 12 s.
  */
 export function worstCaseCallMs(timeouts: StoreTimeouts): number {
   let waits = 0;
   for (let retry = 0; retry < timeouts.maxAttempts - 1; retry++) waits += throttlingBackoffBoundMs(retry) + retryAfterHintMs;
-  return timeouts.maxAttempts * Math.max(timeouts.requestTimeoutMs, timeouts.connectionTimeoutMs) + waits;
+  return timeouts.maxAttempts * (Math.max(timeouts.requestTimeoutMs, timeouts.connectionTimeoutMs) + timeouts.socketTimeoutMs) + waits;
 }
 
 export interface CreateStoreOptions {
