@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { LibraryImportError } from '../errors.js';
 import type { Store } from './client.js';
@@ -111,7 +112,7 @@ export async function markLibraryImporting(store: Store, orgId: string, libraryI
     UpdateExpression: 'SET importing = :mark',
     ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(importing)',
     ExpressionAttributeValues: { ':mark': mark },
-  });
+  }, { ownWrite: (old) => isDeepStrictEqual(old.importing, mark) });
   if (!marked) throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is in progress (or was abandoned: npm run admin -- import-abort)');
 }
 
