@@ -251,23 +251,27 @@ export function failedChangeOrderMails(store: Store): Promise<ChangeOrderMailRec
  * (a sender whose lease ran out finished it); true when an earlier attempt of this call applied it.
  */
 export function resendChangeOrderMail(store: Store, record: ChangeOrderMailRecord, at: string): Promise<boolean> {
-  return updateIf(store, {
-    Key: keyOf(record),
-    UpdateExpression: 'SET failedAt = :none, attemptBase = attempts, nextAttemptAt = :at, expiresAt = :ttl, GSI1PK = :pk, GSI1SK = :sk',
-    ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts AND attribute_type(sentAt, :NULL)',
-    ExpressionAttributeValues: {
-      ':none': null,
-      ':NULL': 'NULL',
-      ':at': at,
-      ':ttl': Math.ceil(Date.parse(at) / 1000) + unsentRetentionSeconds,
-      ':failedAt': record.failedAt,
-      ':attempts': record.attempts,
-      ...dueKeysValues(record, at),
+  return updateIf(
+    store,
+    {
+      Key: keyOf(record),
+      UpdateExpression: 'SET failedAt = :none, attemptBase = attempts, nextAttemptAt = :at, expiresAt = :ttl, GSI1PK = :pk, GSI1SK = :sk',
+      ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts AND attribute_type(sentAt, :NULL)',
+      ExpressionAttributeValues: {
+        ':none': null,
+        ':NULL': 'NULL',
+        ':at': at,
+        ':ttl': Math.ceil(Date.parse(at) / 1000) + unsentRetentionSeconds,
+        ':failedAt': record.failedAt,
+        ':attempts': record.attempts,
+        ...dueKeysValues(record, at),
+      },
     },
-  }, {
-    // This resend, applied by an earlier attempt of the call (no other writer sets these three at once).
-    ownWrite: (old) => old.failedAt === null && old.nextAttemptAt === at && old.attemptBase === record.attempts && old.GSI1PK === duePartition,
-  });
+    {
+      // This resend, applied by an earlier attempt of the call (no other writer sets these three at once).
+      ownWrite: (old) => old.failedAt === null && old.nextAttemptAt === at && old.attemptBase === record.attempts && old.GSI1PK === duePartition,
+    },
+  );
 }
 
 const outboxKeys = z.object({ PK: z.string(), SK: z.string(), sentAt: z.string().nullable().optional() });
@@ -300,7 +304,10 @@ export type UnindexedChangeOrderMail = z.infer<typeof backfillRow>;
  * build before the due index: unsent (`sentAt` absent or null), not failed, and with no index keys (no
  * `GSI1PK`: never claimed, since every claim writes them). `start`: the page's start (the last page's `next`).
  */
-export async function unindexedChangeOrderMailsPage(store: Store, start: Record<string, unknown> | undefined): Promise<{ items: UnindexedChangeOrderMail[]; scanned: number; next: Record<string, unknown> | undefined }> {
+export async function unindexedChangeOrderMailsPage(
+  store: Store,
+  start: Record<string, unknown> | undefined,
+): Promise<{ items: UnindexedChangeOrderMail[]; scanned: number; next: Record<string, unknown> | undefined }> {
   const page = await store.ddb.send(
     new ScanCommand({
       TableName: store.tableName,
@@ -314,8 +321,7 @@ export async function unindexedChangeOrderMailsPage(store: Store, start: Record<
 }
 
 /** Unsent, not failed, outside every index: the items the sweep cannot see. */
-const unindexedUnsent =
-  'attribute_not_exists(GSI1PK) AND (attribute_not_exists(sentAt) OR attribute_type(sentAt, :NULL)) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL))';
+const unindexedUnsent = 'attribute_not_exists(GSI1PK) AND (attribute_not_exists(sentAt) OR attribute_type(sentAt, :NULL)) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL))';
 
 /**
  * Puts an unindexed outbox item in the due index, due at `at` (the sweep sends it within a minute), with

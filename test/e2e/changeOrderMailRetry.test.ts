@@ -293,12 +293,18 @@ describe('concurrent sweeps of the local stack', () => {
 });
 
 describe('npm run admin -- mails backfill: outbox items written before the due index', () => {
-  it('puts unsent ones in the due index (a dry run only counts), the sweep sends each exactly once, and a second run changes nothing; sent and expired ones are left alone', { timeout: 180_000 }, async () => {
+  it('puts unsent ones in the due index (a dry run only counts), the sweep sends each exactly once, and a second run changes nothing; sent and expired ones are left alone', {
+    timeout: 180_000,
+  }, async () => {
     const store = testStore();
     const [organizationId, libraryId] = [randomUUID(), randomUUID()];
     const hourAgo = new Date(Date.now() - 60 * 60_000).toISOString();
     const weekAgo = new Date(Date.now() - 8 * 24 * 60 * 60_000).toISOString();
-    const [unsent, sent, expired] = [70_001, 70_002, 70_003].map((index) => sweptOrder(organizationId, libraryId, index)) as [ReturnType<typeof sweptOrder>, ReturnType<typeof sweptOrder>, ReturnType<typeof sweptOrder>];
+    const [unsent, sent, expired] = [70_001, 70_002, 70_003].map((index) => sweptOrder(organizationId, libraryId, index)) as [
+      ReturnType<typeof sweptOrder>,
+      ReturnType<typeof sweptOrder>,
+      ReturnType<typeof sweptOrder>,
+    ];
     const addressOf = (order: { id: string }) => `backfill-${order.id.slice(0, 8)}@outbox.test`;
     for (const [order, createdAt, sentAt] of [
       [unsent, hourAgo, null],

@@ -29,8 +29,7 @@ function deployedClient(endpoint: string): Store {
   return store;
 }
 
-const listening = (server: Server | ReturnType<typeof createTcpServer>) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+const listening = (server: Server | ReturnType<typeof createTcpServer>) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
 const bodyOf = (message: IncomingMessage) =>
   new Promise<Buffer>((resolve, reject) => {

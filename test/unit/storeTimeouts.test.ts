@@ -27,7 +27,7 @@ describe('DynamoDB client timeouts (lib/store/client.ts)', () => {
   });
 });
 
-describe("a conditional write that finds its own earlier attempt (lib/store/items.ts)", () => {
+describe('a conditional write that finds its own earlier attempt (lib/store/items.ts)', () => {
   const mine = { PK: 'P', SK: 'S', holder: 'me', tags: new Set(['a']), count: 2 };
   const isMine = (old: Record<string, unknown>) => old.holder === 'me';
 
