@@ -27,6 +27,7 @@ export const operatorCommandNames = [
   'digests',
   'mails failed',
   'mails resend',
+  'mails backfill',
 ] as const;
 
 export type OperatorCommandName = (typeof operatorCommandNames)[number];
@@ -65,4 +66,5 @@ export const usage = `Usage:
   npm run -s admin -- audit retention --org-slug SLUG --days N
   npm run -s admin -- digests   (mails the notification digests now, as the daily schedule does; without MAIL_FROM it prints them)
   npm run -s admin -- mails failed   (change order mails not sent after their last attempt, newest first)
-  npm run -s admin -- mails resend [--change-order-id ID]   (due again now: the next sweep sends what did not go)`;
+  npm run -s admin -- mails resend [--change-order-id ID]   (due again now: the next sweep sends what did not go)
+  npm run -s admin -- mails backfill [--dry-run]   (unsent mails an older build wrote without due keys: into the due index, the sweep sends them)`;

@@ -1,6 +1,6 @@
-/** The operator's commands for change order mails that failed for good (lib/changeOrders/mailRetry.ts). */
-import { listFailedChangeOrderMails, resendFailedChangeOrderMails } from '../../lib/changeOrders/mailRetry.js';
-import { operatorTask, type CommandHandlers } from './runCommand.js';
+/** The operator's commands for change order mails that failed for good, or that the sweep cannot see (lib/changeOrders/mailRetry.ts). */
+import { backfillChangeOrderMailDueKeys, listFailedChangeOrderMails, resendFailedChangeOrderMails } from '../../lib/changeOrders/mailRetry.js';
+import { optionsOf, operatorTask, runCommand, type CommandHandlers } from './runCommand.js';
 
 export const mailCommands = {
   /** Every failed item of the stack, newest first: organization, library, change order, subjects, attempts, the last error. */
@@ -10,4 +10,20 @@ export const mailCommands = {
     operatorTask('mails resend', args, { required: [], optional: ['change-order-id'] }, async (store, values) => ({
       resent: await resendFailedChangeOrderMails(store, { changeOrderId: values['change-order-id'] }),
     })),
+  /**
+   * Once, after deploying the build with the due index: unsent outbox items an older build wrote (no due keys)
+   * go in the due index, so the sweep sends them. A progress line per page on stderr; `--dry-run` only counts.
+   */
+  'mails backfill': async (args) => {
+    const values = optionsOf(args, { 'dry-run': { type: 'boolean' } });
+    await runCommand('mails backfill', values, (store) =>
+      backfillChangeOrderMailDueKeys(store, {
+        dryRun: values['dry-run'] === true,
+        onPage: (progress) =>
+          process.stderr.write(
+            `mails backfill: page ${progress.pages}, ${progress.scanned} items read, ${progress.found} unsent without due keys, ${progress.indexed} indexed, ${progress.changed} changed meanwhile, ${progress.expired} expired\n`,
+          ),
+      }),
+    );
+  },
 } satisfies CommandHandlers;

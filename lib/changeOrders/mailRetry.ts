@@ -1,6 +1,7 @@
-import { defaultFirstAttemptDelayMs, failedChangeOrderMails, resendChangeOrderMail } from '../store/changeOrderMail.js';
+import { defaultFirstAttemptDelayMs, failedChangeOrderMails, indexUnindexedChangeOrderMail, resendChangeOrderMail, unindexedChangeOrderMailsPage } from '../store/changeOrderMail.js';
 import { positiveSetting, retryWaitMs } from '../model/retrySchedule.js';
-import type { Store } from '../store/client.js';
+import { sesTimeouts } from '../mail/ses.js';
+import { deployedStoreTimeouts, worstCaseCallMs, type Store } from '../store/client.js';
 
 /**
  * When the mails of a change order action are tried again. The stream sends an outbox item at once (and the
@@ -9,7 +10,7 @@ import type { Store } from '../store/client.js';
  * timer) sends the due ones. A failed attempt is due again after `retryBaseMs`, doubling with each attempt
  * (at most `maxRetryDelayMs`, up to 20 % later at random so a backlog does not come back at once); after
  * `maxAttempts` the item fails for good. Every sending holds a lease of `leaseMs` and starts no send in its
- * last fifth, so a sender past its lease never overlaps the next.
+ * last fifth or its last `sendReserveMs`, whichever is longer, so a sender past its lease never overlaps the next.
  */
 export interface MailRetrySettings {
   firstAttemptDelayMs: number;
@@ -55,9 +56,19 @@ export function leaseUntil(settings: MailRetrySettings, at: Date): string {
   return new Date(at.getTime() + settings.leaseMs).toISOString();
 }
 
-/** Whether a sender holding a lease until `leasedUntil` may still start a send at `now` (not in the lease's last fifth). */
+/**
+ * The longest one send and its store writes can take in the deployed stack, once started: the SendEmail
+ * (lib/mail/ses.ts: 58 s at worst), recording its address (one UpdateItem) and, after the last address,
+ * recording the outcome (one UpdateItem), each DynamoDB call 44 s at worst (lib/store/client.ts):
+ * 58 + 2 x 44 = 146 s. With the default lease of 5 minutes a sender starts sends for the first 154 s of it,
+ * and what it started ends before the lease does, so the next claim never overlaps it (the sweep's own
+ * 45 s budget and the jobs function's 15 minutes are beside the point: the lease is what the next claim reads).
+ */
+export const sendReserveMs = worstCaseCallMs(sesTimeouts) + 2 * worstCaseCallMs(deployedStoreTimeouts);
+
+/** Whether a sender holding a lease until `leasedUntil` may still start a send at `now`: not in the lease's last fifth, nor in its last `sendReserveMs`. */
 export function mayStartSend(settings: MailRetrySettings, leasedUntil: string, now: Date): boolean {
-  return now.getTime() < Date.parse(leasedUntil) - settings.leaseMs / 5;
+  return now.getTime() < Date.parse(leasedUntil) - Math.max(settings.leaseMs / 5, sendReserveMs);
 }
 
 /** Whether an item leased until `leasedUntil` (null: not leased) is held by another sender at `now`. */
@@ -104,4 +115,54 @@ export async function resendFailedChangeOrderMails(store: Store, options: { chan
   const failed = (await failedChangeOrderMails(store)).filter((item) => !options.changeOrderId || item.changeOrderId === options.changeOrderId);
   const resent = await Promise.all(failed.map((item) => resendChangeOrderMail(store, item, now.toISOString())));
   return resent.filter(Boolean).length;
+}
+
+/** What `npm run admin -- mails backfill` found and did (one summary line; a progress line per page on stderr). */
+export interface MailBackfillResult {
+  dryRun: boolean;
+  /** Pages read and items read (the whole table, once). */
+  pages: number;
+  scanned: number;
+  /** Unsent outbox items without index keys (written before the due index), not expired. */
+  found: number;
+  /** Of those, put in the due index now (none in a dry run). */
+  indexed: number;
+  /** Of those, left alone because they changed between the read and the write (claimed or sent by the stream meanwhile). */
+  changed: number;
+  /** Unindexed and unsent, but past their week: left to their TTL, no mail goes a week late. */
+  expired: number;
+}
+
+/**
+ * Outbox items a build before the due index wrote have no due keys: the sweep never sees them, only the
+ * stream sends them. This pass over the table (paged) finds the unsent ones and puts them in the due index,
+ * due now, so the next sweep sends them (claimed first, as any item). Each write is conditioned on the item
+ * still being unsent, not failed and unindexed, so one the stream claimed or sent meanwhile is not sent again;
+ * a second run finds nothing. `dryRun`: only counts.
+ */
+export async function backfillChangeOrderMailDueKeys(
+  store: Store,
+  options: { dryRun?: boolean; now?: Date; onPage?: (progress: Omit<MailBackfillResult, 'dryRun'>) => void } = {},
+): Promise<MailBackfillResult> {
+  const now = options.now ?? new Date();
+  const at = now.toISOString();
+  const result: MailBackfillResult = { dryRun: options.dryRun === true, pages: 0, scanned: 0, found: 0, indexed: 0, changed: 0, expired: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await unindexedChangeOrderMailsPage(store, start);
+    result.pages += 1;
+    result.scanned += page.scanned;
+    const live = page.items.filter((item) => item.expiresAt === undefined || item.expiresAt * 1000 > now.getTime());
+    result.expired += page.items.length - live.length;
+    result.found += live.length;
+    if (!result.dryRun) {
+      const written = await Promise.all(live.map((item) => indexUnindexedChangeOrderMail(store, item, at)));
+      result.indexed += written.filter(Boolean).length;
+      result.changed += written.filter((applied) => !applied).length;
+    }
+    const { dryRun: _dryRun, ...progress } = result;
+    options.onPage?.(progress);
+    start = page.next;
+  } while (start);
+  return result;
 }

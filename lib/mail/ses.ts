@@ -1,6 +1,14 @@
 import type { Mailer, OutboundMail } from './mailer.js';
 import { localOutbox } from './mailer.js';
 
+/**
+ * How long one SendEmail may take (in the shape of lib/store/client.ts's timeouts, whose `worstCaseCallMs`
+ * bounds it: 3 x (10 + 5) s + (1 + 2) s + 2 x 5 s = 58 s). A send hung on the network must end well inside a
+ * change order mail's lease (lib/changeOrders/mailRetry.ts, `sendReserveMs`); the SDK retries a timeout as
+ * it does a throttle. The socket timeout bounds a response body that stalls after its headers.
+ */
+export const sesTimeouts = { connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000, socketTimeoutMs: 5_000, maxAttempts: 3 };
+
 /** The mail port in the deployed stack: SES SendEmail from MAIL_FROM (the SDK client is loaded on first send). */
 export class SesMailer implements Mailer {
   private client?: Promise<{ send(mail: OutboundMail): Promise<void> }>;
@@ -9,9 +17,15 @@ export class SesMailer implements Mailer {
 
   async send(mail: OutboundMail): Promise<void> {
     this.client ??= import('@aws-sdk/client-ses').then(({ SESClient, SendEmailCommand }) => {
-      // Bounded: a send hung on the network must end well inside a change order mail's lease (5 minutes,
-      // lib/changeOrders/mailRetry.ts); the SDK retries a timeout as it does a throttle (3 attempts by default).
-      const ses = new SESClient({ requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000, throwOnRequestTimeout: true } });
+      const ses = new SESClient({
+        maxAttempts: sesTimeouts.maxAttempts,
+        requestHandler: {
+          connectionTimeout: sesTimeouts.connectionTimeoutMs,
+          requestTimeout: sesTimeouts.requestTimeoutMs,
+          socketTimeout: sesTimeouts.socketTimeoutMs,
+          throwOnRequestTimeout: true,
+        },
+      });
       return {
         send: async (message: OutboundMail) => {
           await ses.send(

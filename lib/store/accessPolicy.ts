@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { ConcurrentWriteError } from '../errors.js';
 import { emptyPolicy, readAccesses, writeDesignations, type AccessPolicy } from '../model/attributeAccess.js';
 import type { Store } from './client.js';
-import { parseItem, putIf } from './items.js';
+import { parseItem, putIf, samePut } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -29,10 +29,15 @@ export async function getAccessPolicy(store: Store, orgId: string, libraryId: st
 
 /** Writes the next version of the policy on condition that the version read is still current. */
 export async function putAccessPolicy(store: Store, orgId: string, libraryId: string, previousVersion: number, policy: AccessPolicy, at: string, by: string): Promise<void> {
-  const written = await putIf(store, {
-    Item: { ...accessPolicyKey(orgId, libraryId), entity: 'AccessPolicy', version: policy.version, entries: policy.entries, updatedAt: at, updatedBy: by },
-    ConditionExpression: previousVersion === 0 ? 'attribute_not_exists(PK)' : 'version = :previous',
-    ...(previousVersion === 0 ? {} : { ExpressionAttributeValues: { ':previous': previousVersion } }),
-  });
+  const item = { ...accessPolicyKey(orgId, libraryId), entity: 'AccessPolicy', version: policy.version, entries: policy.entries, updatedAt: at, updatedBy: by };
+  const written = await putIf(
+    store,
+    {
+      Item: item,
+      ConditionExpression: previousVersion === 0 ? 'attribute_not_exists(PK)' : 'version = :previous',
+      ...(previousVersion === 0 ? {} : { ExpressionAttributeValues: { ':previous': previousVersion } }),
+    },
+    { ownWrite: samePut(item) },
+  );
   if (!written) throw new ConcurrentWriteError('The attribute access policy');
 }

@@ -1,7 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { isConditionalCheckFailure, isStorableKey, parseItem, queryAll, queryDue, queryPrefix, updateIf, type WriteItem } from './items.js';
+import { isConditionalCheckFailure, isStorableKey, ownResultOfEarlierAttempt, parseItem, queryAll, queryDue, queryPrefix, updateIf, type WriteItem } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -152,29 +153,36 @@ export function markChangeOrderMailSent(store: Store, record: ChangeOrderMailRec
  * attempt is counted, and its next attempt (its key in the due index) moves to `leaseUntil`, so the sweep
  * takes it over only if this sending dies. Returns the item as claimed (its progress as of now), or
  * undefined when another sender claimed it first, it was sent, failed or is gone: then nothing is sent.
+ * Each claim stamps a `claimId` of its own: when the SDK sends the claim again (a timeout whose first attempt
+ * did apply), the failed condition finds this claim's id and the claim stands (lib/store/README.md, "Timeouts").
  */
 export async function claimChangeOrderMail(store: Store, record: ChangeOrderMailRecord, at: string, leaseUntil: string): Promise<ChangeOrderMailRecord | undefined> {
   const unclaimed = record.attempts === 0 && record.nextAttemptAt === null ? 'attribute_not_exists(attempts)' : 'attempts = :attempts AND nextAttemptAt = :next';
+  const claimId = randomUUID();
   try {
     const { Attributes } = await store.ddb.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: keyOf(record),
-        UpdateExpression: 'SET attempts = :claimed, nextAttemptAt = :lease, leasedUntil = :lease, lastAttemptAt = :at, GSI1PK = :pk, GSI1SK = :sk',
+        UpdateExpression: 'SET attempts = :claimed, nextAttemptAt = :lease, leasedUntil = :lease, lastAttemptAt = :at, claimId = :claimId, GSI1PK = :pk, GSI1SK = :sk',
         ConditionExpression: `attribute_exists(PK) AND attribute_type(sentAt, :NULL) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL)) AND (attribute_not_exists(leasedUntil) OR attribute_type(leasedUntil, :NULL) OR leasedUntil <= :at) AND ${unclaimed}`,
         ExpressionAttributeValues: {
           ...(record.attempts === 0 && record.nextAttemptAt === null ? {} : { ':attempts': record.attempts, ':next': record.nextAttemptAt }),
           ':claimed': record.attempts + 1,
+          ':claimId': claimId,
           ':lease': leaseUntil,
           ':at': at,
           ':NULL': 'NULL',
           ...dueKeysValues(record, leaseUntil),
         },
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return parseItem(changeOrderMailRecord, Attributes!, 'change order mail');
   } catch (error) {
+    const own = ownResultOfEarlierAttempt(error, (old) => old.claimId === claimId);
+    if (own) return parseItem(changeOrderMailRecord, own, 'change order mail');
     if (isConditionalCheckFailure(error)) return undefined;
     throw error;
   }
@@ -240,23 +248,30 @@ export function failedChangeOrderMails(store: Store): Promise<ChangeOrderMailRec
  * An operator's resend of a failed item: back in the due index at `at` with a full set of attempts
  * (`attemptBase`) and another week to live, on condition that it is still the failed version read. The
  * addresses already sent (`sentTo`) are not sent again. False when it changed meanwhile or was sent after all
- * (a sender whose lease ran out finished it).
+ * (a sender whose lease ran out finished it); true when an earlier attempt of this call applied it.
  */
 export function resendChangeOrderMail(store: Store, record: ChangeOrderMailRecord, at: string): Promise<boolean> {
-  return updateIf(store, {
-    Key: keyOf(record),
-    UpdateExpression: 'SET failedAt = :none, attemptBase = attempts, nextAttemptAt = :at, expiresAt = :ttl, GSI1PK = :pk, GSI1SK = :sk',
-    ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts AND attribute_type(sentAt, :NULL)',
-    ExpressionAttributeValues: {
-      ':none': null,
-      ':NULL': 'NULL',
-      ':at': at,
-      ':ttl': Math.ceil(Date.parse(at) / 1000) + unsentRetentionSeconds,
-      ':failedAt': record.failedAt,
-      ':attempts': record.attempts,
-      ...dueKeysValues(record, at),
+  return updateIf(
+    store,
+    {
+      Key: keyOf(record),
+      UpdateExpression: 'SET failedAt = :none, attemptBase = attempts, nextAttemptAt = :at, expiresAt = :ttl, GSI1PK = :pk, GSI1SK = :sk',
+      ConditionExpression: 'failedAt = :failedAt AND attempts = :attempts AND attribute_type(sentAt, :NULL)',
+      ExpressionAttributeValues: {
+        ':none': null,
+        ':NULL': 'NULL',
+        ':at': at,
+        ':ttl': Math.ceil(Date.parse(at) / 1000) + unsentRetentionSeconds,
+        ':failedAt': record.failedAt,
+        ':attempts': record.attempts,
+        ...dueKeysValues(record, at),
+      },
     },
-  });
+    {
+      // This resend, applied by an earlier attempt of the call (no other writer sets these three at once).
+      ownWrite: (old) => old.failedAt === null && old.nextAttemptAt === at && old.attemptBase === record.attempts && old.GSI1PK === duePartition,
+    },
+  );
 }
 
 const outboxKeys = z.object({ PK: z.string(), SK: z.string(), sentAt: z.string().nullable().optional() });
@@ -272,4 +287,58 @@ export async function unsentChangeOrderMailDeletes(store: Store, orgId: string, 
     ConsistentRead: true,
   });
   return items.filter((item) => !item.sentAt).map((item) => ({ Delete: { Key: { PK: item.PK, SK: item.SK } } }));
+}
+
+/** What the backfill reads of an outbox item (a Scan's projection). */
+const backfillRow = z.object({
+  PK: z.string(),
+  SK: z.string(),
+  changeOrderId: z.string(),
+  rev: z.number().int(),
+  expiresAt: z.number().optional(),
+});
+export type UnindexedChangeOrderMail = z.infer<typeof backfillRow>;
+
+/**
+ * One page of a pass over the whole table (`npm run admin -- mails backfill`) for outbox items written by a
+ * build before the due index: unsent (`sentAt` absent or null), not failed, and with no index keys (no
+ * `GSI1PK`: never claimed, since every claim writes them). `start`: the page's start (the last page's `next`).
+ */
+export async function unindexedChangeOrderMailsPage(
+  store: Store,
+  start: Record<string, unknown> | undefined,
+): Promise<{ items: UnindexedChangeOrderMail[]; scanned: number; next: Record<string, unknown> | undefined }> {
+  const page = await store.ddb.send(
+    new ScanCommand({
+      TableName: store.tableName,
+      ExclusiveStartKey: start,
+      FilterExpression: `entity = :entity AND begins_with(SK, :prefix) AND ${unindexedUnsent}`,
+      ProjectionExpression: 'PK, SK, changeOrderId, rev, expiresAt',
+      ExpressionAttributeValues: { ':entity': 'ChangeOrderMail', ':prefix': 'MAILOUT#', ':NULL': 'NULL' },
+    }),
+  );
+  return { items: (page.Items ?? []).map((item) => parseItem(backfillRow, item, 'change order mail')), scanned: page.ScannedCount ?? 0, next: page.LastEvaluatedKey };
+}
+
+/** Unsent, not failed, outside every index: the items the sweep cannot see. */
+const unindexedUnsent = 'attribute_not_exists(GSI1PK) AND (attribute_not_exists(sentAt) OR attribute_type(sentAt, :NULL)) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL))';
+
+/**
+ * Puts an unindexed outbox item in the due index, due at `at` (the sweep sends it within a minute), with
+ * the attempt count and next attempt a claim conditions on; on condition that it is still unsent, not failed
+ * and without index keys, so an item the stream claimed or sent meanwhile is left alone (false). A
+ * backfill whose earlier attempt applied (a timeout) counts as applied.
+ */
+export function indexUnindexedChangeOrderMail(store: Store, item: UnindexedChangeOrderMail, at: string): Promise<boolean> {
+  const keys = dueKeys(item, at);
+  return updateIf(
+    store,
+    {
+      Key: { PK: item.PK, SK: item.SK },
+      UpdateExpression: 'SET nextAttemptAt = :at, attempts = if_not_exists(attempts, :zero), GSI1PK = :pk, GSI1SK = :sk',
+      ConditionExpression: `attribute_exists(PK) AND ${unindexedUnsent}`,
+      ExpressionAttributeValues: { ':at': at, ':zero': 0, ':NULL': 'NULL', ':pk': keys.GSI1PK, ':sk': keys.GSI1SK },
+    },
+    { ownWrite: (old) => old.GSI1SK === keys.GSI1SK && old.nextAttemptAt === at && (old.sentAt ?? null) === null },
+  );
 }

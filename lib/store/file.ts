@@ -1,7 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetRecords, getItem, updateIf, queryPrefix } from './items.js';
+import { batchGetRecords, getItem, putIf, samePut, updateIf, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const fileKey = (orgId: string, libraryId: string, fileId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `FILE#${fileId}` });
@@ -30,13 +29,9 @@ export const fileStorageKey = (organizationId: string, libraryId: string, fileId
 const pendingTtlSeconds = 24 * 60 * 60;
 
 export async function putPendingFile(store: Store, record: FileRecord): Promise<void> {
-  await store.ddb.send(
-    new PutCommand({
-      TableName: store.tableName,
-      Item: { ...fileKey(record.organizationId, record.libraryId, record.id), entity: 'File', ...record, expiresAt: Math.ceil(Date.parse(record.createdAt) / 1000) + pendingTtlSeconds },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+  const item = { ...fileKey(record.organizationId, record.libraryId, record.id), entity: 'File', ...record, expiresAt: Math.ceil(Date.parse(record.createdAt) / 1000) + pendingTtlSeconds };
+  // A fresh file id: a failed condition on a retried attempt is this put (lib/store/README.md, "Timeouts").
+  if (!(await putIf(store, { Item: item, ConditionExpression: 'attribute_not_exists(PK)' }, { ownWrite: samePut(item) }))) throw new Error(`File ${record.id} exists already`);
 }
 
 /** PENDING -> READY (and no longer expiring); false when it was READY already. */

@@ -1,5 +1,6 @@
 import { type AttributeValue, TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { isDeepStrictEqual } from 'node:util';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -141,14 +142,49 @@ export function listKeysWithPrefix(store: Store, pk: string, prefix: string): Pr
   return queryPrefix(store, pk, prefix, keyRow, 'key', { ProjectionExpression: 'PK, SK' });
 }
 
+/**
+ * Recognizes, in the item as a failed condition found it, this very write applied by an earlier attempt of
+ * the same call: the SDK sends a single-item write again after a timeout or a 5xx (lib/store/client.ts), and
+ * when the first attempt did apply, the second finds its own result and fails its condition. Only a write
+ * whose result cannot be anyone else's (a fresh id, a lease stamped with this call's time) names one.
+ */
+export type OwnWriteCheck = (old: Record<string, unknown>) => boolean;
+
+/** Options of the conditional single-item writes. */
+export interface ConditionalWriteOptions {
+  /** With it, a failed condition whose old item this recognizes (on a retried attempt) counts as applied. */
+  ownWrite?: OwnWriteCheck;
+}
+
+/**
+ * Whether a failed conditional single-item write was this call's own write found by the SDK's retry: the
+ * call took more than one attempt (an earlier one may have applied with its answer lost), and the item the
+ * condition found is what this write makes (`ownWrite`). A condition failed on the first attempt is real.
+ */
+export function appliedByEarlierAttempt(error: unknown, ownWrite: OwnWriteCheck | undefined): boolean {
+  return ownWrite !== undefined && ownResultOfEarlierAttempt(error, ownWrite) !== undefined;
+}
+
+/** The item as this call's earlier attempt left it, when `appliedByEarlierAttempt` holds (for a write that returns it). */
+export function ownResultOfEarlierAttempt(error: unknown, ownWrite: OwnWriteCheck): Record<string, unknown> | undefined {
+  if (!isConditionalCheckFailure(error)) return undefined;
+  const { $metadata, Item } = error as ConditionalCheckFailedException;
+  if (($metadata?.attempts ?? 1) < 2 || !Item) return undefined;
+  const old = unmarshall(Item as Record<string, AttributeValue>);
+  return ownWrite(old) ? old : undefined;
+}
+
+/** The old item a failed condition carries back (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), when asked for. */
+const withOldOnFailure = (options: ConditionalWriteOptions) => (options.ownWrite ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {});
+
 /** An UpdateItem with a condition: true when it applied, false when the condition did not hold. */
-export function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
-  return appliedUnlessConditionFailed(store.ddb.send(new UpdateCommand({ ...input, TableName: store.tableName })));
+export function updateIf(store: Store, input: Omit<UpdateCommandInput, 'TableName'> & { ConditionExpression: string }, options: ConditionalWriteOptions = {}): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new UpdateCommand({ ...input, ...withOldOnFailure(options), TableName: store.tableName })), options);
 }
 
 /** A PutItem with a condition: true when it applied, false when the condition did not hold. */
-export function putIf(store: Store, input: Omit<PutCommandInput, 'TableName'> & { ConditionExpression: string }): Promise<boolean> {
-  return appliedUnlessConditionFailed(store.ddb.send(new PutCommand({ ...input, TableName: store.tableName })));
+export function putIf(store: Store, input: Omit<PutCommandInput, 'TableName'> & { ConditionExpression: string }, options: ConditionalWriteOptions = {}): Promise<boolean> {
+  return appliedUnlessConditionFailed(store.ddb.send(new PutCommand({ ...input, ...withOldOnFailure(options), TableName: store.tableName })), options);
 }
 
 /** A DeleteItem with a condition: true when it applied, false when the condition did not hold. */
@@ -156,15 +192,26 @@ export function deleteIf(store: Store, input: Omit<DeleteCommandInput, 'TableNam
   return appliedUnlessConditionFailed(store.ddb.send(new DeleteCommand({ ...input, TableName: store.tableName })));
 }
 
-/** True once a conditional write applied, false when its condition did not hold; other failures throw. */
-async function appliedUnlessConditionFailed(write: Promise<unknown>): Promise<boolean> {
+/** True once a conditional write applied (or an earlier attempt of it did), false when its condition did not hold; other failures throw. */
+async function appliedUnlessConditionFailed(write: Promise<unknown>, options: ConditionalWriteOptions = {}): Promise<boolean> {
   try {
     await write;
     return true;
   } catch (error) {
+    if (appliedByEarlierAttempt(error, options.ownWrite)) return true;
     if (isConditionalCheckFailure(error)) return false;
     throw error;
   }
+}
+
+/**
+ * A put of a new item (its key holds a fresh id: nobody else writes it) on condition that it does not
+ * exist: the condition fails only for this call's own earlier attempt, when the item holds exactly what
+ * it puts. For a put whose item is equal to the one found, as DynamoDB stores it.
+ */
+export function samePut(item: Record<string, unknown>): OwnWriteCheck {
+  const stored = unmarshall(marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false }));
+  return (old) => isDeepStrictEqual(old, stored);
 }
 
 export function isConditionalCheckFailure(error: unknown): boolean {

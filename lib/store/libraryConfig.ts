@@ -5,7 +5,7 @@ import * as z from 'zod';
 import type { Store } from './client.js';
 import { accessPolicyKey, accessPolicyRecord } from './accessPolicy.js';
 import { emptyPolicy, type AccessPolicy } from '../model/attributeAccess.js';
-import { batchGetItems, isConditionalCheckFailure, parseItem, updateIf } from './items.js';
+import { appliedByEarlierAttempt, batchGetItems, isConditionalCheckFailure, parseItem, samePut, updateIf } from './items.js';
 import { libraryPartition } from './library.js';
 
 export const configTypes = ['REVISION_SCHEME', 'CPN_SCHEME', 'STATUSES', 'CATEGORIES'] as const;
@@ -61,11 +61,12 @@ export async function getLibraryConfigs(store: Store, orgId: string, libraryId: 
  * is ConfigVersionConflictError naming the version that won (read back with the failed condition).
  */
 export async function putLibraryConfigVersion(store: Store, orgId: string, libraryId: string, record: LibraryConfigRecord, previousVersion: number | null): Promise<void> {
+  const item = { ...libraryConfigKey(orgId, libraryId, record.type), entity: 'LibraryConfig', ...record };
   try {
     await store.ddb.send(
       new PutCommand({
         TableName: store.tableName,
-        Item: { ...libraryConfigKey(orgId, libraryId, record.type), entity: 'LibraryConfig', ...record },
+        Item: item,
         ...(previousVersion === null
           ? { ConditionExpression: 'attribute_not_exists(PK)' }
           : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }),
@@ -73,6 +74,8 @@ export async function putLibraryConfigVersion(store: Store, orgId: string, libra
       }),
     );
   } catch (error) {
+    // This version, put by an earlier attempt of the call (a timeout): not a conflict with itself.
+    if (appliedByEarlierAttempt(error, samePut(item))) return;
     if (!isConditionalCheckFailure(error)) throw error;
     const winner = (error as ConditionalCheckFailedException).Item;
     const currentVersion = winner?.version?.N ? Number(winner.version.N) : (previousVersion ?? 0) + 1;

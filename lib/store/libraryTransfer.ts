@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { LibraryImportError } from '../errors.js';
 import type { Store } from './client.js';
@@ -106,12 +107,16 @@ export async function listComponentIds(store: Store, orgId: string, libraryId: s
 
 /** Marks the library as importing; LIBRARY_IMPORT_IN_PROGRESS when another import holds it. */
 export async function markLibraryImporting(store: Store, orgId: string, libraryId: string, mark: ImportMark): Promise<void> {
-  const marked = await updateIf(store, {
-    Key: libraryKey(orgId, libraryId),
-    UpdateExpression: 'SET importing = :mark',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(importing)',
-    ExpressionAttributeValues: { ':mark': mark },
-  });
+  const marked = await updateIf(
+    store,
+    {
+      Key: libraryKey(orgId, libraryId),
+      UpdateExpression: 'SET importing = :mark',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(importing)',
+      ExpressionAttributeValues: { ':mark': mark },
+    },
+    { ownWrite: (old) => isDeepStrictEqual(old.importing, mark) },
+  );
   if (!marked) throw new LibraryImportError('LIBRARY_IMPORT_IN_PROGRESS', 'Another import into this library is in progress (or was abandoned: npm run admin -- import-abort)');
 }
 

@@ -1,7 +1,7 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchGetItems, batchGetRecords, conditionalWrites, keyString, parseItem, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
+import { batchGetItems, batchGetRecords, conditionalWrites, keyString, parseItem, putIf, samePut, updateIf, type Key, type WriteItem, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -58,13 +58,11 @@ const settledRetentionSeconds = 24 * 60 * 60;
 
 export async function putPendingWrite(store: Store, orgId: string, libraryId: string, input: z.input<typeof pendingWriteRecord>): Promise<void> {
   const record = pendingWriteRecord.parse(input);
-  await store.ddb.send(
-    new PutCommand({
-      TableName: store.tableName,
-      Item: { ...pendingWriteKey(orgId, libraryId, record.writeId), entity: 'PendingWrite', ...record },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+  const item = { ...pendingWriteKey(orgId, libraryId, record.writeId), entity: 'PendingWrite', ...record };
+  // A fresh write id: a failed condition on a retried attempt is this put (lib/store/README.md, "Timeouts").
+  if (!(await putIf(store, { Item: item, ConditionExpression: 'attribute_not_exists(PK)' }, { ownWrite: samePut(item) }))) {
+    throw new Error(`Pending write ${record.writeId} exists already`);
+  }
 }
 
 /** The commit: flips PENDING to COMMITTED, as one item of the transaction that writes everything else. */

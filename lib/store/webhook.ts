@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { batchWrite, deleteIf, getItem, parseItem, prefixQuery, putIf, queryDue, queryMatching, queryNewestFirst, queryPrefix } from './items.js';
+import { batchWrite, deleteIf, getItem, parseItem, prefixQuery, putIf, samePut, queryDue, queryMatching, queryNewestFirst, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /** A webhook of a library. Its signing secret is not stored: it is derived from the stack's key (lib/webhooks/signing.ts). */
@@ -73,11 +73,16 @@ export type DeliveryRecord = z.infer<typeof deliveryRecord>;
 const deliveryRetentionSeconds = 30 * 24 * 60 * 60;
 
 export function putWebhook(store: Store, record: WebhookRecord, expectedUpdatedAt?: string): Promise<boolean> {
-  return putIf(store, {
-    Item: { ...webhookKey(record.organizationId, record.libraryId, record.id), entity: 'Webhook', ...record },
-    ConditionExpression: expectedUpdatedAt ? 'updatedAt = :before' : 'attribute_not_exists(PK)',
-    ...(expectedUpdatedAt ? { ExpressionAttributeValues: { ':before': expectedUpdatedAt } } : {}),
-  });
+  const item = { ...webhookKey(record.organizationId, record.libraryId, record.id), entity: 'Webhook', ...record };
+  return putIf(
+    store,
+    {
+      Item: item,
+      ConditionExpression: expectedUpdatedAt ? 'updatedAt = :before' : 'attribute_not_exists(PK)',
+      ...(expectedUpdatedAt ? { ExpressionAttributeValues: { ':before': expectedUpdatedAt } } : {}),
+    },
+    { ownWrite: samePut(item) },
+  );
 }
 
 export function deleteWebhook(store: Store, orgId: string, libraryId: string, webhookId: string): Promise<boolean> {

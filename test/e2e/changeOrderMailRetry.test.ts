@@ -6,6 +6,7 @@ import { changeOrderMailKey, changeOrderMailPut, dueChangeOrderMails, getChangeO
 import { transactWrite } from '../../lib/store/items.js';
 import { newTenant, ok, stack, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { adminCli } from '../support/admin.js';
+import { preIndexChangeOrderMailItem, sweptOrder } from '../support/mailOutbox.js';
 import { eventually } from '../support/webhooks.js';
 import { mailTo, memberWithRole, workflowMailTo, type Member } from './accessHelpers.js';
 import { createComponent } from './componentHelpers.js';
@@ -183,18 +184,6 @@ describe('change order mails when SES fails', () => {
   });
 });
 
-/** A change order as an outbox item carries it, for items written by a test (no order item behind it). */
-const sweptOrder = (organizationId: string, libraryId: string, index: number) => ({
-  id: randomUUID(),
-  number: `CO-${String(index).padStart(6, '0')}`,
-  organizationId,
-  libraryId,
-  createdBy: randomUUID(),
-  resolution: null,
-  components: [],
-  componentCount: 0,
-});
-
 describe('concurrent sweeps of the local stack', () => {
   it.each([
     ['send each address of each due item once: one claim wins per item', false],
@@ -300,5 +289,67 @@ describe('concurrent sweeps of the local stack', () => {
     await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...failed, sentAt: new Date().toISOString() } }));
     expect(await resendChangeOrderMail(store, read, new Date().toISOString())).toBe(false);
     expect(await rawItem(order.organizationId, order.libraryId, order.id, 1)).toMatchObject({ GSI1PK: 'MAILFAILED', failedAt: at });
+  });
+});
+
+describe('npm run admin -- mails backfill: outbox items written before the due index', () => {
+  it('puts unsent ones in the due index (a dry run only counts), the sweep sends each exactly once, and a second run changes nothing; sent and expired ones are left alone', {
+    timeout: 180_000,
+  }, async () => {
+    const store = testStore();
+    const [organizationId, libraryId] = [randomUUID(), randomUUID()];
+    const hourAgo = new Date(Date.now() - 60 * 60_000).toISOString();
+    const weekAgo = new Date(Date.now() - 8 * 24 * 60 * 60_000).toISOString();
+    const [unsent, sent, expired] = [70_001, 70_002, 70_003].map((index) => sweptOrder(organizationId, libraryId, index)) as [
+      ReturnType<typeof sweptOrder>,
+      ReturnType<typeof sweptOrder>,
+      ReturnType<typeof sweptOrder>,
+    ];
+    const addressOf = (order: { id: string }) => `backfill-${order.id.slice(0, 8)}@outbox.test`;
+    for (const [order, createdAt, sentAt] of [
+      [unsent, hourAgo, null],
+      [sent, hourAgo, hourAgo],
+      [expired, weekAgo, null],
+    ] as const) {
+      const mail = { to: [addressOf(order)], userIds: [], subject: `${order.number} created: Backfill`, lines: ['Backfill.'], summary: false };
+      // Over a placeholder: the stream sees a MODIFY and leaves it alone, as it left an old item it had failed to send.
+      const key = changeOrderMailKey(organizationId, libraryId, order.id, 1);
+      await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...key, entity: 'OutboxTestPlaceholder' } }));
+      await store.ddb.send(new PutCommand({ TableName: stack.tableName, Item: { ...preIndexChangeOrderMailItem({ changeOrderId: order.id, rev: 1, order, mails: [mail], createdAt }), sentAt } }));
+    }
+    const raw = (order: { id: string }) => rawItem(organizationId, libraryId, order.id, 1);
+    const before = await raw(unsent);
+    expect(before).not.toHaveProperty('GSI1PK');
+    expect(before).not.toHaveProperty('attempts');
+
+    const dry = await adminCli(['mails', 'backfill', '--dry-run']);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, indexed: 0, changed: 0 });
+    expect(JSON.parse(dry.stdout).found).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(dry.stdout).expired).toBeGreaterThanOrEqual(1);
+    expect(dry.stderr).toMatch(/mails backfill: page 1, \d+ items read/);
+    expect(await raw(unsent)).toEqual(before);
+
+    const run = JSON.parse((await adminCli(['mails', 'backfill'])).stdout);
+    expect(run).toMatchObject({ dryRun: false });
+    expect(run.indexed).toBeGreaterThanOrEqual(1);
+    const item = await eventually(
+      () => getChangeOrderMail(store, organizationId, libraryId, unsent.id, 1),
+      (found) => !!found?.sentAt,
+      'the backfilled item sent by the sweep',
+    );
+    expect(item).toMatchObject({ attempts: 1, sentTo: [`0 ${addressOf(unsent)}`] });
+    expect(await raw(unsent)).not.toHaveProperty('GSI1PK');
+    // The sent one and the expired one were not put in the index, and nothing went to them.
+    for (const order of [sent, expired]) {
+      expect(await raw(order)).not.toHaveProperty('GSI1PK');
+      expect(await mailTo(addressOf(order))).toEqual([]);
+    }
+
+    // Again: nothing left to do for these items; the sent one is not sent a second time.
+    const after = await raw(unsent);
+    await adminCli(['mails', 'backfill']);
+    expect(await raw(unsent)).toEqual(after);
+    expect((await mailTo(addressOf(unsent))).map((mail) => mail.subject)).toEqual([`${unsent.number} created: Backfill`]);
+    for (const order of [sent, expired]) expect(await raw(order)).not.toHaveProperty('GSI1PK');
   });
 });

@@ -70,6 +70,7 @@ describe('operator commands are audited (npm run admin)', () => {
       digests: ['digests'],
       'mails failed': ['mails', 'failed'],
       'mails resend': ['mails', 'resend'],
+      'mails backfill': ['mails', 'backfill'],
     };
     for (const name of Object.keys(cases) as OperatorCommandName[]) {
       const outcome = await admin(cases[name]);

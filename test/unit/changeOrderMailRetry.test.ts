@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstAttemptAt, isLeased, leaseUntil, mailRetrySettings, mayStartSend, nextAttemptAfterFailure } from '../../lib/changeOrders/mailRetry.js';
+import { firstAttemptAt, isLeased, leaseUntil, mailRetrySettings, mayStartSend, nextAttemptAfterFailure, sendReserveMs } from '../../lib/changeOrders/mailRetry.js';
 import { changeOrderMailPut } from '../../lib/store/changeOrderMail.js';
 
 /** When unsent change order mails are tried again (lib/changeOrders/mailRetry.ts). */
@@ -35,11 +35,18 @@ describe('change order mail retries', () => {
     expect(Date.parse(nextAttemptAfterFailure(settings, 7, at, () => 0.999999)!) - at.getTime()).toBeLessThan(60 * 60_000 * 1.2);
   });
 
-  it('a sender starts no send in the last fifth of its lease; another sender sees the item held until the lease ends', () => {
+  it('a sender starts no send once the rest of its lease is shorter than the worst case of a send and its store writes (146 s), nor in its last fifth; another sender sees the item held until the lease ends', () => {
     const lease = leaseUntil(settings, at);
     expect(lease).toBe(plus(300_000));
-    expect(mayStartSend(settings, lease, new Date(at.getTime() + 239_999))).toBe(true);
-    expect(mayStartSend(settings, lease, new Date(at.getTime() + 240_000))).toBe(false);
+    // SES 58 s (3 x (10 + 5) + 1 + 2 + 2 x 5) and two DynamoDB calls of 44 s (4 x (3 + 2.5) + 1 + 2 + 4 + 3 x 5).
+    expect(sendReserveMs).toBe(146_000);
+    expect(sendReserveMs).toBeLessThan(settings.leaseMs);
+    expect(mayStartSend(settings, lease, new Date(at.getTime() + 153_999))).toBe(true);
+    expect(mayStartSend(settings, lease, new Date(at.getTime() + 154_000))).toBe(false);
+    // A longer lease keeps its last fifth.
+    const long = { ...settings, leaseMs: 1_000_000 };
+    expect(mayStartSend(long, leaseUntil(long, at), new Date(at.getTime() + 799_999))).toBe(true);
+    expect(mayStartSend(long, leaseUntil(long, at), new Date(at.getTime() + 800_000))).toBe(false);
     expect(isLeased(lease, new Date(at.getTime() + 299_999))).toBe(true);
     expect(isLeased(lease, new Date(at.getTime() + 300_000))).toBe(false);
     expect(isLeased(null, at)).toBe(false);
