@@ -81,10 +81,28 @@ const quoteFields = {
 export const quoteInput = z.object({ componentId: z.string(), partId: z.string(), ...quoteFields });
 export const quoteUpdate = z.object({ componentId: z.string(), id: z.string(), ...quoteFields, currency: currency.nullish() });
 
-export const ratesInput = z.object({
-  baseCurrency: currency,
-  rates: z.array(z.object({ currency, rate: z.number().refine((v) => Number.isFinite(v) && v > 0 && v <= 1e9, 'a rate is a positive finite number') })).max(200),
-});
+export const ratesInput = z
+  .object({
+    baseCurrency: currency,
+    rates: z
+      .array(
+        z.object({
+          currency,
+          // The stored number rule too: a rate DynamoDB cannot keep (below 1e-130) is refused here, not by the write.
+          rate: z.number().refine((v) => storableNumberProblem(v) === null && v > 0 && v <= 1e9, 'a rate is a positive finite number from 1e-130 to 1,000,000,000'),
+        }),
+      )
+      .max(200),
+  })
+  .superRefine((input, ctx) => {
+    // Every rate given is kept or refused: a second rate for a currency, or one for the base (always 1), is not dropped.
+    const seen = new Set<string>();
+    input.rates.forEach(({ currency: code }, index) => {
+      if (code === input.baseCurrency) ctx.addIssue({ code: 'custom', path: ['rates', index, 'currency'], message: `${code} is the base currency (its rate is 1)` });
+      else if (seen.has(code)) ctx.addIssue({ code: 'custom', path: ['rates', index, 'currency'], message: `${code} has a rate already in this list` });
+      seen.add(code);
+    });
+  });
 
 /** Parses an input; the first problem becomes the refusal. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {

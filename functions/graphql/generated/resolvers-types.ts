@@ -2192,7 +2192,8 @@ export type ComponentQueryNamespace = {
   /**
    * Cost roll-up at a build quantity (1 to 1,000,000,000) in a currency (default: the library's base
    * currency). Reads one BatchGetItem per BOM level and one per 100 purchased components. BOM_TOO_DEEP past
-   * 25 levels; UNKNOWN_CURRENCY.
+   * 25 levels; UNKNOWN_CURRENCY; BAD_USER_INPUT (field quantity) when a line would need or order more than
+   * 2,147,483,647 units (orderQuantity is an Int).
    */
   costRollup: CostRollup;
 };
@@ -3927,7 +3928,7 @@ export type VendorSourcingQueryNamespace = {
   vendors: Array<Vendor>;
   /** The vendor a name or alias names (case-insensitive), or null. */
   resolveVendor?: Maybe<Vendor>;
-  /** A component's sourcing (also Component.vendorSourcing; withheld parts or quotes left out as there). */
+  /** A component's sourcing (also Component.vendorSourcing; withheld parts or quotes left out as there). NOT_FOUND for a component the library does not have. */
   componentSourcing: ComponentSourcing;
   exchangeRates: ExchangeRates;
   /** PART components at risk, by CPN; reads the library's components and sourcing whole. */
@@ -4067,7 +4068,10 @@ export type ExchangeRateInput = {
   rate: Scalars['Float']['input'];
 };
 
-/** Replaces the library's rates. */
+/**
+ * Replaces the library's rates. Each currency once, never the base currency (its rate is 1); a rate is from
+ * 1e-130 to 1,000,000,000 (BAD_USER_INPUT otherwise).
+ */
 export type SetExchangeRatesInput = {
   baseCurrency: Scalars['String']['input'];
   rates: Array<ExchangeRateInput>;

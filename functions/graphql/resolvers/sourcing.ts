@@ -5,6 +5,7 @@ import { exchangeRatesOf, setExchangeRates } from '../../../lib/sourcing/rates.j
 import { sourcingRisks } from '../../../lib/sourcing/risks.js';
 import { costRollup } from '../../../lib/sourcing/rollup.js';
 import type { SourcingActor } from '../../../lib/sourcing/writes.js';
+import { ComponentNotFoundError } from '../../../lib/errors.js';
 import { SourcingError } from '../../../lib/sourcing/errors.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -38,7 +39,12 @@ export const sourcingResolvers: Resolvers = {
         if (error instanceof SourcingError && error.code.endsWith('_NOT_FOUND')) return null;
         throw error;
       }),
-    componentSourcing: async (_parent, { componentId }, context) => readableSourcing(context, componentId),
+    componentSourcing: async (_parent, { componentId }, context) => {
+      // A component this library does not have (never created, deleted, another library's) is NOT_FOUND, not an empty sourcing.
+      const [component, sourcing] = await Promise.all([loadComponent(context, componentId), readableSourcing(context, componentId)]);
+      if (!component) throw new ComponentNotFoundError(componentId);
+      return sourcing;
+    },
     exchangeRates: async (_parent, _args, context) => exchangeRatesOf(context.store, await libraryScope(context)),
     risks: async (_parent, _args, context) => sourcingRisks(context.store, await libraryScope(context)),
     findPartsByMpn: async (_parent, { mpn }, context) => {
