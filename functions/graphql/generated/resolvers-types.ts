@@ -761,7 +761,10 @@ export type AuditLogFilterInput = {
   actorId?: InputMaybe<Scalars['String']['input']>;
   targetId?: InputMaybe<Scalars['String']['input']>;
   operation?: InputMaybe<Scalars['String']['input']>;
-  /** ISO date-time, inclusive. */
+  /**
+   * ISO 8601 date-time, inclusive, any offset (read as the moment it names); a date alone in to takes in that
+   * whole day. Anything else, or a year past 9999, is BAD_USER_INPUT (field filter.from / filter.to).
+   */
   from?: InputMaybe<Scalars['DateTime']['input']>;
   to?: InputMaybe<Scalars['DateTime']['input']>;
 };
@@ -1575,7 +1578,7 @@ export type CommentConnection = {
   pageInfo: PageInfo;
 };
 
-/** first: 1 to 200, default 50. */
+/** first: 1 to 200, default 50. after: an endCursor of the same list (another target's is BAD_REQUEST). */
 export type CommentPaginationInput = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
