@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { parseDateTimeInput } from '../model/dateTime.js';
 import type { Store } from '../store/client.js';
 import { queryAuditLog, type AuditEntryRecord, type AuditLogFilter } from '../store/audit.js';
 export type { AuditLogFilter };
@@ -17,20 +18,12 @@ function keyOfCursor(cursor: string): string {
 }
 
 /**
- * A bound of the filter as the entries' keys hold times (ISO UTC with milliseconds, years 0000 to 9999), so
- * it compares as a string: an offset (+02:00), a date without a time or missing milliseconds name the same
- * moment they mean. What is no date-time is refused (BAD_USER_INPUT), never read as a string that matches
- * nothing or everything.
+ * A bound of the filter as the entries' keys hold times (parseDateTimeInput), so an offset (+02:00), a date
+ * without a time (in `to`: that whole day) or missing milliseconds name the moment they mean, and what is no
+ * date-time is refused rather than read as a string that matches nothing or everything.
  */
 export function auditTimeBound(value: string | undefined, field: 'filter.from' | 'filter.to'): string | undefined {
-  if (value === undefined) return undefined;
-  const text = typeof value === 'string' ? value.trim() : '';
-  const at = /^\d{4}-\d\d-\d\d/.test(text) ? Date.parse(text) : Number.NaN;
-  // A date alone as the upper bound takes in that whole day, as it did when bounds were compared as written.
-  const end = field === 'filter.to' && /^\d{4}-\d\d-\d\d$/.test(text) ? 86_400_000 - 1 : 0;
-  const iso = Number.isNaN(at) ? null : new Date(at + end).toISOString();
-  if (!iso || !/^\d{4}-/.test(iso)) throw new InvalidInputError(`${field}: ${String(value)} is not an ISO 8601 date-time from year 0000 to 9999`, { field });
-  return iso;
+  return value === undefined ? undefined : parseDateTimeInput(value, field, { dayEnd: field === 'filter.to' });
 }
 
 /** A page of an organization's audit log, newest first (the access rule checks organization.settings.update). */

@@ -1126,7 +1126,7 @@ export type ChangeOrder = {
   commentCount: Scalars['Int']['output'];
 };
 
-/** Reviewers and approval choices the author adds to one stage of the template. */
+/** Reviewers and approval choices the author adds to one stage of the template; one entry per stage (a stage named twice is BAD_USER_INPUT). */
 export type ChangeOrderStageInput = {
   /** 0 for the first open stage. */
   index: Scalars['Int']['input'];
@@ -1149,7 +1149,7 @@ export type CreateChangeOrderInput = {
   stages?: InputMaybe<Array<ChangeOrderStageInput>>;
   /** IMMEDIATE when omitted (ON_DATE when only effectiveAt is given). */
   effectivity?: InputMaybe<Effectivity>;
-  /** ON_DATE only, and in the future (BAD_USER_INPUT otherwise). */
+  /** ON_DATE only: an ISO 8601 date-time in the future, at most year 9999 (BAD_USER_INPUT otherwise). */
   effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
@@ -2158,7 +2158,8 @@ export type ComponentQueryNamespace = {
   /**
    * With asOf: the component as in effect at that moment (its latest release in effect by then: a release of
    * an ON_DATE change order takes effect on its date; without a release in effect, the last version written by
-   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no date-time.
+   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of
+   * the years 0000 to 9999.
    */
   findOne?: Maybe<Component>;
   findAll: ComponentConnection;

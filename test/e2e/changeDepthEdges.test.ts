@@ -1,0 +1,61 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { memberWithRole, refusal, type Member } from './accessHelpers.js';
+import { createParts } from './itemHelpers.js';
+
+/**
+ * Change depth inputs a careless or hostile client sends (found by probing from outside): DateTime values
+ * the scalar passes through unchecked, and a stage named twice.
+ */
+
+const orderFields = 'id effectivity effectiveAt stages { reviewers { userId } }';
+const createOrder = `mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { ${orderFields} } } }`;
+const updateOrder = `mutation($input: UpdateChangeOrderInput!) { changeOrders { update(input: $input) { ${orderFields} } } }`;
+const findOne = `query($id: ID!, $asOf: DateTime) { component { findOne(id: $id, asOf: $asOf) { id version } } }`;
+
+describe('change depth edges', () => {
+  let tenant: Tenant;
+  let admin: Record<string, string>;
+  let first: Member;
+  let second: Member;
+  let partId: string;
+
+  beforeAll(async () => {
+    tenant = await newTenant({ plan: 'team' });
+    admin = tenantHeaders(tenant);
+    [first, second] = await Promise.all([memberWithRole(tenant, 'REVIEWER'), memberWithRole(tenant, 'REVIEWER')]);
+    partId = (await createParts(tenant, ['Edge part']))[0]!.id;
+  });
+
+  const input = (extra: Record<string, unknown>) => ({ name: 'Edge order', templateId: 'default-one-stage', componentIds: [partId], values: { reason: 'Edges' }, ...extra });
+
+  it('refuses an effective date past year 9999 (was stored signed, compared before every time and released at once)', async () => {
+    const far = '+275760-09-13T00:00:00.000Z';
+    const refused = await refusal(admin, createOrder, { input: input({ effectivity: 'ON_DATE', effectiveAt: far }) });
+    expect({ code: refused.code, field: refused.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'input.effectiveAt' });
+    const order = (await ok(admin, createOrder, { input: input({}) })).changeOrders.create;
+    expect((await refusal(admin, updateOrder, { input: { id: order.id, effectivity: 'ON_DATE', effectiveAt: far } })).code).toBe('BAD_USER_INPUT');
+    // The last moment of year 9999 is a date it keeps.
+    const latest = (await ok(admin, updateOrder, { input: { id: order.id, effectivity: 'ON_DATE', effectiveAt: '9999-12-31T23:59:59+00:00' } })).changeOrders.update;
+    expect(latest).toMatchObject({ effectivity: 'ON_DATE', effectiveAt: '9999-12-31T23:59:59.000Z' });
+  });
+
+  it('refuses an asOf that is no date-time of years 0000 to 9999 (was answered null: "did not exist then")', async () => {
+    for (const asOf of ['+275760-09-13T00:00:00.000Z', 5, '5']) {
+      const refused = await refusal(admin, findOne, { id: partId, asOf });
+      expect({ asOf, code: refused.code, field: refused.error?.extensions?.field }).toEqual({ asOf, code: 'BAD_USER_INPUT', field: 'asOf' });
+    }
+    expect((await ok(admin, findOne, { id: partId, asOf: '9999-12-31T23:59:59Z' })).component.findOne).toMatchObject({ id: partId, version: 1 });
+  });
+
+  it('refuses a stage named twice (the second entry, its reviewers among it, was silently left out)', async () => {
+    const stages = [
+      { index: 0, reviewerIds: [first.userId] },
+      { index: 0, reviewerIds: [second.userId] },
+    ];
+    const refused = await refusal(admin, createOrder, { input: input({ stages }) });
+    expect({ code: refused.code, field: refused.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'input.stages' });
+    const order = (await ok(admin, createOrder, { input: input({ stages: [{ index: 0, reviewerIds: [first.userId, second.userId] }] }) })).changeOrders.create;
+    expect((await refusal(admin, updateOrder, { input: { id: order.id, stages } })).code).toBe('BAD_USER_INPUT');
+  });
+});
