@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ConcurrentWriteError, type ImportProblem } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
-import { limits, normalizeName } from '../sourcing/input.js';
+import { limits, normalizeName, rateProblem } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
 import { mpnIndexChanges, sourcingIndexOf } from '../sourcing/writes.js';
 import type { Store } from '../store/client.js';
@@ -210,7 +210,10 @@ export async function planSourcing(
     if (!isCurrency(rates.baseCurrency)) problem(`${where}.baseCurrency`, 'UNKNOWN_CURRENCY', `${rates.baseCurrency} is not an ISO 4217 currency code`);
     for (const [currency, rate] of Object.entries(rates.rates)) {
       if (!isCurrency(currency)) problem(`${where}.rates.${currency}`, 'UNKNOWN_CURRENCY', `${currency} is not an ISO 4217 currency code`);
-      if (!(Number.isFinite(rate) && rate > 0 && rate <= 1e9)) problem(`${where}.rates.${currency}`, 'BAD_USER_INPUT', 'a rate is a positive finite number');
+      // The rule setExchangeRates applies: a rate DynamoDB cannot keep failed the import's commit after validation passed.
+      const invalid = rateProblem(rate);
+      if (invalid) problem(`${where}.rates.${currency}`, 'BAD_USER_INPUT', invalid);
+      if (currency === rates.baseCurrency) problem(`${where}.rates.${currency}`, 'BAD_USER_INPUT', `${currency} is the base currency (its rate is 1)`);
     }
     exchangeRates = { baseCurrency: rates.baseCurrency, rates: rates.rates, version: (currentRates?.version ?? 0) + 1, updatedAt: actor.at, updatedBy: actor.userId };
   }

@@ -331,7 +331,8 @@ describe('library export and import', () => {
     s.parts[approved]!.quotes[0]!.priceBreaks[0]!.unitPrice = -1;
     s.parts[other]!.manufacturerId = randomUUID();
     s.primaryPartId = s.parts[other]!.id;
-    bad.manifest.sourcing!.exchangeRates!.rates = { QQQ: 2 };
+    // JPY: below DynamoDB's smallest number (validation passed it and the commit failed); USD: the base currency (setExchangeRates refuses both).
+    bad.manifest.sourcing!.exchangeRates!.rates = { QQQ: 2, JPY: 1e-300, USD: 2 };
     const distributor = bad.manifest.sourcing!.vendors.findIndex((v) => v.kind === 'DISTRIBUTOR');
     bad.manifest.sourcing!.vendors.push({ ...bad.manifest.sourcing!.vendors[distributor]!, id: randomUUID(), name: 'DIGIKEY', aliases: [] });
     const b = await newTenant();
@@ -348,6 +349,8 @@ describe('library export and import', () => {
         [`${at}.parts[${approved}].quotes[0].priceBreaks[0].unitPrice`, 'INVALID_PRICE'],
         [`${at}.primaryPartId`, 'PRIMARY_NOT_APPROVED'],
         ['library.json: sourcing.exchangeRates.rates.QQQ', 'UNKNOWN_CURRENCY'],
+        ['library.json: sourcing.exchangeRates.rates.JPY', 'BAD_USER_INPUT'],
+        ['library.json: sourcing.exchangeRates.rates.USD', 'BAD_USER_INPUT'],
       ].sort(),
     );
     expect(await partitionSnapshot(store, target.ref)).toEqual(before);
