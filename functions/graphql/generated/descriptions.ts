@@ -563,7 +563,7 @@ export const descriptions: Record<string, string> = {
  "UpdateQuoteInput": "Absent fields are unchanged; unitPrice or priceBreaks replaces the breaks.",
  "SetPrimarySourceInput": "partId null clears the primary source; quoteId must be a quote of the part.",
  "SetExchangeRatesInput": "Replaces the library's rates. Each currency once, never the base currency (its rate is 1); a rate is from\n1e-130 to 1,000,000,000 (BAD_USER_INPUT otherwise).",
- "VendorSourcingMutationNamespace": "Part and quote writes are checked like attribute writes for the acting principal on the designations of\nsourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,\nATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.",
+ "VendorSourcingMutationNamespace": "Part and quote writes are checked like attribute writes for the acting principal on the designations of\nsourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,\nATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read\ndesignations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).",
  "VendorSourcingMutationNamespace.deletePart": "Removes the part with its quotes (and the primary source when it was primary); makes a RELEASED component MODIFIED.",
  "VendorSourcingMutationNamespace.setPrimarySource": "Only an APPROVED part may be primary (PRIMARY_NOT_APPROVED).",
  "VendorSourcingMutationNamespace.setExchangeRates": "library.settings.update.",

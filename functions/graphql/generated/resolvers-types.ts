@@ -4084,7 +4084,8 @@ export type SetExchangeRatesInput = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespace = {
   __typename?: 'VendorSourcingMutationNamespace';
@@ -4107,7 +4108,8 @@ export type VendorSourcingMutationNamespace = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceCreateVendorArgs = {
   input: CreateVendorInput;
@@ -4117,7 +4119,8 @@ export type VendorSourcingMutationNamespaceCreateVendorArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
   input: UpdateVendorInput;
@@ -4127,7 +4130,8 @@ export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceCreatePartArgs = {
   input: CreatePartInput;
@@ -4137,7 +4141,8 @@ export type VendorSourcingMutationNamespaceCreatePartArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceUpdatePartArgs = {
   input: UpdatePartInput;
@@ -4147,7 +4152,8 @@ export type VendorSourcingMutationNamespaceUpdatePartArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceDeletePartArgs = {
   componentId: Scalars['ID']['input'];
@@ -4158,7 +4164,8 @@ export type VendorSourcingMutationNamespaceDeletePartArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
   input: CreateQuoteInput;
@@ -4168,7 +4175,8 @@ export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
   input: UpdateQuoteInput;
@@ -4178,7 +4186,8 @@ export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
   componentId: Scalars['ID']['input'];
@@ -4189,7 +4198,8 @@ export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
   input: SetPrimarySourceInput;
@@ -4199,7 +4209,8 @@ export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceSetExchangeRatesArgs = {
   input: SetExchangeRatesInput;
