@@ -247,7 +247,7 @@ export const descriptions: Record<string, string> = {
  "Component.actingIntegrationId": "The integration the current request acts for, if any (null for people, who act as the native principal).",
  "Component.originIntegrationId": "The principal that created the component (\"native\" when created by a person); null for components created before principals existed.",
  "Component.linkedPrincipalIds": "An addition: the principals linked to the component (creation links the creator; see linkComponent).",
- "Component.history": "Write history, newest first: one record per write.",
+ "Component.history": "Write history, newest first: one record per write. Changes the caller's read designations withhold are\nleft out (attributeValues.<id>; sourcing.part.<id> and sourcing.primary; sourcing.quote.<id>).",
  "Component.children": "The direct children (assemblies), in line order.",
  "Component.documents": "The linked documents.",
  "Component.whereUsed": "The lines of other assemblies' current BOMs that use this component.",

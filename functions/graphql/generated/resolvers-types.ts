@@ -1719,7 +1719,10 @@ export type Component = {
   originIntegration?: Maybe<Integration>;
   /** An addition: the principals linked to the component (creation links the creator; see linkComponent). */
   linkedPrincipalIds: Array<Scalars['ID']['output']>;
-  /** Write history, newest first: one record per write. */
+  /**
+   * Write history, newest first: one record per write. Changes the caller's read designations withhold are
+   * left out (attributeValues.<id>; sourcing.part.<id> and sourcing.primary; sourcing.quote.<id>).
+   */
   history: Array<ComponentHistoryEntry>;
   file?: Maybe<File>;
   imageFile?: Maybe<File>;
