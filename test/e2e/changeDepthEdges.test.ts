@@ -48,6 +48,33 @@ describe('change depth edges', () => {
     expect((await ok(admin, findOne, { id: partId, asOf: '9999-12-31T23:59:59Z' })).component.findOne).toMatchObject({ id: partId, version: 1 });
   });
 
+  it('validates what submit would refuse: a component deleted since, or held by another change order (validate answered none)', async () => {
+    const validate = `query($id: ID!) { changeOrders { validate(id: $id) { severity code componentId } } }`;
+    const submit = `mutation($id: ID!) { changeOrders { submit(id: $id) { id status } } }`;
+    const [held, gone] = await createParts(tenant, ['Held part', 'Gone part']);
+    const withReviewer = (componentIds: string[]) => input({ componentIds, stages: [{ index: 0, reviewerIds: [first.userId] }] });
+    const holder = (await ok(admin, createOrder, { input: withReviewer([held!.id]) })).changeOrders.create;
+    const waiting = (await ok(admin, createOrder, { input: withReviewer([held!.id]) })).changeOrders.create;
+    const orphaned = (await ok(admin, createOrder, { input: withReviewer([gone!.id]) })).changeOrders.create;
+    expect((await ok(admin, submit, { id: holder.id })).changeOrders.submit.status).toBe('OPEN');
+    await ok(admin, 'mutation($ids: [ID!]!) { component { delete(ids: $ids) { deletedIds } } }', { ids: [gone!.id] });
+
+    for (const [order, code, componentId] of [
+      [waiting, 'COMPONENT_IN_CHANGE_ORDER', held!.id],
+      [orphaned, 'COMPONENT_NOT_FOUND', gone!.id],
+    ] as const) {
+      const expected = [{ severity: 'ERROR', code, componentId }];
+      expect((await ok(admin, validate, { id: order.id })).changeOrders.validate).toEqual(expected);
+      const refused = await refusal(admin, submit, { id: order.id });
+      expect({ code: refused.code, problems: refused.error?.extensions?.problems?.map((p: { severity: string; code: string; componentId: string }) => ({ severity: p.severity, code: p.code, componentId: p.componentId })) }).toEqual({
+        code: 'CHANGE_ORDER_INVALID',
+        problems: expected,
+      });
+    }
+    // The holder's own lock is no problem of its own.
+    expect((await ok(admin, validate, { id: holder.id })).changeOrders.validate).toEqual([]);
+  });
+
   it('refuses a stage named twice (the second entry, its reviewers among it, was silently left out)', async () => {
     const stages = [
       { index: 0, reviewerIds: [first.userId] },

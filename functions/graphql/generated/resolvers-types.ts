@@ -1027,7 +1027,9 @@ export type ChangeOrderProblemSeverity =
  * A problem changeOrders.validate finds. Codes: UNRELEASED_CHILD (ERROR: an assembly's child neither RELEASED
  * nor in the order), DUPLICATE_REFDES (ERROR: a reference designator twice on one BOM), REQUIRED_FIELD_EMPTY
  * and VALUE_INVALID (ERROR: the template's fields), OBSOLETE_CHILD (WARNING: a child whose status maps to
- * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity).
+ * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity),
+ * COMPONENT_NOT_FOUND (ERROR: a component of the order deleted since), COMPONENT_IN_CHANGE_ORDER (ERROR: a
+ * component another change order holds).
  */
 export type ChangeOrderProblem = {
   __typename?: 'ChangeOrderProblem';
