@@ -66,7 +66,8 @@ describe('change depth edges', () => {
       const expected = [{ severity: 'ERROR', code, componentId }];
       expect((await ok(admin, validate, { id: order.id })).changeOrders.validate).toEqual(expected);
       const refused = await refusal(admin, submit, { id: order.id });
-      expect({ code: refused.code, problems: refused.error?.extensions?.problems?.map((p: { severity: string; code: string; componentId: string }) => ({ severity: p.severity, code: p.code, componentId: p.componentId })) }).toEqual({
+      const problems = (refused.error?.extensions?.problems ?? []) as { severity: string; code: string; componentId: string }[];
+      expect({ code: refused.code, problems: problems.map((p) => ({ severity: p.severity, code: p.code, componentId: p.componentId })) }).toEqual({
         code: 'CHANGE_ORDER_INVALID',
         problems: expected,
       });
