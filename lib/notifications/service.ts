@@ -15,7 +15,7 @@ import {
   type NotificationRecord,
   type NotificationSettingsRecord,
 } from '../store/notification.js';
-import { listWatchesOfUser, putWatch, type WatchRecord, type WatchTargetType } from '../store/watch.js';
+import { getWatch, listWatchesOfUser, putWatch, type WatchRecord, type WatchTargetType } from '../store/watch.js';
 
 /**
  * Watching (what the request path writes: a user's own watch or unwatch) and a user's notifications. The
@@ -62,8 +62,14 @@ export async function watch(deps: WatchDeps, input: { targetId: string; withChil
 /** Stops watching; also keeps automatic watches (a later comment or review) from coming back. */
 export async function unwatch(deps: WatchDeps, targetId: string): Promise<boolean> {
   const id = targetId.toLowerCase();
-  const targetType = await targetTypeOf(deps, id);
   const { organizationId, libraryId, userId } = deps.scope;
+  // A target deleted since it was watched is gone, its watch is not: user.watching still lists it, so unwatch
+  // ends it (it answered NOT_FOUND, and the watch stayed listed for good).
+  const targetType = await targetTypeOf(deps, id).catch(async (error: unknown) => {
+    const left = error instanceof NotFoundError && isUuid(id) ? await getWatch(deps.store, organizationId, libraryId, id, userId) : undefined;
+    if (!left) throw error;
+    return left.targetType;
+  });
   await putWatch(deps.store, { userId, organizationId, libraryId, targetType, targetId: id, withChildren: false, active: false, automatic: false, createdAt: new Date().toISOString() });
   return true;
 }

@@ -58,7 +58,7 @@ export const descriptions: Record<string, string> = {
  "Query.libraries": "The libraries of the organization in x-organization, by name.",
  "Mutation.library": "Libraries of the organization in x-organization.",
  "Mutation.watch": "Watch a component, an assembly (withChildren: also every component under it, at every level) or a change\norder of this library. Comment authors, mentioned users and change order reviewers watch automatically.",
- "Mutation.unwatch": "Stops watching (automatic watches of the target do not come back).",
+ "Mutation.unwatch": "Stops watching (automatic watches of the target do not come back); also a target deleted since it was watched.",
  "Mutation.markRead": "Marks the caller's notifications read; returns how many it marked (ids that are not the caller's are ignored).",
  "Mutation.setAttributeAccess": "Library-scoped; needs integrations.configure. The entries apply in order, all or none: the first that\nbreaks a rule refuses the call (EXCLUSIVE_WRITE_CONFLICT, ATTRIBUTE_MANAGED_EXCLUSIVELY,\nSTORE_PRINCIPAL_ALWAYS_READS, ATTRIBUTE_NOT_FOUND, INTEGRATION_NOT_FOUND) and every designation stays.",
  "Mutation.linkComponent": "Library-scoped. Links a principal to a component (additive; linking one never unlinks another); the\ncaller's own principal when principalId is omitted. components.update for one's own principal,\nintegrations.configure for another. A new component version; its state does not change.",

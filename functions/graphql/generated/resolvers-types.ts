@@ -503,7 +503,7 @@ export type Mutation = {
    * order of this library. Comment authors, mentioned users and change order reviewers watch automatically.
    */
   watch: Watch;
-  /** Stops watching (automatic watches of the target do not come back). */
+  /** Stops watching (automatic watches of the target do not come back); also a target deleted since it was watched. */
   unwatch: Scalars['Boolean']['output'];
   /** Marks the caller's notifications read; returns how many it marked (ids that are not the caller's are ignored). */
   markRead: Scalars['Int']['output'];
