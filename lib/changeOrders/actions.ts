@@ -20,6 +20,9 @@ import { validateValues } from './values.js';
 
 /** The change order actions (changeOrders.create, update, delete, submit, approve, reject, ...). */
 
+/** The longest change order description (characters). */
+export const maxChangeOrderDescription = 10_000;
+
 const stageInput = z.object({
   index: z.number().int().min(0),
   reviewerIds: z.array(z.string()).max(100).nullish(),
@@ -29,7 +32,7 @@ const stageInput = z.object({
 
 export const createChangeOrderInput = z.object({
   name: z.string().trim().min(1, 'name must not be empty').max(200, 'name is at most 200 characters'),
-  description: z.string().max(10_000).nullish(),
+  description: z.string().max(maxChangeOrderDescription).nullish(),
   templateId: z.string().min(1).max(128),
   componentIds: z.array(z.string().max(128)).max(maxComponentsPerChangeOrder, `at most ${maxComponentsPerChangeOrder} components per change order`).nullish(),
   values: z.unknown().optional(),

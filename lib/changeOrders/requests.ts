@@ -9,7 +9,7 @@ import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
 import { failingWith, nowIso, transactWrite } from '../store/items.js';
 import type { ChangeOrderDeps } from './act.js';
-import { createChangeOrderWith } from './actions.js';
+import { createChangeOrderWith, maxChangeOrderDescription } from './actions.js';
 import { maxComponentsPerChangeOrder } from './release.js';
 
 /**
@@ -189,7 +189,12 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
           .map((r) => r.title)
           .join('; ')
           .slice(0, 200),
-      description: requests.map((r) => `${r.number}: ${r.title}`).join('\n'),
+      // Cut to the change order's limit as the name is: 50 requests of long titles passed it, and the promote was
+      // refused on input.description, a field its caller does not give.
+      description: requests
+        .map((r) => `${r.number}: ${r.title}`)
+        .join('\n')
+        .slice(0, maxChangeOrderDescription),
       templateId: input.templateId ?? 'default-one-stage',
       componentIds,
       values: input.values,

@@ -76,6 +76,27 @@ describe('change depth edges', () => {
     expect((await ok(admin, validate, { id: holder.id })).changeOrders.validate).toEqual([]);
   });
 
+  it('promotes 50 requests of long titles (the description it writes passed the limit and the promote was refused on input.description)', async () => {
+    const requestM = 'mutation($i: CreateChangeRequestInput!) { changeRequests { create(input: $i) { id } } }';
+    const step = (action: string) => `mutation($id: ID!) { changeRequests { ${action}(id: $id) { id } } }`;
+    const ids: string[] = [];
+    for (let start = 0; start < 50; start += 10) {
+      const batch = await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const id = (await ok(admin, requestM, { i: { title: `${start + i} ${'t'.repeat(196)}`, componentIds: [partId] } })).changeRequests.create.id as string;
+          await ok(admin, step('submit'), { id });
+          await ok(admin, step('approve'), { id });
+          return id;
+        }),
+      );
+      ids.push(...batch);
+    }
+    const promoted = (await ok(admin, 'mutation($ids: [ID!]!, $i: PromoteChangeRequestsInput) { changeRequests { promote(ids: $ids, input: $i) { id description } } }', { ids, i: { values: { reason: 'Edges' } } }))
+      .changeRequests.promote;
+    expect(promoted.description).toHaveLength(10_000);
+    expect(promoted.description.startsWith('CR-')).toBe(true);
+  });
+
   it('refuses a stage named twice (the second entry, its reviewers among it, was silently left out)', async () => {
     const stages = [
       { index: 0, reviewerIds: [first.userId] },
