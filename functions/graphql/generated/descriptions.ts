@@ -211,7 +211,7 @@ export const descriptions: Record<string, string> = {
  "ChangeRequestMutationNamespace.reject": "SUBMITTED -> REJECTED.",
  "ChangeRequestMutationNamespace.defer": "SUBMITTED -> DEFERRED.",
  "ChangeRequestMutationNamespace.close": "APPROVED, REJECTED or DEFERRED -> CLOSED.",
- "ChangeRequestMutationNamespace.promote": "One DRAFT change order of APPROVED requests, its components their union, linked both ways\n(ChangeRequest.changeOrder, ChangeOrder.changeRequests); the requests close when it releases. Refused,\nwriting nothing, for an unknown id (NOT_FOUND), a request not APPROVED (CHANGE_REQUEST_NOT_APPROVED) or\none promoted already (CHANGE_REQUEST_PROMOTED).",
+ "ChangeRequestMutationNamespace.promote": "One DRAFT change order of APPROVED requests, its components their union (less those deleted since), linked both ways\n(ChangeRequest.changeOrder, ChangeOrder.changeRequests); the requests close when it releases. Refused,\nwriting nothing, for an unknown id (NOT_FOUND), a request not APPROVED (CHANGE_REQUEST_NOT_APPROVED) or\none promoted already (CHANGE_REQUEST_PROMOTED).",
  "CommentTargetType": "What a comment is on.",
  "Comment": "A comment. Threads are one level deep: a top-level comment (parentId null) and its replies. A deleted\ncomment stays in its thread as a tombstone: deleted true, body null.",
  "Comment.parentId": "null for a thread's first comment; otherwise that comment's id.",

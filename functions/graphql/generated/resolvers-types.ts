@@ -1475,7 +1475,7 @@ export type ChangeRequestMutationNamespace = {
   /** APPROVED, REJECTED or DEFERRED -> CLOSED. */
   close: ChangeRequest;
   /**
-   * One DRAFT change order of APPROVED requests, its components their union, linked both ways
+   * One DRAFT change order of APPROVED requests, its components their union (less those deleted since), linked both ways
    * (ChangeRequest.changeOrder, ChangeOrder.changeRequests); the requests close when it releases. Refused,
    * writing nothing, for an unknown id (NOT_FOUND), a request not APPROVED (CHANGE_REQUEST_NOT_APPROVED) or
    * one promoted already (CHANGE_REQUEST_PROMOTED).
