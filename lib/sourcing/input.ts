@@ -109,6 +109,31 @@ export const ratesInput = z
     });
   });
 
+/**
+ * The API's field rules on a stored row an import brings (the fields its own checks do not cover): a part's
+ * description and datasheet URL (http(s) only) and rank, a quote's distributor part number, quantities (at
+ * most 1,000,000,000: they are GraphQL Ints) and validUntil, a vendor's website. An import wrote what
+ * createPart, createQuote and createVendor refuse.
+ */
+const storedRows = {
+  part: z.object({ description: optionalText(limits.description), datasheetUrl: url, rank: count(0).nullish() }),
+  quote: z.object({
+    distributorPartNumber: optionalText(),
+    moq: count(1).nullish(),
+    orderMultiple: count(1).nullish(),
+    leadTimeDays: count(0).nullish(),
+    stock: count(0).nullish(),
+    validUntil: quoteFields.validUntil,
+  }),
+  vendor: z.object({ website: url }),
+};
+
+/** Each field of a stored row that breaks the API's rule, with the rule's message. */
+export function storedRowProblems(kind: keyof typeof storedRows, row: unknown): { field: string; message: string }[] {
+  const result = storedRows[kind].safeParse(row);
+  return result.success ? [] : result.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message }));
+}
+
 /** Parses an input; the first problem becomes the refusal. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);

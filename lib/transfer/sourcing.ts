@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ConcurrentWriteError, type ImportProblem } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
-import { limits, normalizeName, rateProblem } from '../sourcing/input.js';
+import { limits, normalizeName, rateProblem, storedRowProblems } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
 import { mpnIndexChanges, sourcingIndexOf } from '../sourcing/writes.js';
 import type { Store } from '../store/client.js';
@@ -126,6 +126,7 @@ export async function planSourcing(
   for (const [i, v] of vendors.entries()) {
     const where = `${paths.manifest}sourcing.vendors[${i}]`;
     if (kindOf.has(v.id)) problem(`${where}.id`, 'DUPLICATE_ID', `vendor id ${v.id} appears twice`);
+    for (const { field, message } of storedRowProblems('vendor', v)) problem(`${where}.${field}`, 'BAD_USER_INPUT', message);
     kindOf.set(v.id, v.kind);
     const names = [...new Set([v.name, ...v.aliases].map(normalizeName))];
     for (const name of names) {
@@ -173,6 +174,7 @@ export async function planSourcing(
       ids.add(part.id);
       vendorProblem(`${at}.manufacturerId`, part.manufacturerId, 'MANUFACTURER');
       if (part.mpn.trim() === '' || part.mpn.length > limits.text) problem(`${at}.mpn`, 'BAD_USER_INPUT', `an MPN is 1 to ${limits.text} characters`);
+      for (const { field, message } of storedRowProblems('part', part)) problem(`${at}.${field}`, 'BAD_USER_INPUT', message);
       const key = `${part.manufacturerId}#${part.mpn.toLowerCase()}`;
       if (mpns.has(key)) problem(`${at}.mpn`, 'DUPLICATE_MPN', `MPN ${part.mpn} of this manufacturer is also ${where}.sourcing.parts[${mpns.get(key)}]`);
       else mpns.set(key, j);
@@ -182,6 +184,7 @@ export async function planSourcing(
         if (ids.has(quote.id)) problem(`${qAt}.id`, 'DUPLICATE_ID', `quote id ${quote.id} appears twice`);
         ids.add(quote.id);
         vendorProblem(`${qAt}.distributorId`, quote.distributorId, 'DISTRIBUTOR');
+        for (const { field, message } of storedRowProblems('quote', quote)) problem(`${qAt}.${field}`, 'BAD_USER_INPUT', message);
         if (!isCurrency(quote.currency)) problem(`${qAt}.currency`, 'UNKNOWN_CURRENCY', `${quote.currency} is not an ISO 4217 currency code`);
         if (quote.priceBreaks.length > limits.priceBreaksPerQuote) problem(`${qAt}.priceBreaks`, 'TOO_MANY_SOURCING_ROWS', `a quote has at most ${limits.priceBreaksPerQuote} price breaks`);
         const seen = new Set<number>();
