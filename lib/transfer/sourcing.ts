@@ -189,8 +189,9 @@ export async function planSourcing(
         if (quote.priceBreaks.length > limits.priceBreaksPerQuote) problem(`${qAt}.priceBreaks`, 'TOO_MANY_SOURCING_ROWS', `a quote has at most ${limits.priceBreaksPerQuote} price breaks`);
         const seen = new Set<number>();
         for (const [b, pb] of quote.priceBreaks.entries()) {
-          if (!Number.isInteger(pb.minQuantity) || pb.minQuantity < 1 || seen.has(pb.minQuantity))
-            problem(`${qAt}.priceBreaks[${b}].minQuantity`, 'BAD_USER_INPUT', `minQuantity is a positive whole number, once per quote (got ${pb.minQuantity})`);
+          // At most 1,000,000,000 as createQuote takes it: PriceBreak.minQuantity is a GraphQL Int.
+          if (!Number.isInteger(pb.minQuantity) || pb.minQuantity < 1 || pb.minQuantity > 1_000_000_000 || seen.has(pb.minQuantity))
+            problem(`${qAt}.priceBreaks[${b}].minQuantity`, 'BAD_USER_INPUT', `minQuantity is a whole number from 1 to 1,000,000,000, once per quote (got ${pb.minQuantity})`);
           seen.add(pb.minQuantity);
           if (pb.unitPrice !== null && (storableNumberProblem(pb.unitPrice) !== null || pb.unitPrice < 0 || pb.unitPrice > 1e9))
             problem(`${qAt}.priceBreaks[${b}].unitPrice`, 'INVALID_PRICE', `a unit price is a finite number from 0 to 1,000,000,000 (got ${pb.unitPrice})`);

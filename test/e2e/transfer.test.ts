@@ -334,6 +334,7 @@ describe('library export and import', () => {
     s.parts[approved]!.datasheetUrl = 'javascript:alert(1)';
     s.parts[approved]!.quotes[0]!.moq = 1e12;
     s.parts[approved]!.quotes[0]!.validUntil = 'someday';
+    s.parts[approved]!.quotes[0]!.priceBreaks.push({ minQuantity: 1e12, unitPrice: 0.01 });
     s.primaryPartId = s.parts[other]!.id;
     // JPY: below DynamoDB's smallest number (validation passed it and the commit failed); USD: the base currency (setExchangeRates refuses both).
     bad.manifest.sourcing!.exchangeRates!.rates = { QQQ: 2, JPY: 1e-300, USD: 2 };
@@ -359,6 +360,7 @@ describe('library export and import', () => {
         [`${at}.parts[${approved}].datasheetUrl`, 'BAD_USER_INPUT'],
         [`${at}.parts[${approved}].quotes[0].moq`, 'BAD_USER_INPUT'],
         [`${at}.parts[${approved}].quotes[0].validUntil`, 'BAD_USER_INPUT'],
+        [`${at}.parts[${approved}].quotes[0].priceBreaks[${s.parts[approved]!.quotes[0]!.priceBreaks.length - 1}].minQuantity`, 'BAD_USER_INPUT'],
         ['library.json: sourcing.exchangeRates.rates.USD', 'BAD_USER_INPUT'],
       ].sort(),
     );
