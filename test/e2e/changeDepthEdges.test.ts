@@ -91,8 +91,9 @@ describe('change depth edges', () => {
       );
       ids.push(...batch);
     }
-    const promoted = (await ok(admin, 'mutation($ids: [ID!]!, $i: PromoteChangeRequestsInput) { changeRequests { promote(ids: $ids, input: $i) { id description } } }', { ids, i: { values: { reason: 'Edges' } } }))
-      .changeRequests.promote;
+    const promoted = (
+      await ok(admin, 'mutation($ids: [ID!]!, $i: PromoteChangeRequestsInput) { changeRequests { promote(ids: $ids, input: $i) { id description } } }', { ids, i: { values: { reason: 'Edges' } } })
+    ).changeRequests.promote;
     expect(promoted.description).toHaveLength(10_000);
     expect(promoted.description.startsWith('CR-')).toBe(true);
   });
@@ -100,15 +101,21 @@ describe('change depth edges', () => {
   it('promotes an approved request one of whose components was deleted since, without it (promote answered NOT_FOUND for good: an approved request cannot be edited)', async () => {
     const [kept, deleted] = await createParts(tenant, ['Promoted part', 'Deleted before promote']);
     const step = (action: string) => `mutation($id: ID!) { changeRequests { ${action}(id: $id) { id status } } }`;
-    const request = (await ok(admin, 'mutation($i: CreateChangeRequestInput!) { changeRequests { create(input: $i) { id } } }', { i: { title: 'Two parts', componentIds: [kept!.id, deleted!.id] } })).changeRequests
-      .create.id as string;
+    const request = (await ok(admin, 'mutation($i: CreateChangeRequestInput!) { changeRequests { create(input: $i) { id } } }', { i: { title: 'Two parts', componentIds: [kept!.id, deleted!.id] } }))
+      .changeRequests.create.id as string;
     await ok(admin, step('submit'), { id: request });
     await ok(admin, step('approve'), { id: request });
     await ok(admin, 'mutation($ids: [ID!]!) { component { delete(ids: $ids) { deletedIds } } }', { ids: [deleted!.id] });
     // The request can no longer be changed to drop it.
-    expect((await refusal(admin, 'mutation($i: UpdateChangeRequestInput!) { changeRequests { update(input: $i) { id } } }', { i: { id: request, componentIds: [kept!.id] } })).code).toBe('CHANGE_ORDER_STATE');
-    const promoted = (await ok(admin, 'mutation($ids: [ID!]!, $i: PromoteChangeRequestsInput) { changeRequests { promote(ids: $ids, input: $i) { id components { componentId } } } }', { ids: [request], i: { values: { reason: 'Edges' } } }))
-      .changeRequests.promote;
+    expect((await refusal(admin, 'mutation($i: UpdateChangeRequestInput!) { changeRequests { update(input: $i) { id } } }', { i: { id: request, componentIds: [kept!.id] } })).code).toBe(
+      'CHANGE_ORDER_STATE',
+    );
+    const promoted = (
+      await ok(admin, 'mutation($ids: [ID!]!, $i: PromoteChangeRequestsInput) { changeRequests { promote(ids: $ids, input: $i) { id components { componentId } } } }', {
+        ids: [request],
+        i: { values: { reason: 'Edges' } },
+      })
+    ).changeRequests.promote;
     expect(promoted.components).toEqual([{ componentId: kept!.id }]);
   });
 

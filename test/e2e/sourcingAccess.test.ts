@@ -152,7 +152,12 @@ describe('sourcing access designations', () => {
     const quote = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 0.9 } })).vendorSourcing.createQuote;
     const spare = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 1.1 } })).vendorSourcing.createQuote;
     // The CAD connector is not sent quotes, the ERP not sent parts.
-    await ok(admin, setAccess, { entries: [{ attribute: 'sourcing.quotes', principal: cad.id, read: 'NO_ACCESS' }, { attribute: 'sourcing.parts', principal: erp.id, read: 'NO_ACCESS' }] });
+    await ok(admin, setAccess, {
+      entries: [
+        { attribute: 'sourcing.quotes', principal: cad.id, read: 'NO_ACCESS' },
+        { attribute: 'sourcing.parts', principal: erp.id, read: 'NO_ACCESS' },
+      ],
+    });
 
     // The CAD connector's part writes: the part without its quotes, the sourcing as componentSourcing gives it.
     const updated = (await ok(cad.headers, updatePartM, { input: { componentId: c.id, id: part.id, rank: 1 } })).vendorSourcing.updatePart;
@@ -162,7 +167,8 @@ describe('sourcing access designations', () => {
     expect(primary.parts[0].quotes).toEqual([]);
 
     // The ERP's quote writes: no parts at all.
-    const afterDelete = (await ok(erp.headers, `mutation($c: ID!, $id: ID!) { vendorSourcing { deleteQuote(componentId: $c, id: $id) { ${sourcingFields} } } }`, { c: c.id, id: spare.id })).vendorSourcing.deleteQuote;
+    const afterDelete = (await ok(erp.headers, `mutation($c: ID!, $id: ID!) { vendorSourcing { deleteQuote(componentId: $c, id: $id) { ${sourcingFields} } } }`, { c: c.id, id: spare.id }))
+      .vendorSourcing.deleteQuote;
     expect(afterDelete).toEqual({ componentId: c.id, parts: [], primarySource: null });
     // People are sent all of it.
     expect((await sourcing(admin, c.id)).parts[0].quotes.map((q: { id: string }) => q.id)).toEqual([quote.id]);
@@ -180,9 +186,19 @@ describe('sourcing access designations', () => {
     const sourcingFieldsFor = async (headers: Record<string, string>) => (await fieldsFor(headers)).filter((f) => f.startsWith('sourcing.'));
     expect(await sourcingFieldsFor(admin)).toEqual(['sourcing.primary', 'sourcing.quote', 'sourcing.part']);
     // Read by everyone until withheld.
-    await ok(admin, setAccess, { entries: [{ attribute: 'sourcing.quotes', principal: cad.id, read: 'READ' }, { attribute: 'sourcing.parts', principal: erp.id, read: 'READ' }] });
+    await ok(admin, setAccess, {
+      entries: [
+        { attribute: 'sourcing.quotes', principal: cad.id, read: 'READ' },
+        { attribute: 'sourcing.parts', principal: erp.id, read: 'READ' },
+      ],
+    });
     expect(await sourcingFieldsFor(cad.headers)).toEqual(['sourcing.primary', 'sourcing.quote', 'sourcing.part']);
-    await ok(admin, setAccess, { entries: [{ attribute: 'sourcing.quotes', principal: cad.id, read: 'NO_ACCESS' }, { attribute: 'sourcing.parts', principal: erp.id, read: 'RECEIVE_ONLY' }] });
+    await ok(admin, setAccess, {
+      entries: [
+        { attribute: 'sourcing.quotes', principal: cad.id, read: 'NO_ACCESS' },
+        { attribute: 'sourcing.parts', principal: erp.id, read: 'RECEIVE_ONLY' },
+      ],
+    });
     expect(await sourcingFieldsFor(cad.headers)).toEqual(['sourcing.primary', 'sourcing.part']);
     expect(await sourcingFieldsFor(erp.headers)).toEqual(['sourcing.quote']);
   });

@@ -22,7 +22,8 @@ describe('sourcing edges', () => {
   beforeAll(async () => {
     tenant = await newTenant({ plan: 'team' });
     admin = tenantHeaders(tenant);
-    const vendor = async (kind: string, name: string) => (await ok(admin, `mutation($i: CreateVendorInput!) { vendorSourcing { createVendor(input: $i) { id } } }`, { i: { kind, name } })).vendorSourcing.createVendor.id as string;
+    const vendor = async (kind: string, name: string) =>
+      (await ok(admin, `mutation($i: CreateVendorInput!) { vendorSourcing { createVendor(input: $i) { id } } }`, { i: { kind, name } })).vendorSourcing.createVendor.id as string;
     manufacturer = await vendor('MANUFACTURER', 'Edge Mfr');
     distributor = await vendor('DISTRIBUTOR', 'Edge Dist');
   });
@@ -30,8 +31,16 @@ describe('sourcing edges', () => {
   /** A purchased part with an approved part and a primary quote. */
   async function sourcedPart(name: string, quote: Record<string, unknown>) {
     const [leaf] = await createItems(tenant, [{ name, categoryId: 'mechanical' }]);
-    const part = (await ok(admin, `mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { id } } }`, { i: { componentId: leaf!.id, manufacturerId: manufacturer, mpn: name, approval: 'APPROVED' } })).vendorSourcing.createPart.id;
-    const q = (await ok(admin, `mutation($i: CreateQuoteInput!) { vendorSourcing { createQuote(input: $i) { id } } }`, { i: { componentId: leaf!.id, partId: part, distributorId: distributor, currency: 'USD', ...quote } })).vendorSourcing.createQuote.id;
+    const part = (
+      await ok(admin, `mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { id } } }`, {
+        i: { componentId: leaf!.id, manufacturerId: manufacturer, mpn: name, approval: 'APPROVED' },
+      })
+    ).vendorSourcing.createPart.id;
+    const q = (
+      await ok(admin, `mutation($i: CreateQuoteInput!) { vendorSourcing { createQuote(input: $i) { id } } }`, {
+        i: { componentId: leaf!.id, partId: part, distributorId: distributor, currency: 'USD', ...quote },
+      })
+    ).vendorSourcing.createQuote.id;
     await ok(admin, `mutation($i: SetPrimarySourceInput!) { vendorSourcing { setPrimarySource(input: $i) { componentId } } }`, { i: { componentId: leaf!.id, partId: part, quoteId: q } });
     return leaf!;
   }
@@ -59,7 +68,13 @@ describe('sourcing edges', () => {
       // Below DynamoDB's smallest number: the write failed with INTERNAL_SERVER_ERROR.
       [[{ currency: 'JPY', rate: 1e-300 }], 'rates.0.rate'],
       // Twice the same currency: the last one silently won.
-      [[{ currency: 'EUR', rate: 1.1 }, { currency: 'eur', rate: 1.2 }], 'rates.1.currency'],
+      [
+        [
+          { currency: 'EUR', rate: 1.1 },
+          { currency: 'eur', rate: 1.2 },
+        ],
+        'rates.1.currency',
+      ],
       // The base currency's rate is 1: a rate for it was silently dropped.
       [[{ currency: 'USD', rate: 2 }], 'rates.0.currency'],
     ];

@@ -13,7 +13,13 @@ const iso = (value: unknown, field: string) => {
 
 /** AuditLogFilterInput as the log reads it (organization.auditLog and transfer.exportAuditLog). */
 export function auditLogFilter(filter: AuditLogFilterInput | null | undefined): AuditLogFilter {
-  return { actorId: filter?.actorId ?? undefined, targetId: filter?.targetId ?? undefined, operation: filter?.operation ?? undefined, from: iso(filter?.from, 'filter.from'), to: iso(filter?.to, 'filter.to') };
+  return {
+    actorId: filter?.actorId ?? undefined,
+    targetId: filter?.targetId ?? undefined,
+    operation: filter?.operation ?? undefined,
+    from: iso(filter?.from, 'filter.from'),
+    to: iso(filter?.to, 'filter.to'),
+  };
 }
 
 export const auditResolvers: Resolvers = {
