@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { memberWithRole, refusal, type Member } from './accessHelpers.js';
-import { createParts } from './itemHelpers.js';
+import { createItems, createParts } from './itemHelpers.js';
 
 /**
  * Change depth inputs a careless or hostile client sends (found by probing from outside): DateTime values
@@ -117,6 +117,27 @@ describe('change depth edges', () => {
       })
     ).changeRequests.promote;
     expect(promoted.components).toEqual([{ componentId: kept!.id }]);
+  });
+
+  it('refuses a compare or indented BOM whose quantities multiplied down the levels pass a number (was INTERNAL_SERVER_ERROR where the Float is written)', async () => {
+    // 21 levels of the largest line quantity a BOM stores (2^53 - 1): 9e15^20 is past Number.MAX_VALUE.
+    const [leaf] = await createItems(tenant, [{ name: 'Deep leaf', categoryId: 'mechanical' }]);
+    const assemblies: { id: string }[] = [];
+    for (let level = 0; level < 21; level += 1) {
+      const below = assemblies.at(-1) ?? leaf!;
+      assemblies.push((await createItems(tenant, [{ name: `Deep ${level}`, categoryId: 'pcba', children: [{ childId: below.id, quantity: Number.MAX_SAFE_INTEGER }] }]))[0]!);
+    }
+    const top = assemblies.at(-1)!;
+    const compare = `query($l: ComponentRefInput!, $r: ComponentRefInput!) { component { compare(left: $l, right: $r, levels: 25) { bom { childId left { extendedQuantity } } } } }`;
+    const refusedCompare = await refusal(admin, compare, { l: { id: top.id }, r: { id: assemblies[0]!.id } });
+    expect({ code: refusedCompare.code, field: refusedCompare.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'levels' });
+    const bom = `query($id: ID!, $depth: Int) { component { findOne(id: $id) { indentedBom(depth: $depth) { level rolledUpQuantity } } } }`;
+    const refusedBom = await refusal(admin, bom, { id: top.id, depth: 25 });
+    expect({ code: refusedBom.code, field: refusedBom.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'depth' });
+    const rollup = await refusal(admin, `query($id: ID!) { component { costRollup(id: $id, quantity: 1) { total } } }`, { id: top.id });
+    expect({ code: rollup.code, field: rollup.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'quantity' });
+    // Fewer levels answer.
+    expect((await ok(admin, bom, { id: top.id, depth: 10 })).component.findOne.indentedBom).toHaveLength(10);
   });
 
   it('refuses a stage named twice (the second entry, its reviewers among it, was silently left out)', async () => {

@@ -1735,7 +1735,8 @@ export type Component = {
   /** The lines of other assemblies' current BOMs that use this component. */
   whereUsed: Array<AssemblyLink>;
   /**
-   * The multi-level BOM, depth first, to `depth` levels (1 to 25). With asOf: as built at that moment: this
+   * The multi-level BOM, depth first, to `depth` levels (1 to 25; BAD_USER_INPUT on depth when a rolled-up
+   * quantity passes what a number holds there). With asOf: as built at that moment: this
    * assembly and every line that follows the latest revision (not pinned) take the version in effect then
    * (component.findOne's asOf), with that version's BOM; pinned lines keep their version; link.child is the
    * version shown. Empty when the assembly did not exist then.
@@ -2179,7 +2180,7 @@ export type ComponentQueryNamespace = {
    * lines ADDED, REMOVED and CHANGED, matched by child. levels (1 to 25; omitted: 1, direct lines) > 1
    * compares the flattened BOMs by extended quantity. Refusals: NOT_FOUND (unknown component),
    * VERSION_NOT_FOUND, REVISION_NOT_FOUND, BAD_USER_INPUT (version and revision both given, levels out of
-   * range), NOT_AN_ASSEMBLY (levels given for a component that is not an assembly).
+   * range, or extended quantities past what a number holds at that many levels), NOT_AN_ASSEMBLY (levels given for a component that is not an assembly).
    */
   compare: ComponentComparison;
   /** AND/OR conditions over every field; pagination as findAll. */
