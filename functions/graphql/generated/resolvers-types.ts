@@ -505,8 +505,9 @@ export type Mutation = {
   watch: Watch;
   /** Stops watching (automatic watches of the target do not come back); also a target deleted since it was watched. */
   unwatch: Scalars['Boolean']['output'];
-  /** Marks the caller's notifications read; returns how many it marked (ids that are not the caller's are ignored). */
+  /** Marks the caller's notifications read; returns how many it marked (ids that are not the caller's, or through an API key not of its organization, are ignored). */
   markRead: Scalars['Int']['output'];
+  /** Marks all the caller's notifications read (through an API key: its organization's only); returns how many. */
   markAllRead: Scalars['Int']['output'];
   setNotificationSettings: NotificationSettings;
   component: ComponentMutationNamespace;
@@ -1873,9 +1874,9 @@ export type NotificationSettingsInput = {
 
 export type UserQueryNamespace = {
   __typename?: 'UserQueryNamespace';
-  /** What the caller watches, in every library. */
+  /** What the caller watches, in every library (through an API key: in its organization only). */
   watching: Array<Watch>;
-  /** The caller's notifications, newest first. */
+  /** The caller's notifications, newest first (through an API key: its organization's only). */
   notifications: NotificationConnection;
   notificationSettings: NotificationSettings;
   me: Me;
