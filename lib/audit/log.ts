@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js';
+import { parseDateTimeInput } from '../model/dateTime.js';
 import type { Store } from '../store/client.js';
 import { queryAuditLog, type AuditEntryRecord, type AuditLogFilter } from '../store/audit.js';
 export type { AuditLogFilter };
@@ -16,10 +17,20 @@ function keyOfCursor(cursor: string): string {
   return sk;
 }
 
+/**
+ * A bound of the filter as the entries' keys hold times (parseDateTimeInput), so an offset (+02:00), a date
+ * without a time (in `to`: that whole day) or missing milliseconds name the moment they mean, and what is no
+ * date-time is refused rather than read as a string that matches nothing or everything.
+ */
+export function auditTimeBound(value: string | undefined, field: 'filter.from' | 'filter.to'): string | undefined {
+  return value === undefined ? undefined : parseDateTimeInput(value, field, { dayEnd: field === 'filter.to' });
+}
+
 /** A page of an organization's audit log, newest first (the access rule checks organization.settings.update). */
-export async function auditLogPage(store: Store, organizationId: string, filter: AuditLogFilter, pagination: { first?: number | null; after?: string | null } = {}): Promise<AuditLogPage> {
+export async function auditLogPage(store: Store, organizationId: string, raw: AuditLogFilter, pagination: { first?: number | null; after?: string | null } = {}): Promise<AuditLogPage> {
   const first = pagination.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new InvalidInputError('pagination.first is 1 to 200', { field: 'pagination.first' });
+  const filter: AuditLogFilter = { ...raw, from: auditTimeBound(raw.from, 'filter.from'), to: auditTimeBound(raw.to, 'filter.to') };
   if (filter.from && filter.to && filter.from > filter.to) throw new InvalidInputError('filter.from is after filter.to', { field: 'filter.from' });
   const { entries, next } = await queryAuditLog(store, `ORG#${organizationId}#AUDIT`, filter, first, pagination.after ? keyOfCursor(pagination.after) : undefined);
   return { entries, pageInfo: { hasNextPage: next !== undefined, endCursor: next ? cursorOf(next) : null } };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { parseDateTimeInput } from '../model/dateTime.js';
 import * as z from 'zod';
 import type { LibraryScope } from '../model/scope.js';
 import { ChangeOrderError, InvalidInputError, NotFoundError } from '../errors.js';
@@ -19,6 +20,9 @@ import { validateValues } from './values.js';
 
 /** The change order actions (changeOrders.create, update, delete, submit, approve, reject, ...). */
 
+/** The longest change order description (characters). */
+export const maxChangeOrderDescription = 10_000;
+
 const stageInput = z.object({
   index: z.number().int().min(0),
   reviewerIds: z.array(z.string()).max(100).nullish(),
@@ -28,7 +32,7 @@ const stageInput = z.object({
 
 export const createChangeOrderInput = z.object({
   name: z.string().trim().min(1, 'name must not be empty').max(200, 'name is at most 200 characters'),
-  description: z.string().max(10_000).nullish(),
+  description: z.string().max(maxChangeOrderDescription).nullish(),
   templateId: z.string().min(1).max(128),
   componentIds: z.array(z.string().max(128)).max(maxComponentsPerChangeOrder, `at most ${maxComponentsPerChangeOrder} components per change order`).nullish(),
   values: z.unknown().optional(),
@@ -49,10 +53,10 @@ export function effectivityOf(input: { effectivity?: 'IMMEDIATE' | 'ON_DATE' | n
     return { effectivity, effectiveAt: null };
   }
   if (!input.effectiveAt) throw new InvalidInputError('input.effectiveAt: ON_DATE needs the date the released revisions take effect', { field: 'input.effectiveAt' });
-  const at = Date.parse(input.effectiveAt);
-  if (Number.isNaN(at)) throw new InvalidInputError('input.effectiveAt: not a date-time', { field: 'input.effectiveAt' });
-  if (at <= now) throw new InvalidInputError(`input.effectiveAt: ${input.effectiveAt} is in the past; ON_DATE takes a future date`, { field: 'input.effectiveAt' });
-  return { effectivity, effectiveAt: new Date(at).toISOString() };
+  // Years 0000 to 9999 only: a signed year (+275760-...) compares before every stored time, and a release would take effect at once.
+  const effectiveAt = parseDateTimeInput(input.effectiveAt, 'input.effectiveAt');
+  if (Date.parse(effectiveAt) <= now) throw new InvalidInputError(`input.effectiveAt: ${input.effectiveAt} is in the past; ON_DATE takes a future date`, { field: 'input.effectiveAt' });
+  return { effectivity, effectiveAt };
 }
 
 export const updateChangeOrderInput = createChangeOrderInput.omit({ templateId: true }).partial().extend({ id: z.string() });
@@ -75,6 +79,9 @@ async function buildStages(store: Store, scope: LibraryScope, template: ChangeOr
   const open = template.document.stages.open;
   for (const input of inputs)
     if (input.index >= open.length) throw new InvalidInputError(`input.stages: the template has ${open.length} stage(s); there is no stage ${input.index}`, { field: 'input.stages' });
+  // One entry per stage: a second one for an index was never read (its reviewers silently left out).
+  const repeated = inputs.find((input, i) => inputs.findIndex((other) => other.index === input.index) !== i);
+  if (repeated) throw new InvalidInputError(`input.stages: stage ${repeated.index} is named more than once; give its reviewers and choices in one entry`, { field: 'input.stages' });
   const added = inputs.flatMap((input) => input.reviewerIds ?? []).map((id) => id.toLowerCase());
   const members = await getMemberships(store, scope.organizationId, [...new Set(added)]);
   const outsiders = added.filter((id) => !members.has(id));

@@ -32,6 +32,11 @@ export async function findChangeOrders(store: Store, scope: LibraryScope, filter
   const first = pagination.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new InvalidInputError('pagination.first is 1 to 200', { field: 'pagination.first' });
   const after = pagination.after ? decodeCursor(pagination.after) : null;
+  // The position of a change order ([createdAt, number]); a cursor of another list (component.findAll's has the
+  // same form) was read as a position here and answered a page of it.
+  if (after && !(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(after[0]) && /^CO-\d+$/.test(after[1]))) {
+    throw new InvalidInputError('pagination.after is not a cursor of this list', { field: 'after' });
+  }
   const search = filter.search?.trim().toLowerCase();
   const all = (await listChangeOrders(store, scope.organizationId, scope.libraryId))
     .filter((co) => !filter.status || co.status === filter.status)

@@ -9,7 +9,7 @@ import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
 import { failingWith, nowIso, transactWrite } from '../store/items.js';
 import type { ChangeOrderDeps } from './act.js';
-import { createChangeOrderWith } from './actions.js';
+import { createChangeOrderWith, maxChangeOrderDescription } from './actions.js';
 import { maxComponentsPerChangeOrder } from './release.js';
 
 /**
@@ -177,7 +177,11 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
     throw new ChangeOrderError('CHANGE_REQUEST_NOT_APPROVED', `Only APPROVED change requests are promoted: ${unapproved.map((r) => `${r.number} is ${r.status}`).join(', ')}`, {
       numbers: unapproved.map((r) => r.number),
     });
-  const componentIds = [...new Set(requests.flatMap((r) => r.componentIds))];
+  const named = [...new Set(requests.flatMap((r) => r.componentIds))];
+  // Components deleted since a request named them are left out, as ChangeRequest.components leaves them: an
+  // APPROVED request cannot be edited to drop them, so refusing (NOT_FOUND) would refuse it for good.
+  const existing = await getComponents(deps.store, scope.organizationId, scope.libraryId, named);
+  const componentIds = named.filter((id) => existing.has(id));
   const at = nowIso();
   return createChangeOrderWith(
     deps,
@@ -189,7 +193,12 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
           .map((r) => r.title)
           .join('; ')
           .slice(0, 200),
-      description: requests.map((r) => `${r.number}: ${r.title}`).join('\n'),
+      // Cut to the change order's limit as the name is: 50 requests of long titles passed it, and the promote was
+      // refused on input.description, a field its caller does not give.
+      description: requests
+        .map((r) => `${r.number}: ${r.title}`)
+        .join('\n')
+        .slice(0, maxChangeOrderDescription),
       templateId: input.templateId ?? 'default-one-stage',
       componentIds,
       values: input.values,

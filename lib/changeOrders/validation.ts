@@ -29,6 +29,21 @@ export async function validateChangeOrder(store: Store, scope: LibraryScope, rec
   const ids = record.components.map((c) => c.componentId);
   const inOrder = new Set(ids);
   const components = await getComponents(store, org, lib, ids, true);
+  // What submit's locks would refuse, found here first: a component deleted since it was added, or held by
+  // another change order (validate answered no problem and submit then failed NOT_FOUND / COMPONENT_IN_CHANGE_ORDER).
+  for (const id of ids) {
+    const component = components.get(id);
+    if (!component) {
+      problems.push({ severity: 'ERROR', code: 'COMPONENT_NOT_FOUND', componentId: id, message: `Component ${id} of ${record.number} was deleted: remove it from the change order` });
+    } else if (component.lockedBy && component.lockedBy !== record.id) {
+      problems.push({
+        severity: 'ERROR',
+        code: 'COMPONENT_IN_CHANGE_ORDER',
+        componentId: id,
+        message: `${component.cpn} is held by change order ${component.lockedBy} until it resolves: remove it from ${record.number} or wait`,
+      });
+    }
+  }
   const assemblies = [...components.values()].filter((c) => c.category.type === 'ASSEMBLY');
   const boms = await getBoms(
     store,

@@ -81,12 +81,13 @@ async function loadComment(deps: CommentDeps, id: string): Promise<Comment> {
   return comment;
 }
 
-const encodeCursor = (comment: Comment) => Buffer.from(JSON.stringify([comment.rootId, comment.id])).toString('base64url');
+/** A comment's position in its target's list; the target is in the cursor, so one of another list is refused rather than read as a position in this one. */
+const encodeCursor = (comment: Comment) => Buffer.from(JSON.stringify([comment.targetId, comment.rootId, comment.id])).toString('base64url');
 
-function decodeCursor(cursor: string): { rootId: string; commentId: string } {
+function decodeCursor(cursor: string, targetId: string): { rootId: string; commentId: string } {
   try {
-    const [rootId, commentId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof rootId === 'string' && typeof commentId === 'string' && isUuid(rootId) && isUuid(commentId)) return { rootId, commentId };
+    const [target, rootId, commentId, ...rest] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (rest.length === 0 && target === targetId && typeof rootId === 'string' && typeof commentId === 'string' && isUuid(rootId) && isUuid(commentId)) return { rootId, commentId };
   } catch {
     // falls through to the refusal
   }
@@ -98,7 +99,7 @@ export async function listTargetComments(deps: CommentDeps, targetId: string, pa
   await targetOf(deps, targetId);
   const first = pagination.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new BadRequestError('pagination.first: 1 to 200');
-  const after = pagination.after ? decodeCursor(pagination.after) : undefined;
+  const after = pagination.after ? decodeCursor(pagination.after, targetId.toLowerCase()) : undefined;
   const { comments, hasMore } = await listComments(deps.store, deps.scope.organizationId, deps.scope.libraryId, targetId.toLowerCase(), first, after);
   const edges = comments.map((node) => ({ cursor: encodeCursor(node), node }));
   return { edges, pageInfo: { hasNextPage: hasMore, endCursor: edges.at(-1)?.cursor ?? null } };

@@ -180,7 +180,13 @@ async function flattened(store: Store, ref: LibraryRef, top: LineSummary[], leve
       e.path.includes(e.childId) ? [] : boms.get(e.childId)!.map((l) => ({ childId: l.childId, quantity: e.quantity * (l.quantity ?? 1), path: [...e.path, e.childId] })),
     );
   }
-  for (const value of out.values()) value.extendedQuantity = Number(value.extendedQuantity.toPrecision(12));
+  for (const [childId, value] of out) {
+    // Line quantities up to 2^53 multiplied down 20 levels pass what a number holds: refused, not an error where the Float is written.
+    if (!Number.isFinite(value.extendedQuantity)) {
+      throw new InvalidInputError(`levels: the extended quantity of ${childId} at level ${value.level} passes what a number holds; compare fewer levels`, { field: 'levels', childId });
+    }
+    value.extendedQuantity = Number(value.extendedQuantity.toPrecision(12));
+  }
   return out;
 }
 

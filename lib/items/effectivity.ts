@@ -1,5 +1,5 @@
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../config/libraryConfig.js';
-import { InvalidInputError } from '../errors.js';
+import { parseDateTimeInput } from '../model/dateTime.js';
 import type { LibraryRef } from '../model/scope.js';
 import type { BomLine } from '../store/bom.js';
 import { getBoms } from '../store/bom.js';
@@ -19,11 +19,9 @@ import { componentAtVersion } from './reads.js';
  * later did not exist (null). So a release dated tomorrow leaves today's answer on the revision before it.
  */
 
-/** asOf as ISO UTC (so it compares as a string with the stored times); BAD_USER_INPUT when it is no date-time. */
+/** asOf as ISO UTC (so it compares as a string with the stored times); BAD_USER_INPUT when it is no date-time of years 0000 to 9999. */
 export function parseAsOf(asOf: string): string {
-  const at = Date.parse(asOf);
-  if (Number.isNaN(at)) throw new InvalidInputError(`asOf: ${asOf} is not a date-time`, { field: 'asOf' });
-  return new Date(at).toISOString();
+  return parseDateTimeInput(asOf, 'asOf');
 }
 
 /** The version in effect at `asOf` among the history records (any order), or null when none was written by then. */

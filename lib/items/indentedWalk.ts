@@ -193,6 +193,10 @@ export async function walkIndented(source: WalkSource, rootKey: string, rootId: 
     frame.next += 1;
     const level = frames.length;
     const rolledUpQuantity = frame.quantity * (line.link.line.quantity ?? 1);
+    // Line quantities up to 2^53 multiplied down 20 levels pass what a number holds: refused, not an error where the Float is written.
+    if (!Number.isFinite(rolledUpQuantity)) {
+      throw new InvalidInputError(`depth: at level ${level} the rolled-up quantity passes what a number holds; read fewer levels`, { field: 'depth', level });
+    }
     const cursor = encodeCursor(
       cursorTag,
       JSON.stringify({

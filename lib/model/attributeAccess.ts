@@ -139,6 +139,18 @@ export function canRead(policy: AccessPolicy, principal: string, attribute: stri
   return principal === nativePrincipalId || designationOf(policy, attribute, principal).read === 'READ';
 }
 
+/**
+ * Whether a history change's field is withheld (withheldAttributes): `attributeValues.<id>` of a withheld
+ * attribute; `sourcing.part.<id>` and `sourcing.primary` when sourcing.parts is, `sourcing.quote.<id>` when
+ * sourcing.quotes is (the changes carry the part's MPN and approval, the quote's prices).
+ */
+export function isWithheldChange(field: string, withheld: ReadonlySet<string>): boolean {
+  if (field.startsWith('attributeValues.')) return withheld.has(field.slice('attributeValues.'.length));
+  if (field.startsWith('sourcing.part.') || field === 'sourcing.primary') return withheld.has('sourcing.parts');
+  if (field.startsWith('sourcing.quote.')) return withheld.has('sourcing.quotes');
+  return false;
+}
+
 /** The attributes whose values are withheld from `principal`. */
 export function withheldAttributes(policy: AccessPolicy, principal: string): ReadonlySet<string> {
   if (principal === nativePrincipalId) return new Set();

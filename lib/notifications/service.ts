@@ -15,7 +15,7 @@ import {
   type NotificationRecord,
   type NotificationSettingsRecord,
 } from '../store/notification.js';
-import { listWatchesOfUser, putWatch, type WatchRecord, type WatchTargetType } from '../store/watch.js';
+import { getWatch, listWatchesOfUser, putWatch, type WatchRecord, type WatchTargetType } from '../store/watch.js';
 
 /**
  * Watching (what the request path writes: a user's own watch or unwatch) and a user's notifications. The
@@ -62,14 +62,29 @@ export async function watch(deps: WatchDeps, input: { targetId: string; withChil
 /** Stops watching; also keeps automatic watches (a later comment or review) from coming back. */
 export async function unwatch(deps: WatchDeps, targetId: string): Promise<boolean> {
   const id = targetId.toLowerCase();
-  const targetType = await targetTypeOf(deps, id);
   const { organizationId, libraryId, userId } = deps.scope;
+  // A target deleted since it was watched is gone, its watch is not: user.watching still lists it, so unwatch
+  // ends it (it answered NOT_FOUND, and the watch stayed listed for good).
+  const targetType = await targetTypeOf(deps, id).catch(async (error: unknown) => {
+    const left = error instanceof NotFoundError && isUuid(id) ? await getWatch(deps.store, organizationId, libraryId, id, userId) : undefined;
+    if (!left) throw error;
+    return left.targetType;
+  });
   await putWatch(deps.store, { userId, organizationId, libraryId, targetType, targetId: id, withChildren: false, active: false, automatic: false, createdAt: new Date().toISOString() });
   return true;
 }
 
-export function watchingOf(store: Store, userId: string): Promise<WatchRecord[]> {
-  return listWatchesOfUser(store, userId);
+/**
+ * The organization an API key's caller is held to, or null for a person's session (every organization). A
+ * key is created for one library of one organization: through it, a person's notifications and watches of
+ * their other organizations are neither read nor marked (they were: a key of one organization read and
+ * marked read what another organization told the person).
+ */
+export type CallerOrganization = string | null;
+
+export async function watchingOf(store: Store, userId: string, organizationId: CallerOrganization = null): Promise<WatchRecord[]> {
+  const watches = await listWatchesOfUser(store, userId);
+  return organizationId ? watches.filter((w) => w.organizationId === organizationId) : watches;
 }
 
 export interface NotificationPage {
@@ -77,24 +92,30 @@ export interface NotificationPage {
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
 
-export async function notificationsOf(store: Store, userId: string, unreadOnly: boolean, pagination: { first?: number | null; after?: string | null }): Promise<NotificationPage> {
+export async function notificationsOf(
+  store: Store,
+  userId: string,
+  unreadOnly: boolean,
+  pagination: { first?: number | null; after?: string | null },
+  organizationId: CallerOrganization = null,
+): Promise<NotificationPage> {
   const first = pagination.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new BadRequestError('pagination.first: 1 to 200');
   if (pagination.after && !isUuid(pagination.after)) throw new BadRequestError('pagination.after: not a cursor of this list');
-  const { items, hasMore } = await listNotifications(store, userId, unreadOnly, first, pagination.after ?? undefined);
+  const { items, hasMore } = await listNotifications(store, userId, unreadOnly, first, pagination.after ?? undefined, organizationId);
   const edges = items.map((node) => ({ cursor: node.id, node }));
   return { edges, pageInfo: { hasNextPage: hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
 }
 
 /** Marks the caller's notifications read; ids that are not theirs are ignored. Returns how many it marked. */
-export async function markRead(store: Store, userId: string, ids: readonly string[]): Promise<number> {
+export async function markRead(store: Store, userId: string, ids: readonly string[], organizationId: CallerOrganization = null): Promise<number> {
   if (ids.length > 100) throw new BadRequestError('ids: at most 100 at a time');
-  const marked = await Promise.all([...new Set(ids.map((id) => id.toLowerCase()))].filter(isUuid).map((id) => markNotificationRead(store, userId, id)));
+  const marked = await Promise.all([...new Set(ids.map((id) => id.toLowerCase()))].filter(isUuid).map((id) => markNotificationRead(store, userId, id, organizationId)));
   return marked.filter(Boolean).length;
 }
 
-export function markAllRead(store: Store, userId: string): Promise<number> {
-  return markAllNotificationsRead(store, userId);
+export function markAllRead(store: Store, userId: string, organizationId: CallerOrganization = null): Promise<number> {
+  return markAllNotificationsRead(store, userId, organizationId);
 }
 
 export function notificationSettingsOf(store: Store, userId: string): Promise<NotificationSettingsRecord> {

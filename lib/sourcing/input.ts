@@ -81,10 +81,58 @@ const quoteFields = {
 export const quoteInput = z.object({ componentId: z.string(), partId: z.string(), ...quoteFields });
 export const quoteUpdate = z.object({ componentId: z.string(), id: z.string(), ...quoteFields, currency: currency.nullish() });
 
-export const ratesInput = z.object({
-  baseCurrency: currency,
-  rates: z.array(z.object({ currency, rate: z.number().refine((v) => Number.isFinite(v) && v > 0 && v <= 1e9, 'a rate is a positive finite number') })).max(200),
-});
+/** Why an exchange rate cannot be kept (setExchangeRates and a library import share it), or null. */
+export function rateProblem(rate: number): string | null {
+  return storableNumberProblem(rate) === null && rate > 0 && rate <= 1e9 ? null : 'a rate is a positive finite number from 1e-130 to 1,000,000,000';
+}
+
+export const ratesInput = z
+  .object({
+    baseCurrency: currency,
+    rates: z
+      .array(
+        z.object({
+          currency,
+          // The stored number rule too: a rate DynamoDB cannot keep (below 1e-130) is refused here, not by the write.
+          rate: z.number().refine((v) => rateProblem(v) === null, 'a rate is a positive finite number from 1e-130 to 1,000,000,000'),
+        }),
+      )
+      .max(200),
+  })
+  .superRefine((input, ctx) => {
+    // Every rate given is kept or refused: a second rate for a currency, or one for the base (always 1), is not dropped.
+    const seen = new Set<string>();
+    input.rates.forEach(({ currency: code }, index) => {
+      if (code === input.baseCurrency) ctx.addIssue({ code: 'custom', path: ['rates', index, 'currency'], message: `${code} is the base currency (its rate is 1)` });
+      else if (seen.has(code)) ctx.addIssue({ code: 'custom', path: ['rates', index, 'currency'], message: `${code} has a rate already in this list` });
+      seen.add(code);
+    });
+  });
+
+/**
+ * The API's field rules on a stored row an import brings (the fields its own checks do not cover): a part's
+ * description and datasheet URL (http(s) only) and rank, a quote's distributor part number, quantities (at
+ * most 1,000,000,000: they are GraphQL Ints) and validUntil, a vendor's website. An import wrote what
+ * createPart, createQuote and createVendor refuse.
+ */
+const storedRows = {
+  part: z.object({ description: optionalText(limits.description), datasheetUrl: url, rank: count(0).nullish() }),
+  quote: z.object({
+    distributorPartNumber: optionalText(),
+    moq: count(1).nullish(),
+    orderMultiple: count(1).nullish(),
+    leadTimeDays: count(0).nullish(),
+    stock: count(0).nullish(),
+    validUntil: quoteFields.validUntil,
+  }),
+  vendor: z.object({ website: url }),
+};
+
+/** Each field of a stored row that breaks the API's rule, with the rule's message. */
+export function storedRowProblems(kind: keyof typeof storedRows, row: unknown): { field: string; message: string }[] {
+  const result = storedRows[kind].safeParse(row);
+  return result.success ? [] : result.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message }));
+}
 
 /** Parses an input; the first problem becomes the refusal. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {

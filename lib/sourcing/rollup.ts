@@ -17,6 +17,12 @@ import { defaultRates } from './rates.js';
 
 export const maxRollupDepth = 25;
 export const maxRollupQuantity = 1_000_000_000;
+/**
+ * The most units one line may need or order: orderQuantity is a GraphQL Int (32 bits), so a build whose BOM
+ * quantities multiply past it is refused (BAD_USER_INPUT on quantity) rather than answered with an error
+ * where the number cannot be written.
+ */
+export const maxRollupLineQuantity = 2_147_483_647;
 
 export type MissingReason = 'NO_SOURCE' | 'NO_PRICE' | 'NO_RATE';
 
@@ -115,6 +121,15 @@ export async function costRollup(store: Store, ref: LibraryRef, componentId: str
   }
 
   const needs = extendedQuantities(componentId, quantity, boms);
+  const tooMany = (id: string, units: number) =>
+    new SourcingError(
+      'BAD_USER_INPUT',
+      `quantity: building ${quantity} of ${componentId} needs ${units} units of component ${id}, more than the ${maxRollupLineQuantity} a roll-up line can count; roll up a smaller quantity`,
+      { field: 'quantity', componentId: id, limit: maxRollupLineQuantity },
+    );
+  for (const [id, extendedQuantity] of needs) {
+    if (!Number.isFinite(extendedQuantity) || extendedQuantity > maxRollupLineQuantity) throw tooMany(id, extendedQuantity);
+  }
   const sourcing = await getSourcings(store, org, lib, [...needs.keys()]);
   const lines: CostLine[] = [];
   const missing: MissingLine[] = [];
@@ -136,6 +151,7 @@ export async function costRollup(store: Store, ref: LibraryRef, componentId: str
       miss('NO_PRICE', `the primary quote names no price for ${price.orderQuantity}`);
       continue;
     }
+    if (price.orderQuantity > maxRollupLineQuantity) throw tooMany(id, price.orderQuantity);
     const unitCost = convert(price.unitPrice, quote.currency, target, rates);
     if (unitCost === null) {
       miss('NO_RATE', `no exchange rate between ${quote.currency} and ${target}`);

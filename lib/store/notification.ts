@@ -105,16 +105,26 @@ async function putNotificationChunk(store: Store, chunk: NotificationRecord[]): 
 }
 
 /** One page, newest first; `after` is the id of the last notification of the previous page. */
-export async function listNotifications(store: Store, userId: string, unreadOnly: boolean, limit: number, after: string | undefined): Promise<{ items: NotificationRecord[]; hasMore: boolean }> {
+export async function listNotifications(
+  store: Store,
+  userId: string,
+  unreadOnly: boolean,
+  limit: number,
+  after: string | undefined,
+  organizationId: string | null = null,
+): Promise<{ items: NotificationRecord[]; hasMore: boolean }> {
   const items: NotificationRecord[] = [];
   let start: Record<string, unknown> | undefined = after ? notificationKey(userId, after) : undefined;
+  // Unread only, and/or one organization's only (an API key's caller sees its organization's).
+  const filters = [...(unreadOnly ? ['#read = :false'] : []), ...(organizationId ? ['organizationId = :org'] : [])];
   do {
     const page = await store.ddb.send(
       new QueryCommand({
         TableName: store.tableName,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': partition(userId), ':prefix': 'N#', ...(unreadOnly ? { ':false': false } : {}) },
-        ...(unreadOnly ? { FilterExpression: '#read = :false', ExpressionAttributeNames: { '#read': 'read' } } : {}),
+        ExpressionAttributeValues: { ':pk': partition(userId), ':prefix': 'N#', ...(unreadOnly ? { ':false': false } : {}), ...(organizationId ? { ':org': organizationId } : {}) },
+        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+        ...(unreadOnly ? { ExpressionAttributeNames: { '#read': 'read' } } : {}),
         ScanIndexForward: false,
         Limit: limit + 1 - items.length,
         ExclusiveStartKey: start,
@@ -126,14 +136,14 @@ export async function listNotifications(store: Store, userId: string, unreadOnly
   return { items: items.slice(0, limit), hasMore: items.length > limit };
 }
 
-/** Marks one notification read; false when the user has no such notification. */
-export function markNotificationRead(store: Store, userId: string, id: string): Promise<boolean> {
+/** Marks one notification read; false when the user has no such notification (of that organization, when given). */
+export function markNotificationRead(store: Store, userId: string, id: string, organizationId: string | null = null): Promise<boolean> {
   return updateIf(store, {
     Key: notificationKey(userId, id),
     UpdateExpression: 'SET #read = :true',
-    ConditionExpression: 'attribute_exists(PK)',
+    ConditionExpression: organizationId ? 'attribute_exists(PK) AND organizationId = :org' : 'attribute_exists(PK)',
     ExpressionAttributeNames: { '#read': 'read' },
-    ExpressionAttributeValues: { ':true': true },
+    ExpressionAttributeValues: { ':true': true, ...(organizationId ? { ':org': organizationId } : {}) },
   });
 }
 
@@ -143,8 +153,8 @@ export async function listUnreadNotifications(store: Store, userId: string): Pro
   return all.filter((n) => !n.read);
 }
 
-export async function markAllNotificationsRead(store: Store, userId: string): Promise<number> {
-  const unread = await listUnreadNotifications(store, userId);
+export async function markAllNotificationsRead(store: Store, userId: string, organizationId: string | null = null): Promise<number> {
+  const unread = (await listUnreadNotifications(store, userId)).filter((n) => !organizationId || n.organizationId === organizationId);
   for (const notification of unread) {
     await store.ddb.send(
       new UpdateCommand({

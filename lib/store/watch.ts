@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { putIf, queryAll, queryPrefix } from './items.js';
+import { getItem, putIf, queryAll, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -36,6 +36,11 @@ const item = (record: WatchRecord) => ({
   ...record,
   ...(record.active ? { GSI1PK: `USERWATCH#${record.userId}`, GSI1SK: `${record.organizationId}#${record.libraryId}#${record.targetId}` } : {}),
 });
+
+/** A user's watch item of a target (active or not), or undefined. */
+export function getWatch(store: Store, orgId: string, libraryId: string, targetId: string, userId: string): Promise<WatchRecord | undefined> {
+  return getItem(store, watchKey(orgId, libraryId, targetId, userId), watchRecord, 'watch');
+}
 
 /** The user's own watch or unwatch: replaces whatever was there. */
 export async function putWatch(store: Store, record: WatchRecord): Promise<void> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ConcurrentWriteError, type ImportProblem } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
-import { limits, normalizeName } from '../sourcing/input.js';
+import { limits, normalizeName, rateProblem, storedRowProblems } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
 import { mpnIndexChanges, sourcingIndexOf } from '../sourcing/writes.js';
 import type { Store } from '../store/client.js';
@@ -126,6 +126,7 @@ export async function planSourcing(
   for (const [i, v] of vendors.entries()) {
     const where = `${paths.manifest}sourcing.vendors[${i}]`;
     if (kindOf.has(v.id)) problem(`${where}.id`, 'DUPLICATE_ID', `vendor id ${v.id} appears twice`);
+    for (const { field, message } of storedRowProblems('vendor', v)) problem(`${where}.${field}`, 'BAD_USER_INPUT', message);
     kindOf.set(v.id, v.kind);
     const names = [...new Set([v.name, ...v.aliases].map(normalizeName))];
     for (const name of names) {
@@ -173,6 +174,7 @@ export async function planSourcing(
       ids.add(part.id);
       vendorProblem(`${at}.manufacturerId`, part.manufacturerId, 'MANUFACTURER');
       if (part.mpn.trim() === '' || part.mpn.length > limits.text) problem(`${at}.mpn`, 'BAD_USER_INPUT', `an MPN is 1 to ${limits.text} characters`);
+      for (const { field, message } of storedRowProblems('part', part)) problem(`${at}.${field}`, 'BAD_USER_INPUT', message);
       const key = `${part.manufacturerId}#${part.mpn.toLowerCase()}`;
       if (mpns.has(key)) problem(`${at}.mpn`, 'DUPLICATE_MPN', `MPN ${part.mpn} of this manufacturer is also ${where}.sourcing.parts[${mpns.get(key)}]`);
       else mpns.set(key, j);
@@ -182,12 +184,14 @@ export async function planSourcing(
         if (ids.has(quote.id)) problem(`${qAt}.id`, 'DUPLICATE_ID', `quote id ${quote.id} appears twice`);
         ids.add(quote.id);
         vendorProblem(`${qAt}.distributorId`, quote.distributorId, 'DISTRIBUTOR');
+        for (const { field, message } of storedRowProblems('quote', quote)) problem(`${qAt}.${field}`, 'BAD_USER_INPUT', message);
         if (!isCurrency(quote.currency)) problem(`${qAt}.currency`, 'UNKNOWN_CURRENCY', `${quote.currency} is not an ISO 4217 currency code`);
         if (quote.priceBreaks.length > limits.priceBreaksPerQuote) problem(`${qAt}.priceBreaks`, 'TOO_MANY_SOURCING_ROWS', `a quote has at most ${limits.priceBreaksPerQuote} price breaks`);
         const seen = new Set<number>();
         for (const [b, pb] of quote.priceBreaks.entries()) {
-          if (!Number.isInteger(pb.minQuantity) || pb.minQuantity < 1 || seen.has(pb.minQuantity))
-            problem(`${qAt}.priceBreaks[${b}].minQuantity`, 'BAD_USER_INPUT', `minQuantity is a positive whole number, once per quote (got ${pb.minQuantity})`);
+          // At most 1,000,000,000 as createQuote takes it: PriceBreak.minQuantity is a GraphQL Int.
+          if (!Number.isInteger(pb.minQuantity) || pb.minQuantity < 1 || pb.minQuantity > 1_000_000_000 || seen.has(pb.minQuantity))
+            problem(`${qAt}.priceBreaks[${b}].minQuantity`, 'BAD_USER_INPUT', `minQuantity is a whole number from 1 to 1,000,000,000, once per quote (got ${pb.minQuantity})`);
           seen.add(pb.minQuantity);
           if (pb.unitPrice !== null && (storableNumberProblem(pb.unitPrice) !== null || pb.unitPrice < 0 || pb.unitPrice > 1e9))
             problem(`${qAt}.priceBreaks[${b}].unitPrice`, 'INVALID_PRICE', `a unit price is a finite number from 0 to 1,000,000,000 (got ${pb.unitPrice})`);
@@ -210,7 +214,10 @@ export async function planSourcing(
     if (!isCurrency(rates.baseCurrency)) problem(`${where}.baseCurrency`, 'UNKNOWN_CURRENCY', `${rates.baseCurrency} is not an ISO 4217 currency code`);
     for (const [currency, rate] of Object.entries(rates.rates)) {
       if (!isCurrency(currency)) problem(`${where}.rates.${currency}`, 'UNKNOWN_CURRENCY', `${currency} is not an ISO 4217 currency code`);
-      if (!(Number.isFinite(rate) && rate > 0 && rate <= 1e9)) problem(`${where}.rates.${currency}`, 'BAD_USER_INPUT', 'a rate is a positive finite number');
+      // The rule setExchangeRates applies: a rate DynamoDB cannot keep failed the import's commit after validation passed.
+      const invalid = rateProblem(rate);
+      if (invalid) problem(`${where}.rates.${currency}`, 'BAD_USER_INPUT', invalid);
+      if (currency === rates.baseCurrency) problem(`${where}.rates.${currency}`, 'BAD_USER_INPUT', `${currency} is the base currency (its rate is 1)`);
     }
     exchangeRates = { baseCurrency: rates.baseCurrency, rates: rates.rates, version: (currentRates?.version ?? 0) + 1, updatedAt: actor.at, updatedBy: actor.userId };
   }

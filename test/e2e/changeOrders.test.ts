@@ -338,5 +338,13 @@ describe('change orders', () => {
     // The offset cursors of before (base64url of the offset) are not cursors of this list any more.
     const offset = await refusal(headers, 'query { changeOrders { get(pagination: { after: "Mg" }) { totalCount } } }');
     expect(offset.code).toBe('BAD_USER_INPUT');
+    // Nor is a cursor of component.findAll, which has the same form (it was read as a position and answered a page).
+    await createComponents(own, [
+      { name: 'Cursor source 1', categoryId: 'mechanical' },
+      { name: 'Cursor source 2', categoryId: 'mechanical' },
+    ]);
+    const components = (await ok(headers, 'query { component { findAll(pagination: { first: 1 }) { pageInfo { endCursor } } } }')).component.findAll;
+    const foreign = await refusal(headers, 'query($p: ChangeOrderPaginationInput) { changeOrders { get(pagination: $p) { totalCount } } }', { p: { after: components.pageInfo.endCursor } });
+    expect(foreign.code).toBe('BAD_USER_INPUT');
   });
 });

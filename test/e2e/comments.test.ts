@@ -62,6 +62,20 @@ describe('comments', () => {
     expect((await post(author, { targetId: target, body: 'y'.repeat(10_000) })).body).toHaveLength(10_000);
   });
 
+  it("refuses a cursor of another target's list (was read as a position in this one)", async () => {
+    const [one, two] = (await createParts(tenant, ['Cursor part one', 'Cursor part two'])).map((p) => p.id);
+    await post(author, { targetId: one, body: 'first on one' });
+    await post(author, { targetId: one, body: 'second on one' });
+    await post(author, { targetId: two, body: 'first on two' });
+    await post(author, { targetId: two, body: 'second on two' });
+    const page = (await ok(admin, list, { targetId: one, first: 1 })).comments.list;
+    const refused = await refusal(admin, list, { targetId: two, first: 5, after: page.pageInfo.endCursor });
+    expect({ code: refused.code, data: refused.data }).toEqual({ code: 'BAD_REQUEST', data: null });
+    // The cursor still pages its own list.
+    const rest = (await ok(admin, list, { targetId: one, first: 5, after: page.pageInfo.endCursor })).comments.list;
+    expect(rest.edges.map((e: { node: { body: string } }) => e.node.body)).toEqual(['second on one']);
+  });
+
   it('lets authors edit and delete their own, moderators anyone, and nobody else', async () => {
     const comment = await post(author, { targetId: partId, body: 'mine' });
     expect((await ok(headersOf(author), update, { input: { id: comment.id, body: 'mine, edited' } })).comments.update.body).toBe('mine, edited');

@@ -143,4 +143,63 @@ describe('sourcing access designations', () => {
     expect(await sourcing(admin, c.id)).toEqual(full);
     expect((await ok(admin, byMpnQ, { mpn: 'TPS7A02' })).vendorSourcing.findPartsByMpn).toEqual([full.parts[0]]);
   });
+
+  it('withholds the same from what its own writes answer (mutations answered the whole sourcing)', async () => {
+    const c = await createComponent(tenant, { name: 'Buck converter', categoryId: 'mechanical' });
+    await ok(admin, link, { componentId: c.id, principalId: cad.id });
+    await ok(admin, link, { componentId: c.id, principalId: erp.id });
+    const part = (await ok(cad.headers, createPartM, { input: { componentId: c.id, manufacturerId: ids.ti, mpn: 'TPS62840', approval: 'APPROVED' } })).vendorSourcing.createPart;
+    const quote = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 0.9 } })).vendorSourcing.createQuote;
+    const spare = (await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 1.1 } })).vendorSourcing.createQuote;
+    // The CAD connector is not sent quotes, the ERP not sent parts.
+    await ok(admin, setAccess, {
+      entries: [
+        { attribute: 'sourcing.quotes', principal: cad.id, read: 'NO_ACCESS' },
+        { attribute: 'sourcing.parts', principal: erp.id, read: 'NO_ACCESS' },
+      ],
+    });
+
+    // The CAD connector's part writes: the part without its quotes, the sourcing as componentSourcing gives it.
+    const updated = (await ok(cad.headers, updatePartM, { input: { componentId: c.id, id: part.id, rank: 1 } })).vendorSourcing.updatePart;
+    expect(updated.quotes).toEqual([]);
+    const primary = (await ok(cad.headers, primaryM, { input: { componentId: c.id, partId: part.id } })).vendorSourcing.setPrimarySource;
+    expect(primary).toEqual(await sourcing(cad.headers, c.id));
+    expect(primary.parts[0].quotes).toEqual([]);
+
+    // The ERP's quote writes: no parts at all.
+    const afterDelete = (await ok(erp.headers, `mutation($c: ID!, $id: ID!) { vendorSourcing { deleteQuote(componentId: $c, id: $id) { ${sourcingFields} } } }`, { c: c.id, id: spare.id }))
+      .vendorSourcing.deleteQuote;
+    expect(afterDelete).toEqual({ componentId: c.id, parts: [], primarySource: null });
+    // People are sent all of it.
+    expect((await sourcing(admin, c.id)).parts[0].quotes.map((q: { id: string }) => q.id)).toEqual([quote.id]);
+  });
+
+  it("leaves withheld sourcing out of the component's history changes (they carried the MPNs and the prices)", async () => {
+    const c = await createComponent(tenant, { name: 'LDO', categoryId: 'mechanical' });
+    await ok(admin, link, { componentId: c.id, principalId: cad.id });
+    await ok(admin, link, { componentId: c.id, principalId: erp.id });
+    const part = (await ok(cad.headers, createPartM, { input: { componentId: c.id, manufacturerId: ids.ti, mpn: 'TLV758', approval: 'APPROVED' } })).vendorSourcing.createPart;
+    await ok(erp.headers, createQuoteM, { input: { componentId: c.id, partId: part.id, distributorId: ids.digikey, currency: 'USD', unitPrice: 0.42 } });
+    await ok(cad.headers, primaryM, { input: { componentId: c.id, partId: part.id } });
+    const fieldsFor = async (headers: Record<string, string>) =>
+      ((await ok(headers, history, { id: c.id })).component.findOne.history as { changes: { field: string }[] }[]).flatMap((h) => h.changes.map((ch) => ch.field.replace(/\.[0-9a-f-]{36}$/, '')));
+    const sourcingFieldsFor = async (headers: Record<string, string>) => (await fieldsFor(headers)).filter((f) => f.startsWith('sourcing.'));
+    expect(await sourcingFieldsFor(admin)).toEqual(['sourcing.primary', 'sourcing.quote', 'sourcing.part']);
+    // Read by everyone until withheld.
+    await ok(admin, setAccess, {
+      entries: [
+        { attribute: 'sourcing.quotes', principal: cad.id, read: 'READ' },
+        { attribute: 'sourcing.parts', principal: erp.id, read: 'READ' },
+      ],
+    });
+    expect(await sourcingFieldsFor(cad.headers)).toEqual(['sourcing.primary', 'sourcing.quote', 'sourcing.part']);
+    await ok(admin, setAccess, {
+      entries: [
+        { attribute: 'sourcing.quotes', principal: cad.id, read: 'NO_ACCESS' },
+        { attribute: 'sourcing.parts', principal: erp.id, read: 'RECEIVE_ONLY' },
+      ],
+    });
+    expect(await sourcingFieldsFor(cad.headers)).toEqual(['sourcing.primary', 'sourcing.part']);
+    expect(await sourcingFieldsFor(erp.headers)).toEqual(['sourcing.quote']);
+  });
 });

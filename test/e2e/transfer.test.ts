@@ -330,10 +330,17 @@ describe('library export and import', () => {
     s.parts[approved]!.quotes[0]!.currency = 'ZZZ';
     s.parts[approved]!.quotes[0]!.priceBreaks[0]!.unitPrice = -1;
     s.parts[other]!.manufacturerId = randomUUID();
+    // What createPart, createQuote and createVendor refuse: a script URL, a quantity past an Int, no date.
+    s.parts[approved]!.datasheetUrl = 'javascript:alert(1)';
+    s.parts[approved]!.quotes[0]!.moq = 1e12;
+    s.parts[approved]!.quotes[0]!.validUntil = 'someday';
+    s.parts[approved]!.quotes[0]!.priceBreaks.push({ minQuantity: 1e12, unitPrice: 0.01 });
     s.primaryPartId = s.parts[other]!.id;
-    bad.manifest.sourcing!.exchangeRates!.rates = { QQQ: 2 };
+    // JPY: below DynamoDB's smallest number (validation passed it and the commit failed); USD: the base currency (setExchangeRates refuses both).
+    bad.manifest.sourcing!.exchangeRates!.rates = { QQQ: 2, JPY: 1e-300, USD: 2 };
     const distributor = bad.manifest.sourcing!.vendors.findIndex((v) => v.kind === 'DISTRIBUTOR');
     bad.manifest.sourcing!.vendors.push({ ...bad.manifest.sourcing!.vendors[distributor]!, id: randomUUID(), name: 'DIGIKEY', aliases: [] });
+    bad.manifest.sourcing!.vendors[distributor]!.website = 'javascript:alert(1)';
     const b = await newTenant();
     const target = await newEmptyLibrary(store, b, uniqueSlug('srcbad'));
     const before = await partitionSnapshot(store, target.ref);
@@ -348,6 +355,13 @@ describe('library export and import', () => {
         [`${at}.parts[${approved}].quotes[0].priceBreaks[0].unitPrice`, 'INVALID_PRICE'],
         [`${at}.primaryPartId`, 'PRIMARY_NOT_APPROVED'],
         ['library.json: sourcing.exchangeRates.rates.QQQ', 'UNKNOWN_CURRENCY'],
+        ['library.json: sourcing.exchangeRates.rates.JPY', 'BAD_USER_INPUT'],
+        [`library.json: sourcing.vendors[${distributor}].website`, 'BAD_USER_INPUT'],
+        [`${at}.parts[${approved}].datasheetUrl`, 'BAD_USER_INPUT'],
+        [`${at}.parts[${approved}].quotes[0].moq`, 'BAD_USER_INPUT'],
+        [`${at}.parts[${approved}].quotes[0].validUntil`, 'BAD_USER_INPUT'],
+        [`${at}.parts[${approved}].quotes[0].priceBreaks[${s.parts[approved]!.quotes[0]!.priceBreaks.length - 1}].minQuantity`, 'BAD_USER_INPUT'],
+        ['library.json: sourcing.exchangeRates.rates.USD', 'BAD_USER_INPUT'],
       ].sort(),
     );
     expect(await partitionSnapshot(store, target.ref)).toEqual(before);

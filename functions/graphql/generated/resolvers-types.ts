@@ -503,10 +503,11 @@ export type Mutation = {
    * order of this library. Comment authors, mentioned users and change order reviewers watch automatically.
    */
   watch: Watch;
-  /** Stops watching (automatic watches of the target do not come back). */
+  /** Stops watching (automatic watches of the target do not come back); also a target deleted since it was watched. */
   unwatch: Scalars['Boolean']['output'];
-  /** Marks the caller's notifications read; returns how many it marked (ids that are not the caller's are ignored). */
+  /** Marks the caller's notifications read; returns how many it marked (ids that are not the caller's, or through an API key not of its organization, are ignored). */
   markRead: Scalars['Int']['output'];
+  /** Marks all the caller's notifications read (through an API key: its organization's only); returns how many. */
   markAllRead: Scalars['Int']['output'];
   setNotificationSettings: NotificationSettings;
   component: ComponentMutationNamespace;
@@ -761,7 +762,10 @@ export type AuditLogFilterInput = {
   actorId?: InputMaybe<Scalars['String']['input']>;
   targetId?: InputMaybe<Scalars['String']['input']>;
   operation?: InputMaybe<Scalars['String']['input']>;
-  /** ISO date-time, inclusive. */
+  /**
+   * ISO 8601 date-time, inclusive, any offset (read as the moment it names); a date alone in to takes in that
+   * whole day. Anything else, or a year past 9999, is BAD_USER_INPUT (field filter.from / filter.to).
+   */
   from?: InputMaybe<Scalars['DateTime']['input']>;
   to?: InputMaybe<Scalars['DateTime']['input']>;
 };
@@ -1024,7 +1028,9 @@ export type ChangeOrderProblemSeverity =
  * A problem changeOrders.validate finds. Codes: UNRELEASED_CHILD (ERROR: an assembly's child neither RELEASED
  * nor in the order), DUPLICATE_REFDES (ERROR: a reference designator twice on one BOM), REQUIRED_FIELD_EMPTY
  * and VALUE_INVALID (ERROR: the template's fields), OBSOLETE_CHILD (WARNING: a child whose status maps to
- * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity).
+ * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity),
+ * COMPONENT_NOT_FOUND (ERROR: a component of the order deleted since), COMPONENT_IN_CHANGE_ORDER (ERROR: a
+ * component another change order holds).
  */
 export type ChangeOrderProblem = {
   __typename?: 'ChangeOrderProblem';
@@ -1123,7 +1129,7 @@ export type ChangeOrder = {
   commentCount: Scalars['Int']['output'];
 };
 
-/** Reviewers and approval choices the author adds to one stage of the template. */
+/** Reviewers and approval choices the author adds to one stage of the template; one entry per stage (a stage named twice is BAD_USER_INPUT). */
 export type ChangeOrderStageInput = {
   /** 0 for the first open stage. */
   index: Scalars['Int']['input'];
@@ -1146,7 +1152,7 @@ export type CreateChangeOrderInput = {
   stages?: InputMaybe<Array<ChangeOrderStageInput>>;
   /** IMMEDIATE when omitted (ON_DATE when only effectiveAt is given). */
   effectivity?: InputMaybe<Effectivity>;
-  /** ON_DATE only, and in the future (BAD_USER_INPUT otherwise). */
+  /** ON_DATE only: an ISO 8601 date-time in the future, at most year 9999 (BAD_USER_INPUT otherwise). */
   effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
@@ -1470,7 +1476,7 @@ export type ChangeRequestMutationNamespace = {
   /** APPROVED, REJECTED or DEFERRED -> CLOSED. */
   close: ChangeRequest;
   /**
-   * One DRAFT change order of APPROVED requests, its components their union, linked both ways
+   * One DRAFT change order of APPROVED requests, its components their union (less those deleted since), linked both ways
    * (ChangeRequest.changeOrder, ChangeOrder.changeRequests); the requests close when it releases. Refused,
    * writing nothing, for an unknown id (NOT_FOUND), a request not APPROVED (CHANGE_REQUEST_NOT_APPROVED) or
    * one promoted already (CHANGE_REQUEST_PROMOTED).
@@ -1575,7 +1581,7 @@ export type CommentConnection = {
   pageInfo: PageInfo;
 };
 
-/** first: 1 to 200, default 50. */
+/** first: 1 to 200, default 50. after: an endCursor of the same list (another target's is BAD_REQUEST). */
 export type CommentPaginationInput = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
@@ -1716,7 +1722,10 @@ export type Component = {
   originIntegration?: Maybe<Integration>;
   /** An addition: the principals linked to the component (creation links the creator; see linkComponent). */
   linkedPrincipalIds: Array<Scalars['ID']['output']>;
-  /** Write history, newest first: one record per write. */
+  /**
+   * Write history, newest first: one record per write. Changes the caller's read designations withhold are
+   * left out (attributeValues.<id>; sourcing.part.<id> and sourcing.primary; sourcing.quote.<id>).
+   */
   history: Array<ComponentHistoryEntry>;
   file?: Maybe<File>;
   imageFile?: Maybe<File>;
@@ -1727,7 +1736,8 @@ export type Component = {
   /** The lines of other assemblies' current BOMs that use this component. */
   whereUsed: Array<AssemblyLink>;
   /**
-   * The multi-level BOM, depth first, to `depth` levels (1 to 25). With asOf: as built at that moment: this
+   * The multi-level BOM, depth first, to `depth` levels (1 to 25; BAD_USER_INPUT on depth when a rolled-up
+   * quantity passes what a number holds there). With asOf: as built at that moment: this
    * assembly and every line that follows the latest revision (not pinned) take the version in effect then
    * (component.findOne's asOf), with that version's BOM; pinned lines keep their version; link.child is the
    * version shown. Empty when the assembly did not exist then.
@@ -1864,9 +1874,9 @@ export type NotificationSettingsInput = {
 
 export type UserQueryNamespace = {
   __typename?: 'UserQueryNamespace';
-  /** What the caller watches, in every library. */
+  /** What the caller watches, in every library (through an API key: in its organization only). */
   watching: Array<Watch>;
-  /** The caller's notifications, newest first. */
+  /** The caller's notifications, newest first (through an API key: its organization's only). */
   notifications: NotificationConnection;
   notificationSettings: NotificationSettings;
   me: Me;
@@ -2155,7 +2165,8 @@ export type ComponentQueryNamespace = {
   /**
    * With asOf: the component as in effect at that moment (its latest release in effect by then: a release of
    * an ON_DATE change order takes effect on its date; without a release in effect, the last version written by
-   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no date-time.
+   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of
+   * the years 0000 to 9999.
    */
   findOne?: Maybe<Component>;
   findAll: ComponentConnection;
@@ -2170,7 +2181,7 @@ export type ComponentQueryNamespace = {
    * lines ADDED, REMOVED and CHANGED, matched by child. levels (1 to 25; omitted: 1, direct lines) > 1
    * compares the flattened BOMs by extended quantity. Refusals: NOT_FOUND (unknown component),
    * VERSION_NOT_FOUND, REVISION_NOT_FOUND, BAD_USER_INPUT (version and revision both given, levels out of
-   * range), NOT_AN_ASSEMBLY (levels given for a component that is not an assembly).
+   * range, or extended quantities past what a number holds at that many levels), NOT_AN_ASSEMBLY (levels given for a component that is not an assembly).
    */
   compare: ComponentComparison;
   /** AND/OR conditions over every field; pagination as findAll. */
@@ -2192,7 +2203,8 @@ export type ComponentQueryNamespace = {
   /**
    * Cost roll-up at a build quantity (1 to 1,000,000,000) in a currency (default: the library's base
    * currency). Reads one BatchGetItem per BOM level and one per 100 purchased components. BOM_TOO_DEEP past
-   * 25 levels; UNKNOWN_CURRENCY.
+   * 25 levels; UNKNOWN_CURRENCY; BAD_USER_INPUT (field quantity) when a line would need or order more than
+   * 2,147,483,647 units (orderQuantity is an Int).
    */
   costRollup: CostRollup;
 };
@@ -3927,7 +3939,7 @@ export type VendorSourcingQueryNamespace = {
   vendors: Array<Vendor>;
   /** The vendor a name or alias names (case-insensitive), or null. */
   resolveVendor?: Maybe<Vendor>;
-  /** A component's sourcing (also Component.vendorSourcing; withheld parts or quotes left out as there). */
+  /** A component's sourcing (also Component.vendorSourcing; withheld parts or quotes left out as there). NOT_FOUND for a component the library does not have. */
   componentSourcing: ComponentSourcing;
   exchangeRates: ExchangeRates;
   /** PART components at risk, by CPN; reads the library's components and sourcing whole. */
@@ -4067,7 +4079,10 @@ export type ExchangeRateInput = {
   rate: Scalars['Float']['input'];
 };
 
-/** Replaces the library's rates. */
+/**
+ * Replaces the library's rates. Each currency once, never the base currency (its rate is 1); a rate is from
+ * 1e-130 to 1,000,000,000 (BAD_USER_INPUT otherwise).
+ */
 export type SetExchangeRatesInput = {
   baseCurrency: Scalars['String']['input'];
   rates: Array<ExchangeRateInput>;
@@ -4076,7 +4091,8 @@ export type SetExchangeRatesInput = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespace = {
   __typename?: 'VendorSourcingMutationNamespace';
@@ -4099,7 +4115,8 @@ export type VendorSourcingMutationNamespace = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceCreateVendorArgs = {
   input: CreateVendorInput;
@@ -4109,7 +4126,8 @@ export type VendorSourcingMutationNamespaceCreateVendorArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
   input: UpdateVendorInput;
@@ -4119,7 +4137,8 @@ export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceCreatePartArgs = {
   input: CreatePartInput;
@@ -4129,7 +4148,8 @@ export type VendorSourcingMutationNamespaceCreatePartArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceUpdatePartArgs = {
   input: UpdatePartInput;
@@ -4139,7 +4159,8 @@ export type VendorSourcingMutationNamespaceUpdatePartArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceDeletePartArgs = {
   componentId: Scalars['ID']['input'];
@@ -4150,7 +4171,8 @@ export type VendorSourcingMutationNamespaceDeletePartArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
   input: CreateQuoteInput;
@@ -4160,7 +4182,8 @@ export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
   input: UpdateQuoteInput;
@@ -4170,7 +4193,8 @@ export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
   componentId: Scalars['ID']['input'];
@@ -4181,7 +4205,8 @@ export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
   input: SetPrimarySourceInput;
@@ -4191,7 +4216,8 @@ export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
  * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated.
+ * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
+ * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
  */
 export type VendorSourcingMutationNamespaceSetExchangeRatesArgs = {
   input: SetExchangeRatesInput;

@@ -10,6 +10,8 @@ const deps = async (context: GraphQLContext): Promise<CommentDeps> => ({
   permissions: await context.access.libraryPermissions(),
 });
 const user = (context: GraphQLContext, id: string | null) => (id ? userById(context, id) : null);
+/** An API key's organization (its caller's notifications and watches there only), or null for a person's session. */
+const keyOrganization = (context: GraphQLContext) => (context.caller.kind === 'apiKey' ? context.caller.organizationId : null);
 
 /** commentCount of the components and change orders of one response, read together. */
 async function commentCount(context: GraphQLContext, targetId: string): Promise<number> {
@@ -34,13 +36,13 @@ export const commentResolvers: Resolvers = {
   Mutation: {
     watch: async (_parent, { input }, context) => watch(await deps(context), input),
     unwatch: async (_parent, { targetId }, context) => unwatch(await deps(context), targetId),
-    markRead: (_parent, { ids }, context) => markRead(context.store, context.caller.userId, ids),
-    markAllRead: (_parent, _args, context) => markAllRead(context.store, context.caller.userId),
+    markRead: (_parent, { ids }, context) => markRead(context.store, context.caller.userId, ids, keyOrganization(context)),
+    markAllRead: (_parent, _args, context) => markAllRead(context.store, context.caller.userId, keyOrganization(context)),
     setNotificationSettings: (_parent, { input }, context) => setNotificationSettings(context.store, context.caller.userId, input),
   },
   UserQueryNamespace: {
-    watching: (_parent, _args, context) => watchingOf(context.store, context.caller.userId),
-    notifications: (_parent, { unreadOnly, pagination }, context) => notificationsOf(context.store, context.caller.userId, unreadOnly ?? false, pagination ?? {}),
+    watching: (_parent, _args, context) => watchingOf(context.store, context.caller.userId, keyOrganization(context)),
+    notifications: (_parent, { unreadOnly, pagination }, context) => notificationsOf(context.store, context.caller.userId, unreadOnly ?? false, pagination ?? {}, keyOrganization(context)),
     notificationSettings: (_parent, _args, context) => notificationSettingsOf(context.store, context.caller.userId),
   },
   Comment: {

@@ -1,10 +1,11 @@
 import { resolveVendor, vendorsByIds, vendorsOf, createVendor, updateVendor } from '../../../lib/sourcing/directory.js';
-import { findPartsByMpn, sourcingOf, withholdQuotes, withholdSourcing, type Vendor } from '../../../lib/sourcing/model.js';
+import { findPartsByMpn, sourcingOf, withholdQuotes, withholdSourcing, type ComponentSourcingView, type PartView, type Vendor } from '../../../lib/sourcing/model.js';
 import { createPart, createQuote, deletePart, deleteQuote, setPrimarySource, updatePart, updateQuote } from '../../../lib/sourcing/parts.js';
 import { exchangeRatesOf, setExchangeRates } from '../../../lib/sourcing/rates.js';
 import { sourcingRisks } from '../../../lib/sourcing/risks.js';
 import { costRollup } from '../../../lib/sourcing/rollup.js';
 import type { SourcingActor } from '../../../lib/sourcing/writes.js';
+import { ComponentNotFoundError } from '../../../lib/errors.js';
 import { SourcingError } from '../../../lib/sourcing/errors.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -28,6 +29,18 @@ async function readableSourcing(context: GraphQLContext, componentId: string) {
   return withholdSourcing(view, withheld);
 }
 
+/**
+ * A mutation's answer as the caller may read it, as componentSourcing would give it: the ComponentSourcing of
+ * deletePart, deleteQuote and setPrimarySource through withholdSourcing, and a written Part without its quotes
+ * when sourcing.quotes is withheld (the part itself is what the caller sent).
+ */
+async function readableAfterWrite(context: GraphQLContext, sourcing: ComponentSourcingView): Promise<ComponentSourcingView> {
+  return withholdSourcing(sourcing, await withheldForCaller(context));
+}
+async function readablePart(context: GraphQLContext, part: PartView): Promise<PartView> {
+  return (await withheldForCaller(context)).has('sourcing.quotes') ? withholdQuotes(part) : part;
+}
+
 const component = (id: string) => async (_parent: unknown, _args: unknown, context: GraphQLContext) => (await loadComponent(context, id)) ?? null;
 
 export const sourcingResolvers: Resolvers = {
@@ -38,7 +51,12 @@ export const sourcingResolvers: Resolvers = {
         if (error instanceof SourcingError && error.code.endsWith('_NOT_FOUND')) return null;
         throw error;
       }),
-    componentSourcing: async (_parent, { componentId }, context) => readableSourcing(context, componentId),
+    componentSourcing: async (_parent, { componentId }, context) => {
+      // A component this library does not have (never created, deleted, another library's) is NOT_FOUND, not an empty sourcing.
+      const [component, sourcing] = await Promise.all([loadComponent(context, componentId), readableSourcing(context, componentId)]);
+      if (!component) throw new ComponentNotFoundError(componentId);
+      return sourcing;
+    },
     exchangeRates: async (_parent, _args, context) => exchangeRatesOf(context.store, await libraryScope(context)),
     risks: async (_parent, _args, context) => sourcingRisks(context.store, await libraryScope(context)),
     findPartsByMpn: async (_parent, { mpn }, context) => {
@@ -50,13 +68,13 @@ export const sourcingResolvers: Resolvers = {
   VendorSourcingMutationNamespace: {
     createVendor: async (_parent, { input }, context) => createVendor(context.store, (await libraryScope(context)).organizationId, input),
     updateVendor: async (_parent, { input }, context) => updateVendor(context.store, (await libraryScope(context)).organizationId, input),
-    createPart: async (_parent, { input }, context) => createPart(context.store, await actor(context), input),
-    updatePart: async (_parent, { input }, context) => updatePart(context.store, await actor(context), input),
-    deletePart: async (_parent, { componentId, id }, context) => deletePart(context.store, await actor(context), componentId, id),
+    createPart: async (_parent, { input }, context) => readablePart(context, await createPart(context.store, await actor(context), input)),
+    updatePart: async (_parent, { input }, context) => readablePart(context, await updatePart(context.store, await actor(context), input)),
+    deletePart: async (_parent, { componentId, id }, context) => readableAfterWrite(context, await deletePart(context.store, await actor(context), componentId, id)),
     createQuote: async (_parent, { input }, context) => createQuote(context.store, await actor(context), input),
     updateQuote: async (_parent, { input }, context) => updateQuote(context.store, await actor(context), input),
-    deleteQuote: async (_parent, { componentId, id }, context) => deleteQuote(context.store, await actor(context), componentId, id),
-    setPrimarySource: async (_parent, { input }, context) => setPrimarySource(context.store, await actor(context), input),
+    deleteQuote: async (_parent, { componentId, id }, context) => readableAfterWrite(context, await deleteQuote(context.store, await actor(context), componentId, id)),
+    setPrimarySource: async (_parent, { input }, context) => readableAfterWrite(context, await setPrimarySource(context.store, await actor(context), input)),
     setExchangeRates: async (_parent, { input }, context) => setExchangeRates(context.store, await libraryScope(context), input),
   },
   ComponentQueryNamespace: {

@@ -1,0 +1,48 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { refusal } from './accessHelpers.js';
+
+/**
+ * The audit log's time bounds as a client sends them (found by probing from outside): the DateTime scalar
+ * passes any value through, and the bounds were compared as written with the keys' UTC times.
+ */
+
+const logQ = `query($f: AuditLogFilterInput) { organization { auditLog(filter: $f, pagination: { first: 200 }) { entries { id at operation } } } }`;
+const exportM = `mutation($i: ExportAuditLogInput) { transfer { exportAuditLog(input: $i) { id } } }`;
+
+/** The same moment written with a +02:00 offset. */
+function atPlusTwo(iso: string): string {
+  const shifted = new Date(Date.parse(iso) + 2 * 3_600_000).toISOString();
+  return `${shifted.slice(0, -1)}+02:00`;
+}
+
+describe('audit log time bounds', () => {
+  let tenant: Tenant;
+  let admin: Record<string, string>;
+
+  beforeAll(async () => {
+    tenant = await newTenant({ plan: 'team' });
+    admin = tenantHeaders(tenant);
+    await ok(admin, `mutation { organization { teams { create(input: { name: "Bounds team" }) { id } } } }`);
+  });
+
+  it('refuses a bound that is no date-time (was an empty page, or the bound dropped and the whole log listed)', async () => {
+    for (const from of ['yesterday', '', 5, { gt: '' }, '+275760-09-13T00:00:00.000Z']) {
+      const refused = await refusal(admin, logQ, { f: { from } });
+      expect({ from, code: refused.code, field: refused.error?.extensions?.field }).toEqual({ from, code: 'BAD_USER_INPUT', field: 'filter.from' });
+    }
+    expect((await refusal(admin, logQ, { f: { to: 'tomorrow' } })).error?.extensions?.field).toBe('filter.to');
+    expect((await refusal(admin, exportM, { i: { filter: { from: 'yesterday' } } })).code).toBe('BAD_USER_INPUT');
+  });
+
+  it('reads a bound with an offset as the moment it names (was compared as written with UTC keys)', async () => {
+    const entries = (await ok(admin, logQ, {})).organization.auditLog.entries as { id: string; at: string; operation: string }[];
+    const team = entries.find((e) => e.operation === 'organization.teams.create')!;
+    const moment = atPlusTwo(team.at);
+    const found = (await ok(admin, logQ, { f: { from: moment, to: moment } })).organization.auditLog.entries as { id: string }[];
+    expect(found.map((e) => e.id)).toContain(team.id);
+    // A date alone as the upper bound still takes in that whole day.
+    const day = (await ok(admin, logQ, { f: { to: team.at.slice(0, 10) } })).organization.auditLog.entries as { id: string }[];
+    expect(day.map((e) => e.id)).toContain(team.id);
+  });
+});

@@ -1,0 +1,96 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
+import { refusal } from './accessHelpers.js';
+import { createItems } from './itemHelpers.js';
+
+/**
+ * Edges of sourcing a careless or hostile client reaches (found by probing from outside): each was an
+ * INTERNAL_SERVER_ERROR or a 200 that dropped part of the request, and is a typed refusal now.
+ */
+
+const ratesM = `mutation($input: SetExchangeRatesInput!) { vendorSourcing { setExchangeRates(input: $input) { baseCurrency version rates { currency rate } } } }`;
+const ratesQ = `query { vendorSourcing { exchangeRates { baseCurrency version rates { currency rate } } } }`;
+const rollupQ = `query($id: ID!, $quantity: Int!) { component { costRollup(id: $id, quantity: $quantity) { total lines { orderQuantity extendedQuantity } missing { reason } } } }`;
+const sourcingQ = `query($id: ID!) { vendorSourcing { componentSourcing(componentId: $id) { componentId parts { id } } } }`;
+
+describe('sourcing edges', () => {
+  let tenant: Tenant;
+  let admin: Record<string, string>;
+  let distributor: string;
+  let manufacturer: string;
+
+  beforeAll(async () => {
+    tenant = await newTenant({ plan: 'team' });
+    admin = tenantHeaders(tenant);
+    const vendor = async (kind: string, name: string) =>
+      (await ok(admin, `mutation($i: CreateVendorInput!) { vendorSourcing { createVendor(input: $i) { id } } }`, { i: { kind, name } })).vendorSourcing.createVendor.id as string;
+    manufacturer = await vendor('MANUFACTURER', 'Edge Mfr');
+    distributor = await vendor('DISTRIBUTOR', 'Edge Dist');
+  });
+
+  /** A purchased part with an approved part and a primary quote. */
+  async function sourcedPart(name: string, quote: Record<string, unknown>) {
+    const [leaf] = await createItems(tenant, [{ name, categoryId: 'mechanical' }]);
+    const part = (
+      await ok(admin, `mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { id } } }`, {
+        i: { componentId: leaf!.id, manufacturerId: manufacturer, mpn: name, approval: 'APPROVED' },
+      })
+    ).vendorSourcing.createPart.id;
+    const q = (
+      await ok(admin, `mutation($i: CreateQuoteInput!) { vendorSourcing { createQuote(input: $i) { id } } }`, {
+        i: { componentId: leaf!.id, partId: part, distributorId: distributor, currency: 'USD', ...quote },
+      })
+    ).vendorSourcing.createQuote.id;
+    await ok(admin, `mutation($i: SetPrimarySourceInput!) { vendorSourcing { setPrimarySource(input: $i) { componentId } } }`, { i: { componentId: leaf!.id, partId: part, quoteId: q } });
+    return leaf!;
+  }
+
+  it('refuses a cost roll-up whose line would need or order more units than an Int holds (was INTERNAL_SERVER_ERROR)', async () => {
+    const leaf = await sourcedPart('EDGE-NEED', { unitPrice: 0.01 });
+    const [top] = await createItems(tenant, [{ name: 'Edge top', categoryId: 'pcba', children: [{ childId: leaf.id, quantity: 3 }] }]);
+    // 1e9 boards × 3 = 3e9 units: past 2,147,483,647.
+    const need = await refusal(admin, rollupQ, { id: top!.id, quantity: 1_000_000_000 });
+    expect(need).toMatchObject({ code: 'BAD_USER_INPUT', error: { extensions: { field: 'quantity', componentId: leaf.id, limit: 2_147_483_647 } } });
+    // Within the bound it answers.
+    const fine = (await ok(admin, rollupQ, { id: top!.id, quantity: 700_000_000 })).component.costRollup;
+    expect(fine.lines).toEqual([{ orderQuantity: 2_100_000_000, extendedQuantity: 2_100_000_000 }]);
+
+    // The need fits, the order multiple takes the order past it: 2.1e9 rounded up to a multiple of 1e9 is 3e9.
+    const multiple = await sourcedPart('EDGE-MULT', { unitPrice: 0.01, orderMultiple: 1_000_000_000 });
+    const [board] = await createItems(tenant, [{ name: 'Edge multiple', categoryId: 'pcba', children: [{ childId: multiple.id, quantity: 2.1 }] }]);
+    const order = await refusal(admin, rollupQ, { id: board!.id, quantity: 1_000_000_000 });
+    expect(order).toMatchObject({ code: 'BAD_USER_INPUT', error: { extensions: { field: 'quantity', componentId: multiple.id } } });
+  });
+
+  it('refuses exchange rates it cannot keep as given, and keeps the rates it had (was INTERNAL_SERVER_ERROR or a silent drop)', async () => {
+    const before = (await ok(admin, ratesM, { input: { baseCurrency: 'USD', rates: [{ currency: 'EUR', rate: 1.1 }] } })).vendorSourcing.setExchangeRates;
+    const cases: [Record<string, unknown>[], string][] = [
+      // Below DynamoDB's smallest number: the write failed with INTERNAL_SERVER_ERROR.
+      [[{ currency: 'JPY', rate: 1e-300 }], 'rates.0.rate'],
+      // Twice the same currency: the last one silently won.
+      [
+        [
+          { currency: 'EUR', rate: 1.1 },
+          { currency: 'eur', rate: 1.2 },
+        ],
+        'rates.1.currency',
+      ],
+      // The base currency's rate is 1: a rate for it was silently dropped.
+      [[{ currency: 'USD', rate: 2 }], 'rates.0.currency'],
+    ];
+    for (const [rates, field] of cases) {
+      const refused = await refusal(admin, ratesM, { input: { baseCurrency: 'USD', rates } });
+      expect({ code: refused.code, field: refused.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field });
+    }
+    expect((await ok(admin, ratesQ)).vendorSourcing.exchangeRates).toEqual(before);
+  });
+
+  it('answers NOT_FOUND for the sourcing of a component the library does not have (was an empty sourcing)', async () => {
+    const leaf = await sourcedPart('EDGE-GONE', { unitPrice: 1 });
+    expect((await ok(admin, sourcingQ, { id: leaf.id })).vendorSourcing.componentSourcing.parts).toHaveLength(1);
+    await ok(admin, 'mutation($ids: [ID!]!) { component { delete(ids: $ids) { deletedIds } } }', { ids: [leaf.id] });
+    for (const id of [leaf.id, '00000000-0000-4000-8000-000000000000', 'not-an-id']) {
+      expect((await refusal(admin, sourcingQ, { id })).code).toBe('NOT_FOUND');
+    }
+  });
+});
