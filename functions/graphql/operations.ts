@@ -203,6 +203,7 @@ export const operationRules: { query: Record<string, AccessRule>; mutation: Reco
     unwatch: { scope: 'library', permission: 'components.read' },
     markRead: { scope: 'user', permission: null },
     markAllRead: { scope: 'user', permission: null },
-    setNotificationSettings: { scope: 'user', permission: null },
+    // A person's mail setting spans all their organizations: not for an integration's key (personOnly).
+    setNotificationSettings: { scope: 'user', permission: null, personOnly: true },
   },
 };

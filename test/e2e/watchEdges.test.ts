@@ -60,4 +60,20 @@ describe('watch edges', () => {
     // Through its own organization's key, as before.
     expect((await ok(otherKey, 'mutation { markAllRead }')).markAllRead).toBe(told.length);
   });
+
+  it("refuses a person's mail setting to an integration's key of one of their organizations; their own key still sets it", async () => {
+    const admin = tenantHeaders(tenant);
+    const settingsQ = '{ user { notificationSettings { email } } }';
+    const setM = 'mutation($email: NotificationEmailMode!) { setNotificationSettings(input: { email: $email }) { email } }';
+    const integration = (await ok(admin, 'mutation($input: CreateIntegrationInput!) { integration { create(input: $input) { id } } }', { input: { name: `Mail ${randomUUID().slice(0, 8)}` } }))
+      .integration.create;
+    const key = (await ok(admin, 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret } } }', { input: { name: 'connector', integrationId: integration.id } })).apiKey
+      .create;
+    const asIntegration = { ...admin, 'x-api-key': key.secret as string };
+    expect((await ok(admin, setM, { email: 'EACH' })).setNotificationSettings.email).toBe('EACH');
+    const refused = await refusal(asIntegration, setM, { email: 'DIGEST' });
+    expect([refused.code, refused.error?.extensions?.reason]).toEqual(['FORBIDDEN', 'API_KEY_ROLE']);
+    expect((await ok(admin, settingsQ)).user.notificationSettings.email).toBe('EACH');
+    expect((await ok(admin, setM, { email: 'DIGEST' })).setNotificationSettings.email).toBe('DIGEST');
+  });
 });

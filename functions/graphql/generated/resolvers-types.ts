@@ -509,6 +509,11 @@ export type Mutation = {
   markRead: Scalars['Int']['output'];
   /** Marks all the caller's notifications read (through an API key: its organization's only); returns how many. */
   markAllRead: Scalars['Int']['output'];
+  /**
+   * The caller's own mail setting, in every organization they belong to. Refused (FORBIDDEN, extensions.reason
+   * API_KEY_ROLE) to an API key with a role, every integration's key among them: it acts for its organization,
+   * not as the person.
+   */
   setNotificationSettings: NotificationSettings;
   component: ComponentMutationNamespace;
   config: ConfigMutationNamespace;
