@@ -61,7 +61,8 @@ export default async function setup(project: TestProject) {
     PLM_CALLER_CONCURRENCY: '64',
   };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
-    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true' },
+    // DDB_LOCAL_TELEMETRY=0: DynamoDB Local (spawned by the stack with this environment) sends no usage telemetry.
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true', DDB_LOCAL_TELEMETRY: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logFile = join(await mkdtemp(join(tmpdir(), 'plm-stack-')), 'stack.log');
