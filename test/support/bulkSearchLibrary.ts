@@ -21,8 +21,17 @@ import { rowFieldsOf } from '../../lib/search/table/rows.js';
 import { writeParts, type BlockEntry } from '../../lib/search/table/storage.js';
 import type { Store } from '../../lib/store/client.js';
 import { componentItem, type ComponentRecord } from '../../lib/store/component.js';
-import { batchWrite } from '../../lib/store/items.js';
+import { putItemsInParallel } from '../../lib/store/libraryTransfer.js';
 import { seedContext, seededInput, type SeedTarget } from '../e2e/searchHelpers.js';
+
+/** BatchWriteItem calls at once for each block's component items (and as many slices of its parts). */
+const writesPerBlock = 4;
+
+/** items in count slices of about the same length (fewer when there are fewer items). */
+const slices = <T>(items: T[], count: number): T[][] => {
+  const size = Math.ceil(items.length / count);
+  return size === 0 ? [] : Array.from({ length: Math.ceil(items.length / size) }, (_, n) => items.slice(n * size, (n + 1) * size));
+};
 
 /** The createdAt of the n-th component loadSearchLibrary writes: 25 a minute from 2024-01-01, as seedComponents. */
 export const fixtureCreatedAt = (n: number) => Date.parse('2024-01-01T00:00:00.000Z') + Math.floor(n / 25) * 60_000;
@@ -72,11 +81,10 @@ export async function loadSearchLibrary(
       options.records?.(records, chunk * blockRows);
       const rows = records.map((record) => rowFieldsOf(projectionOf(record)));
       const packed = packBlocks(rows, blockRows);
-      await batchWrite(
-        store,
-        records.filter((record, i) => options.components?.(chunk * blockRows + i, record.cpn) ?? true).map((record) => ({ put: componentItem(record) as unknown as Record<string, unknown> })),
-      );
-      await writeParts(store, library, packed.parts);
+      // A block's items and parts in slices written at once: one block of 4,000 rows is 160 batches, which
+      // one after another would wait on DynamoDB Local ~160 times in a row.
+      const items = records.filter((record, i) => options.components?.(chunk * blockRows + i, record.cpn) ?? true).map((record) => componentItem(record) as unknown as Record<string, unknown>);
+      await Promise.all([putItemsInParallel(store, items, writesPerBlock), ...slices(packed.parts, writesPerBlock).map((parts) => writeParts(store, library, parts))]);
       blocks[chunk] = packed.blocks;
       watermark = Math.max(watermark, ...rows.map((row) => row.createdAt));
       done += records.length;
