@@ -88,10 +88,11 @@ describe('the deployed DynamoDB client against a stalled connection', () => {
     const store = deployedClient(proxy.endpoint);
     const key = { PK: `TIMEOUTTEST#${randomUUID()}`, SK: 'ITEM' };
     await transactWrite(store, [{ Put: { Item: { ...key, entity: 'TimeoutTest' }, ConditionExpression: 'attribute_not_exists(PK)' }, onConditionFailed: () => new Error('already exists') }]);
-    expect(proxy.bodies).toHaveLength(2);
+    // The lost answer, then the retry (a third attempt when DynamoDB Local under load answers the retry late too).
+    expect(proxy.bodies.length).toBeGreaterThanOrEqual(2);
     const tokens = proxy.bodies.map((body) => body.ClientRequestToken);
     expect(typeof tokens[0]).toBe('string');
-    expect(tokens[1]).toBe(tokens[0]);
+    expect(new Set(tokens)).toEqual(new Set([tokens[0]]));
     const { Item } = await testStore().ddb.send(new GetCommand({ TableName: stack.tableName, Key: key, ConsistentRead: true }));
     expect(Item).toMatchObject({ entity: 'TimeoutTest' });
   });
@@ -111,7 +112,7 @@ describe('the deployed DynamoDB client against a stalled connection', () => {
     const read = (await getChangeOrderMail(testStore(), order.organizationId, order.libraryId, order.id, 1))!;
     const lease = new Date(at.getTime() + 5 * 60_000).toISOString();
     const claimed = await claimChangeOrderMail(store, read, at.toISOString(), lease);
-    expect(proxy.bodies).toHaveLength(2);
+    expect(proxy.bodies.length).toBeGreaterThanOrEqual(2);
     expect(claimed).toMatchObject({ attempts: 1, leasedUntil: lease, lastAttemptAt: at.toISOString() });
   });
 });
