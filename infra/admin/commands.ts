@@ -67,4 +67,4 @@ export const usage = `Usage:
   npm run -s admin -- digests   (mails the notification digests now, as the daily schedule does; without MAIL_FROM it prints them)
   npm run -s admin -- mails failed   (change order mails not sent after their last attempt, newest first)
   npm run -s admin -- mails resend [--change-order-id ID]   (due again now: the next sweep sends what did not go)
-  npm run -s admin -- mails backfill [--dry-run]   (unsent mails an older build wrote without due keys: into the due index, the sweep sends them)`;
+  npm run -s admin -- mails backfill [--org-slug SLUG] [--dry-run]   (unsent mails an older build wrote without due keys: into the due index, the sweep sends them; the whole table, or one organization's libraries)`;

@@ -1,6 +1,6 @@
 /** The operator's commands for change order mails that failed for good, or that the sweep cannot see (lib/changeOrders/mailRetry.ts). */
 import { backfillChangeOrderMailDueKeys, listFailedChangeOrderMails, resendFailedChangeOrderMails } from '../../lib/changeOrders/mailRetry.js';
-import { optionsOf, operatorTask, runCommand, type CommandHandlers } from './runCommand.js';
+import { optionsOf, operatorTask, organizationOfSlug, runCommand, text, type CommandHandlers } from './runCommand.js';
 
 export const mailCommands = {
   /** Every failed item of the stack, newest first: organization, library, change order, subjects, attempts, the last error. */
@@ -12,13 +12,16 @@ export const mailCommands = {
     })),
   /**
    * Once, after deploying the build with the due index: unsent outbox items an older build wrote (no due keys)
-   * go in the due index, so the sweep sends them. A progress line per page on stderr; `--dry-run` only counts.
+   * go in the due index, so the sweep sends them: the whole table, or `--org-slug`'s libraries only. A progress
+   * line per page (per library) on stderr; `--dry-run` only counts.
    */
   'mails backfill': async (args) => {
-    const values = optionsOf(args, { 'dry-run': { type: 'boolean' } });
-    await runCommand('mails backfill', values, (store) =>
+    const values = optionsOf(args, { 'dry-run': { type: 'boolean' }, 'org-slug': { type: 'string' } });
+    const slug = text(values, 'org-slug');
+    await runCommand('mails backfill', values, async (store) =>
       backfillChangeOrderMailDueKeys(store, {
         dryRun: values['dry-run'] === true,
+        organizationId: slug ? await organizationOfSlug(store, slug) : undefined,
         onPage: (progress) =>
           process.stderr.write(
             `mails backfill: page ${progress.pages}, ${progress.scanned} items read, ${progress.found} unsent without due keys, ${progress.indexed} indexed, ${progress.changed} changed meanwhile, ${progress.expired} expired\n`,

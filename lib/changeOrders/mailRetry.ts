@@ -1,4 +1,13 @@
-import { defaultFirstAttemptDelayMs, failedChangeOrderMails, indexUnindexedChangeOrderMail, resendChangeOrderMail, unindexedChangeOrderMailsPage } from '../store/changeOrderMail.js';
+import {
+  defaultFirstAttemptDelayMs,
+  failedChangeOrderMails,
+  indexUnindexedChangeOrderMail,
+  resendChangeOrderMail,
+  unindexedChangeOrderMailsOfLibrary,
+  unindexedChangeOrderMailsPage,
+  type UnindexedChangeOrderMail,
+} from '../store/changeOrderMail.js';
+import { listLibraries } from '../store/library.js';
 import { positiveSetting, retryWaitMs } from '../model/retrySchedule.js';
 import { sesTimeouts } from '../mail/ses.js';
 import { deployedStoreTimeouts, worstCaseCallMs, type Store } from '../store/client.js';
@@ -135,25 +144,24 @@ export interface MailBackfillResult {
 
 /**
  * Outbox items a build before the due index wrote have no due keys: the sweep never sees them, only the
- * stream sends them. This pass over the table (paged) finds the unsent ones and puts them in the due index,
- * due now, so the next sweep sends them (claimed first, as any item). Each write is conditioned on the item
- * still being unsent, not failed and unindexed, so one the stream claimed or sent meanwhile is not sent again;
- * a second run finds nothing. `dryRun`: only counts.
+ * stream sends them. This pass finds the unsent ones and puts them in the due index, due now, so the next
+ * sweep sends them (claimed first, as any item): over the whole table (paged: a stack serves one tenant), or
+ * with `organizationId` over that organization's libraries only (a Query of each library's outbox). Each
+ * write is conditioned on the item still being unsent, not failed and unindexed, so one the stream claimed
+ * or sent meanwhile is not sent again; a second run finds nothing. `dryRun`: only counts.
  */
 export async function backfillChangeOrderMailDueKeys(
   store: Store,
-  options: { dryRun?: boolean; now?: Date; onPage?: (progress: Omit<MailBackfillResult, 'dryRun'>) => void } = {},
+  options: { dryRun?: boolean; now?: Date; organizationId?: string; onPage?: (progress: Omit<MailBackfillResult, 'dryRun'>) => void } = {},
 ): Promise<MailBackfillResult> {
   const now = options.now ?? new Date();
   const at = now.toISOString();
   const result: MailBackfillResult = { dryRun: options.dryRun === true, pages: 0, scanned: 0, found: 0, indexed: 0, changed: 0, expired: 0 };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await unindexedChangeOrderMailsPage(store, start);
+  const onPage = async (items: UnindexedChangeOrderMail[], scanned: number) => {
     result.pages += 1;
-    result.scanned += page.scanned;
-    const live = page.items.filter((item) => item.expiresAt === undefined || item.expiresAt * 1000 > now.getTime());
-    result.expired += page.items.length - live.length;
+    result.scanned += scanned;
+    const live = items.filter((item) => item.expiresAt === undefined || item.expiresAt * 1000 > now.getTime());
+    result.expired += items.length - live.length;
     result.found += live.length;
     if (!result.dryRun) {
       const written = await Promise.all(live.map((item) => indexUnindexedChangeOrderMail(store, item, at)));
@@ -162,6 +170,18 @@ export async function backfillChangeOrderMailDueKeys(
     }
     const { dryRun: _dryRun, ...progress } = result;
     options.onPage?.(progress);
+  };
+  if (options.organizationId) {
+    for (const library of await listLibraries(store, options.organizationId)) {
+      const items = await unindexedChangeOrderMailsOfLibrary(store, options.organizationId, library.id);
+      await onPage(items, items.length);
+    }
+    return result;
+  }
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await unindexedChangeOrderMailsPage(store, start);
+    await onPage(page.items, page.scanned);
     start = page.next;
   } while (start);
   return result;

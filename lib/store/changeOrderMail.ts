@@ -324,6 +324,19 @@ export async function unindexedChangeOrderMailsPage(
 const unindexedUnsent = 'attribute_not_exists(GSI1PK) AND (attribute_not_exists(sentAt) OR attribute_type(sentAt, :NULL)) AND (attribute_not_exists(failedAt) OR attribute_type(failedAt, :NULL))';
 
 /**
+ * The same items of one library only (`mails backfill --org-slug`): one Query of the library's outbox
+ * (`MAILOUT#`) with the same filter, instead of a pass over the whole table.
+ */
+export async function unindexedChangeOrderMailsOfLibrary(store: Store, orgId: string, libraryId: string): Promise<UnindexedChangeOrderMail[]> {
+  return queryPrefix(store, libraryPartition(orgId, libraryId), 'MAILOUT#', backfillRow, 'change order mail', {
+    FilterExpression: `entity = :entity AND ${unindexedUnsent}`,
+    ProjectionExpression: 'PK, SK, changeOrderId, rev, expiresAt',
+    ExpressionAttributeValues: { ':entity': 'ChangeOrderMail', ':NULL': 'NULL' },
+    ConsistentRead: true,
+  });
+}
+
+/**
  * Puts an unindexed outbox item in the due index, due at `at` (the sweep sends it within a minute), with
  * the attempt count and next attempt a claim conditions on; on condition that it is still unsent, not failed
  * and without index keys, so an item the stream claimed or sent meanwhile is left alone (false). A
