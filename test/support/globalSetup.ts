@@ -61,7 +61,7 @@ export default async function setup(project: TestProject) {
     PLM_CALLER_CONCURRENCY: '64',
   };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
-    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true', ...dynamoDbLocalJvm() },
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true', ...dynamoDbLocalEnv() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logFile = join(await mkdtemp(join(tmpdir(), 'plm-stack-')), 'stack.log');
@@ -100,16 +100,9 @@ export default async function setup(project: TestProject) {
   };
 }
 
-/**
- * DynamoDB Local's JVM (spawned by the stack with the stack's environment) for a test run: it is the run's
- * largest CPU user, and on two cores its C2 compiler threads cost more than their faster code saves over a run
- * of many short, varied files (measured: its CPU in hostileSchema alone 40 s -> 20 s, in six mid-sized files
- * together 57 s -> 34 s, four large files together 125 s either way). The client (C1) compiler only, the
- * serial collector, and no usage telemetry; a JAVA_TOOL_OPTIONS of the caller's is kept, before these.
- */
-function dynamoDbLocalJvm(): Record<string, string> {
-  const options = [process.env.JAVA_TOOL_OPTIONS, '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'].filter(Boolean).join(' ');
-  return { JAVA_TOOL_OPTIONS: options, DDB_LOCAL_TELEMETRY: '0' };
+/** DynamoDB Local (spawned by the stack with the stack's environment) sends no usage telemetry from a test run. */
+function dynamoDbLocalEnv(): Record<string, string> {
+  return { DDB_LOCAL_TELEMETRY: '0' };
 }
 
 /**
