@@ -1,4 +1,4 @@
-import { IntegrationAccessError } from '../errors.js';
+import { IntegrationAccessError, InvalidInputError } from '../errors.js';
 
 /**
  * The principal and attribute access model, as pure rules over one library's policy (spec: "Principal and
@@ -52,6 +52,14 @@ export interface AccessEntryChange {
 const isManager = (write: WriteDesignation) => write === 'WRITE' || write === 'EXCLUSIVE_WRITE';
 
 /**
+ * Designations one library's policy holds at most. The policy is one table item (DynamoDB's 400 KB) and an
+ * entry takes about 160 bytes at the longest ids (a 64-character attribute id, an integration's UUID): past
+ * this a write would fail in the table, so setAttributeAccess and a library import refuse it first.
+ * Entries are kept once set (also back at OPEN and READ), so re-setting one never counts twice.
+ */
+export const maxAccessEntries = 2_000;
+
+/**
  * The policy after the changes, applied in order (a later entry sees the earlier ones, so one call can hand
  * an attribute from one manager to another). The first change that breaks a rule refuses the whole call.
  */
@@ -93,6 +101,12 @@ export function applyChanges(policy: AccessPolicy, changes: readonly AccessEntry
     if (existing) Object.assign(existing, { write, read });
     else entries.push({ attribute: change.attribute, principal: change.principal, write, read });
   });
+  if (entries.length > maxAccessEntries) {
+    throw new InvalidInputError(`entries: the library's access policy would hold ${entries.length} designations; it holds at most ${maxAccessEntries}`, {
+      field: 'entries',
+      limit: maxAccessEntries,
+    });
+  }
   return { version: policy.version + 1, entries };
 }
 

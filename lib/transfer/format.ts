@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { readAccesses, writeDesignations } from '../model/attributeAccess.js';
+import { maxAccessEntries, readAccesses, writeDesignations } from '../model/attributeAccess.js';
 import { configTypes } from '../store/libraryConfig.js';
 import { bomLine, bomRecord, documentLink, documentLinksRecord } from '../store/bom.js';
 import { componentRecord } from '../store/component.js';
@@ -150,7 +150,9 @@ export const manifestSchema = z.object({
   source: z.object({ organizationId: z.string().uuid(), libraryId: z.string().uuid(), slug: z.string(), name: z.string() }).nullable(),
   /** The four documents as stored (validated again on import). */
   configuration: z.object(Object.fromEntries(configTypes.map((type) => [type, z.record(z.string(), z.unknown())])) as Record<(typeof configTypes)[number], z.ZodRecord<z.ZodString, z.ZodUnknown>>),
-  accessPolicy: z.object({ entries: z.array(z.object({ attribute: z.string(), principal: z.string(), write: z.enum(writeDesignations), read: z.enum(readAccesses) })) }).nullable(),
+  accessPolicy: z
+    .object({ entries: z.array(z.object({ attribute: z.string(), principal: z.string(), write: z.enum(writeDesignations), read: z.enum(readAccesses) })).max(maxAccessEntries) })
+    .nullable(),
   /** The last value each CPN counter handed out; an import also advances them past every imported CPN. */
   counters: z.array(exportedCounter),
   counts: z.object({

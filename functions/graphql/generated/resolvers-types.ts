@@ -523,6 +523,8 @@ export type Mutation = {
    * Library-scoped; needs integrations.configure. The entries apply in order, all or none: the first that
    * breaks a rule refuses the call (EXCLUSIVE_WRITE_CONFLICT, ATTRIBUTE_MANAGED_EXCLUSIVELY,
    * STORE_PRINCIPAL_ALWAYS_READS, ATTRIBUTE_NOT_FOUND, INTEGRATION_NOT_FOUND) and every designation stays.
+   * A library's policy holds at most 2,000 designations (an entry stays once set): a call that would pass
+   * that is refused with BAD_USER_INPUT (extensions.field entries, limit).
    */
   setAttributeAccess: AccessPolicy;
   /**
