@@ -114,9 +114,10 @@ async function buildStages(store: Store, scope: LibraryScope, template: ChangeOr
 }
 
 /** The components named, in the order given (duplicates dropped); NOT_FOUND names any that do not exist. */
-async function requireComponents(store: Store, scope: LibraryScope, ids: readonly string[]): Promise<ComponentRecord[]> {
+async function requireComponents(store: Store, scope: LibraryScope, ids: readonly string[], leaveOutDeleted = false): Promise<ComponentRecord[]> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const found = await getComponents(store, scope.organizationId, scope.libraryId, unique);
+  if (leaveOutDeleted) return unique.filter((id) => found.has(id)).map((id) => found.get(id)!);
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length) throw new NotFoundError('Component', missing.join(', '));
   return unique.map((id) => found.get(id)!);
@@ -133,17 +134,20 @@ export async function createChangeOrder(deps: ChangeOrderDeps, scope: LibrarySco
   return createChangeOrderWith(deps, scope, rawInput);
 }
 
-/** A new DRAFT change order written with `extra` items in its transaction (the requests promote links to it). */
+/**
+ * A new DRAFT change order written with `extra` items in its transaction (the requests promote links to it).
+ * `leaveOutDeleted`: components deleted since they were named are left out instead of refused (NOT_FOUND).
+ */
 export async function createChangeOrderWith(
   deps: ChangeOrderDeps,
   scope: LibraryScope,
   rawInput: unknown,
-  link?: { changeRequestIds: string[]; items: (record: ChangeOrderRecord) => WriteItem[] },
+  link?: { changeRequestIds: string[]; items: (record: ChangeOrderRecord) => WriteItem[]; leaveOutDeleted?: boolean },
 ): Promise<ChangeOrderRecord> {
   const input = parse(createChangeOrderInput, rawInput);
   const template = await findTemplate(deps.store, scope, input.templateId);
   const values = validateValues(template.document, input.values);
-  const components = await requireComponents(deps.store, scope, input.componentIds ?? []);
+  const components = await requireComponents(deps.store, scope, input.componentIds ?? [], link?.leaveOutDeleted);
   const stages = await buildStages(deps.store, scope, template, input.stages ?? []);
   const effectivity = effectivityOf(input) ?? { effectivity: 'IMMEDIATE' as const, effectiveAt: null };
   const at = nowIso();

@@ -177,11 +177,7 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
     throw new ChangeOrderError('CHANGE_REQUEST_NOT_APPROVED', `Only APPROVED change requests are promoted: ${unapproved.map((r) => `${r.number} is ${r.status}`).join(', ')}`, {
       numbers: unapproved.map((r) => r.number),
     });
-  const named = [...new Set(requests.flatMap((r) => r.componentIds))];
-  // Components deleted since a request named them are left out, as ChangeRequest.components leaves them: an
-  // APPROVED request cannot be edited to drop them, so refusing (NOT_FOUND) would refuse it for good.
-  const existing = await getComponents(deps.store, scope.organizationId, scope.libraryId, named);
-  const componentIds = named.filter((id) => existing.has(id));
+  const componentIds = [...new Set(requests.flatMap((r) => r.componentIds))];
   const at = nowIso();
   return createChangeOrderWith(
     deps,
@@ -205,6 +201,9 @@ export async function promoteChangeRequests(deps: ChangeOrderDeps, scope: Librar
     },
     {
       changeRequestIds: requests.map((r) => r.id),
+      // Components deleted since a request named them are left out, as ChangeRequest.components leaves them: an
+      // APPROVED request cannot be edited to drop them, so refusing (NOT_FOUND) would refuse it for good.
+      leaveOutDeleted: true,
       items: (order) =>
         requests.map((request) => {
           const next: ChangeRequestRecord = {

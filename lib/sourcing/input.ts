@@ -81,9 +81,11 @@ const quoteFields = {
 export const quoteInput = z.object({ componentId: z.string(), partId: z.string(), ...quoteFields });
 export const quoteUpdate = z.object({ componentId: z.string(), id: z.string(), ...quoteFields, currency: currency.nullish() });
 
+const rateRule = 'a rate is a positive finite number from 1e-130 to 1,000,000,000';
+
 /** Why an exchange rate cannot be kept (setExchangeRates and a library import share it), or null. */
 export function rateProblem(rate: number): string | null {
-  return storableNumberProblem(rate) === null && rate > 0 && rate <= 1e9 ? null : 'a rate is a positive finite number from 1e-130 to 1,000,000,000';
+  return storableNumberProblem(rate) === null && rate > 0 && rate <= 1e9 ? null : rateRule;
 }
 
 export const ratesInput = z
@@ -94,7 +96,7 @@ export const ratesInput = z
         z.object({
           currency,
           // The stored number rule too: a rate DynamoDB cannot keep (below 1e-130) is refused here, not by the write.
-          rate: z.number().refine((v) => rateProblem(v) === null, 'a rate is a positive finite number from 1e-130 to 1,000,000,000'),
+          rate: z.number().refine((v) => rateProblem(v) === null, rateRule),
         }),
       )
       .max(200),

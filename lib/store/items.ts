@@ -210,8 +210,8 @@ async function appliedUnlessConditionFailed(write: Promise<unknown>, options: Co
  * it puts. For a put whose item is equal to the one found, as DynamoDB stores it.
  */
 export function samePut(item: Record<string, unknown>): OwnWriteCheck {
-  const stored = unmarshall(marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false }));
-  return (old) => isDeepStrictEqual(old, stored);
+  // Compared only when a retried attempt's condition failed: the write that applies (nearly every one) pays nothing.
+  return (old) => isDeepStrictEqual(old, unmarshall(marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false })));
 }
 
 export function isConditionalCheckFailure(error: unknown): boolean {
