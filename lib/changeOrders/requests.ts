@@ -41,7 +41,13 @@ export const createChangeRequestInput = z.object({
   componentIds: z.array(z.string().max(128)).max(maxComponentsPerChangeOrder, `at most ${maxComponentsPerChangeOrder} components`).nullish(),
   values: values.nullish(),
 });
-export const updateChangeRequestInput = createChangeRequestInput.partial().extend({ id: z.string() });
+/**
+ * An update: omitted fields stay; null empties what may be empty (description, componentIds, values) and is
+ * refused where the request always has a value (title, priority), never ignored.
+ */
+export const updateChangeRequestInput = createChangeRequestInput
+  .partial()
+  .extend({ id: z.string(), priority: z.enum(changeRequestPriorities, `one of ${changeRequestPriorities.join(', ')}; null is not a priority (omit it to keep the current one)`).optional() });
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);
@@ -129,11 +135,11 @@ async function actOn(
 export function updateChangeRequest(store: Store, scope: LibraryScope, rawInput: unknown) {
   const input = parse(updateChangeRequestInput, rawInput);
   return actOn(store, scope, input.id, 'update', async (record) => {
-    if (input.title !== undefined && input.title !== null) record.title = input.title;
+    if (input.title !== undefined) record.title = input.title;
     if (input.description !== undefined) record.description = input.description ?? null;
-    if (input.priority) record.priority = input.priority;
+    if (input.priority !== undefined) record.priority = input.priority;
     if (input.values !== undefined) record.values = input.values ?? {};
-    if (input.componentIds) record.componentIds = await requireComponentIds(store, scope, input.componentIds);
+    if (input.componentIds !== undefined) record.componentIds = await requireComponentIds(store, scope, input.componentIds ?? []);
   });
 }
 

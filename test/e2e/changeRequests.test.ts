@@ -37,6 +37,19 @@ describe('change requests', () => {
     return run(reviewer.headers, 'approve', request.id);
   };
 
+  it('an update never ignores a null: it empties description, componentIds and values, and is refused for title and priority', async () => {
+    const [part] = await createParts(tenant, ['CR null part']);
+    const request = await file('Nulls', [part!.id], { description: 'Some text', priority: 'HIGH', values: { customer: 'ACME' } });
+    for (const field of ['title', 'priority']) {
+      const refused = await refusal(admin, updateRequest, { input: { id: request.id, [field]: null, description: 'changed too' } });
+      expect(refused, field).toMatchObject({ code: 'BAD_USER_INPUT', error: { extensions: { field: `input.${field}` } } });
+    }
+    // Nothing of a refused update was written.
+    expect((await ok(admin, getRequest, { id: request.id })).changeRequests.get).toMatchObject({ title: 'Nulls', description: 'Some text', priority: 'HIGH' });
+    const emptied = (await ok(admin, updateRequest, { input: { id: request.id, description: null, componentIds: null, values: null } })).changeRequests.update;
+    expect(emptied).toMatchObject({ title: 'Nulls', priority: 'HIGH', description: null, componentIds: [], components: [], values: {} });
+  });
+
   it('files a numbered request and runs its lifecycle; invalid transitions are refused', async () => {
     const [p1, p2] = await createParts(tenant, ['CR p1', 'CR p2']);
     const request = await file('Resistor overheats', [p1!.id], { description: 'R12 runs hot', priority: 'HIGH', values: { customer: 'ACME', units: 3 } });

@@ -1429,7 +1429,10 @@ export type CreateChangeRequestInput = {
   values?: InputMaybe<Scalars['JSON']['input']>;
 };
 
-/** Changes a DRAFT; omitted fields stay. */
+/**
+ * Changes a DRAFT; omitted fields stay. Null empties description, componentIds and values; title and priority
+ * always have a value, so null there is BAD_USER_INPUT (`field` names it) and nothing changes.
+ */
 export type UpdateChangeRequestInput = {
   id: Scalars['ID']['input'];
   title?: InputMaybe<Scalars['String']['input']>;
@@ -3489,7 +3492,7 @@ export type ComponentFilterConditionInput = {
   name?: InputMaybe<StringOperatorsInput>;
   identifier?: InputMaybe<IdentifierConditionInput>;
   description?: InputMaybe<DescriptionOperatorsInput>;
-  /** An addition to the spec: holds when some manufacturer part's MPN matches (compared without spaces, case-insensitively). */
+  /** An addition to the spec: holds when some manufacturer part's MPN matches (compared without spaces, case-insensitively). FORBIDDEN (reason SOURCING_WITHHELD) to an integration from which sourcing.parts is withheld, as is manufacturer. */
   mpn?: InputMaybe<StringOperatorsInput>;
   /** An addition to the spec: holds when some manufacturer part's manufacturer matches (directory ids; key:value manufacturer: resolves names and aliases). */
   manufacturer?: InputMaybe<ManufacturerConditionInput>;
