@@ -68,6 +68,19 @@ export class ApiKeyRoleForbiddenError extends DomainError {
   }
 }
 
+/**
+ * A search condition on sourcing (`mpn`, `manufacturer`) by an integration from which `sourcing.parts` is
+ * withheld: refused whatever the operand, so that no answer confirms a guess of a withheld MPN.
+ */
+export class SourcingWithheldError extends DomainError {
+  constructor(readonly field: string) {
+    super('FORBIDDEN', `${field}: the library's access policy withholds sourcing.parts from this integration, so it cannot search on manufacturer parts`, 403, {
+      reason: 'SOURCING_WITHHELD',
+      field,
+    });
+  }
+}
+
 /** An action reserved to Site Admins (enabling SCIM): holding the permission through another role is not enough. */
 export class SiteAdminRequiredError extends DomainError {
   constructor(action: string, requiredPermission: string) {

@@ -104,12 +104,14 @@ export function conditionsOf(filter: AdvancedFilter | null | undefined): FilterC
 }
 
 /** Reads the filter needs besides the search data: the caller's pins or bookmarks, the revision scheme. */
-export function filterNeeds(filter: SearchFilter): { pins: boolean; bookmarks: boolean; revisionScheme: boolean } {
+export function filterNeeds(filter: SearchFilter): { pins: boolean; bookmarks: boolean; revisionScheme: boolean; sourcing: 'mpn' | 'manufacturer' | null } {
   const conditions = conditionsOf(filter.advanced);
   return {
     pins: conditions.some((c) => typeof c.isPinned?.eq === 'boolean'),
     bookmarks: conditions.some((c) => typeof c.isBookmarked?.eq === 'boolean'),
     revisionScheme: conditions.some((c) => !!c.revision?.value?.lt || !!c.revision?.value?.gt),
+    // Conditions on manufacturer parts: the caller must be allowed to read them (sourcing.parts).
+    sourcing: conditions.some((c) => c.mpn != null) ? 'mpn' : conditions.some((c) => c.manufacturer != null) ? 'manufacturer' : null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { defaultPageSize, maxPageSize, type ComponentPage, type Pagination } from './query.js';
 import type { LibraryConfiguration } from '../config/libraryConfig.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, SourcingWithheldError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
 import type { UserRecord } from '../store/user.js';
@@ -19,6 +19,8 @@ export interface SearchScope {
   /** Ids the calling user pinned or bookmarked in the library. */
   marks(kind: 'PIN' | 'BOOKMARK'): Promise<ReadonlySet<string>>;
   user(id: string): Promise<UserRecord | null>;
+  /** The pseudo-attributes and attributes withheld from the caller (withheldAttributes): empty for a person. */
+  withheld(): Promise<ReadonlySet<string>>;
 }
 
 export interface PageRequest {
@@ -37,11 +39,13 @@ export function pageRequest(pagination: Pagination | null | undefined): PageRequ
 /** Reads what the filter needs besides the search data, and refuses malformed operands. */
 export async function filterContext(scope: SearchScope, filter: SearchFilter): Promise<FilterContext> {
   const needs = filterNeeds(filter);
-  const [pinnedIds, bookmarkedIds, config] = await Promise.all([
+  const [pinnedIds, bookmarkedIds, config, withheld] = await Promise.all([
     needs.pins ? scope.marks('PIN') : undefined,
     needs.bookmarks ? scope.marks('BOOKMARK') : undefined,
     needs.revisionScheme ? scope.config() : undefined,
+    needs.sourcing ? scope.withheld() : undefined,
   ]);
+  if (needs.sourcing && withheld?.has('sourcing.parts')) throw new SourcingWithheldError(needs.sourcing);
   validateFilter(filter, config?.revisionScheme);
   return { pinnedIds, bookmarkedIds, revisionScheme: config?.revisionScheme };
 }

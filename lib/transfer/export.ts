@@ -8,8 +8,8 @@ import { committedWriteIds } from '../store/pendingWrite.js';
 import { listFileRecords } from '../store/file.js';
 import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
 import { exportTemplates } from './templates.js';
-import { exportSourcing } from './sourcing.js';
-import { withheldAttributes } from '../model/attributeAccess.js';
+import { exportSourcing, type ExportedComponentSourcing } from './sourcing.js';
+import { isWithheldChange, withheldAttributes } from '../model/attributeAccess.js';
 import { exportAuditEntries, exportDiscussion } from './discussion.js';
 
 export interface ExportOptions {
@@ -121,22 +121,34 @@ export async function exportLibrary(store: Store, ref: LibraryRef, options: Expo
 }
 
 /**
- * The export as `principal` may read it: the attribute values withheld from it (RECEIVE_ONLY or NO_ACCESS
- * in the library's access policy) are left out of every component's attributeValues and of its history
- * changes, as its reads leave them out. The native principal reads everything: the export is unchanged.
+ * The export as `principal` may read it, as its reads leave things out (RECEIVE_ONLY or NO_ACCESS in the
+ * library's access policy): withheld attribute values are left out of every component's attributeValues;
+ * a withheld `sourcing.parts` leaves out each component's sourcing (no parts, quotes or primary source), a
+ * withheld `sourcing.quotes` every quote and the primary quote (withholdSourcing's rule); the history changes
+ * of what is withheld go too (isWithheldChange). The vendor directory and the exchange rates are not
+ * designated and stay. The native principal reads everything: the export is unchanged.
  */
 export function exportFor(library: LibraryExport, principal: string): LibraryExport {
   const withheld = withheldAttributes({ version: 0, entries: library.manifest.accessPolicy?.entries ?? [] }, principal);
   if (withheld.size === 0) return library;
-  const readable = (field: string) => !(field.startsWith('attributeValues.') && withheld.has(field.slice('attributeValues.'.length)));
   return {
     ...library,
     components: library.components.map((c) => ({
       ...c,
       attributeValues: Object.fromEntries(Object.entries(c.attributeValues).filter(([id]) => !withheld.has(id))),
-      history: c.history.map((h) => ({ ...h, changes: h.changes.filter((change) => readable(change.field)) })),
+      history: c.history.map((h) => ({ ...h, changes: h.changes.filter((change) => !isWithheldChange(change.field, withheld)) })),
+      sourcing: c.sourcing ? withheldSourcing(c.sourcing, withheld) : c.sourcing,
+      // What search filters on (the parts' MPNs and manufacturers) goes with the parts.
+      ...(withheld.has('sourcing.parts') ? { sourcingIndex: undefined } : {}),
     })),
   };
+}
+
+/** A component's exported sourcing as `withheld` leaves it: null without `sourcing.parts`, the parts without quotes without `sourcing.quotes`. */
+function withheldSourcing(sourcing: ExportedComponentSourcing, withheld: ReadonlySet<string>): ExportedComponentSourcing | null {
+  if (withheld.has('sourcing.parts')) return null;
+  if (withheld.has('sourcing.quotes')) return { ...sourcing, parts: sourcing.parts.map((part) => ({ ...part, quotes: [] })), primaryQuoteId: null };
+  return sourcing;
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

@@ -240,3 +240,109 @@ describe('integration access on every path', () => {
     expect(traces(JSON.stringify(await refusal(alice.headers, updateMutation, write)))).toEqual([String(mass[1])]);
   });
 });
+
+describe('an export started by an integration leaves out the sourcing withheld from it', () => {
+  // Distinctive enough that their absence from a whole file means no trace of them.
+  const mpn = 'QX7-MPN-88231';
+  const distributorPartNumber = 'DPN-ZR9-5512';
+  const unitPrice = 4321.987;
+  let admin: Record<string, string>;
+  let componentId: string;
+
+  async function integration(name: string, read: { attribute: string; read: string }) {
+    const created = (await ok(admin, 'mutation($input: CreateIntegrationInput!) { integration { create(input: $input) { id } } }', { input: { name } })).integration.create;
+    const key = (await ok(admin, createKey, { input: { name: `${name} key`, integrationId: created.id, roleId: 'LIBRARY_ADMIN' } })).apiKey.create;
+    await ok(admin, setAccess, { entries: [{ ...read, principal: created.id }] });
+    return { ...admin, 'x-api-key': key.secret as string };
+  }
+  const download = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer()).toString('utf8');
+  const exported = async (headers: Record<string, string>, format: 'JSON' | 'CSV') =>
+    Promise.all(
+      ((await ok(headers, exportMutation, { input: { format } })).transfer.exportLibrary.files as { name: string; downloadUrl: string }[]).map(async (f) => ({
+        name: f.name,
+        text: await download(f.downloadUrl),
+      })),
+    );
+  const traces = (text: string) => [mpn, distributorPartNumber, String(unitPrice)].filter((value) => text.includes(value));
+  type Bundle = {
+    components: {
+      id: string;
+      sourcing: { parts: { mpn: string; quotes: unknown[] }[]; primaryPartId: string | null; primaryQuoteId: string | null } | null;
+      history: { changes: { field: string }[] }[];
+    }[];
+  };
+  const sourcingFields = (bundle: Bundle) =>
+    [
+      ...new Set(
+        bundle.components
+          .find((c) => c.id === componentId)!
+          .history.flatMap((h) => h.changes.map((c) => c.field))
+          .filter((f) => f.startsWith('sourcing.')),
+      ),
+    ].sort();
+
+  beforeAll(async () => {
+    const tenant = await newTenant({ plan: 'team' });
+    admin = tenantHeaders(tenant);
+    const vendor = async (kind: string, name: string) =>
+      (await ok(admin, 'mutation($i: CreateVendorInput!) { vendorSourcing { createVendor(input: $i) { id } } }', { i: { kind, name } })).vendorSourcing.createVendor.id as string;
+    const [manufacturerId, distributorId] = [await vendor('MANUFACTURER', 'Traced Mfr'), await vendor('DISTRIBUTOR', 'Traced Dist')];
+    componentId = (await ok(admin, 'mutation { component { create(inputs: [{ name: "Sourced bracket", categoryId: "mechanical" }]) { id } } }')).component.create[0].id;
+    const partId = (await ok(admin, 'mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { id } } }', { i: { componentId, manufacturerId, mpn, approval: 'APPROVED' } }))
+      .vendorSourcing.createPart.id;
+    const quoteId = (
+      await ok(admin, 'mutation($i: CreateQuoteInput!) { vendorSourcing { createQuote(input: $i) { id } } }', {
+        i: { componentId, partId, distributorId, distributorPartNumber, currency: 'USD', unitPrice },
+      })
+    ).vendorSourcing.createQuote.id;
+    await ok(admin, 'mutation($i: SetPrimarySourceInput!) { vendorSourcing { setPrimarySource(input: $i) { componentId } } }', { i: { componentId, partId, quoteId } });
+  }, 60_000);
+
+  it('without sourcing.parts: no parts, quotes or primary source, no sourcing.csv, no sourcing history; a person exports them all', async () => {
+    const blind = await integration('Parts-blind ERP', { attribute: 'sourcing.parts', read: 'NO_ACCESS' });
+    const [json] = await exported(blind, 'JSON');
+    expect(traces(json!.text)).toEqual([]);
+    const bundle = JSON.parse(json!.text) as Bundle;
+    expect(bundle.components.find((c) => c.id === componentId)!.sourcing).toBeNull();
+    expect(sourcingFields(bundle)).toEqual([]);
+    const csv = await exported(blind, 'CSV');
+    expect(csv.map((f) => f.name.replace(/^.*-/, ''))).toEqual(['components.csv', 'bom.csv']);
+    for (const file of csv) expect(traces(file.text), file.name).toEqual([]);
+
+    // Its reads: no sourcing history, and no search on MPNs or manufacturers, whether the guess is right or not.
+    const history = (await ok(blind, `query($id: ID!) { component { findOne(id: $id) { history { changes { field } } } } }`, { id: componentId })).component.findOne.history;
+    expect(history.flatMap((h: { changes: { field: string }[] }) => h.changes.map((c) => c.field)).filter((f: string) => f.startsWith('sourcing.'))).toEqual([]);
+    const byMpn = (headers: Record<string, string>, guess: string) =>
+      refusal(headers, 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount } } }', { input: { and: [{ mpn: { eq: guess } }] } });
+    for (const guess of [mpn, 'NOT-AN-MPN']) {
+      expect(await byMpn(blind, guess)).toMatchObject({ status: 403, code: 'FORBIDDEN', error: { extensions: { reason: 'SOURCING_WITHHELD', field: 'mpn' } } });
+    }
+    expect(await byMpn(blind, mpn)).toEqual({ ...(await byMpn(blind, 'NOT-AN-MPN')), error: expect.anything() });
+    expect((await byMpn(admin, mpn)).data.component.filter.totalCount).toBe(1);
+
+    const [full] = await exported(admin, 'JSON');
+    expect(traces(full!.text)).toEqual([mpn, distributorPartNumber, String(unitPrice)]);
+    expect(sourcingFields(JSON.parse(full!.text) as Bundle)).toEqual(expect.arrayContaining(['sourcing.primary']));
+    expect(sourcingFields(JSON.parse(full!.text) as Bundle).some((f) => f.startsWith('sourcing.quote.'))).toBe(true);
+  });
+
+  it('without sourcing.quotes: the parts without quotes or primary quote, no quote history', async () => {
+    const blind = await integration('Quotes-blind ERP', { attribute: 'sourcing.quotes', read: 'RECEIVE_ONLY' });
+    const [json] = await exported(blind, 'JSON');
+    expect(traces(json!.text)).toEqual([mpn]);
+    const bundle = JSON.parse(json!.text) as Bundle;
+    const sourcing = bundle.components.find((c) => c.id === componentId)!.sourcing!;
+    expect(sourcing.parts).toEqual([expect.objectContaining({ mpn, quotes: [] })]);
+    expect(sourcing.primaryPartId).not.toBeNull();
+    expect(sourcing.primaryQuoteId).toBeNull();
+    expect(sourcingFields(bundle).some((f) => f.startsWith('sourcing.quote.'))).toBe(false);
+    expect(sourcingFields(bundle).some((f) => f.startsWith('sourcing.part.'))).toBe(true);
+    // The parts are readable, so is a search on them.
+    expect(
+      (await ok(blind, 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount } } }', { input: { and: [{ mpn: { eq: mpn } }] } })).component.filter.totalCount,
+    ).toBe(1);
+    const csv = await exported(blind, 'CSV');
+    expect(csv.map((f) => f.name.replace(/^.*-/, ''))).toEqual(['components.csv', 'bom.csv', 'sourcing.csv']);
+    for (const file of csv) expect(traces(file.text), file.name).toEqual(file.name.endsWith('sourcing.csv') ? [mpn] : []);
+  });
+});

@@ -4,7 +4,7 @@ import { findComponentGroups, findComponentsByFilter, findComponentsInGroup, typ
 import { TableSearchIndex } from '../../../lib/search/table/index.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { libraryConfig, libraryScope, userById } from './shared.js';
+import { libraryConfig, libraryScope, userById, withheldForCaller } from './shared.js';
 
 /** The search scope of the request: one index (and so one snapshot of the search data) per request. */
 export function searchScope(context: GraphQLContext): Promise<SearchScope> {
@@ -17,6 +17,7 @@ export function searchScope(context: GraphQLContext): Promise<SearchScope> {
       config: () => libraryConfig(context),
       marks: (kind) => context.once(`marks:${kind}`, () => markedIds(context.store, scope, kind)),
       user: (id) => userById(context, id),
+      withheld: () => withheldForCaller(context),
     };
   });
 }
