@@ -143,7 +143,12 @@ export function createLocalServer(state: LocalServerState): Server {
         return send(response, state.handlers ? 200 : 503, { status: state.handlers ? 'ok' : 'starting' });
       }
       if (!state.handlers) return send(response, 503, { code: 'STARTING', message: 'The local stack is still starting' });
-      if (url.pathname === '/_local/mail' && method === 'GET') return send(response, 200, state.outbox?.() ?? []);
+      if (url.pathname === '/_local/mail' && method === 'GET') {
+        // ?to=ADDRESS: only the mail to that address (case-insensitively), so that a poll does not copy the whole outbox.
+        const to = url.searchParams.get('to')?.toLowerCase();
+        const sent = state.outbox?.() ?? [];
+        return send(response, 200, to === undefined ? sent : sent.filter((mail) => mail.to.some((recipient) => recipient.toLowerCase() === to)));
+      }
       if (url.pathname === '/_local/mail/faults' && method === 'PUT' && state.mailFaults) {
         let fault: { address?: unknown; failures?: unknown; subject?: unknown } = {};
         try {

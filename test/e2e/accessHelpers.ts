@@ -33,7 +33,7 @@ export async function refusal(headers: Record<string, string>, query: string, va
 
 /** The mail the local stack captured for an address, newest last. */
 export async function mailTo(address: string): Promise<{ to: string[]; subject: string; text: string; html: string }[]> {
-  const all = (await (await fetch(`${stack.baseUrl}/_local/mail`)).json()) as { to: string[]; subject: string; text: string; html: string }[];
+  const all = (await (await fetch(`${stack.baseUrl}/_local/mail?to=${encodeURIComponent(address)}`)).json()) as { to: string[]; subject: string; text: string; html: string }[];
   return all.filter((mail) => mail.to.includes(address.toLowerCase()));
 }
 

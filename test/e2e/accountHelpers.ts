@@ -90,7 +90,7 @@ export function sessionFrom(response: AccountResponse): string {
 
 /** The token of the newest emailed link to `path` for an address. */
 export async function emailedToken(address: string, path: '/verify-email' | '/reset-password'): Promise<string> {
-  const mails = (await (await fetch(`${stack.baseUrl}/_local/mail`)).json()) as { to: string[]; text: string }[];
+  const mails = (await (await fetch(`${stack.baseUrl}/_local/mail?to=${encodeURIComponent(address)}`)).json()) as { to: string[]; text: string }[];
   const mine = mails.filter((mail) => mail.to.includes(address.toLowerCase()) && mail.text.includes(`${path}?token=`));
   const last = mine.at(-1);
   if (!last) throw new Error(`no ${path} email to ${address}`);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stack } from '../support/api.js';
+import { eventually } from '../support/webhooks.js';
+import { freshClientIp, newAddress, postAuth } from './accountHelpers.js';
 
 describe('local stack', () => {
   it('answers /health with 200 once ready', async () => {
@@ -25,6 +27,21 @@ describe('local stack', () => {
     const response = await fetch(`${stack.baseUrl}/_local/mail`);
     expect(response.status).toBe(200);
     expect(Array.isArray(await response.json())).toBe(true);
+  });
+
+  it('serves the mail to one address with ?to=, case-insensitively', async () => {
+    const address = newAddress('outbox');
+    expect((await postAuth('/auth/signup', { email: address, password: 'correct horse battery staple 9' }, freshClientIp())).status).toBe(202);
+    const mailTo = async (to: string) => (await (await fetch(`${stack.baseUrl}/_local/mail?to=${encodeURIComponent(to)}`)).json()) as { to: string[]; subject: string }[];
+    const mine = await eventually(
+      () => mailTo(address.toUpperCase()),
+      (mails) => mails.length > 0,
+      `the signup mail to ${address}`,
+    );
+    expect(mine.map((mail) => mail.to)).toEqual([[address]]);
+    const all = (await (await fetch(`${stack.baseUrl}/_local/mail`)).json()) as { to: string[] }[];
+    expect(all.filter((mail) => mail.to.includes(address))).toEqual(mine);
+    expect(await mailTo(newAddress('nobody'))).toEqual([]);
   });
 
   it('refuses SCIM requests without a valid token with a SCIM error body', async () => {
