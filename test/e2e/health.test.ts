@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stack } from '../support/api.js';
 import { eventually } from '../support/webhooks.js';
-import { freshClientIp, newAddress, postAuth } from './accountHelpers.js';
+import { freshClientIp, newAddress, postAuth, strongPassword } from './accountHelpers.js';
 
 describe('local stack', () => {
   it('answers /health with 200 once ready', async () => {
@@ -31,7 +31,7 @@ describe('local stack', () => {
 
   it('serves the mail to one address with ?to=, case-insensitively', async () => {
     const address = newAddress('outbox');
-    expect((await postAuth('/auth/signup', { email: address, password: 'correct horse battery staple 9' }, freshClientIp())).status).toBe(202);
+    expect((await postAuth('/auth/signup', { email: address, password: strongPassword() }, freshClientIp())).status).toBe(202);
     const mailTo = async (to: string) => (await (await fetch(`${stack.baseUrl}/_local/mail?to=${encodeURIComponent(to)}`)).json()) as { to: string[]; subject: string }[];
     const mine = await eventually(
       () => mailTo(address.toUpperCase()),
