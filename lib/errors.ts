@@ -69,14 +69,20 @@ export class ApiKeyRoleForbiddenError extends DomainError {
 }
 
 /**
- * A search condition on sourcing (`mpn`, `manufacturer`) by an integration from which `sourcing.parts` is
- * withheld: refused whatever the operand, so that no answer confirms a guess of a withheld MPN.
+ * A read that would reveal sourcing the library's access policy withholds from the calling integration
+ * (withheldAttributes): a search condition on `mpn` or `manufacturer` without `sourcing.parts` (whatever the
+ * operand, so that no answer confirms a guessed MPN), the sourcing risks without `sourcing.parts`, a cost
+ * roll-up without `sourcing.parts` or `sourcing.quotes` (its prices are the quotes').
  */
 export class SourcingWithheldError extends DomainError {
-  constructor(readonly field: string) {
-    super('FORBIDDEN', `${field}: the library's access policy withholds sourcing.parts from this integration, so it cannot search on manufacturer parts`, 403, {
+  constructor(
+    readonly field: string,
+    readonly withheld: 'sourcing.parts' | 'sourcing.quotes',
+  ) {
+    super('FORBIDDEN', `${field}: the library's access policy withholds ${withheld} from this integration, and this would reveal it`, 403, {
       reason: 'SOURCING_WITHHELD',
       field,
+      attribute: withheld,
     });
   }
 }

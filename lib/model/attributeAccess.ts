@@ -156,13 +156,12 @@ export function canRead(policy: AccessPolicy, principal: string, attribute: stri
 /**
  * Whether a history change's field is withheld (withheldAttributes): `attributeValues.<id>` of a withheld
  * attribute; `sourcing.part.<id>` and `sourcing.primary` when sourcing.parts is, `sourcing.quote.<id>` when
- * sourcing.quotes or sourcing.parts is (the changes carry the part's MPN and approval, the quote's prices).
+ * sourcing.quotes is (the changes carry the part's MPN and approval, the quote's prices).
  */
 export function isWithheldChange(field: string, withheld: ReadonlySet<string>): boolean {
   if (field.startsWith('attributeValues.')) return withheld.has(field.slice('attributeValues.'.length));
   if (field.startsWith('sourcing.part.') || field === 'sourcing.primary') return withheld.has('sourcing.parts');
-  // A quote belongs to a part: withholding the parts withholds their quotes too.
-  if (field.startsWith('sourcing.quote.')) return withheld.has('sourcing.quotes') || withheld.has('sourcing.parts');
+  if (field.startsWith('sourcing.quote.')) return withheld.has('sourcing.quotes');
   return false;
 }
 

@@ -45,7 +45,7 @@ export async function filterContext(scope: SearchScope, filter: SearchFilter): P
     needs.revisionScheme ? scope.config() : undefined,
     needs.sourcing ? scope.withheld() : undefined,
   ]);
-  if (needs.sourcing && withheld?.has('sourcing.parts')) throw new SourcingWithheldError(needs.sourcing);
+  if (needs.sourcing && withheld?.has('sourcing.parts')) throw new SourcingWithheldError(needs.sourcing, 'sourcing.parts');
   validateFilter(filter, config?.revisionScheme);
   return { pinnedIds, bookmarkedIds, revisionScheme: config?.revisionScheme };
 }

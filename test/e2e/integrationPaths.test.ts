@@ -264,6 +264,8 @@ describe('an export started by an integration leaves out the sourcing withheld f
       })),
     );
   const traces = (text: string) => [mpn, distributorPartNumber, String(unitPrice)].filter((value) => text.includes(value));
+  const risksQuery = 'query { vendorSourcing { risks { componentId reason } } }';
+  const rollupQuery = 'query($id: ID!) { component { costRollup(id: $id, quantity: 10) { total } } }';
   type Bundle = {
     components: {
       id: string;
@@ -298,20 +300,20 @@ describe('an export started by an integration leaves out the sourcing withheld f
     await ok(admin, 'mutation($i: SetPrimarySourceInput!) { vendorSourcing { setPrimarySource(input: $i) { componentId } } }', { i: { componentId, partId, quoteId } });
   }, 60_000);
 
-  it('without sourcing.parts: no parts, quotes or primary source, no sourcing.csv, no sourcing history; a person exports them all', async () => {
+  it('without sourcing.parts: no parts (so none of their quotes) or primary source, no sourcing.csv, no part history, no MPN anywhere; a person exports them all', async () => {
     const blind = await integration('Parts-blind ERP', { attribute: 'sourcing.parts', read: 'NO_ACCESS' });
     const [json] = await exported(blind, 'JSON');
-    expect(traces(json!.text)).toEqual([]);
+    // The quotes' own history stays (sourcing.quotes is readable: as in Component.history); no MPN anywhere.
+    expect(traces(json!.text)).toEqual([distributorPartNumber, String(unitPrice)]);
     const bundle = JSON.parse(json!.text) as Bundle;
     expect(bundle.components.find((c) => c.id === componentId)!.sourcing).toBeNull();
-    expect(sourcingFields(bundle)).toEqual([]);
+    expect(sourcingFields(bundle).length).toBeGreaterThan(0);
+    expect(sourcingFields(bundle).every((f) => f.startsWith('sourcing.quote.'))).toBe(true);
     const csv = await exported(blind, 'CSV');
     expect(csv.map((f) => f.name.replace(/^.*-/, ''))).toEqual(['components.csv', 'bom.csv']);
     for (const file of csv) expect(traces(file.text), file.name).toEqual([]);
 
-    // Its reads: no sourcing history, and no search on MPNs or manufacturers, whether the guess is right or not.
-    const history = (await ok(blind, `query($id: ID!) { component { findOne(id: $id) { history { changes { field } } } } }`, { id: componentId })).component.findOne.history;
-    expect(history.flatMap((h: { changes: { field: string }[] }) => h.changes.map((c) => c.field)).filter((f: string) => f.startsWith('sourcing.'))).toEqual([]);
+    // Its reads: no search on MPNs or manufacturers, whether the guess is right or not.
     const byMpn = (headers: Record<string, string>, guess: string) =>
       refusal(headers, 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount } } }', { input: { and: [{ mpn: { eq: guess } }] } });
     for (const guess of [mpn, 'NOT-AN-MPN']) {
@@ -319,6 +321,10 @@ describe('an export started by an integration leaves out the sourcing withheld f
     }
     expect(await byMpn(blind, mpn)).toEqual({ ...(await byMpn(blind, 'NOT-AN-MPN')), error: expect.anything() });
     expect((await byMpn(admin, mpn)).data.component.filter.totalCount).toBe(1);
+    // Nor what is made of the parts: the risks and a cost roll-up.
+    expect(await refusal(blind, risksQuery)).toMatchObject({ code: 'FORBIDDEN', error: { extensions: { reason: 'SOURCING_WITHHELD', attribute: 'sourcing.parts' } } });
+    expect(await refusal(blind, rollupQuery, { id: componentId })).toMatchObject({ code: 'FORBIDDEN', error: { extensions: { reason: 'SOURCING_WITHHELD', attribute: 'sourcing.parts' } } });
+    expect((await ok(admin, rollupQuery, { id: componentId })).component.costRollup.total).toBeGreaterThan(0);
 
     const [full] = await exported(admin, 'JSON');
     expect(traces(full!.text)).toEqual([mpn, distributorPartNumber, String(unitPrice)]);
@@ -337,6 +343,11 @@ describe('an export started by an integration leaves out the sourcing withheld f
     expect(sourcing.primaryQuoteId).toBeNull();
     expect(sourcingFields(bundle).some((f) => f.startsWith('sourcing.quote.'))).toBe(false);
     expect(sourcingFields(bundle).some((f) => f.startsWith('sourcing.part.'))).toBe(true);
+    // A cost roll-up is made of the quotes' prices: refused, on the screen and as a file; the risks (parts only) answer.
+    expect(await refusal(blind, rollupQuery, { id: componentId })).toMatchObject({ code: 'FORBIDDEN', error: { extensions: { reason: 'SOURCING_WITHHELD', attribute: 'sourcing.quotes' } } });
+    const file = await refusal(blind, 'mutation($input: ExportCostRollupInput!) { transfer { exportCostRollup(input: $input) { id } } }', { input: { componentId, quantity: 10 } });
+    expect(file).toMatchObject({ code: 'FORBIDDEN', error: { extensions: { reason: 'SOURCING_WITHHELD', attribute: 'sourcing.quotes' } } });
+    expect(Array.isArray((await ok(blind, risksQuery)).vendorSourcing.risks)).toBe(true);
     // The parts are readable, so is a search on them.
     expect(
       (await ok(blind, 'query($input: AdvancedComponentFilterInput) { component { filter(input: $input) { totalCount } } }', { input: { and: [{ mpn: { eq: mpn } }] } })).component.filter.totalCount,

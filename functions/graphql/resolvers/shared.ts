@@ -8,6 +8,7 @@ import type { User } from '../../../lib/accounts/model.js';
 import type { Component } from '../../../lib/components/model.js';
 import type { GraphQLContext } from '../context.js';
 import { withheldAttributes } from '../../../lib/model/attributeAccess.js';
+import { SourcingWithheldError } from '../../../lib/errors.js';
 import { relationBatchReads, type RelationReads } from '../../../lib/items/reads.js';
 
 import type { LibraryScope } from '../../../lib/model/scope.js';
@@ -94,4 +95,11 @@ export function relationReads(context: GraphQLContext): RelationReads {
     usage: (id) => load('usage', id, (scope, ids) => relationBatchReads.usage(context.store, scope, ids)),
     documentLinks: (id) => load('documentLinks', id, (scope, ids) => relationBatchReads.documentLinks(context.store, scope, ids)),
   };
+}
+
+/** Refuses a read that would reveal sourcing withheld from the calling integration (SourcingWithheldError). */
+export async function requireReadableSourcing(context: GraphQLContext, field: string, needs: readonly ('sourcing.parts' | 'sourcing.quotes')[]): Promise<void> {
+  const withheld = await withheldForCaller(context);
+  const missing = needs.find((attribute) => withheld.has(attribute));
+  if (missing) throw new SourcingWithheldError(field, missing);
 }

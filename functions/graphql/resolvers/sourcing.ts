@@ -9,7 +9,7 @@ import { ComponentNotFoundError } from '../../../lib/errors.js';
 import { SourcingError } from '../../../lib/sourcing/errors.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { libraryScope, loadComponent, withheldForCaller } from './shared.js';
+import { libraryScope, loadComponent, requireReadableSourcing, withheldForCaller } from './shared.js';
 
 async function actor(context: GraphQLContext): Promise<SourcingActor> {
   return { ...(await libraryScope(context)), actingIntegrationId: context.access.actingIntegrationId };
@@ -58,7 +58,10 @@ export const sourcingResolvers: Resolvers = {
       return sourcing;
     },
     exchangeRates: async (_parent, _args, context) => exchangeRatesOf(context.store, await libraryScope(context)),
-    risks: async (_parent, _args, context) => sourcingRisks(context.store, await libraryScope(context)),
+    risks: async (_parent, _args, context) => {
+      await requireReadableSourcing(context, 'risks', ['sourcing.parts']);
+      return sourcingRisks(context.store, await libraryScope(context));
+    },
     findPartsByMpn: async (_parent, { mpn }, context) => {
       const [parts, withheld] = await Promise.all([findPartsByMpn(context.store, await libraryScope(context), mpn), withheldForCaller(context)]);
       if (withheld.has('sourcing.parts')) return [];
@@ -78,7 +81,10 @@ export const sourcingResolvers: Resolvers = {
     setExchangeRates: async (_parent, { input }, context) => setExchangeRates(context.store, await libraryScope(context), input),
   },
   ComponentQueryNamespace: {
-    costRollup: async (_parent, { id, quantity, currency }, context) => costRollup(context.store, await libraryScope(context), id, quantity, currency),
+    costRollup: async (_parent, { id, quantity, currency }, context) => {
+      await requireReadableSourcing(context, 'costRollup', ['sourcing.parts', 'sourcing.quotes']);
+      return costRollup(context.store, await libraryScope(context), id, quantity, currency);
+    },
   },
   Component: {
     vendorSourcing: async (parent, _args, context) => readableSourcing(context, parent.id),

@@ -1,6 +1,6 @@
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { auditLogFilter } from './audit.js';
-import { libraryScope, userById } from './shared.js';
+import { libraryScope, requireReadableSourcing, userById } from './shared.js';
 
 /** Export, import jobs and the CSV parser and writer load on their first use, not with every request. */
 const transfer = () => import('../../../lib/transfer/service.js');
@@ -19,8 +19,10 @@ export const transferResolvers: Resolvers = {
       const auditEntries = orgPermissions.has('organization.settings.update');
       return (await transfer()).exportLibraryToFiles(context.store, context.blobs(), scope, input?.format ?? 'JSON', principalId, { auditEntries });
     },
-    exportCostRollup: async (_parent, { input }, context) =>
-      (await import('../../../lib/transfer/costRollupCsv.js')).exportCostRollup(context.store, context.blobs(), await libraryScope(context), input.componentId, input.quantity, input.currency),
+    exportCostRollup: async (_parent, { input }, context) => {
+      await requireReadableSourcing(context, 'exportCostRollup', ['sourcing.parts', 'sourcing.quotes']);
+      return (await import('../../../lib/transfer/costRollupCsv.js')).exportCostRollup(context.store, context.blobs(), await libraryScope(context), input.componentId, input.quantity, input.currency);
+    },
     exportAuditLog: async (_parent, { input }, context) =>
       (await import('../../../lib/audit/export.js')).exportAuditLogToFile(context.store, context.blobs(), await libraryScope(context), auditLogFilter(input?.filter), input?.format ?? 'JSONL'),
     importLibrary: async (_parent, { input }, context) => {
