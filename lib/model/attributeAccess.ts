@@ -156,13 +156,33 @@ export function canRead(policy: AccessPolicy, principal: string, attribute: stri
 /**
  * Whether a history change's field is withheld (withheldAttributes): `attributeValues.<id>` of a withheld
  * attribute; `sourcing.part.<id>` and `sourcing.primary` when sourcing.parts is, `sourcing.quote.<id>` when
- * sourcing.quotes is (the changes carry the part's MPN and approval, the quote's prices).
+ * sourcing.quotes is (the changes carry the part's MPN and approval, the quote's prices). A kept
+ * `sourcing.primary` still names the primary quote: withholdChanges takes it out.
  */
-export function isWithheldChange(field: string, withheld: ReadonlySet<string>): boolean {
+function isWithheldChange(field: string, withheld: ReadonlySet<string>): boolean {
   if (field.startsWith('attributeValues.')) return withheld.has(field.slice('attributeValues.'.length));
   if (field.startsWith('sourcing.part.') || field === 'sourcing.primary') return withheld.has('sourcing.parts');
   if (field.startsWith('sourcing.quote.')) return withheld.has('sourcing.quotes');
   return false;
+}
+
+/** A `sourcing.primary` value ({ partId, quoteId } or null) without its quote. */
+const primaryPartOnly = (value: unknown): unknown => (value && typeof value === 'object' && 'partId' in value ? { partId: (value as { partId: unknown }).partId, quoteId: null } : value);
+
+/**
+ * A history record's changes as a principal with this withheld set reads them (Component.history and the
+ * export, exportFor, both): withheld changes left out (isWithheldChange); with only sourcing.quotes withheld a
+ * `sourcing.primary` change keeps its partId and has quoteId null, and is left out when only the quote changed.
+ */
+export function withholdChanges<C extends { field: string; from?: unknown; to?: unknown }>(changes: readonly C[], withheld: ReadonlySet<string>): C[] {
+  if (withheld.size === 0) return [...changes];
+  return changes.flatMap((change) => {
+    if (isWithheldChange(change.field, withheld)) return [];
+    if (change.field !== 'sourcing.primary' || !withheld.has('sourcing.quotes')) return [change];
+    const from = primaryPartOnly(change.from);
+    const to = primaryPartOnly(change.to);
+    return JSON.stringify(from) === JSON.stringify(to) ? [] : [{ ...change, from, to }];
+  });
 }
 
 /** The attributes whose values are withheld from `principal`. */

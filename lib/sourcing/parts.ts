@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type * as z from 'zod';
 import type { Store } from '../store/client.js';
 import type { PartRecord, QuoteRecord, SourcingRecord } from '../store/sourcing.js';
 import { resolveVendor } from './directory.js';
@@ -42,12 +43,83 @@ function checkUnique(parts: readonly PartRecord[], candidate: PartRecord): void 
   if (clash) throw new SourcingError('DUPLICATE_MPN', `MPN ${candidate.mpn} of this manufacturer is already part ${clash.id} of the component`, { field: 'mpn', partId: clash.id });
 }
 
+/**
+ * The non-null fields of a Part or Quote answer that an update must send when the caller cannot read the row
+ * (its answer is only what it sent: sentPart, sentQuote). Checked on the input alone, before the stored row
+ * is read. Each entry: the field named in the refusal, and the input keys any one of which sends it.
+ */
+const partRequired: [string, string[]][] = [
+  ['manufacturerId', ['manufacturerId', 'manufacturerName']],
+  ['mpn', ['mpn']],
+  ['lifecycle', ['lifecycle']],
+  ['approval', ['approval']],
+];
+const quoteRequired: [string, string[]][] = [
+  ['distributorId', ['distributorId', 'distributorName']],
+  ['currency', ['currency']],
+];
+function requireSent(input: Record<string, unknown>, required: [string, string[]][], attribute: string): void {
+  const missing = required.find(([, keys]) => keys.every((key) => input[key] === undefined || input[key] === null));
+  if (missing) {
+    throw new SourcingError('BAD_USER_INPUT', `${missing[0]}: required in an update by a caller from which ${attribute} is withheld (its answer carries only what it sends)`, {
+      field: missing[0],
+      reason: 'SOURCING_WITHHELD',
+    });
+  }
+}
+
+/**
+ * A written part as a caller that cannot read it is answered: the ids and what this call sent, never the
+ * stored values; fields not sent: null (description, datasheetUrl, rank), isLegacyImport false, isPrimary
+ * false, no quotes, createdAt the write's time.
+ */
+function sentPart(input: z.infer<typeof partUpdate>, written: PartRecord, at: string): PartView {
+  return {
+    id: written.id,
+    componentId: input.componentId,
+    manufacturerId: written.manufacturerId,
+    mpn: input.mpn ?? written.mpn,
+    description: input.description ?? null,
+    datasheetUrl: input.datasheetUrl ?? null,
+    lifecycle: input.lifecycle ?? written.lifecycle,
+    approval: input.approval ?? written.approval,
+    rank: input.rank ?? null,
+    isLegacyImport: input.isLegacyImport ?? false,
+    isPrimary: false,
+    quotes: [],
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** A written quote as a caller that cannot read it is answered (as sentPart): prices only when sent (else no breaks). */
+function sentQuote(input: z.infer<typeof quoteUpdate>, written: QuoteRecord, partId: string, priceBreaks: QuoteRecord['priceBreaks'] | null, at: string): QuoteView {
+  return {
+    id: written.id,
+    componentId: input.componentId,
+    partId,
+    distributorId: written.distributorId,
+    distributorPartNumber: input.distributorPartNumber ?? null,
+    currency: input.currency ?? written.currency,
+    priceBreaks: priceBreaks ?? [],
+    moq: input.moq ?? null,
+    orderMultiple: input.orderMultiple ?? null,
+    leadTimeDays: input.leadTimeDays ?? null,
+    stock: input.stock ?? null,
+    validUntil: input.validUntil ?? null,
+    isLegacyImport: input.isLegacyImport ?? false,
+    isPrimary: false,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 const replacePart = (s: SourcingRecord, part: PartRecord): SourcingRecord => ({ ...s, parts: s.parts.map((p) => (p.id === part.id ? part : p)) });
 
 export async function createPart(store: Store, actor: SourcingActor, raw: unknown): Promise<PartView> {
   const input = parseInput(partInput, raw);
   const manufacturer = await resolveVendor(store, actor.organizationId, 'MANUFACTURER', input.manufacturerId, input.manufacturerName);
-  return changeSourcing(store, actor, input.componentId, (current, _component, at) => {
+  return changeSourcing(store, actor, input.componentId, 'sourcing.parts', (current, { at }) => {
     if (current.parts.length >= limits.partsPerComponent)
       throw new SourcingError('TOO_MANY_SOURCING_ROWS', `A component has at most ${limits.partsPerComponent} manufacturer parts`, { field: 'componentId' });
     const part: PartRecord = {
@@ -73,7 +145,9 @@ export async function createPart(store: Store, actor: SourcingActor, raw: unknow
 export async function updatePart(store: Store, actor: SourcingActor, raw: unknown): Promise<PartView> {
   const input = parseInput(partUpdate, raw);
   const manufacturer = input.manufacturerId || input.manufacturerName ? await resolveVendor(store, actor.organizationId, 'MANUFACTURER', input.manufacturerId, input.manufacturerName) : null;
-  return changeSourcing(store, actor, input.componentId, (current, _component, at) => {
+  return changeSourcing(store, actor, input.componentId, 'sourcing.parts', (current, { at, readsRow }) => {
+    // A caller who cannot read the part is answered what it sends (sentPart): the non-null fields must be sent.
+    if (!readsRow) requireSent(input, partRequired, 'sourcing.parts');
     const before = findPart(current, input.id);
     const after: PartRecord = {
       ...before,
@@ -91,20 +165,22 @@ export async function updatePart(store: Store, actor: SourcingActor, raw: unknow
     if (current.primaryPartId === after.id && after.approval !== 'APPROVED') {
       throw new SourcingError('PRIMARY_NOT_APPROVED', `Part ${after.id} is the primary source: only an APPROVED part may be primary; move or clear the primary source first`, { field: 'approval' });
     }
-    const amlChange = after.approval !== before.approval || after.manufacturerId !== before.manufacturerId || after.mpn !== before.mpn;
+    // For a caller who cannot read the part, from what it sent (it always sends approval, manufacturer and
+    // MPN): the component's state (RELEASED → MODIFIED) must not tell it whether they differed from the stored ones.
+    const amlChange = readsRow ? after.approval !== before.approval || after.manufacturerId !== before.manufacturerId || after.mpn !== before.mpn : true;
     const next = replacePart(current, after);
     return {
       next,
       changes: [{ field: `sourcing.part.${after.id}`, from: { ...amlOf(before), rank: before.rank }, to: { ...amlOf(after), rank: after.rank } }],
       amlChange,
-      result: partView(next, after),
+      result: readsRow ? partView(next, after) : sentPart(input, after, at),
     };
   });
 }
 
 /** Removes a part with its quotes; the primary source goes with it when it was the primary part. */
 export async function deletePart(store: Store, actor: SourcingActor, componentId: string, partId: string): Promise<ComponentSourcingView> {
-  return changeSourcing(store, actor, componentId, (current) => {
+  return changeSourcing(store, actor, componentId, 'sourcing.parts', (current) => {
     const part = findPart(current, partId);
     const wasPrimary = current.primaryPartId === partId;
     const next: SourcingRecord = { ...current, parts: current.parts.filter((p) => p.id !== partId), ...(wasPrimary ? { primaryPartId: null, primaryQuoteId: null } : {}) };
@@ -120,7 +196,7 @@ export async function createQuote(store: Store, actor: SourcingActor, raw: unkno
   const input = parseInput(quoteInput, raw);
   const priceBreaks = breaksOf(input);
   const distributor = await resolveVendor(store, actor.organizationId, 'DISTRIBUTOR', input.distributorId, input.distributorName);
-  return changeSourcing(store, actor, input.componentId, (current, _component, at) => {
+  return changeSourcing(store, actor, input.componentId, 'sourcing.quotes', (current, { at }) => {
     const part = findPart(current, input.partId);
     if (part.quotes.length >= limits.quotesPerPart) throw new SourcingError('TOO_MANY_SOURCING_ROWS', `A manufacturer part has at most ${limits.quotesPerPart} quotes`, { field: 'partId' });
     const quote: QuoteRecord = {
@@ -148,7 +224,9 @@ export async function updateQuote(store: Store, actor: SourcingActor, raw: unkno
   const pricesGiven = input.priceBreaks !== undefined || input.unitPrice !== undefined;
   const priceBreaks = pricesGiven ? breaksOf(input) : null;
   const distributor = input.distributorId || input.distributorName ? await resolveVendor(store, actor.organizationId, 'DISTRIBUTOR', input.distributorId, input.distributorName) : null;
-  return changeSourcing(store, actor, input.componentId, (current, _component, at) => {
+  return changeSourcing(store, actor, input.componentId, 'sourcing.quotes', (current, { at, readsRow }) => {
+    // A caller who cannot read the quote is answered what it sends (sentQuote): the non-null fields must be sent.
+    if (!readsRow) requireSent(input, quoteRequired, 'sourcing.quotes');
     const { part, quote: before } = findQuote(current, input.id);
     const keep = <K extends keyof QuoteRecord>(key: K, value: QuoteRecord[K] | undefined): QuoteRecord[K] => (value === undefined ? before[key] : value);
     const after: QuoteRecord = {
@@ -166,12 +244,18 @@ export async function updateQuote(store: Store, actor: SourcingActor, raw: unkno
       updatedAt: at,
     };
     const next = replacePart(current, { ...part, quotes: part.quotes.map((q) => (q.id === after.id ? after : q)) });
-    return { next, changes: [{ field: `sourcing.quote.${after.id}`, from: quoteOf(before), to: quoteOf(after) }], amlChange: false, result: quoteView(next, part.id, after) };
+    return {
+      next,
+      changes: [{ field: `sourcing.quote.${after.id}`, from: quoteOf(before), to: quoteOf(after) }],
+      amlChange: false,
+      result: readsRow ? quoteView(next, part.id, after) : sentQuote(input, after, part.id, priceBreaks, at),
+    };
   });
 }
 
 export async function deleteQuote(store: Store, actor: SourcingActor, componentId: string, quoteId: string): Promise<ComponentSourcingView> {
-  return changeSourcing(store, actor, componentId, (current) => {
+  // A quote write also when the quote was the primary quote (the primary source keeps its part, loses the quote).
+  return changeSourcing(store, actor, componentId, 'sourcing.quotes', (current) => {
     const { part, quote } = findQuote(current, quoteId);
     const wasPrimary = current.primaryQuoteId === quoteId;
     const next: SourcingRecord = { ...replacePart(current, { ...part, quotes: part.quotes.filter((q) => q.id !== quoteId) }), ...(wasPrimary ? { primaryQuoteId: null } : {}) };
@@ -188,7 +272,7 @@ export async function deleteQuote(store: Store, actor: SourcingActor, componentI
  * cost roll-up prices). partId null clears it.
  */
 export async function setPrimarySource(store: Store, actor: SourcingActor, input: { componentId: string; partId?: string | null; quoteId?: string | null }): Promise<ComponentSourcingView> {
-  return changeSourcing(store, actor, input.componentId, (current) => {
+  return changeSourcing(store, actor, input.componentId, 'sourcing.parts', (current) => {
     let partId: string | null = null;
     let quoteId: string | null = null;
     if (input.partId) {

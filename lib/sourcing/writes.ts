@@ -1,5 +1,5 @@
 import { ComponentLockedError, ComponentNotFoundError, ConcurrentWriteError, IntegrationAccessError } from '../errors.js';
-import { nativePrincipalId, writeDecision, type AccessPolicy, type SourcingAttribute } from '../model/attributeAccess.js';
+import { nativePrincipalId, withheldAttributes, writeDecision, type AccessPolicy, type SourcingAttribute } from '../model/attributeAccess.js';
 import { searchEntryPut } from '../search/entries.js';
 import { getAccessPolicy } from '../store/accessPolicy.js';
 import type { Store } from '../store/client.js';
@@ -7,6 +7,7 @@ import { getComponent, normalizeMpn, type ComponentRecord } from '../store/compo
 import { componentHistoryPut, type HistoryChange } from '../store/componentHistory.js';
 import { componentVersionPut } from '../store/componentWrites.js';
 import { failingWith, nowIso, transactWrite, type WriteItem } from '../store/items.js';
+import { SourcingError } from './errors.js';
 import { getSourcing, mpnIndexDelete, mpnIndexPut, sourcingPut, type SourcingRecord } from '../store/sourcing.js';
 
 /** Who writes: the library, the person, and the integration the request acts for (null for people). */
@@ -57,37 +58,67 @@ export function mpnIndexChanges(orgId: string, libraryId: string, before: Sourci
   return items;
 }
 
-/** The pseudo-attributes a change writes: parts and the primary source are `sourcing.parts`, quotes `sourcing.quotes`. */
-export function sourcingAttributesOf(changes: readonly HistoryChange[]): SourcingAttribute[] {
-  const touched = new Set<SourcingAttribute>();
-  for (const { field } of changes) touched.add(field.startsWith('sourcing.quote.') ? 'sourcing.quotes' : 'sourcing.parts');
-  return [...touched].sort();
+/**
+ * The acting principal (the integration, or the native principal for people) must be allowed to write the
+ * pseudo-attribute the operation writes, by the same rules as an attribute (writeDecision): NO_WRITE or
+ * another linked manager → ATTRIBUTE_WRITE_DENIED, managed with no manager linked → ATTRIBUTE_FROZEN. The
+ * attribute comes from the operation (its kind), never from the stored sourcing: a caller who may not write
+ * is refused the same whatever the stored parts and quotes are.
+ */
+export function checkSourcingWrite(policy: AccessPolicy, actor: SourcingActor, component: Pick<ComponentRecord, 'id' | 'links'>, attribute: SourcingAttribute): void {
+  const principal = actor.actingIntegrationId ?? nativePrincipalId;
+  const decision = writeDecision(policy, principal, attribute, component.links);
+  if (!decision.allowed) {
+    throw new IntegrationAccessError(decision.code, `${attribute} of component ${component.id} cannot be written: ${decision.reason}`, {
+      attributeId: attribute,
+      componentId: component.id,
+      principal,
+      managers: decision.managers,
+    });
+  }
 }
 
 /**
- * The acting principal (the integration, or the native principal for people) must be allowed to write each
- * pseudo-attribute the change touches, by the same rules as an attribute (writeDecision): NO_WRITE or
- * another linked manager → ATTRIBUTE_WRITE_DENIED, managed with no manager linked → ATTRIBUTE_FROZEN.
+ * Whether the acting principal reads the row an operation writes: a part needs `sourcing.parts`, a quote
+ * both (componentSourcing gives no quote without its part). A caller who does not is answered only what it
+ * sent (the operations in parts.ts) and its refusals carry no stored data (redacted).
  */
-export function checkSourcingWrite(policy: AccessPolicy, actor: SourcingActor, component: Pick<ComponentRecord, 'id' | 'links'>, changes: readonly HistoryChange[]): void {
-  const principal = actor.actingIntegrationId ?? nativePrincipalId;
-  for (const attribute of sourcingAttributesOf(changes)) {
-    const decision = writeDecision(policy, principal, attribute, component.links);
-    if (!decision.allowed) {
-      throw new IntegrationAccessError(decision.code, `${attribute} of component ${component.id} cannot be written: ${decision.reason}`, {
-        attributeId: attribute,
-        componentId: component.id,
-        principal,
-        managers: decision.managers,
-      });
-    }
-  }
+export function readsRow(withheld: ReadonlySet<string>, attribute: SourcingAttribute): boolean {
+  return !withheld.has('sourcing.parts') && (attribute === 'sourcing.parts' || !withheld.has('sourcing.quotes'));
+}
+
+/**
+ * A refusal of an operation's own checks (they read the stored sourcing) as a caller who cannot read the row
+ * receives it: the code and the field, no stored data (DUPLICATE_MPN does not name the clashing part,
+ * PRIMARY_NOT_APPROVED not the stored approval). The refusal itself stays: one bit (the MPN is taken, the
+ * part is not approved or is primary, the limit is reached, the id is not there) documented in the guide.
+ */
+const redactedMessages: Record<string, string> = {
+  DUPLICATE_MPN: 'This MPN of this manufacturer is already a part of the component',
+  PRIMARY_NOT_APPROVED: 'Only an APPROVED part may be the primary source',
+  TOO_MANY_SOURCING_ROWS: 'The component or part has as many sourcing rows as it may hold',
+  PART_NOT_FOUND: 'The manufacturer part named is not a part of the component',
+  QUOTE_NOT_FOUND: 'The quote named is not a quote of the component or part',
+};
+function redacted(error: SourcingError): SourcingError {
+  const field = error.details.field;
+  return new SourcingError(error.code, redactedMessages[error.code] ?? `${typeof field === 'string' ? field : 'input'}: refused`, typeof field === 'string' ? { field } : {});
+}
+
+/** What an operation's change sees besides the stored sourcing. */
+export interface SourcingChangeContext {
+  component: ComponentRecord;
+  at: string;
+  /** Whether the caller reads the row it writes (readsRow): if not, the result is what it sent. */
+  readsRow: boolean;
 }
 
 const emptySourcing = (componentId: string, at: string): SourcingRecord => ({ componentId, parts: [], primaryPartId: null, primaryQuoteId: null, rev: 0, updatedAt: at });
 
 /**
- * One sourcing write, in ONE transaction (after the access check: checkSourcingWrite): the component's sourcing item (condition: the rev read), the
+ * One sourcing write of the pseudo-attribute `writes`, in ONE transaction: first the access check
+ * (checkSourcingWrite, before the operation reads anything stored), then the operation's own checks
+ * (`change`; redacted for a caller who cannot read the row), then the component's sourcing item (condition: the rev read), the
  * component at its next version (condition: the version and lock read; RELEASED → MODIFIED for an AML
  * change), its history record and its search entry. A concurrent write of either gives VERSION_CONFLICT and
  * writes nothing.
@@ -96,7 +127,8 @@ export async function changeSourcing<T>(
   store: Store,
   actor: SourcingActor,
   componentId: string,
-  change: (current: SourcingRecord, component: ComponentRecord, at: string) => SourcingChange<T> | Promise<SourcingChange<T>>,
+  writes: SourcingAttribute,
+  change: (current: SourcingRecord, context: SourcingChangeContext) => SourcingChange<T> | Promise<SourcingChange<T>>,
 ): Promise<T> {
   const [component, stored, policy] = await Promise.all([
     getComponent(store, actor.organizationId, actor.libraryId, componentId, true),
@@ -104,10 +136,13 @@ export async function changeSourcing<T>(
     getAccessPolicy(store, actor.organizationId, actor.libraryId),
   ]);
   if (!component) throw new ComponentNotFoundError(componentId);
+  checkSourcingWrite(policy, actor, component, writes);
   const at = nowIso();
   const current = stored ?? emptySourcing(componentId, at);
-  const { next, changes, amlChange, result } = await change(current, component, at);
-  checkSourcingWrite(policy, actor, component, changes);
+  const reads = readsRow(withheldAttributes(policy, actor.actingIntegrationId ?? nativePrincipalId), writes);
+  const { next, changes, amlChange, result } = await (async () => change(current, { component, at, readsRow: reads }))().catch((error: unknown) => {
+    throw !reads && error instanceof SourcingError ? redacted(error) : error;
+  });
   if (amlChange && component.lockedBy) throw new ComponentLockedError(component.id, component.lockedBy);
   const modified = amlChange && component.state === 'RELEASED';
   const after: ComponentRecord = {

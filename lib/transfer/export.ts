@@ -9,7 +9,7 @@ import { listFileRecords } from '../store/file.js';
 import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
 import { exportTemplates } from './templates.js';
 import { exportSourcing, type ExportedComponentSourcing } from './sourcing.js';
-import { isWithheldChange, withheldAttributes } from '../model/attributeAccess.js';
+import { withheldAttributes, withholdChanges } from '../model/attributeAccess.js';
 import { exportAuditEntries, exportDiscussion } from './discussion.js';
 
 export interface ExportOptions {
@@ -125,7 +125,7 @@ export async function exportLibrary(store: Store, ref: LibraryRef, options: Expo
  * library's access policy): withheld attribute values are left out of every component's attributeValues;
  * a withheld `sourcing.parts` leaves out each component's sourcing (no parts, quotes or primary source), a
  * withheld `sourcing.quotes` every quote and the primary quote (withholdSourcing's rule); the history changes
- * of what is withheld go too (isWithheldChange). The vendor directory and the exchange rates are not
+ * of what is withheld go too, and the primary quote of a `sourcing.primary` change (withholdChanges). The vendor directory and the exchange rates are not
  * designated and stay. The native principal reads everything: the export is unchanged.
  */
 export function exportFor(library: LibraryExport, principal: string): LibraryExport {
@@ -136,7 +136,7 @@ export function exportFor(library: LibraryExport, principal: string): LibraryExp
     components: library.components.map((c) => ({
       ...c,
       attributeValues: Object.fromEntries(Object.entries(c.attributeValues).filter(([id]) => !withheld.has(id))),
-      history: c.history.map((h) => ({ ...h, changes: h.changes.filter((change) => !isWithheldChange(change.field, withheld)) })),
+      history: c.history.map((h) => ({ ...h, changes: withholdChanges(h.changes, withheld) })),
       sourcing: c.sourcing ? withheldSourcing(c.sourcing, withheld) : c.sourcing,
       // What search filters on (the parts' MPNs and manufacturers) goes with the parts.
       ...(withheld.has('sourcing.parts') ? { sourcingIndex: undefined } : {}),

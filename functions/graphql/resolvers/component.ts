@@ -11,7 +11,7 @@ import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { searchScope } from './search.js';
 import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById, withheldForCaller, writeContext } from './shared.js';
-import { integrationLock, isWithheldChange } from '../../../lib/model/attributeAccess.js';
+import { integrationLock, withholdChanges } from '../../../lib/model/attributeAccess.js';
 import { findPrincipal } from '../../../lib/integrations/principals.js';
 import { compareComponents } from '../../../lib/items/compare.js';
 
@@ -106,7 +106,7 @@ export const componentResolvers: Resolvers = {
     history: async (component, { first }, context) => {
       const [entries, withheld] = await Promise.all([componentHistory(context.store, component, first ?? 50), withheldForCaller(context)]);
       if (withheld.size === 0) return entries;
-      return entries.map((entry) => ({ ...entry, changes: entry.changes.filter((c) => !isWithheldChange(c.field, withheld)) }));
+      return entries.map((entry) => ({ ...entry, changes: withholdChanges(entry.changes, withheld) }));
     },
   },
   ComponentComparison: {
