@@ -101,6 +101,8 @@ const redactedMessages: Record<string, string> = {
   QUOTE_NOT_FOUND: 'The quote named is not a quote of the component or part',
 };
 function redacted(error: SourcingError): SourcingError {
+  // BAD_USER_INPUT of an operation is about the input alone (its message and reason are kept).
+  if (error.code === 'BAD_USER_INPUT') return error;
   const field = error.details.field;
   return new SourcingError(error.code, redactedMessages[error.code] ?? `${typeof field === 'string' ? field : 'input'}: refused`, typeof field === 'string' ? { field } : {});
 }
