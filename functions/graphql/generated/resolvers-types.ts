@@ -1734,7 +1734,8 @@ export type Component = {
   linkedPrincipalIds: Array<Scalars['ID']['output']>;
   /**
    * Write history, newest first: one record per write. Changes the caller's read designations withhold are
-   * left out (attributeValues.<id>; sourcing.part.<id> and sourcing.primary; sourcing.quote.<id>).
+   * left out (attributeValues.<id>; sourcing.part.<id> and sourcing.primary; sourcing.quote.<id>, and with
+   * sourcing.quotes alone a sourcing.primary change has quoteId null, left out when only the quote changed).
    */
   history: Array<ComponentHistoryEntry>;
   file?: Maybe<File>;
@@ -4100,9 +4101,15 @@ export type SetExchangeRatesInput = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespace = {
   __typename?: 'VendorSourcingMutationNamespace';
@@ -4124,9 +4131,15 @@ export type VendorSourcingMutationNamespace = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceCreateVendorArgs = {
   input: CreateVendorInput;
@@ -4135,9 +4148,15 @@ export type VendorSourcingMutationNamespaceCreateVendorArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
   input: UpdateVendorInput;
@@ -4146,9 +4165,15 @@ export type VendorSourcingMutationNamespaceUpdateVendorArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceCreatePartArgs = {
   input: CreatePartInput;
@@ -4157,9 +4182,15 @@ export type VendorSourcingMutationNamespaceCreatePartArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceUpdatePartArgs = {
   input: UpdatePartInput;
@@ -4168,9 +4199,15 @@ export type VendorSourcingMutationNamespaceUpdatePartArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceDeletePartArgs = {
   componentId: Scalars['ID']['input'];
@@ -4180,9 +4217,15 @@ export type VendorSourcingMutationNamespaceDeletePartArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
   input: CreateQuoteInput;
@@ -4191,9 +4234,15 @@ export type VendorSourcingMutationNamespaceCreateQuoteArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
   input: UpdateQuoteInput;
@@ -4202,9 +4251,15 @@ export type VendorSourcingMutationNamespaceUpdateQuoteArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
   componentId: Scalars['ID']['input'];
@@ -4214,9 +4269,15 @@ export type VendorSourcingMutationNamespaceDeleteQuoteArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
   input: SetPrimarySourceInput;
@@ -4225,9 +4286,15 @@ export type VendorSourcingMutationNamespaceSetPrimarySourceArgs = {
 
 /**
  * Part and quote writes are checked like attribute writes for the acting principal on the designations of
- * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes): ATTRIBUTE_WRITE_DENIED,
- * ATTRIBUTE_FROZEN. Vendors and exchange rates are not designated. The answers withhold what the caller's read
- * designations withhold, as componentSourcing does (a written Part has no quotes when quotes are withheld).
+ * sourcing.parts (parts, setPrimarySource) and sourcing.quotes (quotes, also deleting the primary quote):
+ * ATTRIBUTE_WRITE_DENIED, ATTRIBUTE_FROZEN, before any check of the stored sourcing. Vendors and exchange rates
+ * are not designated. The answers withhold what the caller's read designations withhold, as componentSourcing
+ * does (a written Part has no quotes when quotes are withheld). A caller that writes a row it cannot read (a
+ * Part: sourcing.parts withheld; a Quote: either withheld) is refused without stored data (code and field
+ * only) and answered only the ids and what it sent: fields not sent are null, priceBreaks and quotes empty,
+ * isLegacyImport and isPrimary false, createdAt the write's time. Its updatePart must send the manufacturer,
+ * mpn, lifecycle and approval, its updateQuote the distributor and currency (BAD_USER_INPUT, extensions.field,
+ * reason SOURCING_WITHHELD).
  */
 export type VendorSourcingMutationNamespaceSetExchangeRatesArgs = {
   input: SetExchangeRatesInput;

@@ -32,7 +32,9 @@ async function readableSourcing(context: GraphQLContext, componentId: string) {
 /**
  * A mutation's answer as the caller may read it, as componentSourcing would give it: the ComponentSourcing of
  * deletePart, deleteQuote and setPrimarySource through withholdSourcing, and a written Part without its quotes
- * when sourcing.quotes is withheld (the part itself is what the caller sent).
+ * when sourcing.quotes is withheld. A Part or Quote the caller cannot read (sourcing.parts withheld; for a
+ * Quote either) comes from the operation already as what the caller sent (readsRow in lib/sourcing/writes.ts:
+ * sentPart, sentQuote), never the stored row.
  */
 async function readableAfterWrite(context: GraphQLContext, sourcing: ComponentSourcingView): Promise<ComponentSourcingView> {
   return withholdSourcing(sourcing, await withheldForCaller(context));
