@@ -252,14 +252,7 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
     const withheld = new Set([...withheldAttributes(ctx.config.accessPolicy, ctx.principalId)].filter((id) => !sent.has(id)));
     checkAttributes(category, next.attributeValues, index, withheld);
   }
-  checkAttributeWrites(
-    ctx,
-    current.links,
-    current.attributeValues,
-    next.attributeValues,
-    index,
-    input.attributeValues?.map((change) => change.attributeId),
-  );
+  checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index, input);
   return next;
 }
 
@@ -270,23 +263,33 @@ export function changedAttributes(before: Record<string, unknown>, after: Record
 }
 
 /**
- * The attributes a write must be allowed to write: those whose values it changes, and every attribute it
- * sends whose value is withheld from the acting principal, changed or not. A principal that cannot read a
- * value gets the same answer whatever the stored value is, so a write cannot confirm a guess of it. For
- * others a value written again unchanged is no write.
+ * The attributes an update sends (`attributeValues[].attributeId`) whose values are withheld from the acting
+ * principal (RECEIVE_ONLY or NO_ACCESS). Each is a write whether or not its value changes: checked
+ * (attributesToCheck), written as a new version and recorded in history as a change of it (diffComponents),
+ * listed by reconcile as applied. A principal that cannot read a value so gets the same answer whatever the
+ * stored value is, and cannot confirm a guess of it. For others a value written again unchanged is no write.
  */
-export function attributesToCheck(policy: AccessPolicy, principal: string, before: Record<string, unknown>, after: Record<string, unknown>, sent: readonly string[] = []): string[] {
-  const ids = new Set(changedAttributes(before, after));
-  for (const id of sent) if (!canRead(policy, principal, id)) ids.add(id);
-  return [...ids].sort();
+export function blindAttributes(policy: AccessPolicy, principal: string, input: Pick<UpdateComponentCommand, 'attributeValues'>): string[] {
+  const sent = new Set((input.attributeValues ?? []).map((change) => change.attributeId));
+  return [...sent].filter((id) => !canRead(policy, principal, id)).sort();
+}
+
+/** The attributes a write writes: those whose values change, and every blind one (blindAttributes). */
+export function writtenAttributes(before: Record<string, unknown>, after: Record<string, unknown>, blind: readonly string[] = []): string[] {
+  return [...new Set([...changedAttributes(before, after), ...blind])].sort();
+}
+
+/** The attributes a write must be allowed to write (writtenAttributes with the principal's blind ones). */
+export function attributesToCheck(policy: AccessPolicy, principal: string, before: Record<string, unknown>, after: Record<string, unknown>, input: Pick<UpdateComponentCommand, 'attributeValues'>): string[] {
+  return writtenAttributes(before, after, blindAttributes(policy, principal, input));
 }
 
 /**
  * Every attribute the write changes (and every withheld one it sends: attributesToCheck) must be writable
  * by the acting principal on a component with these links (spec: principal and attribute access model).
  */
-function checkAttributeWrites(ctx: WriteContext, links: readonly string[], before: Record<string, unknown>, after: Record<string, unknown>, index: number, sent?: readonly string[]): void {
-  for (const attributeId of attributesToCheck(ctx.config.accessPolicy, ctx.principalId, before, after, sent)) {
+function checkAttributeWrites(ctx: WriteContext, links: readonly string[], before: Record<string, unknown>, after: Record<string, unknown>, index: number, input: Pick<UpdateComponentCommand, 'attributeValues'> = {}): void {
+  for (const attributeId of attributesToCheck(ctx.config.accessPolicy, ctx.principalId, before, after, input)) {
     const decision = writeDecision(ctx.config.accessPolicy, ctx.principalId, attributeId, links);
     if (!decision.allowed) {
       throw new IntegrationAccessError(decision.code, `inputs[${index}]: attributeValues "${attributeId}" cannot be written: ${decision.reason}`, {
@@ -318,18 +321,24 @@ export const trackedFields = [
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** What changed between two versions, field by field, attributes as `attributeValues.<id>`. */
-export function diffComponents(before: ComponentRecord | null, after: ComponentRecord): HistoryChange[] {
+/**
+ * What changed between two versions, field by field, attributes as `attributeValues.<id>`. `blind`
+ * (blindAttributes of the update) are recorded as changes even when the value stays: from and to as stored.
+ */
+export function diffComponents(before: ComponentRecord | null, after: ComponentRecord, blind: readonly string[] = []): HistoryChange[] {
   const changes: HistoryChange[] = [];
   for (const field of trackedFields) {
     const from = before ? before[field] : null;
     if (!same(from, after[field])) changes.push({ field, from: from ?? null, to: after[field] ?? null });
   }
-  const ids = new Set([...Object.keys(before?.attributeValues ?? {}), ...Object.keys(after.attributeValues)]);
-  for (const id of [...ids].sort()) {
-    const from = before?.attributeValues[id] ?? null;
-    const to = after.attributeValues[id] ?? null;
-    if (!same(from, to)) changes.push({ field: `attributeValues.${id}`, from, to });
+  for (const id of writtenAttributes(before?.attributeValues ?? {}, after.attributeValues, blind)) {
+    changes.push({ field: `attributeValues.${id}`, from: before?.attributeValues[id] ?? null, to: after.attributeValues[id] ?? null });
   }
   return changes;
+}
+
+/** The changes an update makes (diffComponents with its blind attributes): it writes when there is one. */
+export function updateChanges(ctx: WriteContext, before: ComponentRecord, applied: ComponentRecord, input: Pick<UpdateComponentCommand, 'attributeValues'>): { blind: string[]; changes: HistoryChange[] } {
+  const blind = blindAttributes(ctx.config.accessPolicy, ctx.principalId, input);
+  return { blind, changes: diffComponents(before, applied, blind) };
 }

@@ -17,7 +17,7 @@ import { allocateCpn, assertChosenCpnsFree, planCpn } from './cpn.js';
 import { BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, TooManyInputsError, VersionConflictError } from '../errors.js';
 import { checkInputIds } from '../input.js';
 
-import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from './rules.js';
+import { applyUpdate, buildNewComponent, updateChanges, type WriteContext } from './rules.js';
 
 import { newComponentItems, nextVersion, updatedComponentItems } from './transactItems.js';
 
@@ -145,9 +145,11 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
         throw new VersionConflictError(input.id, input.expectedVersion, before.version, index);
       }
       const applied = applyUpdate(ctx, before, input, index);
-      const changed = diffComponents(before, applied).length > 0;
-      if (!changed) return { before, after: before, changed };
-      return { before, after: nextVersion(ctx, before, applied), changed };
+      // A withheld attribute it sends is a change even when its value stays (blindAttributes).
+      const { blind, changes } = updateChanges(ctx, before, applied, input);
+      const changed = changes.length > 0;
+      if (!changed) return { before, after: before, changed, blind };
+      return { before, after: nextVersion(ctx, before, applied), changed, blind };
     });
     const writes = results.filter((r) => r.changed);
     if (writes.length === 0) return results.map((r) => r.after);
@@ -158,9 +160,9 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     );
     // An assembly that stops being one must have no BOM lines left (item.update can clear them with it).
     const inputIndexOf = (id: string) => inputs.findIndex((input) => input.id === id);
-    const items = writes.flatMap(({ before, after }) => {
+    const items = writes.flatMap(({ before, after, blind }) => {
       const index = inputIndexOf(before.id);
-      const writeItems = updatedComponentItems(ctx, before, after);
+      const writeItems = updatedComponentItems(ctx, before, after, [], blind);
       if (before.category.type === 'ASSEMBLY' && after.category.type !== 'ASSEMBLY') {
         writeItems.push(
           bomEmptyCheck(

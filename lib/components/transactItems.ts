@@ -9,7 +9,8 @@ import { diffComponents, type WriteContext } from './rules.js';
 
 /** The transaction items of component writes, shared by component.* and item.* writes. */
 
-export function historyRecord(ctx: WriteContext, before: ComponentRecord | null, after: ComponentRecord, relationChanges: HistoryChange[] = []): ComponentHistoryRecord {
+/** `blind`: the update's blind attributes (blindAttributes), recorded as changed even when their values stay. */
+export function historyRecord(ctx: WriteContext, before: ComponentRecord | null, after: ComponentRecord, relationChanges: HistoryChange[] = [], blind: readonly string[] = []): ComponentHistoryRecord {
   return {
     componentId: after.id,
     version: after.version,
@@ -17,7 +18,7 @@ export function historyRecord(ctx: WriteContext, before: ComponentRecord | null,
     at: ctx.at,
     by: ctx.userId,
     actingIntegrationId: ctx.actingIntegrationId,
-    changes: [...diffComponents(before, after), ...relationChanges],
+    changes: [...diffComponents(before, after, blind), ...relationChanges],
   };
 }
 
@@ -38,11 +39,14 @@ export function newComponentItems(ctx: WriteContext, scheme: CpnScheme, record: 
 /** Index of the CPN claim within newComponentItems. */
 export const cpnClaimOffset = 3;
 
-/** A new version of a component (conditional on the version and lock read), its history record, its search entry. */
-export function updatedComponentItems(ctx: WriteContext, before: ComponentRecord, after: ComponentRecord, relationChanges: HistoryChange[] = []): WriteItem[] {
+/**
+ * A new version of a component (conditional on the version and lock read), its history record, its search
+ * entry. `blind`: as for historyRecord.
+ */
+export function updatedComponentItems(ctx: WriteContext, before: ComponentRecord, after: ComponentRecord, relationChanges: HistoryChange[] = [], blind: readonly string[] = []): WriteItem[] {
   return [
     componentVersionPut(after, { version: before.version, lockedBy: before.lockedBy }),
-    componentHistoryPut(ctx.organizationId, ctx.libraryId, historyRecord(ctx, before, after, relationChanges), { once: true }),
+    componentHistoryPut(ctx.organizationId, ctx.libraryId, historyRecord(ctx, before, after, relationChanges, blind), { once: true }),
     searchEntryPut(after),
   ];
 }

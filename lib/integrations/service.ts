@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { WriteContext } from '../components/rules.js';
-import { attributesToCheck, changedAttributes, mergeAttributeValues } from '../components/rules.js';
+import { attributesToCheck, blindAttributes, mergeAttributeValues, writtenAttributes } from '../components/rules.js';
 import type { UpdateComponentCommand } from '../components/commands.js';
 import { updateComponents } from '../components/service.js';
 import { updatedComponentItems } from '../components/transactItems.js';
@@ -176,8 +176,7 @@ export async function reconcile(store: Store, ctx: WriteContext, command: Reconc
   const refused: ReconcileRefusal[] = [];
   const blocked = new Set<string>();
   // Withheld attributes it sends count whether or not they change: the answer never depends on a value it cannot read.
-  const sent = fields.attributeValues?.map((change) => change.attributeId);
-  for (const attributeId of attributesToCheck(ctx.config.accessPolicy, ctx.principalId, before.attributeValues, proposed, sent)) {
+  for (const attributeId of attributesToCheck(ctx.config.accessPolicy, ctx.principalId, before.attributeValues, proposed, fields)) {
     const decision = writeDecision(ctx.config.accessPolicy, ctx.principalId, attributeId, before.links);
     if (decision.allowed) continue;
     blocked.add(attributeId);
@@ -185,17 +184,18 @@ export async function reconcile(store: Store, ctx: WriteContext, command: Reconc
   }
   const attributeValues = fields.attributeValues?.filter((change) => !blocked.has(change.attributeId));
   const [after] = await updateComponents(store, ctx, [{ ...fields, id: componentId, attributeValues }], new Map([[componentId, before]]));
-  const applied = changedFields(before, after!);
+  // The blind attributes it wrote are applied whether or not their values changed (as updateComponents wrote them).
+  const applied = changedFields(before, after!, blindAttributes(ctx.config.accessPolicy, ctx.principalId, { attributeValues }));
   return { component: after!, applied, refused, changed: applied.length > 0 };
 }
 
-function changedFields(before: ComponentRecord, after: ComponentRecord): { field: string; attributeId: string | null }[] {
+function changedFields(before: ComponentRecord, after: ComponentRecord, blind: readonly string[]): { field: string; attributeId: string | null }[] {
   if (before.version === after.version) return [];
   const fields: { field: string; attributeId: string | null }[] = [];
   for (const field of ['name', 'description', 'statusId', 'revisionValue', 'categoryId', 'eid', 'labels', 'documentFormats', 'isArchived', 'notRevisionManaged', 'fileId', 'imageFileId'] as const) {
     if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) fields.push({ field, attributeId: null });
   }
-  for (const attributeId of changedAttributes(before.attributeValues, after.attributeValues)) fields.push({ field: `attributeValues.${attributeId}`, attributeId });
+  for (const attributeId of writtenAttributes(before.attributeValues, after.attributeValues, blind)) fields.push({ field: `attributeValues.${attributeId}`, attributeId });
   return fields;
 }
 

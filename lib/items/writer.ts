@@ -6,7 +6,7 @@ import { allocateCpn, assertChosenCpnsFree, planCpn, type CpnPlan } from '../com
 import { BomCycleError, BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, VersionConflictError } from '../errors.js';
 import { checkInputIds } from '../input.js';
 
-import { applyUpdate, buildNewComponent, diffComponents, type WriteContext } from '../components/rules.js';
+import { applyUpdate, buildNewComponent, updateChanges, type WriteContext } from '../components/rules.js';
 
 import { cpnClaimOffset, newComponentItems, nextVersion, updatedComponentItems } from '../components/transactItems.js';
 
@@ -61,6 +61,8 @@ interface ParentWrite {
   cpnPlan?: CpnPlan;
   bom?: { before: BomLine[]; after: BomLine[]; version: number };
   links?: { before: DocumentLinkRecord[]; after: DocumentLinkRecord[] };
+  /** An update's blind attributes (blindAttributes): recorded as changed even when their values stay. */
+  blind?: string[];
 }
 
 interface NewDocument {
@@ -163,7 +165,7 @@ function relationChanges(write: Pick<ParentWrite, 'bom' | 'links'>): HistoryChan
 function parentItems(ctx: WriteContext, write: ParentWrite) {
   const { organizationId: org, libraryId: lib } = ctx;
   const changes = relationChanges(write);
-  const items: WriteItem[] = write.before ? updatedComponentItems(ctx, write.before, write.after, changes) : newComponentItems(ctx, ctx.config.cpnScheme, write.after, changes);
+  const items: WriteItem[] = write.before ? updatedComponentItems(ctx, write.before, write.after, changes, write.blind) : newComponentItems(ctx, ctx.config.cpnScheme, write.after, changes);
   if (write.bom && changes.some((c) => c.field === 'children')) {
     const record: BomRecord = {
       assemblyId: write.after.id,
@@ -211,8 +213,10 @@ export async function writeItems(store: Store, ctx: WriteContext, mode: 'create'
       }
       const applied = applyUpdate(ctx, before, update, inputIndex);
       const relations = applyRelations(ctx, input, inputIndex, applied, stored, newDocuments);
-      const changed = diffComponents(before, applied).length > 0 || relationChanges(relations).length > 0;
-      return { inputIndex, before, after: changed ? nextVersion(ctx, before, applied) : before, ...relations };
+      // A withheld attribute it sends is a change even when its value stays (blindAttributes).
+      const { blind, changes } = updateChanges(ctx, before, applied, update);
+      const changed = changes.length > 0 || relationChanges(relations).length > 0;
+      return { inputIndex, before, after: changed ? nextVersion(ctx, before, applied) : before, blind, ...relations };
     }
     const draft = buildNewComponent(ctx, input as CreateItemCommand, inputIndex, randomUUID());
     const plan = planCpn(ctx.config.cpnScheme, input as CreateItemCommand, findCategory(ctx.config, draft.categoryId)!, inputIndex);
