@@ -263,14 +263,15 @@ export function changedAttributes(before: Record<string, unknown>, after: Record
 }
 
 /**
- * The attributes an update sends (`attributeValues[].attributeId`) whose values are withheld from the acting
+ * The attributes an update sends a value of (`attributeValues[]`, a value or null) whose values are withheld from the acting
  * principal (RECEIVE_ONLY or NO_ACCESS). Each is a write whether or not its value changes: checked
  * (attributesToCheck), written as a new version and recorded in history as a change of it (diffComponents),
  * listed by reconcile as applied. A principal that cannot read a value so gets the same answer whatever the
  * stored value is, and cannot confirm a guess of it. For others a value written again unchanged is no write.
  */
 export function blindAttributes(policy: AccessPolicy, principal: string, input: Pick<UpdateComponentCommand, 'attributeValues'>): string[] {
-  const sent = new Set((input.attributeValues ?? []).map((change) => change.attributeId));
+  // An entry without a value (hasValue false) is a no-op whatever is stored: not a write.
+  const sent = new Set((input.attributeValues ?? []).filter((change) => change.hasValue).map((change) => change.attributeId));
   return [...sent].filter((id) => !canRead(policy, principal, id)).sort();
 }
 

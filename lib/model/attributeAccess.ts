@@ -173,6 +173,10 @@ const primaryPartOnly = (value: unknown): unknown => (value && typeof value === 
  * A history record's changes as a principal with this withheld set reads them (Component.history and the
  * export, exportFor, both): withheld changes left out (isWithheldChange); with only sourcing.quotes withheld a
  * `sourcing.primary` change keeps its partId and has quoteId null, and is left out when only the quote changed.
+ * A record all of whose changes are withheld keeps its place, with no changes: the reader sees that a version
+ * was written, by whom and when, never what (the versions show it anyway: Component.version and updatedAt, the
+ * version numbers of the records around it, expectedVersion; an export must hold versions 1 to version to be
+ * imported). An integration's blind writes (lib/components/rules.ts blindAttributes) read this way to it.
  */
 export function withholdChanges<C extends { field: string; from?: unknown; to?: unknown }>(changes: readonly C[], withheld: ReadonlySet<string>): C[] {
   if (withheld.size === 0) return [...changes];

@@ -1735,7 +1735,9 @@ export type Component = {
   /**
    * Write history, newest first: one record per write. Changes the caller's read designations withhold are
    * left out (attributeValues.<id>; sourcing.part.<id> and sourcing.primary; sourcing.quote.<id>, and with
-   * sourcing.quotes alone a sourcing.primary change has quoteId null, left out when only the quote changed).
+   * sourcing.quotes alone a sourcing.primary change has quoteId null, left out when only the quote changed);
+   * a record all of whose changes are withheld stays, with no changes. A withheld attribute an integration
+   * sends is recorded as a change even when its value stays (from and to as stored).
    */
   history: Array<ComponentHistoryEntry>;
   file?: Maybe<File>;
@@ -2854,7 +2856,7 @@ export type RecommendedAttribute = {
   recommendedWrite: AttributeWriteDesignation;
 };
 
-/** What reconcile applied: a field, or attributeValues.<id> with its attributeId. */
+/** What reconcile applied: a field, or attributeValues.<id> with its attributeId (every attribute withheld from the acting principal that it sent and may write, changed or not). */
 export type ReconcileChange = {
   __typename?: 'ReconcileChange';
   field: Scalars['String']['output'];
