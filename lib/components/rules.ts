@@ -263,8 +263,8 @@ export function changedAttributes(before: Record<string, unknown>, after: Record
 }
 
 /**
- * The attributes an update sends a value of (`attributeValues[]`, a value or null) whose values are withheld from the acting
- * principal (RECEIVE_ONLY or NO_ACCESS). Each is a write whether or not its value changes: checked
+ * The attributes an update sends a value of (`attributeValues[]`, a value or null) whose values are withheld
+ * from the acting principal (RECEIVE_ONLY or NO_ACCESS). Each is a write whether or not its value changes: checked
  * (attributesToCheck), written as a new version and recorded in history as a change of it (diffComponents),
  * listed by reconcile as applied. A principal that cannot read a value so gets the same answer whatever the
  * stored value is, and cannot confirm a guess of it. For others a value written again unchanged is no write.
@@ -281,7 +281,13 @@ export function writtenAttributes(before: Record<string, unknown>, after: Record
 }
 
 /** The attributes a write must be allowed to write (writtenAttributes with the principal's blind ones). */
-export function attributesToCheck(policy: AccessPolicy, principal: string, before: Record<string, unknown>, after: Record<string, unknown>, input: Pick<UpdateComponentCommand, 'attributeValues'>): string[] {
+export function attributesToCheck(
+  policy: AccessPolicy,
+  principal: string,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  input: Pick<UpdateComponentCommand, 'attributeValues'>,
+): string[] {
   return writtenAttributes(before, after, blindAttributes(policy, principal, input));
 }
 
@@ -289,7 +295,14 @@ export function attributesToCheck(policy: AccessPolicy, principal: string, befor
  * Every attribute the write changes (and every withheld one it sends: attributesToCheck) must be writable
  * by the acting principal on a component with these links (spec: principal and attribute access model).
  */
-function checkAttributeWrites(ctx: WriteContext, links: readonly string[], before: Record<string, unknown>, after: Record<string, unknown>, index: number, input: Pick<UpdateComponentCommand, 'attributeValues'> = {}): void {
+function checkAttributeWrites(
+  ctx: WriteContext,
+  links: readonly string[],
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  index: number,
+  input: Pick<UpdateComponentCommand, 'attributeValues'> = {},
+): void {
   for (const attributeId of attributesToCheck(ctx.config.accessPolicy, ctx.principalId, before, after, input)) {
     const decision = writeDecision(ctx.config.accessPolicy, ctx.principalId, attributeId, links);
     if (!decision.allowed) {
@@ -339,7 +352,12 @@ export function diffComponents(before: ComponentRecord | null, after: ComponentR
 }
 
 /** The changes an update makes (diffComponents with its blind attributes): it writes when there is one. */
-export function updateChanges(ctx: WriteContext, before: ComponentRecord, applied: ComponentRecord, input: Pick<UpdateComponentCommand, 'attributeValues'>): { blind: string[]; changes: HistoryChange[] } {
+export function updateChanges(
+  ctx: WriteContext,
+  before: ComponentRecord,
+  applied: ComponentRecord,
+  input: Pick<UpdateComponentCommand, 'attributeValues'>,
+): { blind: string[]; changes: HistoryChange[] } {
   const blind = blindAttributes(ctx.config.accessPolicy, ctx.principalId, input);
   return { blind, changes: diffComponents(before, applied, blind) };
 }
