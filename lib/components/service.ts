@@ -133,6 +133,19 @@ export async function createComponents(store: Store, ctx: WriteContext, inputs: 
  * reading again, and a stale one only costs a retry.
  */
 export async function updateComponents(store: Store, ctx: WriteContext, inputs: UpdateComponentCommand[], known?: ReadonlyMap<string, ComponentRecord>): Promise<ComponentRecord[]> {
+  return (await updateComponentVersions(store, ctx, inputs, known)).map((version) => version.after);
+}
+
+/**
+ * updateComponents, answering each input's `before` (the version the update was applied to: after a retry,
+ * the one read again, not the caller's `known`) beside its `after` (the same as `before` when nothing changed).
+ */
+export async function updateComponentVersions(
+  store: Store,
+  ctx: WriteContext,
+  inputs: UpdateComponentCommand[],
+  known?: ReadonlyMap<string, ComponentRecord>,
+): Promise<{ before: ComponentRecord; after: ComponentRecord }[]> {
   checkCount('component.update', inputs.length);
   const ids = inputs.map((input) => input.id);
   checkInputIds(ids);
@@ -152,7 +165,8 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
       return { before, after: nextVersion(ctx, before, applied), changed, blind };
     });
     const writes = results.filter((r) => r.changed);
-    if (writes.length === 0) return results.map((r) => r.after);
+    const versions = () => results.map(({ before, after }) => ({ before, after }));
+    if (writes.length === 0) return versions();
     await checkFilesOfInputs(
       ctx,
       results.map((r) => (r.changed ? r.after : null)),
@@ -179,7 +193,7 @@ export async function updateComponents(store: Store, ctx: WriteContext, inputs: 
     try {
       const first = writes[0]!.before;
       await transactWrite(store, items, { onConflict: () => new ComponentChangedError(first, inputIndexOf(first.id), true) });
-      return results.map((r) => r.after);
+      return versions();
     } catch (error) {
       if (!(error instanceof ComponentChangedError)) throw error;
       const { component: lost, inputIndex: index, conflict } = error;

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { WriteContext } from '../components/rules.js';
 import { attributesToCheck, blindAttributes, mergeAttributeValues, writtenAttributes } from '../components/rules.js';
 import type { UpdateComponentCommand } from '../components/commands.js';
-import { updateComponents } from '../components/service.js';
+import { updateComponentVersions } from '../components/service.js';
 import { updatedComponentItems } from '../components/transactItems.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../config/libraryConfig.js';
 import { ComponentLockedError, ComponentNotFoundError, ConcurrentWriteError, IntegrationAccessError, PermissionDeniedError, VersionConflictError } from '../errors.js';
@@ -183,10 +183,12 @@ export async function reconcile(store: Store, ctx: WriteContext, command: Reconc
     refused.push({ field: `attributeValues.${attributeId}`, attributeId, code: decision.code, message: decision.reason });
   }
   const attributeValues = fields.attributeValues?.filter((change) => !blocked.has(change.attributeId));
-  const [after] = await updateComponents(store, ctx, [{ ...fields, id: componentId, attributeValues }], new Map([[componentId, before]]));
+  // `written.before`: the version the update was applied to (read again after a concurrent write), so that
+  // `applied` lists this call's changes only, never another writer's that landed in between.
+  const [written] = await updateComponentVersions(store, ctx, [{ ...fields, id: componentId, attributeValues }], new Map([[componentId, before]]));
   // The blind attributes it wrote are applied whether or not their values changed (as updateComponents wrote them).
-  const applied = changedFields(before, after!, blindAttributes(ctx.config.accessPolicy, ctx.principalId, { attributeValues }));
-  return { component: after!, applied, refused, changed: applied.length > 0 };
+  const applied = changedFields(written!.before, written!.after, blindAttributes(ctx.config.accessPolicy, ctx.principalId, { attributeValues }));
+  return { component: written!.after, applied, refused, changed: applied.length > 0 };
 }
 
 function changedFields(before: ComponentRecord, after: ComponentRecord, blind: readonly string[]): { field: string; attributeId: string | null }[] {
