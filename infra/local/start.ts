@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
  * server on 127.0.0.1:$PORT that serves /graphql, /auth/* and /scim/v2/* through the same Lambda handlers
  * as the deployed stack, plus /health and GET /_local/mail.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,14 @@ import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/j
 
 const config = localConfig();
 const state: LocalServerState = {};
-const children = [startDynamoDb(config), startCognito(config)];
+/** Temporary folders of this run (the user pool's, the files' without PLM_DATA_DIR or FILES_DIR): removed at stop. */
+const scratch: string[] = [];
+const scratchDirectory = (prefix: string) => {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(directory);
+  return directory;
+};
+const children = [startDynamoDb(config), startCognito(config, config.dataDir ? '' : scratchDirectory('plm-cognito-'))];
 const server: Server = createLocalServer(state);
 let stopping = false;
 let poller: ReturnType<typeof startStreamPoller> | undefined;
@@ -37,6 +44,7 @@ async function stop(code: number): Promise<never> {
     server.close();
     server.closeAllConnections();
     await Promise.all(children.map(stopChild));
+    for (const directory of scratch) rmSync(directory, { recursive: true, force: true });
   }
   process.exit(code);
 }
@@ -61,7 +69,7 @@ try {
   // Signs the local file URLs as S3 signs presigned ones; new at every start, like a rotated key.
   const filesSigningSecret = randomBytes(32).toString('base64url');
   // FILES_DIR chooses the folder (the tests share it with the admin CLI); else PLM_DATA_DIR/files, else a new temporary one.
-  const filesDir = process.env.FILES_DIR || localFilesDirectory(config.dataDir, mkdtempSync(join(tmpdir(), 'plm-files-')));
+  const filesDir = process.env.FILES_DIR || (config.dataDir ? localFilesDirectory(config.dataDir, '') : scratchDirectory('plm-files-'));
   // SAML sign-in: the stand-in plays the user pool's hosted domain, identity providers and federated client.
   const federation = createFederationStandIn({ baseUrl: `http://127.0.0.1:${config.port}`, userPoolId, callbackUrl: `http://127.0.0.1:${config.port}/auth/saml/callback` });
   state.federation = federation;

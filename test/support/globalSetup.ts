@@ -92,11 +92,16 @@ export default async function setup(project: TestProject) {
   project.provide('stack', { baseUrl, dynamodbEndpoint: `http://127.0.0.1:${dynamodbPort}`, tableName: 'plm', env, logFile, filesDir, adminCli: adminCliBundle.entry });
   return async () => {
     await rm(adminCliBundle.directory, { recursive: true, force: true });
-    await reportServerErrors(logFile);
-    if (!stack || stack.exitCode !== null) return;
-    const exited = new Promise((r) => stack!.once('exit', r));
-    stack.kill('SIGTERM');
-    await exited;
+    const failed = await reportServerErrors(logFile);
+    if (stack && stack.exitCode === null) {
+      const exited = new Promise((r) => stack!.once('exit', r));
+      stack.kill('SIGTERM');
+      await exited;
+    }
+    // The run's scratch goes with it: the uploaded files always, the stack's log unless it logged failures.
+    await rm(filesDir, { recursive: true, force: true });
+    if (failed) process.stderr.write(`The local stack's whole log: ${logFile}\n`);
+    else await rm(dirname(logFile), { recursive: true, force: true });
   };
 }
 
@@ -142,13 +147,14 @@ async function bundleAdminCli(): Promise<{ directory: string; entry: string }> {
  * search, and handler crashes), so that a test
  * that saw an unexpected status in CI can be traced to the server's error without the log file.
  */
-async function reportServerErrors(logFile: string) {
+/** Prints the server failures the stack logged during the run; whether there were any. */
+async function reportServerErrors(logFile: string): Promise<boolean> {
   const lines = (await readFile(logFile, 'latin1').catch(() => '')).split('\n');
   // Left out: the deliberate 501 of SCIM's root search, and change order mails failed by injected SES faults.
   const failures = lines.filter(
     (line) => (/"status":5\d\d/.test(line) && !line.includes('"status":501')) || line.includes('handler failed') || (line.includes('"level":"ERROR"') && !line.includes('fault injected')),
   );
-  if (!failures.length) return;
+  if (!failures.length) return false;
   process.stderr.write(`\nThe local stack logged ${failures.length} server failure(s) during the run; the first ones:\n`);
   for (const line of failures.slice(0, 10)) process.stderr.write(`  ${line.slice(0, 2000)}\n`);
   const index = lines.indexOf(failures[0]!);
@@ -158,4 +164,5 @@ async function reportServerErrors(logFile: string) {
       .join('\n')
       .slice(0, 6000)}\n`,
   );
+  return true;
 }
