@@ -92,6 +92,19 @@ function sentPart(input: z.infer<typeof partUpdate>, written: PartRecord, at: st
   };
 }
 
+/** A quote's terms as the input gives them (absent: null; not legacy): a new quote's, or what a blind caller sent. */
+function sentQuoteTerms(input: Omit<z.infer<typeof quoteUpdate>, 'id'>) {
+  return {
+    distributorPartNumber: input.distributorPartNumber ?? null,
+    moq: input.moq ?? null,
+    orderMultiple: input.orderMultiple ?? null,
+    leadTimeDays: input.leadTimeDays ?? null,
+    stock: input.stock ?? null,
+    validUntil: input.validUntil ?? null,
+    isLegacyImport: input.isLegacyImport ?? false,
+  };
+}
+
 /** A written quote as a caller that cannot read it is answered (as sentPart): prices only when sent (else no breaks). */
 function sentQuote(input: z.infer<typeof quoteUpdate>, written: QuoteRecord, partId: string, priceBreaks: QuoteRecord['priceBreaks'] | null, at: string): QuoteView {
   return {
@@ -99,15 +112,9 @@ function sentQuote(input: z.infer<typeof quoteUpdate>, written: QuoteRecord, par
     componentId: input.componentId,
     partId,
     distributorId: written.distributorId,
-    distributorPartNumber: input.distributorPartNumber ?? null,
+    ...sentQuoteTerms(input),
     currency: input.currency ?? written.currency,
     priceBreaks: priceBreaks ?? [],
-    moq: input.moq ?? null,
-    orderMultiple: input.orderMultiple ?? null,
-    leadTimeDays: input.leadTimeDays ?? null,
-    stock: input.stock ?? null,
-    validUntil: input.validUntil ?? null,
-    isLegacyImport: input.isLegacyImport ?? false,
     isPrimary: false,
     createdAt: at,
     updatedAt: at,
@@ -202,15 +209,9 @@ export async function createQuote(store: Store, actor: SourcingActor, raw: unkno
     const quote: QuoteRecord = {
       id: randomUUID(),
       distributorId: distributor.id,
-      distributorPartNumber: input.distributorPartNumber ?? null,
+      ...sentQuoteTerms(input),
       currency: input.currency,
       priceBreaks,
-      moq: input.moq ?? null,
-      orderMultiple: input.orderMultiple ?? null,
-      leadTimeDays: input.leadTimeDays ?? null,
-      stock: input.stock ?? null,
-      validUntil: input.validUntil ?? null,
-      isLegacyImport: input.isLegacyImport ?? false,
       createdAt: at,
       updatedAt: at,
     };
