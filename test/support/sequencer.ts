@@ -5,7 +5,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * them alone (a fresh clone has no durations cached, and vitest would start the largest files first).
  */
 const slowest = [
-  // In the order of their wall time in a fresh-clone CI run on 2 cores (seconds, three files at once).
+  // In the order of their wall time in a fresh-clone CI run on 2 cores (seconds, three files at once, as vitest's
+  // JSON report gives them: without beforeAll). With beforeAll, under the run's load, some files take far longer
+  // (operatorAudit 60 to 70 s, changeOrders and accounts 47 to 64 s); the run still ends on the short unit files.
   'test/e2e/hostileSchema.test.ts', // 140: every operation of the schema with generated input, a tenant each
   'test/e2e/transfer.test.ts', // 86: two imports and an export of 10,000 components
   'test/e2e/searchNameIndexMixed.test.ts', // 60: 8,300 rows in indexed, legacy and small blocks, ~250 searches
