@@ -1,6 +1,6 @@
 import type { Caller } from '../../lib/access/caller.js';
 import type { RequestAccess } from '../../lib/access/requestAccess.js';
-import type { BlobStorage } from '../../lib/files/blobStorage.js';
+import type { BlobStorage } from '../../lib/files/port.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
 import type { Store } from '../../lib/store/client.js';
 

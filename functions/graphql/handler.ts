@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { bearerVerifierFromEnv } from '../../lib/access/bearer.js';
-import type { BlobStorage } from '../../lib/files/blobStorage.js';
+import type { BlobStorage } from '../../lib/files/port.js';
 import { lazyBlobStorageFromEnv } from '../../lib/files/lazyBlobStorage.js';
 import type { Mailer } from '../../lib/mail/mailer.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';

@@ -6,7 +6,7 @@ import type { RequestContext } from '../../lib/access/requestContext.js';
 import { applyCallerRateLimit, CallerConcurrency, type CallerRateKey, type CallerRateLimits } from '../../lib/accounts/rateLimit.js';
 import type { Caller } from '../../lib/access/caller.js';
 import { DomainError, RateLimitedError, UnauthenticatedError, type DynamoDbUse } from '../../lib/errors.js';
-import type { BlobStorage } from '../../lib/files/blobStorage.js';
+import type { BlobStorage } from '../../lib/files/port.js';
 import type { Store } from '../../lib/store/client.js';
 import { budgetExceeded, currentMeter, limitMeter } from '../../lib/store/meter.js';
 import { requestBatches, requestMemo, type GraphQLContext } from './context.js';

@@ -1,7 +1,8 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { changeOrderMailStreamFilter } from '../../lib/changeOrders/mailStream.js';
 import { sendChangeOrderMails, sendDueChangeOrderMails, type MailSweepResult } from '../../lib/changeOrders/notifications.js';
-import { blobStorageFromEnv, type BlobStorage } from '../../lib/files/blobStorage.js';
+import { blobStorageFromEnv } from '../../lib/files/blobStorage.js';
+import type { BlobStorage } from '../../lib/files/port.js';
 import { settleCommittedWriteById } from '../../lib/items/settle.js';
 import { committedWriteStreamFilter } from '../../lib/items/settleStream.js';
 import { createStore } from '../../lib/store/client.js';

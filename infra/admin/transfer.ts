@@ -1,7 +1,8 @@
 /** Operator commands of library export and import: export, import, and the abort of a crashed import. */
 import { resolve } from 'node:path';
 import { InvalidInputError } from '../../lib/errors.js';
-import { LocalBlobStorage, localFilesDirectory, S3BlobStorage, type BlobStorage } from '../../lib/files/blobStorage.js';
+import { LocalBlobStorage, localFilesDirectory, S3BlobStorage } from '../../lib/files/blobStorage.js';
+import type { BlobStorage } from '../../lib/files/port.js';
 import { nativePrincipalId } from '../../lib/model/attributeAccess.js';
 import { entitlementsOf } from '../../lib/orgs/plans.js';
 import { getLibrary } from '../../lib/store/library.js';

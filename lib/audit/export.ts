@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { escapedRows } from '../csvCells.js';
 import { DomainError } from '../errors.js';
-import type { BlobStorage } from '../files/blobStorage.js';
+import type { BlobStorage } from '../files/port.js';
 import { storeGeneratedFile, type FileScope } from '../files/files.js';
 import type { AuditEntryRecord, AuditLogFilter } from '../store/audit.js';
 import type { Store } from '../store/client.js';

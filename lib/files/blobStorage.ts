@@ -2,32 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { blobStorageConfig } from './lazyBlobStorage.js';
-
-export interface UploadTarget {
-  url: string;
-  method: 'PUT';
-  /** Headers the upload request must carry exactly (content type, length, checksum). */
-  headers: Record<string, string>;
-  expiresAt: string;
-}
-
-export interface StoredObject {
-  size: number;
-  sha256: string;
-}
-
-/** Where file bytes live: S3 when deployed, a folder served by the local server in the local stack. */
-export interface BlobStorage {
-  createUpload(key: string, file: { contentType: string; size: number; sha256: string }): Promise<UploadTarget>;
-  /** Size and SHA-256 (hex) of what was uploaded, or null when nothing was. */
-  inspect(key: string): Promise<StoredObject | null>;
-  downloadUrl(key: string, fileName: string): Promise<string>;
-  /** Stores bytes the service made itself (a library export). */
-  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
-  /** The stored bytes, or null when nothing is stored under the key (a library import reads its file). */
-  get(key: string): Promise<Buffer | null>;
-}
+import { blobStorageConfig, type BlobStorage, type StoredObject, type UploadTarget } from './port.js';
 
 const uploadTtlSeconds = 15 * 60;
 

@@ -9,7 +9,7 @@ import { fileStorageKey, getFile, getFiles, markFileReady, putPendingFile, type 
 
 import { nowIso } from '../store/items.js';
 
-import type { BlobStorage, UploadTarget } from './blobStorage.js';
+import type { BlobStorage, UploadTarget } from './port.js';
 
 /** Largest file accepted (bytes). */
 export const maxFileSize = 100 * 1024 * 1024;

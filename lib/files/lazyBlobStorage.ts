@@ -1,11 +1,4 @@
-import type { BlobStorage } from './blobStorage.js';
-
-/** The storage the environment configures (blobStorageFromEnv builds it); throws when there is none. */
-export function blobStorageConfig(env: NodeJS.ProcessEnv = process.env): { bucket: string } | { directory: string; baseUrl: string; signingSecret: string } {
-  if (env.FILES_BUCKET) return { bucket: env.FILES_BUCKET };
-  if (env.FILES_DIR && env.FILES_BASE_URL && env.FILES_SIGNING_SECRET) return { directory: env.FILES_DIR, baseUrl: env.FILES_BASE_URL, signingSecret: env.FILES_SIGNING_SECRET };
-  throw new Error('No file storage configured: set FILES_BUCKET (deployed) or FILES_DIR, FILES_BASE_URL and FILES_SIGNING_SECRET (local stack)');
-}
+import { blobStorageConfig, type BlobStorage } from './port.js';
 
 /**
  * blobStorageFromEnv's storage with its code (blobStorage.ts) loaded on the first file operation: the GraphQL

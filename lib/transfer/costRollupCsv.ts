@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { componentsByIds } from '../components/queries.js';
-import type { BlobStorage } from '../files/blobStorage.js';
+import type { BlobStorage } from '../files/port.js';
 import { storeGeneratedFile } from '../files/files.js';
 import type { LibraryScope } from '../model/scope.js';
 import { costRollup, type CostRollupView } from '../sourcing/rollup.js';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImportProblem } from '../errors.js';
 import { loadEffectiveAccess } from '../access/effective.js';
-import type { BlobStorage } from '../files/blobStorage.js';
+import type { BlobStorage } from '../files/port.js';
 import type { Store } from '../store/client.js';
 import { getFiles } from '../store/file.js';
 import { getMembership } from '../store/membership.js';

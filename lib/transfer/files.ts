@@ -7,7 +7,7 @@ import { sourcingToCsv } from './sourcingCsv.js';
 import { bundleSchema, exportedAuditEntry, exportedComponent, manifestSchema, type ExportedAuditEntry, type LibraryExport, type Manifest } from './format.js';
 import type { ImportSource } from './import.js';
 import { categoriesDocument } from '../config/categories.js';
-import type { BlobStorage } from '../files/blobStorage.js';
+import type { BlobStorage } from '../files/port.js';
 import { directoryFileBytes, sha256Hex, type FileBytesSource } from './fileBytes.js';
 import * as z from 'zod';
 

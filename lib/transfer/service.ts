@@ -1,5 +1,5 @@
 import type { LibraryScope } from '../model/scope.js';
-import type { BlobStorage } from '../files/blobStorage.js';
+import type { BlobStorage } from '../files/port.js';
 import { storeGeneratedFile } from '../files/files.js';
 import type { Store } from '../store/client.js';
 import type { FileRecord } from '../store/file.js';
