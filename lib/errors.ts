@@ -87,6 +87,26 @@ export class SourcingWithheldError extends DomainError {
   }
 }
 
+/**
+ * A write whose outcome would depend on attribute values the library's access policy withholds from the
+ * calling integration: a category change while an attribute of the old or the new category is withheld (the
+ * new category's rules would judge those values). Refused whatever the values, so the refusal tells nothing.
+ */
+export class AttributeWithheldError extends DomainError {
+  constructor(
+    readonly field: string,
+    readonly attributeIds: readonly string[],
+    inputIndex?: number,
+  ) {
+    super(
+      'FORBIDDEN',
+      `${inputIndex === undefined ? '' : `inputs[${inputIndex}]: `}${field}: the library's access policy withholds ${attributeIds.join(', ')} from this integration, and this write would be judged on those values`,
+      403,
+      { reason: 'ATTRIBUTE_WITHHELD', field, attributeIds: [...attributeIds], ...(inputIndex === undefined ? {} : { inputIndex }) },
+    );
+  }
+}
+
 /** An action reserved to Site Admins (enabling SCIM): holding the permission through another role is not enough. */
 export class SiteAdminRequiredError extends DomainError {
   constructor(action: string, requiredPermission: string) {

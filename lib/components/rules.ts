@@ -19,6 +19,7 @@ import {
   StatusNotFoundError,
   ComponentLockedError,
   IntegrationAccessError,
+  AttributeWithheldError,
 } from '../errors.js';
 import { canRead, withheldAttributes, writeDecision, type AccessPolicy } from '../model/attributeAccess.js';
 
@@ -115,14 +116,29 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
   return merged;
 }
 
-/** `withheld`: stored values the acting principal cannot read: a problem with one is reported without the value. */
+/**
+ * The whole resulting set judged against the category, but for `withheld`: the stored values of attributes
+ * withheld from the acting principal that it did not send. This write leaves them as they are, and a refusal
+ * that depended on them (invalid, required and missing, unknown to the category) would tell the principal
+ * something of a value it may not read; so they are not judged here (see checkWithheldCategoryChange).
+ */
 function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number, withheld: ReadonlySet<string> = new Set()): void {
-  const errors = validateAttributeValues(category, values).map((error) =>
-    withheld.has(error.attributeId)
-      ? { attributeId: error.attributeId, message: `${error.attributeId}: a value withheld from the acting principal is not valid for category ${category.name}` }
-      : error,
-  );
+  const errors = validateAttributeValues(category, values).filter((error) => !withheld.has(error.attributeId));
   if (errors.length > 0) throw new AttributeValidationError(errors, index);
+}
+
+/**
+ * A category change judges every stored value by the new category's rules, and drops from it the attributes
+ * the new category lacks: its outcome depends on values the acting principal may not read. So a principal
+ * from which an attribute of the old or the new category is withheld (and not sent by this write) may not
+ * change the category, whatever the values and whether they are set: the refusal depends on the access
+ * policy and the two categories only, never on a stored value.
+ */
+function checkWithheldCategoryChange(from: CategoryDefinition | undefined, to: CategoryDefinition, withheld: ReadonlySet<string>, index: number): void {
+  const judged = new Set([...(from?.attributes ?? []), ...to.attributes].map((attribute) => attribute.id));
+  const blocking = [...withheld].filter((id) => judged.has(id)).sort();
+  if (blocking.length === 0) return;
+  throw new AttributeWithheldError('categoryId', blocking, index);
 }
 
 function checkRevision(ctx: WriteContext, value: string, status: StatusDefinition, index: number): void {
@@ -216,9 +232,14 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   }
   if (input.isArchived !== undefined && input.isArchived !== null) next.isArchived = input.isArchived;
 
-  let category = findCategory(ctx.config, current.categoryId);
+  // Stored values the principal cannot read and did not send: never judged for it, nor echoed in a refusal.
+  const sent = new Set(input.attributeValues?.map((c) => c.attributeId));
+  const withheld = new Set([...withheldAttributes(ctx.config.accessPolicy, ctx.principalId)].filter((id) => !sent.has(id)));
+  const stored = findCategory(ctx.config, current.categoryId);
+  let category = stored;
   if (input.categoryId !== undefined && input.categoryId !== null && input.categoryId !== current.categoryId) {
     category = resolveCategory(ctx.config, input.categoryId, index);
+    checkWithheldCategoryChange(stored, category, withheld, index);
   }
   if (!category) throw new CategoryNotFoundError(current.categoryId, index);
   next.categoryId = category.id;
@@ -247,9 +268,6 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   next.attributeValues = mergeAttributeValues(current.attributeValues, input.attributeValues);
   // A category change or any attribute change validates the whole resulting set against the category.
   if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) {
-    // A stored value the principal cannot read (and did not send) is never echoed in a refusal.
-    const sent = new Set(input.attributeValues?.map((c) => c.attributeId));
-    const withheld = new Set([...withheldAttributes(ctx.config.accessPolicy, ctx.principalId)].filter((id) => !sent.has(id)));
     checkAttributes(category, next.attributeValues, index, withheld);
   }
   checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index, input);

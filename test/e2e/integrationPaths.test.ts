@@ -225,19 +225,57 @@ describe('integration access on every path', () => {
     expect((await ok(admin, `query { component { findOne(id: "${partId}") { version } } }`)).component.findOne.version).toBe(stored.version);
   });
 
-  it('a refusal never echoes a stored value withheld from the integration', async () => {
-    // The category now caps mass below the stored value: any attribute write validates the whole set.
+  it('a write by an integration is never judged on a stored value withheld from it, nor is it echoed', async () => {
+    // The category now caps mass below the stored value. The ERP holds library.settings.update, so it could
+    // move that cap itself: were its writes refused for the stored mass, it could bisect the value.
     const categories = (await ok(admin, 'query { configs(filter: { types: [CATEGORIES] }) { document } }')).configs[0].document;
     const mechanical = categories.categories.find((c: { id: string }) => c.id === 'mechanical');
     mechanical.attributes.find((a: { id: string }) => a.id === 'mass').max = 10;
     await ok(admin, 'mutation($input: SetLibraryConfigInput!) { config { setLibraryConfig(input: $input) { version } } }', { input: { type: 'CATEGORIES', document: categories } });
     const write = { inputs: [{ id: partId, attributeValues: [{ attributeId: 'material', value: 'Al 7075' }] }] };
-    const forErp = await refusal(erp.headers, updateMutation, write);
-    expect(forErp.code).toBe('ATTRIBUTE_VALIDATION_FAILED');
-    expect(forErp.error!.extensions!.errors).toEqual([expect.objectContaining({ attributeId: 'mass' })]);
-    expect(traces(JSON.stringify(forErp))).toEqual([]);
-    // A person (who reads mass) is told the value.
-    expect(traces(JSON.stringify(await refusal(alice.headers, updateMutation, write)))).toEqual([String(mass[1])]);
+    // A person (who reads mass) is refused and told the value, as any write validates the whole set for them.
+    const forAlice = await refusal(alice.headers, updateMutation, write);
+    expect(forAlice.code).toBe('ATTRIBUTE_VALIDATION_FAILED');
+    expect(traces(JSON.stringify(forAlice))).toEqual([String(mass[1])]);
+    // The ERP's write leaves mass as it is and is not judged on it: it is written.
+    const before = (await ok(admin, `query { component { findOne(id: "${partId}") { version } } }`)).component.findOne.version;
+    const written = (await ok(erp.headers, updateMutation, write)).component.update[0];
+    expect(written.version).toBe(before + 1);
+    const after = (await ok(admin, `query { component { findOne(id: "${partId}") { attributeValues { attributeId value } } } }`)).component.findOne.attributeValues;
+    expect(after).toEqual(
+      expect.arrayContaining([
+        { attributeId: 'mass', value: mass[1] },
+        { attributeId: 'material', value: 'Al 7075' },
+      ]),
+    );
+  });
+
+  it('an integration may not change the category while an attribute of either category is withheld from it, whatever the values', async () => {
+    const create = 'mutation($inputs: [CreateComponentInput!]!) { component { create(inputs: $inputs) { id } } }';
+    const categoryOf = async (id: string) => (await ok(admin, `query { component { findOne(id: "${id}") { category { id } version } } }`)).component.findOne;
+    // One bracket holds values of mass and finish (withheld from the ERP), the other holds none: a category
+    // without them (fastener) would refuse the first (unknown attributes) and take the second, telling the
+    // ERP whether values it may not read are set. Both get the same refusal, before any value is judged.
+    const empty = (await ok(admin, create, { inputs: [{ name: 'Bare bracket', categoryId: 'mechanical' }] })).component.create[0].id as string;
+    for (const id of [partId, empty]) {
+      const before = await categoryOf(id);
+      const refused = await refusal(erp.headers, updateMutation, { inputs: [{ id, categoryId: 'fastener' }] });
+      expect(refused).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+      expect(refused.error!.extensions).toMatchObject({ reason: 'ATTRIBUTE_WITHHELD', field: 'categoryId', attributeIds: ['finish', 'mass'] });
+      expect(traces(JSON.stringify(refused))).toEqual([]);
+      expect(await categoryOf(id)).toEqual(before);
+    }
+    // Between categories of which nothing is withheld from it, the ERP changes the category as before.
+    const connector = (await ok(admin, create, { inputs: [{ name: 'Header', categoryId: 'connector' }] })).component.create[0].id as string;
+    await ok(erp.headers, updateMutation, { inputs: [{ id: connector, categoryId: 'fastener' }] });
+    expect((await categoryOf(connector)).category.id).toBe('fastener');
+    // A person changes the category under the usual rules: the bare bracket moves, the other is refused
+    // because fastener has no mass or finish, and told which.
+    await ok(alice.headers, updateMutation, { inputs: [{ id: empty, categoryId: 'fastener' }] });
+    expect((await categoryOf(empty)).category.id).toBe('fastener');
+    const forAlice = await refusal(alice.headers, updateMutation, { inputs: [{ id: partId, categoryId: 'fastener' }] });
+    expect(forAlice.code).toBe('ATTRIBUTE_VALIDATION_FAILED');
+    expect(forAlice.error!.extensions!.errors).toEqual(expect.arrayContaining([expect.objectContaining({ attributeId: 'mass' })]));
   });
 });
 

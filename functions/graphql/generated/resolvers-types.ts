@@ -2048,6 +2048,7 @@ export type UpdateComponentInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   statusId?: InputMaybe<Scalars['ID']['input']>;
   revisionValue?: InputMaybe<Scalars['String']['input']>;
+  /** A new category: every value is judged by its rules. An integration from which an attribute of the old or new category is withheld (and that does not send it) is refused: FORBIDDEN, reason ATTRIBUTE_WITHHELD. */
   categoryId?: InputMaybe<Scalars['ID']['input']>;
   eid?: InputMaybe<Scalars['String']['input']>;
   /** Merge: absent attributes unchanged, a value sets, an explicit null deletes. */
@@ -2957,6 +2958,7 @@ export type UpdateItemInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   statusId?: InputMaybe<Scalars['ID']['input']>;
   revisionValue?: InputMaybe<Scalars['String']['input']>;
+  /** A new category: every value is judged by its rules. An integration from which an attribute of the old or new category is withheld (and that does not send it) is refused: FORBIDDEN, reason ATTRIBUTE_WITHHELD. */
   categoryId?: InputMaybe<Scalars['ID']['input']>;
   eid?: InputMaybe<Scalars['String']['input']>;
   attributeValues?: InputMaybe<Array<AttributeValueInput>>;
