@@ -51,8 +51,9 @@ describe('webhooks deliver as the principal that created them', () => {
   async function integration(name: string) {
     const created = (await ok(admin, 'mutation($input: CreateIntegrationInput!) { integration { create(input: $input) { id } } }', { input: { name } })).integration.create;
     // Webhooks need library.settings.update: a library administrator's role, chosen explicitly.
-    const key = (await ok(admin, 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret } } }', { input: { name: `${name} key`, integrationId: created.id, roleId: 'LIBRARY_ADMIN' } }))
-      .apiKey.create;
+    const key = (
+      await ok(admin, 'mutation($input: CreateApiKeyInput!) { apiKey { create(input: $input) { secret } } }', { input: { name: `${name} key`, integrationId: created.id, roleId: 'LIBRARY_ADMIN' } })
+    ).apiKey.create;
     return { id: created.id as string, headers: { ...admin, 'x-api-key': key.secret as string } };
   }
   async function webhook(headers: Record<string, string>, events: string[]) {
@@ -68,7 +69,12 @@ describe('webhooks deliver as the principal that created them', () => {
   /** Creates a component and waits until each receiver got its component.created: every earlier event was handled. */
   async function marker(...waitFor: Receiver[]) {
     const id = await component('Marker');
-    for (const r of waitFor) await eventually(() => payloads(r), (list) => list.some((p) => p.type === 'component.created' && p.data.component.id === id), 'the marker');
+    for (const r of waitFor)
+      await eventually(
+        () => payloads(r),
+        (list) => list.some((p) => p.type === 'component.created' && p.data.component.id === id),
+        'the marker',
+      );
   }
 
   beforeAll(async () => {
@@ -163,14 +169,23 @@ describe('webhooks deliver as the principal that created them', () => {
 
     // A replay of the window resends as the access stands now: the quote event is not sent again.
     const before = theirs.receiver.received.length;
-    const resends = (await ok(erp.headers, 'mutation($id: ID!, $from: DateTime!, $to: DateTime!) { webhooks { replay(webhookId: $id, from: $from, to: $to) { id } } }', {
-      id: theirs.id,
-      from,
-      to: new Date(Date.now() + 60_000).toISOString(),
-    })).webhooks.replay;
+    const resends = (
+      await ok(erp.headers, 'mutation($id: ID!, $from: DateTime!, $to: DateTime!) { webhooks { replay(webhookId: $id, from: $from, to: $to) { id } } }', {
+        id: theirs.id,
+        from,
+        to: new Date(Date.now() + 60_000).toISOString(),
+      })
+    ).webhooks.replay;
     expect(resends.length).toBeGreaterThanOrEqual(3);
     const log = await eventually(
-      async () => (await ok(admin, logQ)).webhooks.findAll.find((w: { id: string }) => w.id === theirs.id).deliveries as { eventType: string; status: string; lastError: string | null; body: string; replayOf: string | null }[],
+      async () =>
+        (await ok(admin, logQ)).webhooks.findAll.find((w: { id: string }) => w.id === theirs.id).deliveries as {
+          eventType: string;
+          status: string;
+          lastError: string | null;
+          body: string;
+          replayOf: string | null;
+        }[],
       (list) => list.filter((d) => d.replayOf).length === resends.length && list.filter((d) => d.replayOf).every((d) => d.status !== 'PENDING'),
       'the resends attempted',
     );
@@ -179,7 +194,12 @@ describe('webhooks deliver as the principal that created them', () => {
     expect(quoteResend).toMatchObject({ status: 'FAILED' });
     expect(quoteResend.lastError).toMatch(/withheld/);
     const replayed = theirs.receiver.received.slice(before).map((d) => JSON.parse(d.body) as Payload);
-    expect(replayed.filter((p) => p.type === 'sourcing.changed').map((p) => p.data.rev).sort()).toEqual([1, 4]);
+    expect(
+      replayed
+        .filter((p) => p.type === 'sourcing.changed')
+        .map((p) => p.data.rev)
+        .sort(),
+    ).toEqual([1, 4]);
     expect(JSON.stringify(replayed)).not.toContain(q1);
 
     // Parts withheld as well: nothing of sourcing; back to READ: whole again.
