@@ -43,7 +43,15 @@ export const webhookRecord = z.object({
   secretPrefix: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** The person who created it (for an integration's API key: the key's owner). */
   createdBy: z.string(),
+  /**
+   * The principal whose access shapes its deliveries (lib/webhooks/withheld.ts): the integration whose API key
+   * created it or last set its url, or `native` for a person. Absent on webhooks stored before it was
+   * recorded: they deliver as a person's (createdBy names a person for an integration's key too, so what is
+   * stored cannot tell an integration's webhook from a person's).
+   */
+  principalId: z.string().optional(),
 });
 export type WebhookRecord = z.infer<typeof webhookRecord>;
 

@@ -9,6 +9,7 @@ import { deriveWebhookSecret, signatureHeader } from './signing.js';
 import { postToReceiver } from './transport.js';
 import { resolveReceiver, type HostLookup } from './urls.js';
 import { retryWaitMs } from '../model/retrySchedule.js';
+import { webhookAccessReader, withholdBody, withholdEventData, type WebhookAccess } from './withheld.js';
 
 export interface DeliveryDeps {
   store: Store;
@@ -24,14 +25,20 @@ function bodyOf(event: WebhookEvent, webhook: WebhookRecord): string {
   return JSON.stringify({ id: event.id, type: event.name, occurredAt: event.occurredAt, organizationId: event.organizationId, libraryId: event.libraryId, webhookId: webhook.id, data: event.data });
 }
 
+/** How the webhooks of one batch deliver (webhookAccessReader: the policy read once per library and batch). */
+type AccessOf = (webhook: WebhookRecord) => Promise<WebhookAccess>;
+
 /**
  * Turns changed items into deliveries: for each event, one delivery per enabled webhook of its library
  * subscribed to its type (the webhooks of a library are read once per batch), each attempted at once.
  * A delivery's id derives from the webhook and the event, so a stream record processed twice delivers once.
+ * An event is shaped by what the access policy withholds from the webhook's principal (withheld.ts); an
+ * event it withholds whole, or any event of a webhook whose integration is disabled, makes no delivery.
  */
 export async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[]): Promise<number> {
   const events = changes.map(eventOf).filter((event): event is WebhookEvent => event !== undefined);
   const webhooksOf = new Map<string, Promise<WebhookRecord[]>>();
+  const accessOf = webhookAccessReader(deps.store);
   let delivered = 0;
   for (const event of events) {
     const library = `${event.organizationId}/${event.libraryId}`;
@@ -39,6 +46,10 @@ export async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[])
     const subscribed = (await webhooksOf.get(library)!).filter((w) => w.enabled && w.events.includes(event.type));
     await Promise.all(
       subscribed.map(async (webhook) => {
+        const access = await accessOf(webhook);
+        if (access.stopped !== undefined) return;
+        const data = withholdEventData(event.type, event.data, access.withheld);
+        if (data === undefined) return;
         const at = (deps.now?.() ?? new Date()).toISOString();
         const delivery: DeliveryRecord = {
           id: deliveryIdOf(webhook.id, event.id),
@@ -47,11 +58,11 @@ export async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[])
           libraryId: webhook.libraryId,
           eventId: event.id,
           eventType: event.type,
-          body: bodyOf(event, webhook),
+          body: bodyOf({ ...event, data }, webhook),
           ...unattempted(at, null),
         };
         if (!(await insertDelivery(deps.store, delivery))) return;
-        await attempt(deps, webhook, delivery);
+        await attempt(deps, webhook, delivery, accessOf);
         delivered += 1;
       }),
     );
@@ -66,12 +77,13 @@ const retryLeaseMarginMs = 30_000;
 export async function retryDueDeliveries(deps: DeliveryDeps, limit = 25): Promise<number> {
   const now = deps.now?.() ?? new Date();
   const due = await dueDeliveries(deps.store, now.toISOString(), limit);
-  await Promise.all(due.map((delivery) => attemptDue(deps, delivery, now)));
+  const accessOf = webhookAccessReader(deps.store);
+  await Promise.all(due.map((delivery) => attemptDue(deps, delivery, now, accessOf)));
   return due.length;
 }
 
 /** A due delivery attempted by whoever claims it first (a sweep, or the stream for a resend). */
-async function attemptDue(deps: DeliveryDeps, delivery: DeliveryRecord, now: Date): Promise<void> {
+async function attemptDue(deps: DeliveryDeps, delivery: DeliveryRecord, now: Date, accessOf: AccessOf): Promise<void> {
   const webhook = await getWebhook(deps.store, delivery.organizationId, delivery.libraryId, delivery.webhookId);
   if (!webhook || !webhook.enabled) {
     await recordAttempt(deps.store, delivery, { ...delivery, status: 'FAILED', nextAttemptAt: null, lastError: webhook ? 'the webhook was disabled' : 'the webhook was deleted' });
@@ -80,7 +92,7 @@ async function attemptDue(deps: DeliveryDeps, delivery: DeliveryRecord, now: Dat
   // Sweeps overlap and the retry index lags: only the sweep that claims this version sends it.
   const leaseUntil = new Date(now.getTime() + deps.settings.timeoutMs + retryLeaseMarginMs).toISOString();
   if (!(await claimDeliveryRetry(deps.store, delivery, leaseUntil))) return;
-  await attempt(deps, webhook, delivery);
+  await attempt(deps, webhook, delivery, accessOf);
 }
 
 /**
@@ -93,14 +105,28 @@ export async function attemptInsertedResends(deps: DeliveryDeps, changes: Change
     .map((change) => deliveryRecord.safeParse(change.newImage))
     .flatMap((parsed) => (parsed.success && parsed.data.attempts === 0 && parsed.data.status === 'PENDING' ? [parsed.data] : []));
   const now = deps.now?.() ?? new Date();
+  const accessOf = webhookAccessReader(deps.store);
   // At most 25 at a time: a replay inserts up to 1,000.
-  for (let start = 0; start < resends.length; start += 25) await Promise.all(resends.slice(start, start + 25).map((delivery) => attemptDue(deps, delivery, now)));
+  for (let start = 0; start < resends.length; start += 25) await Promise.all(resends.slice(start, start + 25).map((delivery) => attemptDue(deps, delivery, now, accessOf)));
   return resends.length;
 }
 
-/** One POST of the delivery's body, signed now; the outcome is recorded (retry scheduled, delivered, or failed for good). */
-async function attempt(deps: DeliveryDeps, webhook: WebhookRecord, delivery: DeliveryRecord): Promise<void> {
+/**
+ * One POST of the delivery's body, signed now; the outcome is recorded (retry scheduled, delivered, or failed for good).
+ * The body is first shaped by the access of the webhook's principal as it stands now (a retry or a resend of
+ * an integration's webhook sends no more than its reads would give it now; the record keeps the body as sent);
+ * an event now withheld whole, or a webhook whose integration is disabled, ends the delivery FAILED unsent.
+ */
+async function attempt(deps: DeliveryDeps, webhook: WebhookRecord, recorded: DeliveryRecord, accessOf: AccessOf): Promise<void> {
   const { settings } = deps;
+  const access = await accessOf(webhook);
+  const body = access.stopped === undefined ? withholdBody(recorded.eventType, recorded.body, access.withheld) : undefined;
+  if (body === undefined) {
+    const lastError = access.stopped ?? "withheld: the event concerns only what the access policy withholds from the webhook's integration";
+    await recordAttempt(deps.store, recorded, { ...recorded, status: 'FAILED', nextAttemptAt: null, lastError });
+    return;
+  }
+  const delivery = body === recorded.body ? recorded : { ...recorded, body };
   const started = deps.now?.() ?? new Date();
   let statusCode: number | null = null;
   let error: string | null = null;

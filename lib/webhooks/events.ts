@@ -151,7 +151,9 @@ function diff(before: Row[], after: Row[], comparable: (row: Row) => unknown = (
 /**
  * sourcing.changed: a component's manufacturer parts, their quotes or its primary source changed (one
  * event per sourcing write: the write is one item). The data names what changed, by id; receivers read the
- * rows with vendorSourcing.componentSourcing.
+ * rows with vendorSourcing.componentSourcing. previousPrimary is the primary source before the write: with it
+ * a delivery to an integration that may not read quotes can tell a change of the primary part from one of
+ * the primary quote only (lib/webhooks/withheld.ts).
  */
 function sourcingEvent(before: Record<string, unknown> | undefined, after: Record<string, unknown>, event: (data: Record<string, unknown>) => WebhookEvent): WebhookEvent | undefined {
   if (before && before.rev === after.rev) return undefined;
@@ -160,10 +162,11 @@ function sourcingEvent(before: Record<string, unknown> | undefined, after: Recor
   const parts = diff(partsBefore, partsAfter, withoutQuotes);
   const quotes = diff(quotesOf(partsBefore), quotesOf(partsAfter));
   const primary = { partId: after.primaryPartId ?? null, quoteId: after.primaryQuoteId ?? null };
-  const primaryChanged = (before?.primaryPartId ?? null) !== primary.partId || (before?.primaryQuoteId ?? null) !== primary.quoteId;
+  const previousPrimary = { partId: before?.primaryPartId ?? null, quoteId: before?.primaryQuoteId ?? null };
+  const primaryChanged = previousPrimary.partId !== primary.partId || previousPrimary.quoteId !== primary.quoteId;
   const none = (d: { added: string[]; updated: string[]; removed: string[] }) => d.added.length + d.updated.length + d.removed.length === 0;
   if (none(parts) && none(quotes) && !primaryChanged) return undefined;
-  return event({ componentId: after.componentId, rev: after.rev, parts, quotes, primary, primaryChanged, partCount: partsAfter.length });
+  return event({ componentId: after.componentId, rev: after.rev, parts, quotes, primary, previousPrimary, primaryChanged, partCount: partsAfter.length });
 }
 
 /** What a receiver gets of a change request: enough to decide whether to fetch it (changeRequests.get). */

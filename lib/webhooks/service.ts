@@ -28,7 +28,12 @@ function secretOf(settings: WebhookSettings, webhookId: string, version: number)
   return deriveWebhookSecret(settings.stackKey, webhookId, version);
 }
 
-export async function createWebhook(store: Store, scope: LibraryScope, settings: WebhookSettings, input: unknown): Promise<IssuedWebhook> {
+/**
+ * `principalId`: the principal the request acts as (context.access.principal(): the integration of an API
+ * key, or `native` for a person). The webhook is bound to it: its deliveries are shaped by what the access
+ * policy withholds from that principal (lib/webhooks/withheld.ts).
+ */
+export async function createWebhook(store: Store, scope: LibraryScope, settings: WebhookSettings, input: unknown, principalId: string): Promise<IssuedWebhook> {
   const parsed = parseInput(createInput, input, 'input');
   const url = await checkReceiverUrl(parsed.url, settings.urlPolicy);
   if ((await listWebhooks(store, scope.organizationId, scope.libraryId)).length >= maxWebhooksPerLibrary) {
@@ -49,6 +54,7 @@ export async function createWebhook(store: Store, scope: LibraryScope, settings:
     createdAt: at,
     updatedAt: at,
     createdBy: scope.userId,
+    principalId,
   };
   await putWebhook(store, webhook);
   return { webhook, secret };
@@ -65,11 +71,17 @@ async function replace(store: Store, before: WebhookRecord, after: WebhookRecord
   return after;
 }
 
-export async function updateWebhook(store: Store, scope: LibraryScope, settings: WebhookSettings, input: unknown): Promise<WebhookRecord> {
+/**
+ * A new url binds the webhook to the principal that sets it (`principalId`, as createWebhook): whoever chooses
+ * where the events go receives them as it may read them, so an integration cannot point another principal's
+ * webhook at itself to receive what is withheld from it.
+ */
+export async function updateWebhook(store: Store, scope: LibraryScope, settings: WebhookSettings, input: unknown, principalId: string): Promise<WebhookRecord> {
   const parsed = parseInput(updateInput, input, 'input');
   const before = await existing(store, scope, parsed.id);
   const url = parsed.url ? (await checkReceiverUrl(parsed.url, settings.urlPolicy)).href : before.url;
-  return replace(store, before, { ...before, url, events: parsed.events ? [...new Set(parsed.events)] : before.events, enabled: parsed.enabled ?? before.enabled, updatedAt: nowIso() });
+  const bound = url !== before.url ? { principalId } : {};
+  return replace(store, before, { ...before, url, ...bound, events: parsed.events ? [...new Set(parsed.events)] : before.events, enabled: parsed.enabled ?? before.enabled, updatedAt: nowIso() });
 }
 
 /** A new secret: the old one stops verifying with the next attempt (deliveries are signed when sent). */

@@ -292,7 +292,7 @@ export const resolverFields: ResolverFields = {
     "sourcing": "componentSourcing exchangeRates findPartsByMpn resolveVendor risks vendors"
   },
   "Webhook": {
-    "webhook": "deliveries"
+    "webhook": "deliveries principal"
   },
   "WebhookMutationNamespace": {
     "webhook": "create delete redeliver replay rotateSecret update"

@@ -4536,7 +4536,7 @@ export type WebhookEventType =
   | 'COMMENT_CREATED'
   /** comment.deleted: a comment was deleted, leaving its tombstone (data.comment: ..., deletedBy, deletedAt). */
   | 'COMMENT_DELETED'
-  /** sourcing.changed: a component's manufacturer parts, quotes or primary source changed (data.componentId, rev, parts and quotes as { added, updated, removed } ids, primary { partId, quoteId }, primaryChanged, partCount). */
+  /** sourcing.changed: a component's manufacturer parts, quotes or primary source changed (data.componentId, rev, parts and quotes as { added, updated, removed } ids, primary { partId, quoteId }, previousPrimary { partId, quoteId }, primaryChanged, partCount). Shaped by the access of the webhook's principal (see Webhook.principal). */
   | 'SOURCING_CHANGED'
   /** change_request.created: a change request was created, DRAFT (data.changeRequest: id, number, title, priority, status, componentIds, changeOrderId, updatedAt; data.by). */
   | 'CHANGE_REQUEST_CREATED'
@@ -4553,6 +4553,7 @@ export type WebhookEventType =
  * x-plm-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. A 2xx answer delivers
  * it; anything else (or no answer within 10 s) is retried with exponential backoff (1, 2, 4 ... minutes; 8
  * attempts), then recorded FAILED. Delivery is at least once: deduplicate on x-plm-event-id.
+ * A webhook delivers as the principal it is bound to (principal) may read: see principal.
  */
 export type Webhook = {
   __typename?: 'Webhook';
@@ -4564,8 +4565,22 @@ export type Webhook = {
   secretPrefix: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
-  /** The delivery log, newest first (kept 30 days). */
+  /**
+   * The delivery log, newest first (kept 30 days). An integration reads it as it receives events: bodies
+   * without what the access policy withholds from it, deliveries of events it withholds whole left out.
+   */
   deliveries: Array<WebhookDelivery>;
+  /**
+   * The principal whose access shapes the deliveries: the integration whose API key created the webhook or
+   * last set its url, or the native principal when a person did. An integration's webhook gets each event as
+   * that integration may read it when the event is sent (first attempt, retry and resend alike): without
+   * sourcing.parts no sourcing.changed at all; without sourcing.quotes no quote ids (quotes empty,
+   * primary.quoteId and previousPrimary.quoteId null) and no event that only concerned quotes or the primary
+   * quote. While the integration is disabled its webhooks deliver nothing (a due attempt ends FAILED).
+   * Webhooks created before the binding was recorded deliver as a person's (the native principal): what was
+   * stored cannot tell an integration's key from its owner. Null when the integration cannot be found.
+   */
+  principal?: Maybe<Integration>;
 };
 
 
@@ -4575,6 +4590,7 @@ export type Webhook = {
  * x-plm-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. A 2xx answer delivers
  * it; anything else (or no answer within 10 s) is retried with exponential backoff (1, 2, 4 ... minutes; 8
  * attempts), then recorded FAILED. Delivery is at least once: deduplicate on x-plm-event-id.
+ * A webhook delivers as the principal it is bound to (principal) may read: see principal.
  */
 export type WebhookDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -4600,7 +4616,7 @@ export type WebhookDelivery = {
   /** When the next attempt is due (PENDING after a failed attempt). */
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
   deliveredAt?: Maybe<Scalars['DateTime']['output']>;
-  /** The JSON body, exactly as sent. */
+  /** The JSON body, exactly as last sent (to an integration reading the log: without what is withheld from it). */
   body: Scalars['String']['output'];
   /** On a resend (redeliver, replay): the id of the original delivery it repeats. */
   replayOf?: Maybe<Scalars['ID']['output']>;
@@ -6899,6 +6915,7 @@ export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends Re
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<WebhookDeliveriesArgs, 'first'>>;
+  principal?: Resolver<Maybe<ResolversTypes['Integration']>, ParentType, ContextType>;
 };
 
 export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = {
