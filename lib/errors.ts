@@ -3,6 +3,10 @@
  * httpStatus is set when the failure concerns the request as a whole (context headers, credential,
  * permission: spec statuses 400, 401, 403, 429); errors about the data of one operation leave it unset and
  * travel as a GraphQL error in a 200 response. Handlers map these; nobody else formats errors.
+ *
+ * This file holds the base class and the errors that several floors raise (the store among them). An error
+ * only one domain raises lives beside it, in that folder's errors.ts (accounts, changeOrders, components,
+ * config, items, scim, sourcing, transfer).
  */
 export class DomainError extends Error {
   readonly code: string;
@@ -87,26 +91,6 @@ export class SourcingWithheldError extends DomainError {
   }
 }
 
-/**
- * A write whose outcome would depend on attribute values the library's access policy withholds from the
- * calling integration: a category change while an attribute of the old or the new category is withheld (the
- * new category's rules would judge those values). Refused whatever the values, so the refusal tells nothing.
- */
-export class AttributeWithheldError extends DomainError {
-  constructor(
-    readonly field: string,
-    readonly attributeIds: readonly string[],
-    inputIndex?: number,
-  ) {
-    super(
-      'FORBIDDEN',
-      `${inputIndex === undefined ? '' : `inputs[${inputIndex}]: `}${field}: the library's access policy withholds ${attributeIds.join(', ')} from this integration, and this write would be judged on those values`,
-      403,
-      { reason: 'ATTRIBUTE_WITHHELD', field, attributeIds: [...attributeIds], ...(inputIndex === undefined ? {} : { inputIndex }) },
-    );
-  }
-}
-
 /** An action reserved to Site Admins (enabling SCIM): holding the permission through another role is not enough. */
 export class SiteAdminRequiredError extends DomainError {
   constructor(action: string, requiredPermission: string) {
@@ -141,20 +125,20 @@ export class AlreadyExistsError extends DomainError {
   }
 }
 
-// ---- components and item writes ------------------------------------------------------------------------
+// ---- components and item writes (those only lib/components raises: lib/components/errors.ts) -------------
 
 /** Prefixes a message with the input it concerns, for calls that carry several inputs. */
-const at = (inputIndex: number | undefined, message: string) => (inputIndex === undefined ? message : `inputs[${inputIndex}]: ${message}`);
+export const atInput = (inputIndex: number | undefined, message: string) => (inputIndex === undefined ? message : `inputs[${inputIndex}]: ${message}`);
 
 export class ComponentNotFoundError extends DomainError {
   constructor(id: string, inputIndex?: number) {
-    super('NOT_FOUND', at(inputIndex, `Component ${id} was not found in this library`), undefined, { id, inputIndex });
+    super('NOT_FOUND', atInput(inputIndex, `Component ${id} was not found in this library`), undefined, { id, inputIndex });
   }
 }
 
 export class VersionConflictError extends DomainError {
   constructor(id: string, expectedVersion: number, currentVersion: number | undefined, inputIndex?: number) {
-    super('VERSION_CONFLICT', at(inputIndex, `Component ${id} is at version ${currentVersion ?? 'unknown'}, not ${expectedVersion}: it was changed by someone else; read it again`), undefined, {
+    super('VERSION_CONFLICT', atInput(inputIndex, `Component ${id} is at version ${currentVersion ?? 'unknown'}, not ${expectedVersion}: it was changed by someone else; read it again`), undefined, {
       id,
       expectedVersion,
       currentVersion,
@@ -163,84 +147,22 @@ export class VersionConflictError extends DomainError {
   }
 }
 
-export class CategoryNotFoundError extends DomainError {
-  constructor(categoryId: string, inputIndex?: number, archived = false) {
-    super('CATEGORY_NOT_FOUND', at(inputIndex, archived ? `Category "${categoryId}" is archived` : `Category "${categoryId}" does not exist in this library`), undefined, {
-      categoryId,
-      inputIndex,
-    });
-  }
-}
-
-export class StatusNotFoundError extends DomainError {
-  constructor(statusId: string, inputIndex?: number, archived = false) {
-    super('STATUS_NOT_FOUND', at(inputIndex, archived ? `Status "${statusId}" is archived` : `Status "${statusId}" does not exist in this library`), undefined, {
-      statusId,
-      inputIndex,
-    });
-  }
-}
-
-export class InvalidRevisionError extends DomainError {
-  constructor(message: string, revisionValue: string, inputIndex?: number) {
-    super('INVALID_REVISION', at(inputIndex, message), undefined, { revisionValue, inputIndex });
-  }
-}
-
-export class AttributeValidationError extends DomainError {
-  constructor(errors: { attributeId: string; message: string }[], inputIndex?: number) {
-    super('ATTRIBUTE_VALIDATION_FAILED', at(inputIndex, errors.map((e) => e.message).join('; ')), undefined, { errors, inputIndex });
-  }
-}
-
 export class ComponentInputError extends DomainError {
   constructor(message: string, field: string, inputIndex?: number) {
-    super('BAD_USER_INPUT', at(inputIndex, message), undefined, { field, inputIndex });
-  }
-}
-
-export class CpnError extends DomainError {
-  constructor(code: 'CPN_INVALID' | 'CPN_TAKEN' | 'CPN_COUNTER_EXHAUSTED', message: string, inputIndex?: number, details: Record<string, unknown> = {}) {
-    super(code, at(inputIndex, message), undefined, { ...details, inputIndex });
-  }
-}
-
-export class NrmError extends DomainError {
-  constructor(code: 'NRM_NOT_ALLOWED_ON_OBSOLETE' | 'NRM_NOT_ALLOWED' | 'NRM_REVISION_FIXED' | 'NRM_REQUIRES_PRODUCTION_STATUS', message: string, inputIndex?: number) {
-    super(code, at(inputIndex, message), undefined, { inputIndex });
+    super('BAD_USER_INPUT', atInput(inputIndex, message), undefined, { field, inputIndex });
   }
 }
 
 export class FeatureNotInPlanError extends DomainError {
   constructor(feature: string, inputIndex?: number) {
-    super('FEATURE_NOT_IN_PLAN', at(inputIndex, `The organization's plan does not include ${feature}`), undefined, { feature, inputIndex });
-  }
-}
-
-export class TooManyInputsError extends DomainError {
-  constructor(operation: string, limit: number, got: number) {
-    super('BATCH_TOO_LARGE', `${operation} takes at most ${limit} inputs per call (got ${got})`, undefined, { limit, got });
-  }
-}
-
-export class ValidationBatchTooLargeError extends DomainError {
-  constructor(limit: number, got: number) {
-    super('BATCH_TOO_LARGE', `validateAttributesBatch takes at most ${limit} requests per call (got ${got}); nothing was validated`, 400, { limit, got });
+    super('FEATURE_NOT_IN_PLAN', atInput(inputIndex, `The organization's plan does not include ${feature}`), undefined, { feature, inputIndex });
   }
 }
 
 /** Another write touched the same data at the same moment; nothing was written. Read again and retry. */
 export class ConcurrentWriteError extends DomainError {
   constructor(what: string, inputIndex?: number) {
-    super('VERSION_CONFLICT', at(inputIndex, `${what} changed concurrently; nothing was written: read it again and retry`), undefined, { inputIndex });
-  }
-}
-
-/** A component that a current BOM uses cannot be deleted; the error names the assemblies that use it. */
-export class ComponentInUseError extends DomainError {
-  constructor(id: string, name: string, usedBy: { id: string; name: string; cpn: string }[], inputIndex?: number) {
-    const names = usedBy.map((assembly) => `${assembly.cpn} ${assembly.name}`).join(', ');
-    super('COMPONENT_IN_USE', `${name} (${id}) is used in the BOM of ${names}: remove it from ${usedBy.length > 1 ? 'those BOMs' : 'that BOM'} first`, undefined, { id, usedBy, inputIndex });
+    super('VERSION_CONFLICT', atInput(inputIndex, `${what} changed concurrently; nothing was written: read it again and retry`), undefined, { inputIndex });
   }
 }
 
@@ -260,25 +182,6 @@ export class BomError extends DomainError {
     details: Record<string, unknown> = {},
   ) {
     super(code, message, undefined, details);
-  }
-}
-
-export class BomCycleError extends DomainError {
-  constructor(path: string[]) {
-    super('BOM_CYCLE', `The BOM would contain its own assembly: ${path.join(' -> ')}`, undefined, { path });
-  }
-}
-
-/** An item write over the spec's limits; `details.limits` states them. */
-export class ItemWriteTooLargeError extends DomainError {
-  constructor(message: string, details: Record<string, unknown>) {
-    super('ITEM_WRITE_TOO_LARGE', message, undefined, details);
-  }
-}
-
-export class IndentedBomTooLargeError extends DomainError {
-  constructor(depth: number, limit: number) {
-    super('BOM_TOO_LARGE', `The indented BOM to depth ${depth} has more than ${limit} lines: ask for a smaller depth, or for each sub-assembly`, undefined, { limit, depth });
   }
 }
 
@@ -347,19 +250,6 @@ export class ApiKeyRevokedError extends DomainError {
   }
 }
 
-/** A configuration document that fails validation; every problem is listed, nothing is stored. */
-export class ConfigInvalidError extends DomainError {
-  constructor(
-    type: string,
-    readonly problems: { path: string; message: string }[],
-  ) {
-    super('CONFIG_INVALID', `The ${type} document is invalid: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`, undefined, {
-      configType: type,
-      problems,
-    });
-  }
-}
-
 export class ConfigVersionConflictError extends DomainError {
   constructor(type: string, expected: number, actual: number) {
     super('VERSION_CONFLICT', `The ${type} configuration is at version ${actual}, not ${expected}; read it again`, undefined, {
@@ -396,27 +286,7 @@ export class AccessAdminError extends DomainError {
   }
 }
 
-// ---- account routes (flat body { code, message }) --------------------------------------------------------
-
-export type AccountErrorCode =
-  | 'AUTH_ORIGIN_REJECTED'
-  | 'AUTH_TOKEN_INVALID'
-  | 'AUTH_RATE_LIMITED'
-  | 'AUTH_REQUEST_REJECTED'
-  | 'AUTH_INVALID_CREDENTIALS'
-  | 'SSO_NOT_CONFIGURED'
-  | 'SSO_STATE_INVALID'
-  | 'SSO_ASSERTION_REJECTED'
-  | 'SSO_NOT_ADMITTED';
-
-/** A refusal of the account routes, answered as the spec's flat body with its status. */
-export class AccountError extends DomainError {
-  constructor(code: AccountErrorCode, httpStatus: number, message: string, details: Record<string, unknown> = {}) {
-    super(code, message, httpStatus, details);
-  }
-}
-
-// ---- change orders -------------------------------------------------------------------------------------
+// ---- change orders (the rest of their errors: lib/changeOrders/errors.ts) -------------------------------
 
 /** A component held by an open change order is edited or deleted only through it. */
 export class ComponentLockedError extends DomainError {
@@ -427,42 +297,6 @@ export class ComponentLockedError extends DomainError {
       undefined,
       { id: componentId, changeOrderId, inputIndex },
     );
-  }
-}
-
-/** A refused change order template: every problem, each with its JSON path and the rule it breaks. */
-export class TemplateInvalidError extends DomainError {
-  constructor(readonly problems: readonly { path: string; rule: string; message: string }[]) {
-    super(
-      'TEMPLATE_INVALID',
-      `The template has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${problems
-        .slice(0, 3)
-        .map((p) => p.message)
-        .join('; ')}${problems.length > 3 ? '; …' : ''}`,
-      undefined,
-      { problems },
-    );
-  }
-}
-
-export type ChangeOrderErrorCode =
-  | 'CHANGE_ORDER_STATE'
-  | 'NOT_A_REVIEWER'
-  | 'ALREADY_DECIDED'
-  | 'STAGE_WITHOUT_REVIEWERS'
-  | 'CHANGE_ORDER_TOO_LARGE'
-  | 'CHANGE_ORDER_EMPTY'
-  | 'VALUES_INVALID'
-  | 'CHANGE_ORDER_INVALID'
-  /** changeRequests.promote of a request that is not APPROVED. */
-  | 'CHANGE_REQUEST_NOT_APPROVED'
-  /** changeRequests.promote of a request already promoted into a change order. */
-  | 'CHANGE_REQUEST_PROMOTED';
-
-/** A refused change order action; the code says which rule. */
-export class ChangeOrderError extends DomainError {
-  constructor(code: ChangeOrderErrorCode, message: string, details: Record<string, unknown> = {}) {
-    super(code, message, undefined, details);
   }
 }
 
@@ -501,22 +335,6 @@ export interface ImportProblem {
   path: string;
   code: string;
   message: string;
-}
-
-/** The most problems an IMPORT_INVALID error lists (the count says how many there were). */
-export const maxListedImportProblems = 1000;
-
-/** An import refused before anything was written: every problem found, each with its place in the input. */
-export class ImportInvalidError extends DomainError {
-  constructor(readonly problems: ImportProblem[]) {
-    const listed = problems.slice(0, maxListedImportProblems);
-    super(
-      'IMPORT_INVALID',
-      `The import was refused with ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was written. First: ${problems[0]?.path}: ${problems[0]?.message}`,
-      undefined,
-      { problems: listed, problemCount: problems.length },
-    );
-  }
 }
 
 /** LIBRARY_NOT_EMPTY (only an empty library may be imported into), LIBRARY_IMPORT_IN_PROGRESS (the library is closed while an import writes). */

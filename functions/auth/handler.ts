@@ -7,7 +7,8 @@ import { completePasswordReset, issueTokens, requestPasswordReset, signIn, signO
 import { federationFromEnv } from '../../lib/saml/federation.js';
 import { clearedStateCookie, completeSamlSignin, samlStateCookieName, startSamlSignin } from '../../lib/saml/signin.js';
 import { readCookie, sessionCookie, sessionCookieName, type IssuedSession } from '../../lib/people/sessions.js';
-import { AccountError, DomainError } from '../../lib/errors.js';
+import { DomainError } from '../../lib/errors.js';
+import { AccountError } from '../../lib/accounts/errors.js';
 import { mailerFromEnv } from '../../lib/mail/ses.js';
 import { withAuditSource } from '../../lib/store/auditContext.js';
 import { createStore } from '../../lib/store/client.js';

@@ -1,5 +1,5 @@
 import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
-import { AccountError } from '../errors.js';
+import { AccountError } from './errors.js';
 
 /** Tokens the user pool issues on sign-in: Bearer credentials for the GraphQL API. */
 export interface PoolTokens {

@@ -1,4 +1,5 @@
-import { AccountError, RateLimitedError, RequestAbortedError } from '../errors.js';
+import { RateLimitedError, RequestAbortedError } from '../errors.js';
+import { AccountError } from './errors.js';
 import { currentMeter, newMeter, withMeter } from '../store/meter.js';
 import type { Store } from '../store/client.js';
 

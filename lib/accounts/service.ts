@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
-import { AccountError } from '../errors.js';
+import { AccountError } from './errors.js';
 import type { Mailer } from '../mail/mailer.js';
 import { admitByAllowlist } from '../orgs/allowlist.js';
 import { admitByInvitations } from '../orgs/invitations.js';

@@ -1,5 +1,6 @@
 import type { LibraryScope } from '../model/scope.js';
-import { ChangeOrderError, ComponentLockedError, ConcurrentWriteError, NotFoundError } from '../errors.js';
+import { ComponentLockedError, ConcurrentWriteError, NotFoundError } from '../errors.js';
+import { ChangeOrderError } from './errors.js';
 import { settleAbortedWrite, settleCommittedWrite } from '../items/settle.js';
 import { SimulatedCrashError } from '../items/writer.js';
 import { changeOrderDelete, changeOrderPut, type ChangeOrderRecord } from '../store/changeOrder.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { LibraryScope } from '../model/scope.js';
-import { ChangeOrderError, ConcurrentWriteError, InvalidInputError, NotFoundError } from '../errors.js';
+import { ConcurrentWriteError, InvalidInputError, NotFoundError } from '../errors.js';
+import { ChangeOrderError } from './errors.js';
 import { isUuid } from '../model/slugs.js';
 import { getChangeOrders, type ChangeOrderRecord } from '../store/changeOrder.js';
 import { changeRequestPriorities, changeRequestPut, getChangeRequest, getChangeRequests, listChangeRequests, nextChangeRequestNumber, type ChangeRequestRecord } from '../store/changeRequest.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { AlreadyExistsError, InvalidInputError, TemplateInvalidError } from '../errors.js';
+import { AlreadyExistsError, InvalidInputError } from '../errors.js';
+import { TemplateInvalidError } from './errors.js';
 import type { LibraryScope } from '../model/scope.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite } from '../store/items.js';

@@ -1,4 +1,4 @@
-import { ChangeOrderError } from '../errors.js';
+import { ChangeOrderError } from './errors.js';
 import type { LibraryScope } from '../model/scope.js';
 import { getBoms } from '../store/bom.js';
 import type { ChangeOrderRecord } from '../store/changeOrder.js';

@@ -1,5 +1,5 @@
 import { compilePattern } from '../config/patterns.js';
-import { ChangeOrderError } from '../errors.js';
+import { ChangeOrderError } from './errors.js';
 import type { TemplateDocument } from './templateRules.js';
 
 type Field = TemplateDocument['details']['info']['groups'][number]['fields'][number];

@@ -4,7 +4,7 @@ import type { Store } from '../store/client.js';
 import { allocateCounter } from '../store/counter.js';
 import { isCpnTaken } from '../store/cpn.js';
 import type { CreateComponentCommand } from './commands.js';
-import { CpnError } from '../errors.js';
+import { CpnError } from './errors.js';
 
 /** How a new component gets its CPN: chosen by the caller, or rendered with counters still to allocate. */
 export type CpnPlan = { kind: 'chosen'; cpn: string } | { kind: 'generated'; categoryPrefix: string; overrides: Record<string, string> };

@@ -10,7 +10,8 @@ import { bomDelete, documentLinksDelete, getBoms, listBomSnapshotKeys } from '..
 import { listPendingWrites } from '../store/pendingWrite.js';
 import { getUsages, removeUsage, usageDeletedItem, type UsageRecord } from '../store/usage.js';
 import { searchEntryTombstone } from '../search/entries.js';
-import { ComponentInUseError, ConcurrentWriteError, TooManyInputsError, VersionConflictError } from '../errors.js';
+import { ConcurrentWriteError, VersionConflictError } from '../errors.js';
+import { ComponentInUseError, TooManyInputsError } from './errors.js';
 import type { WriteContext } from './rules.js';
 import { getSourcings, mpnIndexKey, sourcingDelete } from '../store/sourcing.js';
 

@@ -2,7 +2,8 @@ import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
 import { listPinnedIds, pinKey } from '../store/pin.js';
 import { batchWrite, deleteItems } from '../store/items.js';
-import { ComponentNotFoundError, TooManyInputsError } from '../errors.js';
+import { ComponentNotFoundError } from '../errors.js';
+import { TooManyInputsError } from './errors.js';
 
 export type Mark = 'PIN' | 'BOOKMARK';
 

@@ -8,19 +8,8 @@ import type { ComponentRecord } from '../store/component.js';
 import type { HistoryChange } from '../store/componentHistory.js';
 import { validateAttributeValues } from './attributeValidation.js';
 import type { AttributeValueChange, CreateComponentCommand, UpdateComponentCommand } from './commands.js';
-import {
-  AttributeValidationError,
-  CategoryNotFoundError,
-  ComponentInputError,
-  FeatureNotInPlanError,
-  InvalidRevisionError,
-  NrmError,
-  PermissionDeniedError,
-  StatusNotFoundError,
-  ComponentLockedError,
-  IntegrationAccessError,
-  AttributeWithheldError,
-} from '../errors.js';
+import { ComponentInputError, FeatureNotInPlanError, PermissionDeniedError, ComponentLockedError, IntegrationAccessError } from '../errors.js';
+import { AttributeValidationError, CategoryNotFoundError, InvalidRevisionError, NrmError, StatusNotFoundError, AttributeWithheldError } from './errors.js';
 import { canRead, withheldAttributes, writeDecision, type AccessPolicy } from '../model/attributeAccess.js';
 
 /** Everything a component write is checked against, read once per call. */

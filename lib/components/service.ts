@@ -14,7 +14,8 @@ import { bomEmptyCheck } from '../store/bom.js';
 import type { CreateComponentCommand, UpdateComponentCommand } from './commands.js';
 import { allocateCpn, assertChosenCpnsFree, planCpn } from './cpn.js';
 
-import { BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, TooManyInputsError, VersionConflictError } from '../errors.js';
+import { BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, FileError, VersionConflictError } from '../errors.js';
+import { CpnError, TooManyInputsError } from './errors.js';
 import { checkInputIds } from '../input.js';
 
 import { applyUpdate, buildNewComponent, updateChanges, type WriteContext } from './rules.js';

@@ -1,7 +1,7 @@
 import { findCategory, type LibraryConfiguration } from '../config/libraryConfig.js';
 import { validateAttributeValues, type AttributeError } from './attributeValidation.js';
 import type { AttributeValueChange } from './commands.js';
-import { ValidationBatchTooLargeError } from '../errors.js';
+import { ValidationBatchTooLargeError } from './errors.js';
 import { mergeAttributeValues, repeatedAttributeId } from './rules.js';
 
 export interface AttributeValidationResult {

@@ -1,6 +1,7 @@
 import type { AccessPolicy } from '../model/attributeAccess.js';
 import type * as z from 'zod';
-import { ConfigInvalidError, ConfigVersionConflictError } from '../errors.js';
+import { ConfigVersionConflictError } from '../errors.js';
+import { ConfigInvalidError } from './errors.js';
 
 import type { Store } from '../store/client.js';
 import { configTypes, getLibraryConfigs, libraryConfigPut, putLibraryConfigVersion, type ConfigType, type LibraryConfigRecord } from '../store/libraryConfig.js';

@@ -1,5 +1,6 @@
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../config/libraryConfig.js';
-import { BomError, DomainError, IndentedBomTooLargeError, InvalidInputError, NotFoundError } from '../errors.js';
+import { BomError, DomainError, InvalidInputError, NotFoundError } from '../errors.js';
+import { IndentedBomTooLargeError } from './errors.js';
 import { trackedFields } from '../components/rules.js';
 import type { LibraryRef } from '../model/scope.js';
 import { getBoms, type BomLine } from '../store/bom.js';

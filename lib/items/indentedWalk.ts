@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { IndentedBomTooLargeError, InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
+import { IndentedBomTooLargeError } from './errors.js';
 import type { LibraryRef } from '../model/scope.js';
 import { decodeCursor, encodeCursor } from '../search/cursor.js';
 import { getBoms, type BomLine } from '../store/bom.js';

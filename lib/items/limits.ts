@@ -1,4 +1,4 @@
-import { ItemWriteTooLargeError } from '../errors.js';
+import { ItemWriteTooLargeError } from './errors.js';
 
 import type { RelationCommands } from './commands.js';
 

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { CreateComponentCommand } from '../components/commands.js';
 import { allocateCpn, assertChosenCpnsFree, planCpn, type CpnPlan } from '../components/cpn.js';
 
-import { BomCycleError, BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, CpnError, FileError, VersionConflictError } from '../errors.js';
+import { BomError, ComponentInputError, ComponentNotFoundError, ConcurrentWriteError, FileError, VersionConflictError } from '../errors.js';
+import { BomCycleError } from './errors.js';
+import { CpnError } from '../components/errors.js';
 import { checkInputIds } from '../input.js';
 
 import { applyUpdate, buildNewComponent, updateChanges, type WriteContext } from '../components/rules.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
-import { AccountError } from '../errors.js';
+import { AccountError } from '../accounts/errors.js';
 import { deleteSessions, identityTokensRevoke, listSessionHashesOfUser } from '../store/account.js';
 import { listAllowlistForEntry } from '../store/allowlist.js';
 import type { Store } from '../store/client.js';

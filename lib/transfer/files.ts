@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImportProblem } from '../errors.js';
-import { ImportInvalidError } from '../errors.js';
+import { ImportInvalidError } from './errors.js';
 import { bomToCsv, componentsToCsv } from './csv.js';
 import { sourcingToCsv } from './sourcingCsv.js';
 import { bundleSchema, exportedAuditEntry, exportedComponent, manifestSchema, type ExportedAuditEntry, type LibraryExport, type Manifest } from './format.js';

@@ -1,6 +1,7 @@
 import type { LibraryRef } from '../model/scope.js';
 import { loadLibraryConfiguration } from '../config/libraryConfig.js';
-import { ImportInvalidError, LibraryImportError, type ImportProblem } from '../errors.js';
+import { LibraryImportError, type ImportProblem } from '../errors.js';
+import { ImportInvalidError } from './errors.js';
 import type { BlobStorage } from '../files/port.js';
 import type { Entitlements } from '../orgs/plans.js';
 import type { Store } from '../store/client.js';

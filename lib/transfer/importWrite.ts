@@ -1,5 +1,6 @@
 import type { LibraryRef } from '../model/scope.js';
-import { ImportInvalidError, LibraryImportError } from '../errors.js';
+import { LibraryImportError } from '../errors.js';
+import { ImportInvalidError } from './errors.js';
 import { searchPartition } from '../search/entries.js';
 import type { Store } from '../store/client.js';
 import type { Key } from '../store/items.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PermissionName } from '../access/permissions.js';
 import type { LibraryRef, LibraryScope } from '../model/scope.js';
-import { DomainError, ImportInvalidError, InvalidInputError, LibraryImportError, maxListedImportProblems, NotFoundError } from '../errors.js';
+import { DomainError, InvalidInputError, LibraryImportError, NotFoundError } from '../errors.js';
+import { ImportInvalidError, maxListedImportProblems } from './errors.js';
 import type { BlobStorage } from '../files/port.js';
 import { checkFilesReady, readFileBytes } from '../files/files.js';
 import { entitlementsOf } from '../orgs/plans.js';

@@ -48,7 +48,14 @@ export function fileGraph(): Map<string, Set<string>> {
   const bare = (path: string) => path.replace(/\.(js|ts)$/, '');
   const graph = new Map<string, Set<string>>();
   for (const file of sources('lib')) {
-    graph.set(bare(file), new Set(importsOf(file).filter((target) => target.startsWith('lib/')).map(bare)));
+    graph.set(
+      bare(file),
+      new Set(
+        importsOf(file)
+          .filter((target) => target.startsWith('lib/'))
+          .map(bare),
+      ),
+    );
   }
   return graph;
 }

@@ -1,0 +1,85 @@
+import { DomainError, atInput } from '../errors.js';
+
+/** Errors of component writes and reads that only lib/components raises (the shared ones, which lower floors raise too, stay in lib/errors.ts). */
+
+export class CategoryNotFoundError extends DomainError {
+  constructor(categoryId: string, inputIndex?: number, archived = false) {
+    super('CATEGORY_NOT_FOUND', atInput(inputIndex, archived ? `Category "${categoryId}" is archived` : `Category "${categoryId}" does not exist in this library`), undefined, {
+      categoryId,
+      inputIndex,
+    });
+  }
+}
+
+export class StatusNotFoundError extends DomainError {
+  constructor(statusId: string, inputIndex?: number, archived = false) {
+    super('STATUS_NOT_FOUND', atInput(inputIndex, archived ? `Status "${statusId}" is archived` : `Status "${statusId}" does not exist in this library`), undefined, {
+      statusId,
+      inputIndex,
+    });
+  }
+}
+
+export class InvalidRevisionError extends DomainError {
+  constructor(message: string, revisionValue: string, inputIndex?: number) {
+    super('INVALID_REVISION', atInput(inputIndex, message), undefined, { revisionValue, inputIndex });
+  }
+}
+
+export class AttributeValidationError extends DomainError {
+  constructor(errors: { attributeId: string; message: string }[], inputIndex?: number) {
+    super('ATTRIBUTE_VALIDATION_FAILED', atInput(inputIndex, errors.map((e) => e.message).join('; ')), undefined, { errors, inputIndex });
+  }
+}
+
+export class CpnError extends DomainError {
+  constructor(code: 'CPN_INVALID' | 'CPN_TAKEN' | 'CPN_COUNTER_EXHAUSTED', message: string, inputIndex?: number, details: Record<string, unknown> = {}) {
+    super(code, atInput(inputIndex, message), undefined, { ...details, inputIndex });
+  }
+}
+
+export class NrmError extends DomainError {
+  constructor(code: 'NRM_NOT_ALLOWED_ON_OBSOLETE' | 'NRM_NOT_ALLOWED' | 'NRM_REVISION_FIXED' | 'NRM_REQUIRES_PRODUCTION_STATUS', message: string, inputIndex?: number) {
+    super(code, atInput(inputIndex, message), undefined, { inputIndex });
+  }
+}
+
+export class TooManyInputsError extends DomainError {
+  constructor(operation: string, limit: number, got: number) {
+    super('BATCH_TOO_LARGE', `${operation} takes at most ${limit} inputs per call (got ${got})`, undefined, { limit, got });
+  }
+}
+
+export class ValidationBatchTooLargeError extends DomainError {
+  constructor(limit: number, got: number) {
+    super('BATCH_TOO_LARGE', `validateAttributesBatch takes at most ${limit} requests per call (got ${got}); nothing was validated`, 400, { limit, got });
+  }
+}
+
+/** A component that a current BOM uses cannot be deleted; the error names the assemblies that use it. */
+export class ComponentInUseError extends DomainError {
+  constructor(id: string, name: string, usedBy: { id: string; name: string; cpn: string }[], inputIndex?: number) {
+    const names = usedBy.map((assembly) => `${assembly.cpn} ${assembly.name}`).join(', ');
+    super('COMPONENT_IN_USE', `${name} (${id}) is used in the BOM of ${names}: remove it from ${usedBy.length > 1 ? 'those BOMs' : 'that BOM'} first`, undefined, { id, usedBy, inputIndex });
+  }
+}
+
+/**
+ * A write whose outcome would depend on attribute values the library's access policy withholds from the
+ * calling integration: a category change while an attribute of the old or the new category is withheld (the
+ * new category's rules would judge those values). Refused whatever the values, so the refusal tells nothing.
+ */
+export class AttributeWithheldError extends DomainError {
+  constructor(
+    readonly field: string,
+    readonly attributeIds: readonly string[],
+    inputIndex?: number,
+  ) {
+    super(
+      'FORBIDDEN',
+      `${inputIndex === undefined ? '' : `inputs[${inputIndex}]: `}${field}: the library's access policy withholds ${attributeIds.join(', ')} from this integration, and this write would be judged on those values`,
+      403,
+      { reason: 'ATTRIBUTE_WITHHELD', field, attributeIds: [...attributeIds], ...(inputIndex === undefined ? {} : { inputIndex }) },
+    );
+  }
+}
