@@ -277,7 +277,8 @@ export type AccessAdminErrorCode =
   | 'TEAM_MANAGED_BY_SCIM'
   | 'SAML_NOT_ENABLED'
   | 'SAML_METADATA_INVALID'
-  | 'SAML_DOMAIN_NOT_VERIFIED';
+  | 'SAML_DOMAIN_NOT_VERIFIED'
+  | 'ALLOWLIST_DOMAIN_NOT_VERIFIED';
 
 /** A refused change to organizations, roles, memberships, teams or invitations; the code says which rule. */
 export class AccessAdminError extends DomainError {

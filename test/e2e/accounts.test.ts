@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { graphql, newTenant, ok, stack, tenantHeaders, testStore } from '../support/api.js';
 import { appOrigin, emailedToken, freshClientIp, newAddress, postAuth, send, sessionFrom, strongPassword, verifiedAccount } from './accountHelpers.js';
 import { mailTo } from './accessHelpers.js';
+import { verifyDomain } from '../../lib/orgs/operator.js';
 
 const meQuery = 'query { user { me { permitted hasOrganizations canCreateOrg user { primaryEmail name } } } }';
 const asSession = (session: { cookie: string; csrfToken: string }, extra: Record<string, string> = {}) => ({
@@ -213,6 +214,8 @@ describe('admission by allowlist', () => {
     const tenant = await newTenant();
     const admin = tenantHeaders(tenant);
     const domain = `allow-${crypto.randomUUID().slice(0, 8)}.example.org`;
+    // A domain entry must be a verified domain of the organization (crossTenantAdmission.test.ts).
+    await verifyDomain(testStore(), tenant.organization.slug, domain);
     const added = await ok(admin, 'mutation($input: AllowlistEntryInput!) { organization { allowlist { add(input: $input) { entry roleId role { name } } } } }', {
       input: { entry: domain.toUpperCase(), roleId: 'EDITOR' },
     });

@@ -3191,7 +3191,9 @@ export type CreateOrganizationInput = {
 /**
  * An address ("ada@acme.test") or a domain ("@acme.test") admitted to the organization: a user whose address
  * (or its domain) matches joins with the entry's role when the address becomes verified (signup verification,
- * a completed password reset, or an operator creating the user). An unverified address joins nothing.
+ * a password reset that verifies it, or an operator creating the user); a reset of an account already
+ * verified admits nothing. An unverified address joins nothing. A domain must be a verified domain of the
+ * organization, when added and when it admits: another organization's domain, or a public one, never is.
  */
 export type AllowlistEntry = {
   __typename?: 'AllowlistEntry';
@@ -3211,7 +3213,10 @@ export type AllowlistEntryInput = {
 
 export type AllowlistMutationNamespace = {
   __typename?: 'AllowlistMutationNamespace';
-  /** ALREADY_EXISTS for an entry already on the list. */
+  /**
+   * ALREADY_EXISTS for an entry already on the list; ALLOWLIST_DOMAIN_NOT_VERIFIED (extensions.field
+   * input.entry, extensions.domain) for a domain that is not a verified domain of the organization.
+   */
   add: AllowlistEntry;
   remove: Scalars['Boolean']['output'];
 };

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addMember } from '../../lib/orgs/operator.js';
+import { allowlistPut } from '../../lib/store/allowlist.js';
+import { transactWrite } from '../../lib/store/items.js';
+import { getMembership } from '../../lib/store/membership.js';
+import { findUserIdByEmail } from '../../lib/store/user.js';
+import { graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { ok } from './accessHelpers.js';
+import { emailedToken, freshClientIp, postAuth, strongPassword, verifiedAccount } from './accountHelpers.js';
+import { verifiedDomainOf } from './scimHelpers.js';
+
+/**
+ * Admission seen from the other tenant's side: what organization A's allowlist and invitations can do to a
+ * person organization B relies on (B's people at B's verified domain).
+ */
+const store = testStore();
+const addEntry = 'mutation($entry: String!) { organization { allowlist { add(input: { entry: $entry, roleId: "VIEWER" }) { entry } } } }';
+
+/** One of B's people: an account at B's verified domain, verified, a member of B. */
+async function personOfB(b: Tenant, domain: string) {
+  const address = `engineer.${randomUUID().slice(0, 8)}@${domain}`;
+  await verifiedAccount(address, strongPassword());
+  await addMember(store, { orgSlug: b.organization.slug, email: address, role: 'EDITOR' });
+  return { id: (await findUserIdByEmail(store, address))!, address };
+}
+
+/** A password reset carried out to the end by the person. */
+async function resetPassword(address: string) {
+  const ip = freshClientIp();
+  expect((await postAuth('/auth/password-reset/request', { email: address }, ip)).status).toBe(202);
+  const completed = await postAuth('/auth/password-reset/complete', { token: await emailedToken(address, '/reset-password'), password: strongPassword() }, ip);
+  expect(completed.status).toBe(200);
+}
+
+describe("one organization's allowlist and another organization's domain", () => {
+  let a: Tenant;
+  let b: Tenant;
+  let bDomain: string;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([newTenant(), newTenant()]);
+    bDomain = await verifiedDomainOf(b);
+  });
+
+  it("refuses a domain entry for a domain A has not verified: B's domain, or anyone's", async () => {
+    for (const entry of [`@${bDomain}`, bDomain, `@unverified-${randomUUID().slice(0, 8)}.example.org`]) {
+      const refused = await graphql(addEntry, { entry }, tenantHeaders(a));
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'ALLOWLIST_DOMAIN_NOT_VERIFIED', field: 'input.entry' });
+    }
+    expect((await ok(tenantHeaders(a), 'query { organization { allowlist { entry } } }')).organization.allowlist).toEqual([]);
+    // A's own verified domain is A's to allowlist.
+    const aDomain = await verifiedDomainOf(a);
+    expect((await ok(tenantHeaders(a), addEntry, { entry: aDomain })).organization.allowlist.add).toEqual({ entry: `@${aDomain}` });
+  });
+
+  it("admits none of B's people through an entry for B's domain stored before the rule (a reset, a new signup)", async () => {
+    a = await newTenant();
+    await transactWrite(store, [allowlistPut({ organizationId: a.organization.id, entry: `@${bDomain}`, roleId: 'VIEWER', createdAt: new Date().toISOString(), createdBy: a.user.id })]);
+    const engineer = await personOfB(b, bDomain);
+    await resetPassword(engineer.address);
+    expect(await getMembership(store, a.organization.id, engineer.id, true)).toBeUndefined();
+
+    const newcomer = `newcomer.${randomUUID().slice(0, 8)}@${bDomain}`;
+    await verifiedAccount(newcomer, strongPassword());
+    expect(await getMembership(store, a.organization.id, (await findUserIdByEmail(store, newcomer))!, true)).toBeUndefined();
+    // A's members list names neither of them.
+    const members = JSON.stringify(await ok(tenantHeaders(a), 'query { organization { members { user { primaryEmail } } } }'));
+    expect(members).not.toContain(engineer.address);
+    expect(members).not.toContain(newcomer);
+  });
+});
