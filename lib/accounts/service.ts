@@ -258,12 +258,15 @@ export async function completePasswordReset(deps: AccountDeps, body: unknown): P
   const { hash, record } = await liveToken(deps, input.token, 'RESET_PASSWORD');
   assertPasswordAccepted(deps.policy, input.password, record.email);
   // Whoever knew the old password is signed out everywhere: the sessions open before the reset end.
-  const earlier = await listSessionHashesOfUser(deps.store, record.userId);
+  const [earlier, before] = await Promise.all([listSessionHashesOfUser(deps.store, record.userId), getUser(deps.store, record.userId)]);
   const session = await spendAndSignIn(deps, hash, record);
   await deleteSessions(deps.store, earlier);
   const { sub } = await deps.identities.setPassword(record.email, input.password);
   // Bearer tokens of sign-ins before the reset end too (the pool's refresh tokens outlive a new password).
   await transactWrite(deps.store, [identityTokensRevoke(sub, record.userId, Math.floor(Date.now() / 1000))]);
-  await afterVerified(deps, record.userId, record.email);
+  // Admission (invitations, allowlist) comes with verification: a reset that verifies the address admits as
+  // verification does. A reset of an account already verified is no admission: an invitation it has not
+  // accepted stays pending (another organization's invitation never makes the person join it unasked).
+  if (!before?.emailVerified) await afterVerified(deps, record.userId, record.email);
   return session;
 }

@@ -69,3 +69,16 @@ describe("one organization's allowlist and another organization's domain", () =>
     expect(members).not.toContain(newcomer);
   });
 });
+
+describe("one organization's invitation and another organization's person resetting their password", () => {
+  it("does not make B's member join A: a reset of a verified account accepts no invitation", async () => {
+    const [a, b] = await Promise.all([newTenant(), newTenant()]);
+    const engineer = await personOfB(b, await verifiedDomainOf(b));
+    const invited = await ok(tenantHeaders(a), 'mutation($e: [String!]!) { organization { bulkInvite(input: { emails: $e }) { successful { invitation { id } } } } }', { e: [engineer.address] });
+    const invitationId = invited.organization.bulkInvite.successful[0].invitation.id as string;
+    await resetPassword(engineer.address);
+    expect(await getMembership(store, a.organization.id, engineer.id, true)).toBeUndefined();
+    const pending = await ok(tenantHeaders(a), 'query { organization { invitations { id status } } }');
+    expect(pending.organization.invitations).toEqual([{ id: invitationId, status: 'PENDING' }]);
+  });
+});
