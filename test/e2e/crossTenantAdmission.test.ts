@@ -7,7 +7,7 @@ import { getMembership } from '../../lib/store/membership.js';
 import { findUserIdByEmail } from '../../lib/store/user.js';
 import { graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { ok } from './accessHelpers.js';
-import { emailedToken, freshClientIp, postAuth, strongPassword, verifiedAccount } from './accountHelpers.js';
+import { emailedToken, freshClientIp, postAuth, sessionFrom, strongPassword, verifiedAccount } from './accountHelpers.js';
 import { verifiedDomainOf } from './scimHelpers.js';
 
 /**
@@ -82,3 +82,40 @@ describe("one organization's invitation and another organization's person resett
     expect(pending.organization.invitations).toEqual([{ id: invitationId, status: 'PENDING' }]);
   });
 });
+
+describe("an API key of one organization and the person's other organizations", () => {
+  it("reads neither B's invitations nor B as a sandbox parent through A's key; the person's session reads both", async () => {
+    const a = await newTenant();
+    const b = await newTenant({ email: a.user.email });
+    expect(b.user.id).toBe(a.user.id);
+    const c = await newTenant();
+    const invited = await ok(tenantHeaders(c), 'mutation($e: [String!]!) { organization { bulkInvite(input: { emails: $e }) { successful { invitation { id } } } } }', { e: [a.user.email] });
+    const invitationId = invited.organization.bulkInvite.successful[0].invitation.id as string;
+    const standing = 'query { user { invitations { id organization { id name } } orgCreationOptions { canCreateSandbox sandboxParents { organization { id name } } } } }';
+
+    // A's key (the person's, of A's library): A's own standing only.
+    const viaKey = await ok(tenantHeaders(a), standing);
+    expect(viaKey.user).toEqual({
+      invitations: [],
+      orgCreationOptions: { canCreateSandbox: true, sandboxParents: [{ organization: { id: a.organization.id, name: `Org ${a.organization.slug}` } }] },
+    });
+    expect(JSON.stringify(viaKey)).not.toContain(b.organization.id);
+    expect(JSON.stringify(viaKey)).not.toContain(c.organization.id);
+
+    // The person's own session: every organization of theirs.
+    const password = strongPassword();
+    await resetPasswordTo(a.user.email, password);
+    const signedIn = await postAuth('/auth/signin', { email: a.user.email, password }, freshClientIp());
+    const session = { cookie: `__Host-service_session=${sessionFrom(signedIn)}`, 'x-csrf-token': signedIn.body.csrfToken as string };
+    const viaSession = await ok(session, standing);
+    expect(viaSession.user.invitations).toEqual([{ id: invitationId, organization: { id: c.organization.id, name: `Org ${c.organization.slug}` } }]);
+    expect(viaSession.user.orgCreationOptions.sandboxParents.map((p: { organization: { id: string } }) => p.organization.id).sort()).toEqual([a.organization.id, b.organization.id].sort());
+  });
+});
+
+/** A password reset to a chosen password (an operator-made account's first one). */
+async function resetPasswordTo(address: string, password: string) {
+  const ip = freshClientIp();
+  await postAuth('/auth/password-reset/request', { email: address }, ip);
+  expect((await postAuth('/auth/password-reset/complete', { token: await emailedToken(address, '/reset-password'), password }, ip)).status).toBe(200);
+}

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureUser } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
+import { newSession, sessionPutItem } from '../../lib/people/sessions.js';
+import { transactWrite } from '../../lib/store/items.js';
 import { newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { mailTo, memberWithRole, refusal } from './accessHelpers.js';
 
@@ -47,8 +49,14 @@ describe('invitations', () => {
     expect(mail.subject).toContain(`Org ${tenant.organization.slug}`);
 
     const invitee = tenantHeaders(elsewhere);
-    const mine = await ok(invitee, 'query { user { invitations { id organization { id } } } }');
+    // The invitee lists invitations of other organizations with their own session; an API key of one
+    // organization reads that organization's only (crossTenantAdmission.test.ts).
+    const session = newSession(elsewhere.user.id);
+    await transactWrite(testStore(), [sessionPutItem(session)]);
+    const signedIn = { cookie: `__Host-service_session=${session.cookieValue}`, 'x-csrf-token': session.csrfToken };
+    const mine = await ok(signedIn, 'query { user { invitations { id organization { id } } } }');
     expect(mine.user.invitations).toEqual([{ id, organization: { id: tenant.organization.id } }]);
+    expect((await ok(invitee, 'query { user { invitations { id } } }')).user.invitations).toEqual([]);
     const joined = await ok(invitee, accept, { id });
     expect(joined.organization.acceptInvitation).toEqual({
       organizationId: tenant.organization.id,
@@ -58,7 +66,7 @@ describe('invitations', () => {
     });
     expect((await ok(admin, listInvitations, { filter: { email: address } })).organization.invitations).toEqual([{ id, email: address, status: 'ACCEPTED', accepted: true }]);
     expect((await refusal(invitee, accept, { id })).code).toBe('INVITATION_NOT_PENDING');
-    expect((await ok(invitee, 'query { user { invitations { id } } }')).user.invitations).toEqual([]);
+    expect((await ok(signedIn, 'query { user { invitations { id } } }')).user.invitations).toEqual([]);
   });
 
   it('an invitation to another address is not consumed and stays open', async () => {

@@ -218,7 +218,7 @@ export const resolverFields: ResolverFields = {
     "access": "hasDirectOrgRole libraryAccess rbacRole role teams user"
   },
   "OrgCreationOptions": {
-    "organization": "canCreateProduction canCreateSandbox"
+    "organization": "canCreateProduction canCreateSandbox sandboxParents"
   },
   "Part": {
     "sourcing": "manufacturer"

@@ -1894,7 +1894,10 @@ export type UserQueryNamespace = {
   notificationSettings: NotificationSettings;
   me: Me;
   orgCreationOptions: OrgCreationOptions;
-  /** Pending invitations to the caller's verified address, in every organization. */
+  /**
+   * Pending invitations to the caller's verified address, in every organization (a session or Bearer
+   * token); through an API key, only those of the key's organization.
+   */
   invitations: Array<Invitation>;
 };
 
@@ -4517,9 +4520,12 @@ export type OrgCreationOptions = {
   __typename?: 'OrgCreationOptions';
   /** Same as user.me.canCreateOrg. */
   canCreateProduction: Scalars['Boolean']['output'];
-  /** Some sandbox parent has headroom. */
+  /** Some sandbox parent (of those listed) has headroom. */
   canCreateSandbox: Scalars['Boolean']['output'];
-  /** Active production organizations the caller is Site Admin of whose plan allows sandboxes. */
+  /**
+   * Active production organizations the caller is Site Admin of whose plan allows sandboxes. Through an API
+   * key, only the key's organization (a key of one organization never reads the person's other ones).
+   */
   sandboxParents: Array<SandboxParentOption>;
 };
 

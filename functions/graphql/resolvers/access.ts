@@ -14,7 +14,7 @@ import type { Organization as OrganizationRecord } from '../../../lib/orgs/model
 import { findOrganization } from '../../../lib/orgs/organizations.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { userById } from './shared.js';
+import { keyOrganizationOf, userById } from './shared.js';
 import { usersOfOrganization } from '../../../lib/people/users.js';
 
 /** The organization of x-organization and the caller's grants in it (both resolved once per request). */
@@ -215,6 +215,11 @@ export const accessResolvers: Resolvers = {
     role: (entry, _args, context) => requiredRole(context, entry.organizationId, entry.roleId),
   },
   UserQueryNamespace: {
-    invitations: (_parent, _args, context) => invitationsForUser(context.store, context.caller.userId),
+    // Through an API key: its organization's invitations only (another organization's are not the key's to read).
+    invitations: async (_parent, _args, context) => {
+      const organizationId = keyOrganizationOf(context);
+      const invitations = await invitationsForUser(context.store, context.caller.userId);
+      return organizationId ? invitations.filter((invitation) => invitation.organizationId === organizationId) : invitations;
+    },
   },
 };

@@ -5,6 +5,15 @@ import { entitlementsOf } from '../../../lib/orgs/plans.js';
 import { organizationRoles } from '../../../lib/orgs/roles.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { requireInOrganization } from './access.js';
+import { keyOrganizationOf } from './shared.js';
+import type { CreationStanding } from '../../../lib/orgs/organizations.js';
+import type { GraphQLContext } from '../context.js';
+
+/** The sandbox parents the caller may see: through an API key, its organization's only. */
+const visibleSandboxParents = (standing: CreationStanding, context: GraphQLContext) => {
+  const organizationId = keyOrganizationOf(context);
+  return organizationId ? standing.sandboxParents.filter((parent) => parent.organization.id === organizationId) : standing.sandboxParents;
+};
 
 export const organizationResolvers: Resolvers = {
   OrganizationQueryNamespace: {
@@ -33,6 +42,7 @@ export const organizationResolvers: Resolvers = {
   },
   OrgCreationOptions: {
     canCreateProduction: (standing) => standing.canCreateOrg,
-    canCreateSandbox: (standing) => standing.sandboxParents.some((parent) => parent.sandboxRemaining > 0),
+    canCreateSandbox: (standing, _args, context) => visibleSandboxParents(standing, context).some((parent) => parent.sandboxRemaining > 0),
+    sandboxParents: (standing, _args, context) => visibleSandboxParents(standing, context),
   },
 };

@@ -14,6 +14,14 @@ import { relationBatchReads, type RelationReads } from '../../../lib/items/reads
 import type { LibraryScope } from '../../../lib/model/scope.js';
 export type { LibraryScope };
 
+/**
+ * The organization an API key's caller is held to where a person's own standing spans organizations
+ * (their invitations, their sandbox parents, like their notifications): the key's, or null for a person's
+ * session or Bearer token (every organization of theirs). A key of one organization never reads what
+ * another organization holds for the person.
+ */
+export const keyOrganizationOf = (context: GraphQLContext): string | null => (context.caller.kind === 'apiKey' ? context.caller.organizationId : null);
+
 export async function libraryScope(context: GraphQLContext): Promise<LibraryScope> {
   const { organization, library } = await context.access.library();
   return { organizationId: organization.id, libraryId: library.id, userId: context.caller.userId };
