@@ -16,6 +16,7 @@ import type { WriteItem } from '../store/items.js';
 import { loadEffectiveAccesses } from '../access/effective.js';
 import { getMemberships } from '../store/membership.js';
 import { getUser } from '../store/user.js';
+import { mailAddressOf } from '../people/users.js';
 import { mailFailedForGoodMessage } from './mailStream.js';
 import { firstAttemptAt, isLeased, leaseUntil, mailRetrySettings, mayStartSend, nextAttemptAfterFailure, type MailRetrySettings } from './mailRetry.js';
 import { changeOrderSummary, summaryLines, summaryOrderOf, type SummaryOrder } from './summary.js';
@@ -249,7 +250,7 @@ async function summaryOf(store: Store, order: SummaryOrder): Promise<string[]> {
  * The primary addresses, by user id, of the users the mails name who may still read the order when they are sent: not
  * archived, members of its organization, holding change_orders.read in its library. Someone removed from
  * the organization or the library between the action and the send (the stream's lag, a retry hours later)
- * is not told its number, name and counts.
+ * is not told its number, name and counts. An address the account never verified is not mailed (mailAddressOf).
  */
 async function emailsOf(store: Store, order: Pick<SummaryOrder, 'organizationId' | 'libraryId'>, userIds: readonly string[]): Promise<Map<string, string>> {
   const ids = [...new Set(userIds)];
@@ -258,7 +259,7 @@ async function emailsOf(store: Store, order: Pick<SummaryOrder, 'organizationId'
   const access = await loadEffectiveAccesses(store, order.organizationId, [...memberships.values()]);
   const readers = ids.filter((id) => access.get(id)?.libraryPermissions(order.libraryId).has('change_orders.read'));
   const users = await Promise.all(readers.map((id) => getUser(store, id)));
-  return new Map(users.flatMap((user) => (user && !user.archived ? [[user.id, user.primaryEmail] as const] : [])));
+  return new Map(users.flatMap((user) => (user && mailAddressOf(user) ? [[user.id, mailAddressOf(user)!] as const] : [])));
 }
 
 function outboundMail(appUrl: string, address: string, subject: string, lines: string[], order: Pick<ChangeOrderRecord, 'id' | 'number'>): OutboundMail {

@@ -1,5 +1,5 @@
 import type { Mailer, OutboundMail } from '../mail/mailer.js';
-import { findUser } from '../people/users.js';
+import { findUser, mailAddressOf } from '../people/users.js';
 import type { Store } from '../store/client.js';
 import { clearDigestDue, listDigestsDue, listUnreadNotifications, type NotificationRecord } from '../store/notification.js';
 
@@ -39,10 +39,11 @@ export async function sendDueDigests(deps: { store: Store; mailer: Mailer; appUr
   let sent = 0;
   for (const due of await listDigestsDue(deps.store)) {
     const [user, unread] = await Promise.all([findUser(deps.store, due.userId), listUnreadNotifications(deps.store, due.userId)]);
+    const address = mailAddressOf(user);
     const mail =
-      user && !user.archived
+      address !== undefined
         ? buildDigest(
-            user.primaryEmail,
+            address,
             unread.filter((n) => n.createdAt >= due.since && n.kind !== 'MENTION'),
             deps.appUrl,
           )

@@ -8,6 +8,7 @@ import { getMemberships } from '../store/membership.js';
 import type { Store } from '../store/client.js';
 import { getNotificationSettingsOf, markDigestDue, putNotifications, type NotificationKind, type NotificationRecord, type NotificationSettingsRecord } from '../store/notification.js';
 import { getUsers, type UserRecord } from '../store/user.js';
+import { mailAddressOf } from '../people/users.js';
 import type { ChangedItem } from '../store/stream.js';
 import { getUsages } from '../store/usage.js';
 import { listWatchers, putAutomaticWatch, type WatchRecord } from '../store/watch.js';
@@ -319,8 +320,8 @@ async function deliver(deps: NotificationDeps, created: readonly NotificationRec
   const failures: unknown[] = [];
   await mapLimited([...digestSince], mailsInFlight, ([userId, since]) => markDigestDue(deps.store, userId, since).catch((error: unknown) => void failures.push(error)));
   await mapLimited(mailed, mailsInFlight, async (record) => {
-    const user = users.get(record.userId);
-    if (user && !user.archived) await deps.mailer.send(notificationMail(user.primaryEmail, record, deps.appUrl)).catch((error: unknown) => void failures.push(error));
+    const address = mailAddressOf(users.get(record.userId));
+    if (address) await deps.mailer.send(notificationMail(address, record, deps.appUrl)).catch((error: unknown) => void failures.push(error));
   });
   if (failures.length > 0) throw failures[0];
 }

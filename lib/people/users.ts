@@ -29,6 +29,17 @@ export function newUserRecord(input: { email: string; name?: string; emailVerifi
   };
 }
 
+/**
+ * The address the service may mail a user at: their primary address once verified, never an archived
+ * account's. An account holding an address it never verified (an identity provider's SCIM user at an
+ * address outside its organization's domains, a signup not yet confirmed) gets no mail: the address may be
+ * another organization's person's, who never agreed to hear from this one. The verification and reset mails
+ * of the account routes are the exception, being how an address is proved.
+ */
+export function mailAddressOf(user: Pick<UserRecord, 'primaryEmail' | 'emailVerified' | 'archived'> | null | undefined): string | undefined {
+  return user && user.emailVerified && !user.archived ? user.primaryEmail : undefined;
+}
+
 /** A user by id, or null: users are global (one person, many organizations). */
 export async function findUser(store: Store, userId: string): Promise<UserRecord | null> {
   return (await getUser(store, userId)) ?? null;

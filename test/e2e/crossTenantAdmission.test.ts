@@ -6,9 +6,11 @@ import { transactWrite } from '../../lib/store/items.js';
 import { getMembership } from '../../lib/store/membership.js';
 import { findUserIdByEmail } from '../../lib/store/user.js';
 import { graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
-import { ok } from './accessHelpers.js';
+import { grantMembership } from '../../lib/orgs/members.js';
+import { mailTo, memberWithRole, ok } from './accessHelpers.js';
+import { createParts } from './itemHelpers.js';
 import { emailedToken, freshClientIp, postAuth, sessionFrom, strongPassword, verifiedAccount } from './accountHelpers.js';
-import { verifiedDomainOf } from './scimHelpers.js';
+import { scim, scimTenant, userSchema, verifiedDomainOf } from './scimHelpers.js';
 
 /**
  * Admission seen from the other tenant's side: what organization A's allowlist and invitations can do to a
@@ -119,3 +121,27 @@ async function resetPasswordTo(address: string, password: string) {
   await postAuth('/auth/password-reset/request', { email: address }, ip);
   expect((await postAuth('/auth/password-reset/complete', { token: await emailedToken(address, '/reset-password'), password }, ip)).status).toBe(200);
 }
+
+describe("one organization's SCIM user at another organization's address, and mail", () => {
+  it("mails nothing to an address the account never verified: A's mention of its SCIM user does not reach B's admin", async () => {
+    const [a, b] = await Promise.all([scimTenant(), newTenant()]);
+    const victim = b.user.email;
+    const posted = await scim(a.token, 'POST', '/Users', { schemas: [userSchema], userName: victim, displayName: 'Not B Admin', emails: [{ value: victim, primary: true }] });
+    expect(posted.status).toBe(201);
+    const orphanId = posted.body.id as string;
+    expect(orphanId).not.toBe(b.user.id);
+    // A gives its SCIM user a role (as a pushed group with a role would) and so may mention it.
+    await grantMembership(store, a.tenant.organization.id, orphanId, 'VIEWER');
+    const colleague = await memberWithRole(a.tenant, 'VIEWER');
+    const [part] = await createParts(a.tenant, ['Mentioned part']);
+    const comment = 'mutation($input: CreateCommentInput!) { comments { create(input: $input) { id } } }';
+    await ok(a.admin, comment, { input: { targetId: part!.id, body: `@[Someone](user:${orphanId}) please look at https://evil.example` } });
+    // A later comment on the same target: once its mention mail arrived, the first one's was sent (the stream keeps order).
+    await ok(a.admin, comment, { input: { targetId: part!.id, body: `@[Colleague](user:${colleague.userId}) marker` } });
+    for (let attempt = 0; !(await mailTo(colleague.email)).some((m) => m.subject === 'You were mentioned'); attempt += 1) {
+      if (attempt > 150) throw new Error('the mention mail never arrived');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await mailTo(victim)).filter((m) => m.subject === 'You were mentioned')).toEqual([]);
+  });
+});
