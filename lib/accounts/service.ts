@@ -176,6 +176,15 @@ export async function afterVerified(deps: Pick<AccountDeps, 'store' | 'identitie
   await admitByAllowlist(deps.store, userId);
 }
 
+/**
+ * A person whose address was verified before joins one organization by its invitation or allowlist entry (a
+ * SAML sign-in to it): other organizations' invitations stay pending until the person accepts them.
+ */
+export async function admitTo(deps: Pick<AccountDeps, 'store'>, userId: string, organizationId: string): Promise<void> {
+  await admitByInvitations(deps.store, userId, organizationId);
+  await admitByAllowlist(deps.store, userId, organizationId);
+}
+
 /** POST /auth/verify-email: the emailed token, spent once; the first session. */
 export async function verifyEmail(deps: AccountDeps, body: unknown): Promise<IssuedSession> {
   const input = parse(verifyBody, body);

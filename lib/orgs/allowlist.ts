@@ -74,9 +74,10 @@ export async function allowlistOf(store: Store, organizationId: string): Promise
  * organization's allowlist joins it with the entry's role (members keep their roles). An unverified address
  * joins nothing. A domain entry admits only while the domain is a verified domain of the entry's
  * organization (an entry stored before that rule, or a domain verified since by another organization,
- * admits nobody). Returns the organizations joined.
+ * admits nobody). `onlyOrganizationId`: that organization's entries only (as admitByInvitations). Returns the
+ * organizations joined.
  */
-export async function admitByAllowlist(store: Store, userId: string): Promise<string[]> {
+export async function admitByAllowlist(store: Store, userId: string, onlyOrganizationId?: string): Promise<string[]> {
   const user = await getUser(store, userId);
   if (!user || !user.emailVerified || user.archived) return [];
   const address = normalizeEmail(user.primaryEmail);
@@ -84,6 +85,7 @@ export async function admitByAllowlist(store: Store, userId: string): Promise<st
   const entries = [...(await listAllowlistForEntry(store, address)), ...(domain ? await listAllowlistForEntry(store, `@${domain}`) : [])];
   const joined: string[] = [];
   for (const entry of entries) {
+    if (onlyOrganizationId !== undefined && entry.organizationId !== onlyOrganizationId) continue;
     if (joined.includes(entry.organizationId) || (await getMembership(store, entry.organizationId, userId))) continue;
     if (!(await ownsEntry(store, entry.organizationId, entry.entry))) continue;
     const organization = await getOrganization(store, entry.organizationId);

@@ -196,13 +196,16 @@ async function consume(store: Store, user: UserRecord, invitation: InvitationRec
 
 /**
  * The seam for joining (signup verification, an operator creating the user): every pending invitation to
- * the user's verified address is consumed. Returns the organizations joined.
+ * the user's verified address is consumed, or only `onlyOrganizationId`'s (a SAML sign-in of an address that
+ * was verified before: the person joins the organization they signed in to, and nothing else). Returns the
+ * organizations joined.
  */
-export async function admitByInvitations(store: Store, userId: string): Promise<string[]> {
+export async function admitByInvitations(store: Store, userId: string, onlyOrganizationId?: string): Promise<string[]> {
   const user = await getUser(store, userId);
   if (!user) return [];
   const joined: string[] = [];
   for (const invitation of await invitationsForUser(store, userId)) {
+    if (onlyOrganizationId !== undefined && invitation.organizationId !== onlyOrganizationId) continue;
     try {
       await consume(store, user, invitation);
       joined.push(invitation.organizationId);

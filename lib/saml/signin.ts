@@ -15,7 +15,7 @@ import { getScimUser } from '../store/scim.js';
 import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userPuts, type UserRecord } from '../store/user.js';
 import type { Federation } from './federation.js';
 import type { IdentityProvider } from '../accounts/identities.js';
-import { afterVerified } from '../accounts/service.js';
+import { admitTo, afterVerified } from '../accounts/service.js';
 import { newSession, sessionPutItem, sha256, type IssuedSession } from '../people/sessions.js';
 import { newUserRecord } from '../people/users.js';
 
@@ -162,7 +162,14 @@ async function admit(deps: SamlSigninDeps, organization: OrganizationRecord, add
     }
   }
   if (!(await invitedOrAllowlisted(store, organization.id, address))) throw notAdmitted();
-  const userId = existing ? (existing.emailVerified ? existing.id : await takeOverUnverified(deps, existing)) : await createVerifiedUser(store, address);
+  // Admission comes with verification (every invitation and allowlist entry, as verify-email): for an address
+  // verified before, this sign-in admits to this organization only.
+  if (existing?.emailVerified) {
+    await admitTo(deps, existing.id, organization.id);
+    if (!(await getMembership(store, organization.id, existing.id))) throw notAdmitted();
+    return existing.id;
+  }
+  const userId = existing ? await takeOverUnverified(deps, existing) : await createVerifiedUser(store, address);
   await afterVerified(deps, userId, address);
   if (!(await getMembership(store, organization.id, userId))) throw notAdmitted();
   return userId;

@@ -274,6 +274,24 @@ describe('SAML sign-in: isolation between organizations', () => {
     expect(refused.body).toMatchObject({ code: 'SSO_NOT_ADMITTED' });
   });
 
+  it("admits a person already verified to the signing-in organization only: another's invitation stays pending", async () => {
+    const invite = 'mutation($e: [String!]!) { organization { bulkInvite(input: { emails: $e }) { successful { invitation { id } } } } }';
+    const invitations = 'query { organization { invitations { id status } } }';
+    // A verified account at a's domain (a member of a third organization), invited by b and by a.
+    const third = await newTenant();
+    const person = `invited.${randomUUID().slice(0, 8)}@${a.domain}`;
+    await addMember(testStore(), { orgSlug: third.organization.slug, email: person, role: 'VIEWER' });
+    const fromB = (await ok(tenantHeaders(b.tenant), invite, { e: [person] })).organization.bulkInvite.successful[0].invitation.id as string;
+    await ok(tenantHeaders(a.tenant), invite, { e: [person] });
+    // Signing in through a's IdP admits to a (its invitation), not to b: b's invitation waits for the person.
+    const session = sessionOf(await signIn(person));
+    const inA = await graphql('{ libraries { name } }', undefined, { ...session, 'x-organization': `@${a.tenant.organization.slug}` });
+    expect(inA.status).toBe(200);
+    const inB = await graphql('{ libraries { name } }', undefined, { ...session, 'x-organization': `@${b.tenant.organization.slug}` });
+    expect(inB.status).toBe(403);
+    expect((await ok(tenantHeaders(b.tenant), invitations)).organization.invitations).toContainEqual({ id: fromB, status: 'PENDING' });
+  });
+
   it("refuses a member of another organization only, and a session through one organization's IdP reaches no other", async () => {
     const outsider = `outsider.${randomUUID().slice(0, 8)}@${a.domain}`;
     await addMember(testStore(), { orgSlug: b.tenant.organization.slug, email: outsider, role: 'VIEWER' });
