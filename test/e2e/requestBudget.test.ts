@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestAbortedError } from '../../lib/errors.js';
 import { newMeter, stopMeterOn, withMeter } from '../../lib/store/meter.js';
@@ -219,5 +221,34 @@ describe('per-caller rate limits', () => {
     }
     const keys = await gqlOk<{ apiKey: { findAllForUser: { name: string }[] } }>(owner, '{ apiKey { findAllForUser { name } } }');
     expect(keys.apiKey.findAllForUser.map((key) => key.name)).not.toContain('over the limit');
+  });
+});
+
+describe('Content-Length', () => {
+  // yoga's body limit is off (its stream could never refuse a body the handler let through); its check of the
+  // header stays in useCredentialFirst. Called in process: an HTTP server refuses such a header itself.
+  it('answers a Content-Length that is not one non-negative integer 400 BAD_REQUEST, after the credential check', async () => {
+    const { handler } = await import('../../functions/graphql/handler.js');
+    const owner = await newTenant();
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const event = (headers: Record<string, string>) =>
+      ({
+        version: '2.0',
+        routeKey: 'POST /graphql',
+        rawPath: '/graphql',
+        rawQueryString: '',
+        headers: { 'content-type': 'application/json', host: 'localhost', 'x-forwarded-proto': 'http', ...headers },
+        requestContext: { http: { method: 'POST', path: '/graphql', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' }, requestId: randomUUID(), routeKey: 'POST /graphql' },
+        body,
+        isBase64Encoded: false,
+      }) as unknown as APIGatewayProxyEventV2;
+    for (const contentLength of ['12, 12', '-1', 'abc']) {
+      const refused = await handler(event({ ...tenantHeaders(owner), 'content-length': contentLength }));
+      expect(refused.statusCode).toBe(400);
+      expect(JSON.parse(refused.body!).errors).toEqual([expect.objectContaining({ message: 'Content-Length header is invalid.', extensions: { code: 'BAD_REQUEST' } })]);
+    }
+    // No credential: the credential check answers first.
+    expect((await handler(event({ 'content-length': 'abc' }))).statusCode).toBe(401);
+    expect((await handler(event({ ...tenantHeaders(owner), 'content-length': String(Buffer.byteLength(body)) }))).statusCode).toBe(200);
   });
 });
