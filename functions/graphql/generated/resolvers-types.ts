@@ -2045,6 +2045,7 @@ export type CreateComponentInput = {
   cpnOverrides?: InputMaybe<Array<IdElementOverrideInput>>;
 };
 
+/** Omitted fields are unchanged. A component always has a name, status, category, revision, isArchived and notRevisionManaged: null for one of them is BAD_USER_INPUT naming the field (never ignored). */
 export type UpdateComponentInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -2954,7 +2955,7 @@ export type CreateItemInput = {
   documentComponentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
-/** UpdateComponentInput plus the relation fields. */
+/** UpdateComponentInput plus the relation fields (null for what a component always has is BAD_USER_INPUT there too). */
 export type UpdateItemInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
