@@ -43,3 +43,18 @@ describe('component writes', () => {
     expect(after.data.component.findOne).toEqual({ ...component, name: 'Nulls' });
   });
 });
+
+describe('change order update', () => {
+  it('refuses a null name; a null componentIds empties the list (it was ignored)', async () => {
+    const part = (await call('mutation { component { create(inputs: [{ name: "On order", categoryId: "mechanical" }]) { id } } }')).data.component.create[0];
+    const created = await call('mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id name components { componentId } } } }', {
+      input: { name: 'Draft', templateId: 'default-one-stage', componentIds: [part.id], values: { reason: 'x' } },
+    });
+    const order = created.data.changeOrders.create;
+    expect(order.components).toEqual([{ componentId: part.id }]);
+    const update = 'mutation($input: UpdateChangeOrderInput!) { changeOrders { update(input: $input) { id name components { componentId } } } }';
+    expect(refusedField(await call(update, { input: { id: order.id, name: null, description: 'kept?' } }))).toBe('input.name');
+    const emptied = await call(update, { input: { id: order.id, componentIds: null } });
+    expect(emptied.data.changeOrders.update).toEqual({ id: order.id, name: 'Draft', components: [] });
+  });
+});

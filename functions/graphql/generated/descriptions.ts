@@ -170,7 +170,7 @@ export const descriptions: Record<string, string> = {
  "CreateChangeOrderInput.values": "Field name -> value, checked against the template's fields (VALUES_INVALID with extensions.problems).",
  "CreateChangeOrderInput.effectivity": "IMMEDIATE when omitted (ON_DATE when only effectiveAt is given).",
  "CreateChangeOrderInput.effectiveAt": "ON_DATE only: an ISO 8601 date-time in the future, at most year 9999 (BAD_USER_INPUT otherwise).",
- "UpdateChangeOrderInput": "Changes a DRAFT; omitted fields stay.",
+ "UpdateChangeOrderInput": "Changes a DRAFT; omitted fields stay. Null empties description, componentIds and values, gives stages the template's defaults (as on create), and is BAD_USER_INPUT for name.",
  "ChangeOrderFilterInput.componentId": "Change orders that carry this component.",
  "ChangeOrderFilterInput.search": "Part of the name or number.",
  "ChangeOrderPaginationInput.first": "1 to 200, default 50.",

@@ -1163,7 +1163,7 @@ export type CreateChangeOrderInput = {
   effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
-/** Changes a DRAFT; omitted fields stay. */
+/** Changes a DRAFT; omitted fields stay. Null empties description, componentIds and values, gives stages the template's defaults (as on create), and is BAD_USER_INPUT for name. */
 export type UpdateChangeOrderInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
