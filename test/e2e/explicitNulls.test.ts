@@ -58,3 +58,31 @@ describe('change order update', () => {
     expect(emptied.data.changeOrders.update).toEqual({ id: order.id, name: 'Draft', components: [] });
   });
 });
+
+describe('sourcing updates', () => {
+  it('refuse null for what a vendor, part or quote always has; null aliases empties the list (all were ignored)', async () => {
+    const vendor = (await call('mutation { vendorSourcing { createVendor(input: { kind: MANUFACTURER, name: "Nullco", aliases: ["NC"] }) { id } } }')).data.vendorSourcing.createVendor;
+    const updateVendor = 'mutation($input: UpdateVendorInput!) { vendorSourcing { updateVendor(input: $input) { name aliases } } }';
+    expect(refusedField(await call(updateVendor, { input: { id: vendor.id, name: null } }))).toBe('name');
+    expect((await call(updateVendor, { input: { id: vendor.id, aliases: null } })).data.vendorSourcing.updateVendor).toEqual({ name: 'Nullco', aliases: [] });
+
+    const component = (await call('mutation { component { create(inputs: [{ name: "Sourced", categoryId: "mechanical" }]) { id } } }')).data.component.create[0];
+    const part = (
+      await call('mutation($input: CreatePartInput!) { vendorSourcing { createPart(input: $input) { id } } }', { input: { componentId: component.id, manufacturerName: 'Nullco', mpn: 'N-1' } })
+    ).data.vendorSourcing.createPart;
+    const updatePart = 'mutation($input: UpdatePartInput!) { vendorSourcing { updatePart(input: $input) { id } } }';
+    for (const field of ['mpn', 'lifecycle', 'approval', 'isLegacyImport', 'manufacturerId', 'manufacturerName']) {
+      expect(refusedField(await call(updatePart, { input: { componentId: component.id, id: part.id, rank: 3, [field]: null } })), `updatePart ${field}`).toBe(field);
+    }
+    await call('mutation { vendorSourcing { createVendor(input: { kind: DISTRIBUTOR, name: "Nullco Distribution" }) { id } } }');
+    const quote = (
+      await call('mutation($input: CreateQuoteInput!) { vendorSourcing { createQuote(input: $input) { id } } }', {
+        input: { componentId: component.id, partId: part.id, distributorName: 'Nullco Distribution', currency: 'USD', unitPrice: 1 },
+      })
+    ).data?.vendorSourcing.createQuote;
+    const updateQuote = 'mutation($input: UpdateQuoteInput!) { vendorSourcing { updateQuote(input: $input) { id } } }';
+    for (const field of ['currency', 'isLegacyImport', 'distributorId', 'distributorName']) {
+      expect(refusedField(await call(updateQuote, { input: { componentId: component.id, id: quote.id, moq: 5, [field]: null } })), `updateQuote ${field}`).toBe(field);
+    }
+  });
+});

@@ -4004,7 +4004,7 @@ export type CreateVendorInput = {
   aliases?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
-/** Absent fields are unchanged; aliases replaces the list. */
+/** Absent fields are unchanged; aliases replaces the list (null empties it), website null clears it; name null is BAD_USER_INPUT. */
 export type UpdateVendorInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -4029,7 +4029,7 @@ export type CreatePartInput = {
   isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Absent fields are unchanged. A change of approval, manufacturer or MPN makes a RELEASED component MODIFIED. */
+/** Absent fields are unchanged; null clears description, datasheetUrl and rank and is BAD_USER_INPUT naming the field for mpn, lifecycle, approval, isLegacyImport and the manufacturer. A change of approval, manufacturer or MPN makes a RELEASED component MODIFIED. */
 export type UpdatePartInput = {
   componentId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
@@ -4073,7 +4073,7 @@ export type CreateQuoteInput = {
   isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Absent fields are unchanged; unitPrice or priceBreaks replaces the breaks. */
+/** Absent fields are unchanged; unitPrice or priceBreaks replaces the breaks; null clears the other terms and is BAD_USER_INPUT naming the field for currency, isLegacyImport and the distributor. */
 export type UpdateQuoteInput = {
   componentId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
