@@ -1,5 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { webhookReceiver } from '../support/webhooks.js';
 
 /**
  * An explicit null is never silently ignored: on an update it clears what may be empty, and where the record
@@ -84,5 +85,30 @@ describe('sourcing updates', () => {
     for (const field of ['currency', 'isLegacyImport', 'distributorId', 'distributorName']) {
       expect(refusedField(await call(updateQuote, { input: { componentId: component.id, id: quote.id, moq: 5, [field]: null } })), `updateQuote ${field}`).toBe(field);
     }
+  });
+});
+
+describe('roles, integrations and webhooks', () => {
+  const receiver = webhookReceiver(
+    () => 204,
+    () => undefined,
+  );
+  afterAll(() => receiver.server.close());
+
+  it('refuse null for what they always have; null clears a role description (all were ignored)', async () => {
+    const role = (await call('mutation { roles { create(input: { name: "Nullable", description: "Has one", type: LIBRARY, permissions: ["components.read"] }) { id } } }')).data.roles.create;
+    const updateRole = 'mutation($input: UpdateRoleInput!) { roles { update(input: $input) { name description permissions { name } } } }';
+    expect(refusedField(await call(updateRole, { input: { id: role.id, name: null } }))).toBe('input.name');
+    expect(refusedField(await call(updateRole, { input: { id: role.id, permissions: null } }))).toBe('input.permissions');
+    expect((await call(updateRole, { input: { id: role.id, description: null } })).data.roles.update).toEqual({ name: 'Nullable', description: '', permissions: [{ name: 'components.read' }] });
+
+    const integration = (await call('mutation { integration { create(input: { name: "Nullable sync" }) { id } } }')).data.integration.create;
+    const updateIntegration = 'mutation($input: UpdateIntegrationInput!) { integration { update(input: $input) { name disabled } } }';
+    for (const field of ['name', 'disabled']) expect(refusedField(await call(updateIntegration, { input: { id: integration.id, [field]: null } })), field).toBe(`input.${field}`);
+
+    const webhook = (await call('mutation($url: String!) { webhooks { create(input: { url: $url, events: [COMPONENT_CREATED] }) { webhook { id } } } }', { url: await receiver.url() })).data.webhooks
+      .create.webhook;
+    const updateWebhook = 'mutation($input: UpdateWebhookInput!) { webhooks { update(input: $input) { url events enabled } } }';
+    for (const field of ['url', 'events', 'enabled']) expect(refusedField(await call(updateWebhook, { input: { id: webhook.id, [field]: null } })), field).toBe(`input.${field}`);
   });
 });

@@ -128,7 +128,7 @@ export type CreateRoleInput = {
   permissions: Array<Scalars['String']['input']>;
 };
 
-/** Changes a custom role; omitted fields stay. Holders get the new permissions on their next request. */
+/** Changes a custom role; omitted fields stay, null empties the description and is BAD_USER_INPUT for name and permissions. Holders get the new permissions on their next request. */
 export type UpdateRoleInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -2747,7 +2747,7 @@ export type CreateIntegrationInput = {
   name: Scalars['String']['input'];
 };
 
-/** Renames, disables or enables an integration; omitted fields stay. NATIVE_PRINCIPAL_IMMUTABLE for the native principal. */
+/** Renames, disables or enables an integration; omitted fields stay (null is BAD_USER_INPUT naming the field). NATIVE_PRINCIPAL_IMMUTABLE for the native principal. */
 export type UpdateIntegrationInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -4652,7 +4652,7 @@ export type CreateWebhookInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Omitted fields stay. */
+/** Omitted fields stay; null is BAD_USER_INPUT naming the field. */
 export type UpdateWebhookInput = {
   id: Scalars['ID']['input'];
   url?: InputMaybe<Scalars['String']['input']>;
