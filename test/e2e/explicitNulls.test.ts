@@ -112,3 +112,25 @@ describe('roles, integrations and webhooks', () => {
     for (const field of ['url', 'events', 'enabled']) expect(refusedField(await call(updateWebhook, { input: { id: webhook.id, [field]: null } })), field).toBe(`input.${field}`);
   });
 });
+
+describe('component groups', () => {
+  it('refuse a pagination inside advancedFilter (it was ignored: the pagination argument pages)', async () => {
+    await call('mutation { component { create(inputs: [{ name: "Grouped 1", categoryId: "mechanical" }, { name: "Grouped 2", categoryId: "mechanical" }]) { id } } }');
+    const advancedFilter = { and: [{ name: { contains: 'Grouped' } }], pagination: { first: 1 } };
+    const inGroup = await call(
+      'query($advancedFilter: AdvancedComponentFilterInput) { component { componentsInGroup(groupBy: CATEGORY, key: "mechanical", advancedFilter: $advancedFilter) { totalCount edges { node { id } } } } }',
+      { advancedFilter },
+    );
+    expect(refusedField(inGroup)).toBe('advancedFilter.pagination');
+    const groups = await call('query($advancedFilter: AdvancedComponentFilterInput) { component { componentGroups(groupBy: CATEGORY, advancedFilter: $advancedFilter) { totalCount } } }', {
+      advancedFilter,
+    });
+    expect(refusedField(groups)).toBe('advancedFilter.pagination');
+    const paged = await call(
+      'query($advancedFilter: AdvancedComponentFilterInput) { component { componentsInGroup(groupBy: CATEGORY, key: "mechanical", pagination: { first: 1 }, advancedFilter: $advancedFilter) { totalCount edges { node { id } } } } }',
+      { advancedFilter: { and: advancedFilter.and } },
+    );
+    expect(paged.data.component.componentsInGroup.edges).toHaveLength(1);
+    expect(paged.data.component.componentsInGroup.totalCount).toBe(2);
+  });
+});

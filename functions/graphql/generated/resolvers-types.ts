@@ -2207,9 +2207,10 @@ export type ComponentQueryNamespace = {
   /**
    * Groups of the matching components, ordered by label. pagination.first/after page through the groups;
    * pagination.orderBy orders the components each group previews (previewSize, 1 to 50, default 50).
+   * advancedFilter.pagination is BAD_USER_INPUT (field advancedFilter.pagination): page with pagination.
    */
   componentGroups: ComponentGroupConnection;
-  /** The components of one group (key as componentGroups returns it), paged as component.filter. */
+  /** The components of one group (key as componentGroups returns it), paged as component.filter by pagination (advancedFilter.pagination is BAD_USER_INPUT). */
   componentsInGroup: ComponentConnection;
   /** The search bar's key:value syntax (README, Search), run as component.filter. */
   filterWithQuery: ComponentConnection;
