@@ -134,3 +134,23 @@ describe('component groups', () => {
     expect(paged.data.component.componentsInGroup.totalCount).toBe(2);
   });
 });
+
+describe('library role lists', () => {
+  it('refuse a library named twice in libraryRoles (the earlier assignment was silently dropped)', async () => {
+    const libraryId = tenant.library.id;
+    const twice = [
+      { libraryId, roleId: 'LIBRARY_EDITOR' },
+      { libraryId, roleId: 'LIBRARY_VIEWER' },
+    ];
+    const createTeam = 'mutation($input: CreateTeamInput!) { organization { teams { create(input: $input) { id } } } }';
+    expect(refusedField(await call(createTeam, { input: { name: 'Twice', libraryRoles: twice } }))).toBe('input.libraryRoles[1].libraryId');
+    const team = (await call(createTeam, { input: { name: 'Once', libraryRoles: [twice[0]] } })).data.organization.teams.create;
+    expect(refusedField(await call('mutation($input: SetTeamRolesInput!) { organization { teams { setRoles(input: $input) { id } } } }', { input: { id: team.id, libraryRoles: twice } }))).toBe(
+      'input.libraryRoles[1].libraryId',
+    );
+    const invite = await call('mutation($input: BulkInviteInput!) { organization { bulkInvite(input: $input) { successful { email } } } }', {
+      input: { emails: ['twice@example.com'], libraryRoles: twice.map(({ libraryId: id, roleId }) => ({ libraryId: id, roleName: roleId })) },
+    });
+    expect(refusedField(invite)).toBe('input.libraryRoles[1].libraryId');
+  });
+});

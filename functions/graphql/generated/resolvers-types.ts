@@ -291,7 +291,7 @@ export type InvitationFilterInput = {
   email?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** A library role by name for an invitation: Admin, Editor, Reviewer, Viewer, or a custom library role's name. */
+/** A library role by name for an invitation: Admin, Editor, Reviewer, Viewer, or a custom library role's name. One entry per library (a library named twice is BAD_USER_INPUT). */
 export type LibraryRoleAssignment = {
   libraryId: Scalars['ID']['input'];
   roleName: Scalars['String']['input'];
@@ -354,6 +354,7 @@ export type Team = {
   updatedAt: Scalars['DateTime']['output'];
 };
 
+/** One entry per library (a library named twice is BAD_USER_INPUT). */
 export type TeamLibraryRoleInput = {
   libraryId: Scalars['ID']['input'];
   /** A LIBRARY role id or name. */
