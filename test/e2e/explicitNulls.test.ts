@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql, newTenant, tenantHeaders, type Tenant } from '../support/api.js';
 import { webhookReceiver } from '../support/webhooks.js';
+import { configureSaml, idpMetadata, verifiedDomainOf } from './scimHelpers.js';
 
 /**
  * An explicit null is never silently ignored: on an update it clears what may be empty, and where the record
@@ -152,5 +153,20 @@ describe('library role lists', () => {
       input: { emails: ['twice@example.com'], libraryRoles: twice.map(({ libraryId: id, roleId }) => ({ libraryId: id, roleName: roleId })) },
     });
     expect(refusedField(invite)).toBe('input.libraryRoles[1].libraryId');
+  });
+});
+
+describe('saml.configure', () => {
+  it('refuses metadata or domains sent with enabled: false, and a null domains clears them (all were ignored)', async () => {
+    const sso = await newTenant();
+    const admin = tenantHeaders(sso);
+    const domain = await verifiedDomainOf(sso);
+    const configure = (input: Record<string, unknown>) => graphql<any>(configureSaml, { input }, admin).then((response) => response.body);
+    expect((await configure({ enabled: true, idpMetadataXml: idpMetadata(), domains: [domain] })).data.saml.configure.domains).toEqual([domain]);
+    expect(refusedField(await configure({ enabled: false, domains: [] }))).toBe('input.domains');
+    expect(refusedField(await configure({ enabled: false, idpMetadataXml: idpMetadata({ entityId: 'https://other.example/idp' }) }))).toBe('input.idpMetadataXml');
+    const kept = (await graphql<any>('{ saml { configuration { enabled domains } } }', undefined, admin)).body.data.saml.configuration;
+    expect(kept).toEqual({ enabled: true, domains: [domain] });
+    expect((await configure({ enabled: true, domains: null })).data.saml.configure.domains).toEqual([]);
   });
 });

@@ -3311,9 +3311,9 @@ export type SamlConfiguration = {
 export type ConfigureSamlInput = {
   /** false disables SAML, and SCIM with it. true needs idpMetadataXml unless SAML was configured before. */
   enabled: Scalars['Boolean']['input'];
-  /** The identity provider's SAML 2.0 metadata (an EntityDescriptor with an IDPSSODescriptor); at most 256 KB. */
+  /** The identity provider's SAML 2.0 metadata (an EntityDescriptor with an IDPSSODescriptor); at most 256 KB. With enabled: false (which keeps the stored configuration): BAD_USER_INPUT. */
   idpMetadataXml?: InputMaybe<Scalars['String']['input']>;
-  /** Replaces the domains when given. */
+  /** Omitted: unchanged; a list (or null: none) replaces the domains. With enabled: false: BAD_USER_INPUT. */
   domains?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
