@@ -60,6 +60,10 @@ export function effectivityOf(input: { effectivity?: 'IMMEDIATE' | 'ON_DATE' | n
   return { effectivity, effectiveAt };
 }
 
+/**
+ * An update: omitted fields stay; null empties what may be empty (description, componentIds, values), gives
+ * stages the template's defaults (as a create without stages); a null name is refused (partial() is not nullable).
+ */
 export const updateChangeOrderInput = createChangeOrderInput.omit({ templateId: true }).partial().extend({ id: z.string() });
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
@@ -281,15 +285,15 @@ export function updateChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, ra
   const input = parse(updateChangeOrderInput, rawInput);
   return act(deps, scope, input.id, 'update', async (record, at) => {
     const template = await findTemplate(deps.store, scope, record.templateId);
-    if (input.name !== undefined && input.name !== null) record.name = input.name;
+    if (input.name !== undefined) record.name = input.name;
     if (input.description !== undefined) record.description = input.description ?? null;
     if (input.values !== undefined) record.values = validateValues(template.document, input.values);
     const before = new Set(record.components.map((c) => c.componentId));
-    if (input.componentIds) {
-      const components = await requireComponents(deps.store, scope, input.componentIds);
+    if (input.componentIds !== undefined) {
+      const components = await requireComponents(deps.store, scope, input.componentIds ?? []);
       record.components = components.map((c) => ({ componentId: c.id, fromRevision: c.revisionValue, toRevision: null }));
     }
-    if (input.stages) record.stages = await buildStages(deps.store, scope, template, input.stages);
+    if (input.stages !== undefined) record.stages = await buildStages(deps.store, scope, template, input.stages ?? []);
     const effectivity = effectivityOf(input);
     if (effectivity) Object.assign(record, effectivity);
     history(record, 'UPDATE', scope.userId, at);

@@ -206,9 +206,16 @@ export function buildNewComponent(ctx: WriteContext, input: CreateComponentComma
   };
 }
 
+/** Update fields whose explicit null is BAD_USER_INPUT (the component always has a value; name is required by text()). */
+const alwaysSet = ['statusId', 'categoryId', 'revisionValue', 'isArchived', 'notRevisionManaged'] as const;
+
 /** The component after an update input, validated as a whole; unchanged fields keep their values. */
 export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: UpdateComponentCommand, index: number): ComponentRecord {
   if (current.lockedBy) throw new ComponentLockedError(current.id, current.lockedBy, index);
+  // What a component always has is never cleared, and an explicit null is refused rather than ignored.
+  for (const field of alwaysSet) {
+    if (input[field] === null) throw new ComponentInputError(`${field} cannot be null: a component always has one (omit the field to keep it)`, field, index);
+  }
   const next: ComponentRecord = { ...current, attributeValues: { ...current.attributeValues } };
   if (input.name !== undefined) next.name = text(input.name, 'name', limits.name, index, { required: true })!;
   if (input.description !== undefined) next.description = text(input.description, 'description', limits.description, index);

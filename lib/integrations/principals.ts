@@ -22,7 +22,8 @@ const asPrincipal = (record: IntegrationRecord): Principal => ({ id: record.id, 
 
 const nameField = z.string().trim().min(1, 'name must not be empty').max(100, 'name is at most 100 characters');
 const createInput = z.object({ name: nameField });
-const updateInput = z.object({ id: z.string().min(1).max(128), name: nameField.nullish(), disabled: z.boolean().nullish() });
+/** An update: omitted fields stay; null is refused (an integration always has a name and a disabled flag), never ignored. */
+const updateInput = z.object({ id: z.string().min(1).max(128), name: nameField.optional(), disabled: z.boolean().optional() });
 
 /** The native principal first, then the organization's integrations by name. */
 export async function listPrincipals(store: Store, organizationId: string, includeDisabled = true): Promise<Principal[]> {

@@ -67,6 +67,8 @@ export async function bulkInvite(
     const field = `input.libraryRoles[${index}]`;
     const library = isUuid(assignment.libraryId) ? await getLibrary(store, organization.id, assignment.libraryId.toLowerCase()) : undefined;
     if (!library) throw new InvalidInputError(`${field}.libraryId: no library ${assignment.libraryId} in this organization`, { field: `${field}.libraryId` });
+    // One role per library: a second entry for it replaced the first without a word.
+    if (library.id in libraryRoles) throw new InvalidInputError(`${field}.libraryId: library ${library.id} is named twice; give it one role`, { field: `${field}.libraryId` });
     const libraryRole = await resolveRole(store, organization.id, assignment.roleName, 'LIBRARY', `${field}.roleName`);
     assertHoldsAll(new Set([...actor.organizationPermissions(), ...actor.libraryPermissions(library.id)]), libraryRole.permissions);
     libraryRoles[library.id] = libraryRole.id;

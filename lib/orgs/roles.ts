@@ -60,15 +60,16 @@ export const createRoleInput = z.object({
     .min(1, 'permissions must name at least one permission')
     .max(allPermissions.length * 2),
 });
+/** An update: omitted fields stay; null empties the description and is refused for name and permissions, never ignored. */
 export const updateRoleInput = z.object({
   id: z.string(),
-  name: roleName.nullish(),
+  name: roleName.optional(),
   description: roleDescription.nullish(),
   permissions: z
     .array(z.string())
     .min(1, 'permissions must name at least one permission')
     .max(allPermissions.length * 2)
-    .nullish(),
+    .optional(),
 });
 
 /** Permission names of a role definition: known ones only, and only library resources in a library role. */
@@ -130,7 +131,7 @@ export async function updateRole(store: Store, orgId: string, held: ReadonlySet<
   const after: RoleRecord = {
     ...before,
     name: input.name ?? before.name,
-    description: input.description ?? before.description,
+    description: input.description === undefined ? before.description : (input.description ?? ''),
     permissions,
     updatedAt: nowIso(),
   };

@@ -49,6 +49,9 @@ async function resolveTeamRoles(
   for (const [index, assignment] of (libraryRoles ?? []).entries()) {
     const library = isUuid(assignment.libraryId) ? await getLibrary(store, organization.id, assignment.libraryId.toLowerCase()) : undefined;
     if (!library) throw new InvalidInputError(`input.libraryRoles[${index}].libraryId: no library ${assignment.libraryId} in this organization`, { field: `input.libraryRoles[${index}].libraryId` });
+    // One role per library: a second entry for it replaced the first without a word.
+    if (library.id in resolved)
+      throw new InvalidInputError(`input.libraryRoles[${index}].libraryId: library ${library.id} is named twice; give it one role`, { field: `input.libraryRoles[${index}].libraryId` });
     const role = await resolveRole(store, organization.id, assignment.roleId, 'LIBRARY', `input.libraryRoles[${index}].roleId`);
     assertHoldsAll(new Set([...actor.organizationPermissions(), ...actor.libraryPermissions(library.id)]), role.permissions);
     resolved[library.id] = role.id;

@@ -34,8 +34,17 @@ const providerNameOf = (organizationId: string) => `org-${organizationId.replace
  */
 export async function configureSaml(store: Store, registry: SamlProviderRegistry, organization: OrganizationRecord, rawInput: unknown): Promise<SamlConfiguration | null> {
   const input = parseInput(configureSamlInput, rawInput, 'input');
+  // Disabling keeps the stored configuration as it is: metadata or domains (even null) sent with it would be dropped.
+  if (!input.enabled) {
+    for (const field of ['idpMetadataXml', 'domains'] as const) {
+      if (input[field] !== undefined) {
+        throw new InvalidInputError(`input.${field}: disabling keeps the stored configuration; send ${field} with enabled: true`, { field: `input.${field}` });
+      }
+    }
+  }
   const current = (await getOrganization(store, organization.id))?.saml ?? null;
-  const listed = input.domains ?? current?.domains ?? [];
+  // Omitted: the stored domains; null or a list replaces them (null: none).
+  const listed = input.domains === undefined ? (current?.domains ?? []) : (input.domains ?? []);
   for (const [index, domain] of listed.entries()) {
     if (!isDomainName(domain)) throw new InvalidInputError(`input.domains[${index}]: "${domain}" is not a domain name`, { field: `input.domains[${index}]` });
   }

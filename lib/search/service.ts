@@ -86,6 +86,17 @@ export interface ComponentGroupPage {
   totalCount: number;
 }
 
+/**
+ * componentGroups and componentsInGroup page with their pagination argument; a pagination inside
+ * advancedFilter (the input component.filter pages with) would be ignored, so it is refused.
+ */
+function refuseNestedPagination(filter: SearchFilter): void {
+  const nested = (filter.advanced as { pagination?: unknown } | null | undefined)?.pagination;
+  if (nested !== undefined && nested !== null) {
+    throw new InvalidInputError('advancedFilter.pagination: page with the pagination argument of this operation', { field: 'advancedFilter.pagination' });
+  }
+}
+
 /** A group preview shows at most this many components (spec, Limits). */
 const groupPreviewSize = 50;
 
@@ -118,6 +129,7 @@ export async function findComponentGroups(
   pagination: Pagination | null | undefined,
   previewSize: number | null | undefined,
 ): Promise<ComponentGroupPage> {
+  refuseNestedPagination(filter);
   const groupsRequest = pageRequest({ first: pagination?.first, after: pagination?.after });
   const size = previewSize ?? groupPreviewSize;
   if (!Number.isInteger(size) || size < 1 || size > groupPreviewSize) throw new InvalidInputError(`previewSize must be 1 to ${groupPreviewSize}`, { field: 'previewSize' });
@@ -149,6 +161,7 @@ export async function findComponentGroups(
 
 /** component.componentsInGroup: the components of one group, paged as component.filter pages. */
 export async function findComponentsInGroup(scope: SearchScope, by: GroupBy, key: string, filter: SearchFilter, pagination: Pagination | null | undefined): Promise<ComponentPage> {
+  refuseNestedPagination(filter);
   const request = pageRequest(pagination);
   const context = await filterContext(scope, filter);
   return componentPage(scope, await scope.index.find({ filter, context, ...request, group: { by, key } }));

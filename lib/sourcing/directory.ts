@@ -55,7 +55,7 @@ export async function updateVendor(store: Store, organizationId: string, raw: un
   const before = (await getVendors(store, organizationId, [input.id])).get(input.id);
   if (!before) throw new SourcingError('VENDOR_NOT_FOUND', `Vendor ${input.id} was not found in this organization`, { id: input.id });
   const name = input.name ?? before.name;
-  const names = namesOf(name, input.aliases ?? before.aliases);
+  const names = namesOf(name, input.aliases === undefined ? before.aliases : (input.aliases ?? []));
   const previous = namesOf(before.name, before.aliases);
   const after: VendorRecord = {
     ...before,

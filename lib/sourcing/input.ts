@@ -42,7 +42,20 @@ export const vendorInput = z.object({
   website: url,
   aliases: z.array(text()).max(limits.aliases).nullish(),
 });
-export const vendorUpdate = z.object({ id: z.string(), name: text().nullish(), website: url, aliases: z.array(text()).max(limits.aliases).nullish() });
+export const vendorUpdate = z.object({ id: z.string(), name: text().optional(), website: url, aliases: z.array(text()).max(limits.aliases).nullish() });
+
+/**
+ * An update's explicit null is never ignored: it clears what may be empty and is refused (naming the field)
+ * for what the record always has: a part's MPN, lifecycle, approval, legacy flag and manufacturer, a quote's
+ * currency, legacy flag and distributor, a vendor's name.
+ */
+const vendorNotNull = (idField: string, nameField: string) => (input: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  for (const field of [idField, nameField]) {
+    if (input[field] === null && input[idField] == null && input[nameField] == null) {
+      ctx.addIssue({ code: 'custom', path: [field], message: 'cannot be null: give the other vendor field, or omit both to keep the vendor' });
+    }
+  }
+};
 
 const partFields = {
   manufacturerId: z.string().nullish(),
@@ -56,12 +69,17 @@ const partFields = {
   isLegacyImport: z.boolean().nullish(),
 };
 export const partInput = z.object({ componentId: z.string(), ...partFields });
-export const partUpdate = z.object({
-  componentId: z.string(),
-  id: z.string(),
-  ...partFields,
-  mpn: text().nullish(),
-});
+export const partUpdate = z
+  .object({
+    componentId: z.string(),
+    id: z.string(),
+    ...partFields,
+    mpn: text().optional(),
+    lifecycle: z.enum(lifecycles).optional(),
+    approval: z.enum(approvals).optional(),
+    isLegacyImport: z.boolean().optional(),
+  })
+  .superRefine(vendorNotNull('manufacturerId', 'manufacturerName'));
 
 const priceBreak = z.object({ minQuantity: count(1), unitPrice: price.nullable() });
 const quoteFields = {
@@ -79,7 +97,9 @@ const quoteFields = {
   isLegacyImport: z.boolean().nullish(),
 };
 export const quoteInput = z.object({ componentId: z.string(), partId: z.string(), ...quoteFields });
-export const quoteUpdate = z.object({ componentId: z.string(), id: z.string(), ...quoteFields, currency: currency.nullish() });
+export const quoteUpdate = z
+  .object({ componentId: z.string(), id: z.string(), ...quoteFields, currency: currency.optional(), isLegacyImport: z.boolean().optional() })
+  .superRefine(vendorNotNull('distributorId', 'distributorName'));
 
 const rateRule = 'a rate is a positive finite number from 1e-130 to 1,000,000,000';
 

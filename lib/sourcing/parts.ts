@@ -93,7 +93,7 @@ function sentPart(input: z.infer<typeof partUpdate>, written: PartRecord, at: st
 }
 
 /** A quote's terms as the input gives them (absent: null; not legacy): a new quote's, or what a blind caller sent. */
-function sentQuoteTerms(input: Omit<z.infer<typeof quoteUpdate>, 'id'>) {
+function sentQuoteTerms(input: Omit<z.infer<typeof quoteUpdate>, 'id' | 'isLegacyImport'> & { isLegacyImport?: boolean | null | undefined }) {
   return {
     distributorPartNumber: input.distributorPartNumber ?? null,
     moq: input.moq ?? null,

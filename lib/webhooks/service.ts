@@ -15,7 +15,8 @@ export const maxWebhooksPerLibrary = 20;
 
 const events = z.array(z.enum(webhookEventTypes)).min(1, 'subscribe to at least one event').max(webhookEventTypes.length);
 const createInput = z.object({ url: z.string().min(1), events, enabled: z.boolean().nullish() });
-const updateInput = z.object({ id: z.string().min(1).max(128), url: z.string().min(1).nullish(), events: events.nullish(), enabled: z.boolean().nullish() });
+/** An update: omitted fields stay; null is refused (a webhook always has a URL, events and an enabled flag), never ignored. */
+const updateInput = z.object({ id: z.string().min(1).max(128), url: z.string().min(1).optional(), events: events.optional(), enabled: z.boolean().optional() });
 
 export interface IssuedWebhook {
   webhook: WebhookRecord;

@@ -128,7 +128,7 @@ export type CreateRoleInput = {
   permissions: Array<Scalars['String']['input']>;
 };
 
-/** Changes a custom role; omitted fields stay. Holders get the new permissions on their next request. */
+/** Changes a custom role; omitted fields stay, null empties the description and is BAD_USER_INPUT for name and permissions. Holders get the new permissions on their next request. */
 export type UpdateRoleInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -291,7 +291,7 @@ export type InvitationFilterInput = {
   email?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** A library role by name for an invitation: Admin, Editor, Reviewer, Viewer, or a custom library role's name. */
+/** A library role by name for an invitation: Admin, Editor, Reviewer, Viewer, or a custom library role's name. One entry per library (a library named twice is BAD_USER_INPUT). */
 export type LibraryRoleAssignment = {
   libraryId: Scalars['ID']['input'];
   roleName: Scalars['String']['input'];
@@ -354,6 +354,7 @@ export type Team = {
   updatedAt: Scalars['DateTime']['output'];
 };
 
+/** One entry per library (a library named twice is BAD_USER_INPUT). */
 export type TeamLibraryRoleInput = {
   libraryId: Scalars['ID']['input'];
   /** A LIBRARY role id or name. */
@@ -1163,7 +1164,7 @@ export type CreateChangeOrderInput = {
   effectiveAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
-/** Changes a DRAFT; omitted fields stay. */
+/** Changes a DRAFT; omitted fields stay. Null empties description, componentIds and values, gives stages the template's defaults (as on create), and is BAD_USER_INPUT for name. */
 export type UpdateChangeOrderInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -2045,6 +2046,7 @@ export type CreateComponentInput = {
   cpnOverrides?: InputMaybe<Array<IdElementOverrideInput>>;
 };
 
+/** Omitted fields are unchanged. A component always has a name, status, category, revision, isArchived and notRevisionManaged: null for one of them is BAD_USER_INPUT naming the field (never ignored). */
 export type UpdateComponentInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -2206,9 +2208,10 @@ export type ComponentQueryNamespace = {
   /**
    * Groups of the matching components, ordered by label. pagination.first/after page through the groups;
    * pagination.orderBy orders the components each group previews (previewSize, 1 to 50, default 50).
+   * advancedFilter.pagination is BAD_USER_INPUT (field advancedFilter.pagination): page with pagination.
    */
   componentGroups: ComponentGroupConnection;
-  /** The components of one group (key as componentGroups returns it), paged as component.filter. */
+  /** The components of one group (key as componentGroups returns it), paged as component.filter by pagination (advancedFilter.pagination is BAD_USER_INPUT). */
   componentsInGroup: ComponentConnection;
   /** The search bar's key:value syntax (README, Search), run as component.filter. */
   filterWithQuery: ComponentConnection;
@@ -2746,7 +2749,7 @@ export type CreateIntegrationInput = {
   name: Scalars['String']['input'];
 };
 
-/** Renames, disables or enables an integration; omitted fields stay. NATIVE_PRINCIPAL_IMMUTABLE for the native principal. */
+/** Renames, disables or enables an integration; omitted fields stay (null is BAD_USER_INPUT naming the field). NATIVE_PRINCIPAL_IMMUTABLE for the native principal. */
 export type UpdateIntegrationInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -2954,7 +2957,7 @@ export type CreateItemInput = {
   documentComponentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
-/** UpdateComponentInput plus the relation fields. */
+/** UpdateComponentInput plus the relation fields (null for what a component always has is BAD_USER_INPUT there too). */
 export type UpdateItemInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -3308,9 +3311,9 @@ export type SamlConfiguration = {
 export type ConfigureSamlInput = {
   /** false disables SAML, and SCIM with it. true needs idpMetadataXml unless SAML was configured before. */
   enabled: Scalars['Boolean']['input'];
-  /** The identity provider's SAML 2.0 metadata (an EntityDescriptor with an IDPSSODescriptor); at most 256 KB. */
+  /** The identity provider's SAML 2.0 metadata (an EntityDescriptor with an IDPSSODescriptor); at most 256 KB. With enabled: false (which keeps the stored configuration): BAD_USER_INPUT. */
   idpMetadataXml?: InputMaybe<Scalars['String']['input']>;
-  /** Replaces the domains when given. */
+  /** Omitted: unchanged; a list (or null: none) replaces the domains. With enabled: false: BAD_USER_INPUT. */
   domains?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
@@ -4003,7 +4006,7 @@ export type CreateVendorInput = {
   aliases?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
-/** Absent fields are unchanged; aliases replaces the list. */
+/** Absent fields are unchanged; aliases replaces the list (null empties it), website null clears it; name null is BAD_USER_INPUT. */
 export type UpdateVendorInput = {
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
@@ -4028,7 +4031,7 @@ export type CreatePartInput = {
   isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Absent fields are unchanged. A change of approval, manufacturer or MPN makes a RELEASED component MODIFIED. */
+/** Absent fields are unchanged; null clears description, datasheetUrl and rank and is BAD_USER_INPUT naming the field for mpn, lifecycle, approval, isLegacyImport and the manufacturer. A change of approval, manufacturer or MPN makes a RELEASED component MODIFIED. */
 export type UpdatePartInput = {
   componentId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
@@ -4072,7 +4075,7 @@ export type CreateQuoteInput = {
   isLegacyImport?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Absent fields are unchanged; unitPrice or priceBreaks replaces the breaks. */
+/** Absent fields are unchanged; unitPrice or priceBreaks replaces the breaks; null clears the other terms and is BAD_USER_INPUT naming the field for currency, isLegacyImport and the distributor. */
 export type UpdateQuoteInput = {
   componentId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
@@ -4651,7 +4654,7 @@ export type CreateWebhookInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Omitted fields stay. */
+/** Omitted fields stay; null is BAD_USER_INPUT naming the field. */
 export type UpdateWebhookInput = {
   id: Scalars['ID']['input'];
   url?: InputMaybe<Scalars['String']['input']>;
