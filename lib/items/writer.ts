@@ -199,6 +199,13 @@ function parentItems(ctx: WriteContext, write: ParentWrite) {
 export async function writeItems(store: Store, ctx: WriteContext, mode: 'create' | 'update', inputs: (CreateItemCommand | UpdateItemCommand)[], options: ItemWriteOptions): Promise<ComponentRecord[]> {
   checkItemWriteLimits(inputs);
   const updates = mode === 'update' ? (inputs as UpdateItemCommand[]) : [];
+  // children is a desired state: omitted keeps the BOM, [] empties it; a null says neither, so it is refused
+  // (before anything is read) rather than taken as one of them.
+  updates.forEach((input, inputIndex) => {
+    if (input.children === null) {
+      throw new ComponentInputError('children cannot be null: omit children to keep the BOM as it is, or send [] to remove every child', 'children', inputIndex);
+    }
+  });
   const parentIds = updates.map((input) => input.id);
   checkInputIds(parentIds);
   const referenced = inputs.flatMap((input) => [...(input.children ?? []).flatMap((c) => [c.childId, ...(c.substitutes ?? [])]), ...(input.documentComponentIds ?? [])]);

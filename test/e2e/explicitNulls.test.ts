@@ -46,6 +46,21 @@ describe('component writes', () => {
   });
 });
 
+describe('item.update children', () => {
+  it('refuses children: null (omitted keeps the BOM, [] empties it): the BOM stays, nothing is written', async () => {
+    const made = await call('mutation { item { create(inputs: [{ name: "Kept child", categoryId: "mechanical" }, { name: "Kept board", categoryId: "pcba" }]) { id version } } }');
+    const [child, board] = made.data.item.create as { id: string; version: number }[];
+    const linked = await call('mutation($inputs: [UpdateItemInput!]!) { item { update(inputs: $inputs) { id version } } }', {
+      inputs: [{ id: board!.id, children: [{ childId: child!.id, quantity: 2 }] }],
+    });
+    const version = linked.data.item.update[0].version;
+    const refused = await call('mutation($inputs: [UpdateItemInput!]!) { item { update(inputs: $inputs) { id version } } }', { inputs: [{ id: board!.id, name: 'Renamed', children: null }] });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'children', inputIndex: 0 });
+    const after = await call('query($id: ID!) { component { findOne(id: $id) { name version children { childId quantity } } } }', { id: board!.id });
+    expect(after.data.component.findOne).toEqual({ name: 'Kept board', version, children: [{ childId: child!.id, quantity: 2 }] });
+  });
+});
+
 describe('change order update', () => {
   it('refuses a null name; a null componentIds empties the list (it was ignored)', async () => {
     const part = (await call('mutation { component { create(inputs: [{ name: "On order", categoryId: "mechanical" }]) { id } } }')).data.component.create[0];

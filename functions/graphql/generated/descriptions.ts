@@ -404,7 +404,7 @@ export const descriptions: Record<string, string> = {
  "CreateItemInput.documentComponentIds": "Existing DOCUMENT components to link.",
  "UpdateItemInput": "UpdateComponentInput plus the relation fields (null for what a component always has is BAD_USER_INPUT there too).",
  "UpdateItemInput.categoryId": "A new category: every value is judged by its rules. An integration from which an attribute of the old or new category is withheld (and that does not send it) is refused: FORBIDDEN, reason ATTRIBUTE_WITHHELD.",
- "UpdateItemInput.children": "Desired state: a list makes the BOM exactly that list; [] unlinks all; omitted leaves the BOM unchanged.",
+ "UpdateItemInput.children": "Desired state: a list makes the BOM exactly that list; [] unlinks all; omitted leaves the BOM unchanged; null is refused (BAD_USER_INPUT, field children).",
  "UpdateItemInput.removeDocumentLinkIds": "DocumentLink ids to remove.",
  "UpdateBomInput.children": "Desired state of the direct children, as item.update's children (at most 20 lines).",
  "AssemblyLink": "A BOM line.",

@@ -2975,7 +2975,7 @@ export type UpdateItemInput = {
   fileId?: InputMaybe<Scalars['ID']['input']>;
   imageFileId?: InputMaybe<Scalars['ID']['input']>;
   expectedVersion?: InputMaybe<Scalars['Int']['input']>;
-  /** Desired state: a list makes the BOM exactly that list; [] unlinks all; omitted leaves the BOM unchanged. */
+  /** Desired state: a list makes the BOM exactly that list; [] unlinks all; omitted leaves the BOM unchanged; null is refused (BAD_USER_INPUT, field children). */
   children?: InputMaybe<Array<ComponentChildInput>>;
   documents?: InputMaybe<Array<ComponentDocumentInput>>;
   documentComponentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
