@@ -34,6 +34,7 @@ export const descriptions: Record<string, string> = {
  "Invitation.email": "Lower-cased.",
  "Invitation.roleId": "The organization role given on acceptance.",
  "Invitation.libraryRoles": "Library roles given on acceptance.",
+ "Invitation.invitedBy": "Who sent the invitation. The invitee (user.invitations), who is not a member, reads the inviter's id,\nnames and primary address only: emails lists that address alone. Members holding\norganization.users.read in the invitation's organization (x-organization) read every address.",
  "LibraryRoleAssignment": "A library role by name for an invitation: Admin, Editor, Reviewer, Viewer, or a custom library role's name. One entry per library (a library named twice is BAD_USER_INPUT).",
  "BulkInviteInput": "Invites up to 100 addresses. The organization role is orgRoleId, else roleId, else role; VIEWER when none\nis given. Each address gets an email with the invitation's link ({APP_URL}/invitations/{id}).",
  "BulkInviteInput.organizationId": "Optional; when given it must be the organization in x-organization.",

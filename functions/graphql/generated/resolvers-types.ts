@@ -278,6 +278,11 @@ export type Invitation = {
   /** Library roles given on acceptance. */
   libraryRoles: Array<LibraryAccessDto>;
   invitedById: Scalars['ID']['output'];
+  /**
+   * Who sent the invitation. The invitee (user.invitations), who is not a member, reads the inviter's id,
+   * names and primary address only: emails lists that address alone. Members holding
+   * organization.users.read in the invitation's organization (x-organization) read every address.
+   */
   invitedBy: User;
   accepted: Scalars['Boolean']['output'];
   status: InvitationStatus;
