@@ -266,7 +266,7 @@ export const descriptions: Record<string, string> = {
  "Notification.subjectId": "What the event is about when it is not the target itself (a component under a watched assembly).",
  "NotificationEmailMode": "EACH: a mail per notification. DIGEST: one mail a day with the unread ones. Mentions are always mailed at once.",
  "UserQueryNamespace.watching": "What the caller watches, in every library (through an API key: in its organization only).",
- "UserQueryNamespace.notifications": "The caller's notifications, newest first (through an API key: its organization's only).",
+ "UserQueryNamespace.notifications": "The caller's notifications, newest first (through an API key: its organization's only). Only those the\ncaller may read now: a member of the organization holding components.read in the notification's library\n(and change_orders.read for a change order's transitions and comments); access lost since hides them,\ngiven back shows them again. A page can therefore hold fewer than first while hasNextPage is true.",
  "UserQueryNamespace.invitations": "Pending invitations to the caller's verified address, in every organization (a session or Bearer\ntoken); through an API key, only those of the key's organization.",
  "AttributeValue.name": "The attribute's name in the category (null when the attribute is no longer defined).",
  "EffectiveAttributeAccess": "For the calling principal: canRead false when the value is withheld from it; canWrite by the attribute access rules on this component's links.",

@@ -1895,7 +1895,12 @@ export type UserQueryNamespace = {
   __typename?: 'UserQueryNamespace';
   /** What the caller watches, in every library (through an API key: in its organization only). */
   watching: Array<Watch>;
-  /** The caller's notifications, newest first (through an API key: its organization's only). */
+  /**
+   * The caller's notifications, newest first (through an API key: its organization's only). Only those the
+   * caller may read now: a member of the organization holding components.read in the notification's library
+   * (and change_orders.read for a change order's transitions and comments); access lost since hides them,
+   * given back shows them again. A page can therefore hold fewer than first while hasNextPage is true.
+   */
   notifications: NotificationConnection;
   notificationSettings: NotificationSettings;
   me: Me;
