@@ -359,6 +359,7 @@ export const descriptions: Record<string, string> = {
  "CreateUploadInput.size": "Bytes; at most 100 MB.",
  "CreateUploadInput.sha256": "Hex SHA-256 of the bytes.",
  "FileUpload.headers": "Send exactly these headers with the upload.",
+ "FileQueryNamespace.findOne": "A file of the library, or null. An export's files (transfer.exportLibrary, transfer.exportAuditLog) are null to anyone without the export's permission, and cannot be attached to a component (FILE_NOT_FOUND).",
  "FileMutationNamespace.complete": "Verifies the uploaded bytes; FILE_UPLOAD_MISMATCH when size or checksum differ.",
  "ValidateIdentifierOverrideResponse.displayValue": "CPN preview; an unresolved counter is a run of X characters (as many as the digits of its max value).",
  "ValidateIdentifierOverrideResponse.isDeterministic": "True only when every element resolved from the supplied values (no X placeholders).",

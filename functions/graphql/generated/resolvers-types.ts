@@ -2640,6 +2640,7 @@ export type FileUpload = {
 
 export type FileQueryNamespace = {
   __typename?: 'FileQueryNamespace';
+  /** A file of the library, or null. An export's files (transfer.exportLibrary, transfer.exportAuditLog) are null to anyone without the export's permission, and cannot be attached to a component (FILE_NOT_FOUND). */
   findOne?: Maybe<File>;
 };
 
