@@ -84,5 +84,5 @@ export async function exportAuditLogToFile(store: Store, blobs: BlobStorage, sco
   const entries = await auditEntriesMatching(store, scope.organizationId, filter);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const [name, contentType, body] = format === 'CSV' ? [`audit-log-${stamp}.csv`, 'text/csv', auditCsv(entries)] : [`audit-log-${stamp}.jsonl`, 'application/x-ndjson', auditJsonLines(entries)];
-  return storeGeneratedFile(store, blobs, scope, name, contentType, Buffer.from(body));
+  return storeGeneratedFile(store, blobs, scope, name, contentType, Buffer.from(body), 'organization.settings.update');
 }

@@ -4,6 +4,7 @@ import * as z from 'zod';
 
 import { FileError, InvalidInputError } from '../errors.js';
 
+import type { PermissionName } from '../access/permissions.js';
 import type { Store } from '../store/client.js';
 import { fileStorageKey, getFile, getFiles, markFileReady, putPendingFile, type FileRecord } from '../store/file.js';
 
@@ -76,13 +77,17 @@ export async function findFile(store: Store, scope: FileScope, fileId: string): 
   return getFile(store, scope.organizationId, scope.libraryId, fileId);
 }
 
-/** Every file must exist in the library and be READY (uploaded and verified). */
-export async function checkFilesReady(store: Store, scope: Omit<FileScope, 'userId'>, fileIds: string[]): Promise<void> {
+/**
+ * Every file must exist in the library and be READY (uploaded and verified). A file the service made for
+ * readers with more than components.read (an export: readPermission) is not found unless `restricted`
+ * (an import, which its own permission covers): attached to a component, every reader would download it.
+ */
+export async function checkFilesReady(store: Store, scope: Omit<FileScope, 'userId'>, fileIds: string[], restricted = false): Promise<void> {
   if (fileIds.length === 0) return;
   const files = await getFiles(store, scope.organizationId, scope.libraryId, fileIds);
   for (const fileId of fileIds) {
     const file = files.get(fileId);
-    if (!file) throw new FileError('FILE_NOT_FOUND', `File ${fileId} does not exist in this library`, { fileId });
+    if (!file || (file.readPermission && !restricted)) throw new FileError('FILE_NOT_FOUND', `File ${fileId} does not exist in this library`, { fileId });
     if (file.status !== 'READY') throw new FileError('FILE_NOT_READY', `File ${fileId} has not been uploaded and completed (file.complete)`, { fileId });
   }
 }
@@ -91,7 +96,15 @@ export async function checkFilesReady(store: Store, scope: Omit<FileScope, 'user
  * A file the service makes itself (a library export): the bytes are stored, then the record is put and
  * marked READY at once (no upload step: the service computed size and SHA-256 itself).
  */
-export async function storeGeneratedFile(store: Store, blobs: BlobStorage, scope: FileScope, name: string, contentType: string, bytes: Buffer): Promise<FileRecord> {
+export async function storeGeneratedFile(
+  store: Store,
+  blobs: BlobStorage,
+  scope: FileScope,
+  name: string,
+  contentType: string,
+  bytes: Buffer,
+  readPermission: PermissionName | null = null,
+): Promise<FileRecord> {
   const id = randomUUID();
   const at = nowIso();
   const file: FileRecord = {
@@ -107,6 +120,7 @@ export async function storeGeneratedFile(store: Store, blobs: BlobStorage, scope
     createdAt: at,
     createdBy: scope.userId,
     completedAt: null,
+    readPermission,
   };
   await blobs.put(file.storageKey, bytes, contentType);
   await putPendingFile(store, file);
@@ -116,7 +130,7 @@ export async function storeGeneratedFile(store: Store, blobs: BlobStorage, scope
 
 /** The bytes of a READY file of the library (FILE_NOT_FOUND / FILE_NOT_READY otherwise). */
 export async function readFileBytes(store: Store, blobs: BlobStorage, scope: Omit<FileScope, 'userId'>, fileId: string): Promise<{ file: FileRecord; bytes: Buffer }> {
-  await checkFilesReady(store, scope, [fileId]);
+  await checkFilesReady(store, scope, [fileId], true);
   const file = (await getFile(store, scope.organizationId, scope.libraryId, fileId))!;
   const bytes = await blobs.get(file.storageKey);
   if (!bytes) throw new FileError('FILE_NOT_READY', `The bytes of file ${fileId} are not in the file store`, { fileId });

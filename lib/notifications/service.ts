@@ -1,10 +1,13 @@
+import { loadEffectiveAccess, type EffectiveAccess } from '../access/effective.js';
 import type { PermissionName } from '../access/permissions.js';
 import { BadRequestError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { LibraryScope } from '../model/scope.js';
 import { isUuid } from '../model/slugs.js';
 import { getChangeOrder } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
-import { getComponent } from '../store/component.js';
+import { getComponent, getComponents } from '../store/component.js';
+import { getMembership } from '../store/membership.js';
+import { getOrganization } from '../store/organization.js';
 import {
   getNotificationSettings,
   listNotifications,
@@ -92,19 +95,84 @@ export interface NotificationPage {
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
 
+/**
+ * The caller's standing in an organization, for reading their notifications of it: their effective access
+ * (an API key's capped by its role), or undefined when they are no longer a member.
+ */
+export type NotificationReaderAccess = (organizationId: string) => Promise<EffectiveAccess | undefined>;
+
+/** A reader's access from their membership, each organization read once; `cap`: an API key's role. */
+export function memberAccessOf(store: Store, userId: string, cap?: (organizationId: string) => Promise<ReadonlySet<PermissionName> | undefined>): NotificationReaderAccess {
+  const read = new Map<string, Promise<EffectiveAccess | undefined>>();
+  return (organizationId) => {
+    let access = read.get(organizationId);
+    if (!access) {
+      access = (async () => {
+        const [membership, organization] = await Promise.all([getMembership(store, organizationId, userId), getOrganization(store, organizationId)]);
+        if (!membership || !organization || organization.archived) return undefined;
+        const [effective, limit] = await Promise.all([loadEffectiveAccess(store, membership), cap?.(organizationId)]);
+        if (!effective.hasAnyGrant) return undefined;
+        return limit ? effective.capped(limit) : effective;
+      })();
+      read.set(organizationId, access);
+    }
+    return access;
+  };
+}
+
+/**
+ * The notifications the reader may still read: what a notification says (names, comment text) is only for
+ * those who may read its target now, as when it was made (fanout.ts, readersOnly): a member of the
+ * organization holding components.read in the library, and change_orders.read for a change order (its
+ * transitions, and comments on it). Access lost since hides them; regained, they show again.
+ */
+async function readableOnly(store: Store, items: NotificationRecord[], accessOf: NotificationReaderAccess): Promise<NotificationRecord[]> {
+  const organizations = [...new Set(items.map((n) => n.organizationId))];
+  const access = new Map(await Promise.all(organizations.map(async (id) => [id, await accessOf(id)] as const)));
+  const verdicts = new Map<NotificationRecord, boolean>();
+  // Comments seen by a reader without change_orders.read: shown when their target is a component.
+  const commentTargets = new Map<string, { organizationId: string; libraryId: string; ids: Set<string> }>();
+  for (const notification of items) {
+    const permissions = access.get(notification.organizationId)?.libraryPermissions(notification.libraryId);
+    if (!permissions?.has('components.read')) verdicts.set(notification, false);
+    else if (permissions.has('change_orders.read')) verdicts.set(notification, true);
+    else if (notification.kind === 'CHANGE_ORDER_TRANSITIONED') verdicts.set(notification, false);
+    else if (notification.kind === 'COMMENT' || notification.kind === 'MENTION') {
+      const key = `${notification.organizationId}/${notification.libraryId}`;
+      const library = commentTargets.get(key) ?? { organizationId: notification.organizationId, libraryId: notification.libraryId, ids: new Set<string>() };
+      library.ids.add(notification.targetId);
+      commentTargets.set(key, library);
+    } else verdicts.set(notification, true);
+  }
+  const components = new Set<string>();
+  await Promise.all(
+    [...commentTargets.values()].map(async (library) => {
+      const found = await getComponents(store, library.organizationId, library.libraryId, [...library.ids]);
+      for (const id of found.keys()) components.add(`${library.organizationId}/${library.libraryId}/${id}`);
+    }),
+  );
+  return items.filter((n) => verdicts.get(n) ?? components.has(`${n.organizationId}/${n.libraryId}/${n.targetId}`));
+}
+
+/**
+ * A page of the caller's notifications, newest first, those they may no longer read left out (readableOnly):
+ * a page can hold fewer than `first` while hasNextPage is true.
+ */
 export async function notificationsOf(
   store: Store,
   userId: string,
   unreadOnly: boolean,
   pagination: { first?: number | null; after?: string | null },
   organizationId: CallerOrganization = null,
+  accessOf: NotificationReaderAccess = memberAccessOf(store, userId),
 ): Promise<NotificationPage> {
   const first = pagination.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new BadRequestError('pagination.first: 1 to 200');
   if (pagination.after && !isUuid(pagination.after)) throw new BadRequestError('pagination.after: not a cursor of this list');
   const { items, hasMore } = await listNotifications(store, userId, unreadOnly, first, pagination.after ?? undefined, organizationId);
-  const edges = items.map((node) => ({ cursor: node.id, node }));
-  return { edges, pageInfo: { hasNextPage: hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+  const edges = (await readableOnly(store, items, accessOf)).map((node) => ({ cursor: node.id, node }));
+  // The cursor is the last notification read, shown or not, so the next page goes on from there.
+  return { edges, pageInfo: { hasNextPage: hasMore, endCursor: items.at(-1)?.id ?? null } };
 }
 
 /** Marks the caller's notifications read; ids that are not theirs are ignored. Returns how many it marked. */

@@ -19,6 +19,11 @@ export const fileRecord = z.object({
   createdAt: z.string(),
   createdBy: z.string(),
   completedAt: z.string().nullable(),
+  /**
+   * A file the service made (an export): the permission its readers need besides components.read, in the
+   * library or, for an organization.* permission, the organization. Absent for uploads and readers' own files.
+   */
+  readPermission: z.string().nullable().optional(),
 });
 export type FileRecord = z.infer<typeof fileRecord>;
 

@@ -75,7 +75,7 @@ export async function enqueueLibraryImport(
 ): Promise<ImportJobRecord> {
   const { organizationId: org, libraryId: lib } = scope;
   const fileIds = [input.fileId, input.bomFileId, input.sourcingFileId].filter((id): id is string => Boolean(id));
-  await checkFilesReady(store, scope, fileIds);
+  await checkFilesReady(store, scope, fileIds, true);
   const file = (await getFiles(store, org, lib, [input.fileId])).get(input.fileId)!;
   const format: ImportFormat = isCsv(file) ? 'CSV' : 'JSON';
   if (format === 'JSON' && input.bomFileId) throw new InvalidInputError('bomFileId goes with a components CSV file, not with a JSON bundle', { field: 'input.bomFileId' });

@@ -34,11 +34,13 @@ export async function exportLibraryToFiles(
   options: { auditEntries?: boolean } = {},
 ): Promise<{ files: FileRecord[]; counts: Manifest['counts'] & { auditEntries: number } }> {
   const exported = exportFor(await exportLibrary(store, scope, { auditEntries: format === 'JSON' && (options.auditEntries ?? false) }), principal);
+  // The export holds the configuration and access policy: its files are for those who may export (transfer.exportLibrary).
+  const readPermission = 'library.settings.update';
   const stamp = exported.manifest.exportedAt.replace(/[:.]/g, '-');
   const name = `${exported.manifest.source?.slug ?? 'library'}-${stamp}`;
   const files =
     format === 'JSON'
-      ? [await storeGeneratedFile(store, blobs, scope, `${name}.json`, 'application/json', Buffer.from(bundleText(exported)))]
+      ? [await storeGeneratedFile(store, blobs, scope, `${name}.json`, 'application/json', Buffer.from(bundleText(exported)), readPermission)]
       : await Promise.all([
           storeGeneratedFile(
             store,
@@ -47,12 +49,13 @@ export async function exportLibraryToFiles(
             `${name}-components.csv`,
             'text/csv',
             Buffer.from(componentsToCsv(exported.components, categoriesDocument.parse(exported.manifest.configuration.CATEGORIES))),
+            readPermission,
           ),
-          storeGeneratedFile(store, blobs, scope, `${name}-bom.csv`, 'text/csv', Buffer.from(bomToCsv(exported.components))),
+          storeGeneratedFile(store, blobs, scope, `${name}-bom.csv`, 'text/csv', Buffer.from(bomToCsv(exported.components)), readPermission),
           // sourcing.csv only when the library has manufacturer parts.
           ...[sourcingToCsv(exported.components, exported.manifest.sourcing)]
             .filter((csv): csv is string => csv !== null)
-            .map((csv) => storeGeneratedFile(store, blobs, scope, `${name}-sourcing.csv`, 'text/csv', Buffer.from(csv))),
+            .map((csv) => storeGeneratedFile(store, blobs, scope, `${name}-sourcing.csv`, 'text/csv', Buffer.from(csv), readPermission)),
         ]);
   return { files, counts: { ...exported.manifest.counts, auditEntries: exported.auditEntries?.length ?? 0 } };
 }

@@ -4,6 +4,8 @@ import { ensureUser } from '../../lib/orgs/operator.js';
 import { getMembership } from '../../lib/store/membership.js';
 import { newSession, sessionPutItem } from '../../lib/people/sessions.js';
 import { transactWrite } from '../../lib/store/items.js';
+import { userKey } from '../../lib/store/user.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { mailTo, memberWithRole, refusal } from './accessHelpers.js';
 
@@ -67,6 +69,29 @@ describe('invitations', () => {
     expect((await ok(admin, listInvitations, { filter: { email: address } })).organization.invitations).toEqual([{ id, email: address, status: 'ACCEPTED', accepted: true }]);
     expect((await refusal(invitee, accept, { id })).code).toBe('INVITATION_NOT_PENDING');
     expect((await ok(signedIn, 'query { user { invitations { id } } }')).user.invitations).toEqual([]);
+  });
+
+  it("the invitee reads the inviter's name and primary address, not the inviter's other addresses", async () => {
+    // The inviter has a second address; only the organization's user readers see it.
+    const secondary = uniqueEmail('inviter-other').toLowerCase();
+    await testStore().ddb.send(
+      new UpdateCommand({
+        TableName: testStore().tableName,
+        Key: userKey(tenant.user.id),
+        UpdateExpression: 'SET emails = list_append(emails, :more)',
+        ExpressionAttributeValues: { ':more': [secondary] },
+      }),
+    );
+    const elsewhere = await newTenant({ email: uniqueEmail('lin').toLowerCase() });
+    await ok(admin, invite, { input: { emails: [elsewhere.user.email], orgRoleId: 'VIEWER' } });
+    const session = newSession(elsewhere.user.id);
+    await transactWrite(testStore(), [sessionPutItem(session)]);
+    const signedIn = { cookie: `__Host-service_session=${session.cookieValue}`, 'x-csrf-token': session.csrfToken };
+    const mine = await ok(signedIn, 'query { user { invitations { invitedBy { id name primaryEmail emails } } } }');
+    expect(mine.user.invitations).toEqual([{ invitedBy: { id: tenant.user.id, name: expect.any(String), primaryEmail: tenant.user.email, emails: [tenant.user.email] } }]);
+    // The organization's user readers see every address.
+    const listed = await ok(admin, 'query($filter: InvitationFilterInput) { organization { invitations(filter: $filter) { invitedBy { emails } } } }', { filter: { email: elsewhere.user.email } });
+    expect(listed.organization.invitations).toEqual([{ invitedBy: { emails: [tenant.user.email, secondary] } }]);
   });
 
   it('an invitation to another address is not consumed and stays open', async () => {

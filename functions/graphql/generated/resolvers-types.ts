@@ -278,6 +278,11 @@ export type Invitation = {
   /** Library roles given on acceptance. */
   libraryRoles: Array<LibraryAccessDto>;
   invitedById: Scalars['ID']['output'];
+  /**
+   * Who sent the invitation. The invitee (user.invitations), who is not a member, reads the inviter's id,
+   * names and primary address only: emails lists that address alone. Members holding
+   * organization.users.read in the invitation's organization (x-organization) read every address.
+   */
   invitedBy: User;
   accepted: Scalars['Boolean']['output'];
   status: InvitationStatus;
@@ -1890,7 +1895,12 @@ export type UserQueryNamespace = {
   __typename?: 'UserQueryNamespace';
   /** What the caller watches, in every library (through an API key: in its organization only). */
   watching: Array<Watch>;
-  /** The caller's notifications, newest first (through an API key: its organization's only). */
+  /**
+   * The caller's notifications, newest first (through an API key: its organization's only). Only those the
+   * caller may read now: a member of the organization holding components.read in the notification's library
+   * (and change_orders.read for a change order's transitions and comments); access lost since hides them,
+   * given back shows them again. A page can therefore hold fewer than first while hasNextPage is true.
+   */
   notifications: NotificationConnection;
   notificationSettings: NotificationSettings;
   me: Me;
@@ -2630,6 +2640,7 @@ export type FileUpload = {
 
 export type FileQueryNamespace = {
   __typename?: 'FileQueryNamespace';
+  /** A file of the library, or null. An export's files (transfer.exportLibrary, transfer.exportAuditLog) are null to anyone without the export's permission, and cannot be attached to a component (FILE_NOT_FOUND). */
   findOne?: Maybe<File>;
 };
 

@@ -1,6 +1,6 @@
 import { allPermissions, type PermissionName } from '../../../lib/access/permissions.js';
 import { systemRoleFor, type Role } from '../../../lib/access/roles.js';
-import { InvalidInputError, MissingHeadersError, OrganizationAccessDeniedError, PermissionDeniedError } from '../../../lib/errors.js';
+import { InvalidInputError, LibraryAccessDeniedError, MissingHeadersError, OrganizationAccessDeniedError, PermissionDeniedError } from '../../../lib/errors.js';
 import { addAllowlistEntry, allowlistOf, removeAllowlistEntry } from '../../../lib/orgs/allowlist.js';
 import { acceptInvitation, bulkInvite, declineInvitation, invitationsForUser, invitationsOfOrganization } from '../../../lib/orgs/invitations.js';
 import { listMembers, removeOrgRole, updateLibraryAccess, updateMemberRole } from '../../../lib/orgs/members.js';
@@ -31,6 +31,20 @@ export async function requireInOrganization(context: GraphQLContext, organizatio
   const current = (await context.access.organization()).organization;
   if (current.id !== organization.id) throw new PermissionDeniedError(permission);
   await context.access.requireOrganizationPermission(permission);
+}
+
+/**
+ * Whether the caller reads people's addresses in an organization: it is the one in x-organization and they
+ * hold organization.users.read there. False without x-organization (user-scoped operations), never an error.
+ */
+async function mayReadAddressesIn(context: GraphQLContext, organizationId: string): Promise<boolean> {
+  try {
+    if ((await context.access.organization()).organization.id !== organizationId) return false;
+    return (await context.access.organizationPermissions()).has('organization.users.read');
+  } catch (error) {
+    if (error instanceof MissingHeadersError || error instanceof OrganizationAccessDeniedError || error instanceof LibraryAccessDeniedError) return false;
+    throw error;
+  }
 }
 
 /** A role by id in an organization, read once per request. */
@@ -134,7 +148,10 @@ export const accessResolvers: Resolvers = {
       // Also read by the invitee (user.invitations), who is no member: the inviter is, or was, one of the inviting organization.
       const user = (await usersOfOrganization(context.store, invitation.organizationId, [invitation.invitedById])).get(invitation.invitedById);
       if (!user) throw new Error(`User ${invitation.invitedById} is missing`);
-      return user;
+      if (user.id === context.caller.userId || (await mayReadAddressesIn(context, invitation.organizationId))) return user;
+      // Anyone else (the invitee, or an inviter without organization.users.read seeing another's pending
+      // invitation) reads the inviter's name and primary address, not their other addresses.
+      return { ...user, emails: [user.primaryEmail] };
     },
     accepted: (invitation) => invitation.status === 'ACCEPTED',
     organization: async (invitation, _args, context) => {

@@ -1,5 +1,6 @@
 import { commentCounts, createComment, deleteComment, listTargetComments, setThreadLocked, setThreadResolved, updateComment, type CommentDeps } from '../../../lib/comments/service.js';
-import { markAllRead, markRead, notificationSettingsOf, notificationsOf, setNotificationSettings, unwatch, watch, watchingOf } from '../../../lib/notifications/service.js';
+import { keyPermissionCap } from '../../../lib/access/keyRole.js';
+import { markAllRead, markRead, memberAccessOf, notificationSettingsOf, notificationsOf, setNotificationSettings, unwatch, watch, watchingOf } from '../../../lib/notifications/service.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { libraryScope, userById } from './shared.js';
@@ -42,7 +43,12 @@ export const commentResolvers: Resolvers = {
   },
   UserQueryNamespace: {
     watching: (_parent, _args, context) => watchingOf(context.store, context.caller.userId, keyOrganization(context)),
-    notifications: (_parent, { unreadOnly, pagination }, context) => notificationsOf(context.store, context.caller.userId, unreadOnly ?? false, pagination ?? {}, keyOrganization(context)),
+    notifications: (_parent, { unreadOnly, pagination }, context) => {
+      const caller = context.caller;
+      // What the caller may read now decides which notifications show (an API key: capped by its role).
+      const access = memberAccessOf(context.store, caller.userId, caller.kind === 'apiKey' ? (organizationId) => keyPermissionCap(context.store, organizationId, caller) : undefined);
+      return notificationsOf(context.store, caller.userId, unreadOnly ?? false, pagination ?? {}, keyOrganization(context), access);
+    },
     notificationSettings: (_parent, _args, context) => notificationSettingsOf(context.store, context.caller.userId),
   },
   Comment: {

@@ -1,11 +1,23 @@
 import { completeUpload, createUpload, findFile } from '../../../lib/files/files.js';
+import type { PermissionName } from '../../../lib/access/permissions.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { libraryScope } from './shared.js';
 
 async function fileById(context: GraphQLContext, id: string | null | undefined) {
   if (!id) return null;
-  return context.once(`file:${id}`, async () => (await findFile(context.store, await libraryScope(context), id)) ?? null);
+  return context.once(`file:${id}`, async () => {
+    const file = await findFile(context.store, await libraryScope(context), id);
+    if (!file) return null;
+    // An export is its exporters' (readPermission): to anyone else it is not there, as a file of no library of theirs.
+    if (file.readPermission && !(await mayRead(context, file.readPermission))) return null;
+    return file;
+  });
+}
+
+async function mayRead(context: GraphQLContext, permission: string): Promise<boolean> {
+  const held = permission.startsWith('organization.') ? await context.access.organizationPermissions() : await context.access.libraryPermissions();
+  return held.has(permission as PermissionName);
 }
 
 export const fileResolvers: Resolvers = {
