@@ -14,6 +14,7 @@ import { describeSchema, introspects } from './descriptions.js';
 import { requestLimits, useRequestLimits } from './limits.js';
 import { readAheadOf } from './readAhead.js';
 import { buildSchema } from './schema.js';
+import { logServerFault } from '../shared/requestLog.js';
 
 /** The DomainError behind a GraphQL error, however deeply graphql-js wrapped it. */
 function domainErrorOf(error: unknown): DomainError | undefined {
@@ -43,7 +44,12 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
       },
     });
   }
-  return yogaMaskError(error, message, isDev);
+  const masked = yogaMaskError(error, message, isDev);
+  if (masked !== error) {
+    const cause = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+    logServerFault(cause, { path: error instanceof GraphQLError ? error.path?.join('.') : undefined });
+  }
+  return masked;
 }
 
 const withCode = (error: GraphQLError) =>

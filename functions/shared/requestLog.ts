@@ -30,6 +30,14 @@ function publishMetrics(handlerName: string, status: number, durationMs: number,
   metrics.publishStoredMetrics();
 }
 
+/**
+ * A server fault that the answer hides from the client (GraphQL masks it as INTERNAL_SERVER_ERROR in a 200):
+ * logged at ERROR with its stack, so that the operator sees what the client was not told.
+ */
+export function logServerFault(error: unknown, details: Record<string, unknown> = {}): void {
+  logger.error('server fault', { ...details, error: error instanceof Error ? error : new Error(String(error)) });
+}
+
 export interface RequestSummary {
   /** GraphQL root fields (`component.findOne`); the route for REST and SCIM. */
   operation?: string | undefined;

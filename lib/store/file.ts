@@ -11,7 +11,8 @@ export const fileRecord = z.object({
   libraryId: z.string().uuid(),
   name: z.string(),
   contentType: z.string(),
-  size: z.number().int().positive(),
+  /** Bytes: an upload has at least 1 (lib/files/files.ts); a file the service wrote may be empty (an audit export with no entries). */
+  size: z.number().int().nonnegative(),
   /** Hex SHA-256 of the bytes, declared by the uploader and verified when the upload completes. */
   sha256: z.string(),
   status: z.enum(['PENDING', 'READY']),

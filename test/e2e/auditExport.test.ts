@@ -124,3 +124,20 @@ describe('audit log export through the file store', () => {
     expect(JSON.stringify(entries)).not.toContain(marker);
   });
 });
+
+describe('an audit export with no entries', () => {
+  it('is an empty file (0 bytes), and the library it lies in still lists, reads and exports its files', async () => {
+    // A new tenant's audit log holds nothing the export's filter reads (the export's own entry comes after).
+    const tenant = await newTenant();
+    const headers = tenantHeaders(tenant);
+    const file = (await gqlOk<{ transfer: { exportAuditLog: { id: string; size: number; status: string } } }>(tenant, 'mutation { transfer { exportAuditLog { id size status } } }')).transfer
+      .exportAuditLog;
+    expect(file).toMatchObject({ size: 0, status: 'READY' });
+    const found = await graphql('query($id: ID!) { file { findOne(id: $id) { id size } } }', { id: file.id }, headers);
+    expect(found.body).toEqual({ data: { file: { findOne: { id: file.id, size: 0 } } } });
+    // The library's export reads every file record of the library: the empty one stored a size its schema refused.
+    const exported = await graphql('mutation { transfer { exportLibrary { files { id } } } }', undefined, headers);
+    expect(exported.body.errors).toBeUndefined();
+    expect(exported.body.data.transfer.exportLibrary.files).toHaveLength(1);
+  });
+});
