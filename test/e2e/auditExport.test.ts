@@ -136,8 +136,8 @@ describe('an audit export with no entries', () => {
     const found = await graphql('query($id: ID!) { file { findOne(id: $id) { id size } } }', { id: file.id }, headers);
     expect(found.body).toEqual({ data: { file: { findOne: { id: file.id, size: 0 } } } });
     // The library's export reads every file record of the library: the empty one stored a size its schema refused.
-    const exported = await graphql('mutation { transfer { exportLibrary { files { id } } } }', undefined, headers);
+    const exported = await graphql<{ transfer: { exportLibrary: { files: { id: string }[] } } }>('mutation { transfer { exportLibrary { files { id } } } }', undefined, headers);
     expect(exported.body.errors).toBeUndefined();
-    expect(exported.body.data.transfer.exportLibrary.files).toHaveLength(1);
+    expect(exported.body.data?.transfer.exportLibrary.files).toHaveLength(1);
   });
 });
