@@ -17,12 +17,16 @@ const logger = new Logger({ serviceName: 'plm', logLevel: (process.env.LOG_LEVEL
  */
 const metrics = process.env.AWS_LAMBDA_FUNCTION_NAME ? new Metrics({ namespace: 'PLM', serviceName: 'plm' }) : undefined;
 
-function publishMetrics(handlerName: string, status: number, durationMs: number, meter: { requests: number; readCapacityUnits: number; writeCapacityUnits: number }): void {
+/**
+ * `fault`: the request ended in a server fault: a 5xx, or an answer whose error is INTERNAL_SERVER_ERROR (GraphQL
+ * masks a fault in a 200, which no API Gateway 5xx metric counts). The stack alarms on it (infra/stack/alarms.ts).
+ */
+function publishMetrics(handlerName: string, status: number, durationMs: number, meter: { requests: number; readCapacityUnits: number; writeCapacityUnits: number }, fault = status >= 500): void {
   if (!metrics) return;
   metrics.addDimension('handler', handlerName);
   metrics.addMetric('Requests', MetricUnit.Count, 1);
   metrics.addMetric('ClientErrors', MetricUnit.Count, status >= 400 && status < 500 ? 1 : 0);
-  metrics.addMetric('ServerErrors', MetricUnit.Count, status >= 500 ? 1 : 0);
+  metrics.addMetric('ServerErrors', MetricUnit.Count, fault ? 1 : 0);
   metrics.addMetric('Latency', MetricUnit.Milliseconds, durationMs);
   metrics.addMetric('DynamoDBRequests', MetricUnit.Count, meter.requests);
   metrics.addMetric('ReadCapacityUnits', MetricUnit.Count, meter.readCapacityUnits);
@@ -80,15 +84,16 @@ export async function withRequestLog(
     const result = await withMeter(meter, () => run(summary));
     const status = result.statusCode ?? 200;
     const durationMs = Math.round(performance.now() - started);
+    const code = errorCodeOf(result);
     logger.info('request', {
       ...line,
       operation: summary.operation,
       status,
-      code: errorCodeOf(result),
+      code,
       durationMs,
       dynamodb: { ...meter },
     });
-    publishMetrics(handlerName, status, durationMs, meter);
+    publishMetrics(handlerName, status, durationMs, meter, status >= 500 || code === 'INTERNAL_SERVER_ERROR');
     return { ...result, headers: { ...result.headers, 'x-request-id': requestId } };
   } catch (error) {
     const durationMs = Math.round(performance.now() - started);

@@ -77,6 +77,14 @@ export class PlmAlarms extends Construct {
       alarm(`${label}ServerErrors`, api.metricServerError({ period: fiveMinutes, statistic: 'Sum' }), 5, `The ${name} API answered 5xx at least 5 times in 5 minutes`);
       alarm(`${label}Latency`, api.metricLatency({ period: fiveMinutes, statistic: 'p95' }), 3000, `The ${name} API's p95 latency is above 3 s`, 3);
     }
+    // A GraphQL request whose fault the answer masks (INTERNAL_SERVER_ERROR in a 200) is no 5xx: the request log
+    // counts it in its ServerErrors metric (functions/shared/requestLog.ts), and its 'server fault' line has the cause.
+    alarm(
+      'GraphqlServerFaults',
+      new cloudwatch.Metric({ namespace: 'PLM', metricName: 'ServerErrors', dimensionsMap: { service: 'plm', handler: 'graphql' }, period: fiveMinutes, statistic: 'Sum' }),
+      1,
+      "A GraphQL request ended in a server fault (INTERNAL_SERVER_ERROR, masked for the client): the graphql function's log has a 'server fault' line with the cause",
+    );
     const tableMetric = (metricName: string) => new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: props.tableName }, period: fiveMinutes, statistic: 'Sum' });
     alarm('TableReadThrottles', tableMetric('ReadThrottleEvents'), 1, 'DynamoDB throttled reads of the table');
     alarm('TableWriteThrottles', tableMetric('WriteThrottleEvents'), 1, 'DynamoDB throttled writes to the table');

@@ -414,7 +414,7 @@ describe('SAML federation', () => {
 });
 
 describe('operations', () => {
-  it('alarms on errors, throttles and duration of every function, 5xx and latency of both APIs, table throttles and errors, webhook lag, and change order mails that failed for good', () => {
+  it('alarms on errors, throttles and duration of every function, 5xx and latency of both APIs, masked GraphQL faults, table throttles and errors, webhook lag, and change order mails that failed for good', () => {
     const alarms = Object.values(resourcesOfType('AWS::CloudWatch::Alarm'));
     const metrics = alarms.map((alarm) => `${alarm.Properties.Namespace}:${alarm.Properties.MetricName}`).sort();
     expect(metrics).toEqual(
@@ -429,6 +429,7 @@ describe('operations', () => {
         'AWS/DynamoDB:SystemErrors',
         'AWS/Lambda:IteratorAge',
         'PLM:ChangeOrderMailsFailed',
+        'PLM:ServerErrors',
       ].sort(),
     );
     // A mail that failed for good: the jobs function's log line, counted by a metric filter on its log group.
@@ -436,6 +437,16 @@ describe('operations', () => {
       LogGroupName: { Ref: Match.stringLikeRegexp('^JobsFunctionLogs') },
       FilterPattern: '"change order mails failed: not sent after the last attempt"',
       MetricTransformations: [{ MetricNamespace: 'PLM', MetricName: 'ChangeOrderMailsFailed', MetricValue: '1' }],
+    });
+    // GraphQL masks a server fault in a 200: the request log's own ServerErrors metric counts it, alarmed at one.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PLM',
+      MetricName: 'ServerErrors',
+      Dimensions: Match.arrayWith([
+        { Name: 'handler', Value: 'graphql' },
+        { Name: 'service', Value: 'plm' },
+      ]),
+      Threshold: 1,
     });
     const topic = Object.keys(resourcesOfType('AWS::SNS::Topic'))[0]!;
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);

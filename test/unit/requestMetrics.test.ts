@@ -34,6 +34,20 @@ describe('request metrics (Powertools, embedded metric format)', () => {
     expect(typeof emf[0].Latency).toBe('number');
   });
 
+  it('counts a GraphQL answer masking a server fault (INTERNAL_SERVER_ERROR in a 200) as a server error, with the service and handler dimensions the alarm reads', async () => {
+    const lines = inLambda('plm-graphql');
+    const { withRequestLog } = await import('../../functions/shared/requestLog.js');
+    const event = { routeKey: 'POST /graphql', requestContext: { requestId: 'r3', http: { method: 'POST' } } } as never;
+    await withRequestLog('graphql', event, async () => ({ statusCode: 200, body: '{"errors":[{"message":"Unexpected error.","extensions":{"code":"INTERNAL_SERVER_ERROR"}}],"data":null}' }));
+    const emf = lines
+      .map((line) => line.trim())
+      .filter((line) => line.includes('"_aws"'))
+      .map((line) => JSON.parse(line));
+    expect(emf).toHaveLength(1);
+    expect(emf[0]).toMatchObject({ service: 'plm', handler: 'graphql', Requests: 1, ClientErrors: 0, ServerErrors: 1 });
+    expect(emf[0]._aws.CloudWatchMetrics[0].Dimensions[0]).toEqual(expect.arrayContaining(['service', 'handler']));
+  });
+
   it('publishes nothing outside Lambda (the local stack)', async () => {
     const lines = inLambda('');
     const { withRequestLog } = await import('../../functions/shared/requestLog.js');
