@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { addMember } from '../../lib/orgs/operator.js';
-import { graphql, stack, testStore, type GraphQLResponse, type Tenant } from '../support/api.js';
+import { graphql, ok, stack, testStore, type GraphQLResponse, type Tenant } from '../support/api.js';
 import { eventually } from '../support/webhooks.js';
 // Moved to test/support/api.ts; named here too for test files written against this module.
 export { ok } from '../support/api.js';
@@ -56,4 +56,32 @@ export function workflowMailAfter(address: string, subject: string): Promise<{ t
     (mails) => mails.some((mail) => mail.subject.startsWith(subject)),
     `a mail "${subject}" to ${address}`,
   );
+}
+
+/** A notification as the notification tests read it (user.notifications). */
+export interface Note {
+  id: string;
+  kind: string;
+  targetId: string;
+  subjectId: string | null;
+  actorId: string | null;
+  summary: string;
+  read: boolean;
+}
+
+const notificationsQuery = `query($unreadOnly: Boolean) { user { notifications(unreadOnly: $unreadOnly, pagination: { first: 200 }) { edges { node { id kind targetId subjectId actorId summary read } } } } }`;
+
+/** The member's notifications, newest first (the first 200). */
+export async function notificationsOf(who: Member, unreadOnly = false): Promise<Note[]> {
+  return (await ok(who.headers, notificationsQuery, { unreadOnly })).user.notifications.edges.map((e: { node: Note }) => e.node);
+}
+
+/** Waits (polling) until `test` holds of the member's notifications; the stream delivers a moment after the write. */
+export async function untilNotifications(who: Member, test: (notes: Note[]) => boolean): Promise<Note[]> {
+  for (let attempt = 0; attempt < 150; attempt += 1) {
+    const notes = await notificationsOf(who);
+    if (test(notes)) return notes;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`notifications never arrived for ${who.email}: ${JSON.stringify(await notificationsOf(who))}`);
 }

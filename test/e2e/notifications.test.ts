@@ -5,7 +5,7 @@ import { buildDigest, sendDueDigests } from '../../lib/notifications/digest.js';
 import { notifyChanges } from '../../lib/notifications/fanout.js';
 import type { ChangedItem } from '../../lib/store/stream.js';
 import { newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
-import { mailTo, memberWithRole, ok, refusal, type Member } from './accessHelpers.js';
+import { mailTo, memberWithRole, notificationsOf as notesOf, ok, refusal, untilNotifications as until, type Member, type Note } from './accessHelpers.js';
 import { createAssembly, createParts } from './itemHelpers.js';
 
 /**
@@ -13,31 +13,8 @@ import { createAssembly, createParts } from './itemHelpers.js';
  * assembly with children hears once of a release three levels down (one notification, one mail), the actor
  * hears nothing, a digest user gets no mail per notification, and a mention is mailed whatever the choice.
  */
-const notificationsQuery = `query($unreadOnly: Boolean) { user { notifications(unreadOnly: $unreadOnly, pagination: { first: 200 }) { edges { node { id kind targetId subjectId actorId summary read } } } } }`;
 const watchMutation = `mutation($input: WatchInput!) { watch(input: $input) { targetType targetId withChildren } }`;
 const action = (name: string) => `mutation($id: ID!) { changeOrders { ${name}(id: $id) { id status } } }`;
-
-interface Note {
-  id: string;
-  kind: string;
-  targetId: string;
-  subjectId: string | null;
-  actorId: string | null;
-  summary: string;
-  read: boolean;
-}
-
-const notesOf = async (who: Member, unreadOnly = false): Promise<Note[]> => (await ok(who.headers, notificationsQuery, { unreadOnly })).user.notifications.edges.map((e: { node: Note }) => e.node);
-
-/** Waits (polling) until `test` holds of the member's notifications; the stream delivers a moment after the write. */
-async function until(who: Member, test: (notes: Note[]) => boolean): Promise<Note[]> {
-  for (let attempt = 0; attempt < 150; attempt += 1) {
-    const notes = await notesOf(who);
-    if (test(notes)) return notes;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`notifications never arrived for ${who.email}: ${JSON.stringify(await notesOf(who))}`);
-}
 
 let tenant: Tenant;
 let admin: Record<string, string>;
