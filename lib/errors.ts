@@ -127,42 +127,48 @@ export class AlreadyExistsError extends DomainError {
 
 // ---- components and item writes (those only lib/components raises: lib/components/errors.ts) -------------
 
-/** Prefixes a message with the input it concerns, for calls that carry several inputs. */
-export const atInput = (inputIndex: number | undefined, message: string) => (inputIndex === undefined ? message : `inputs[${inputIndex}]: ${message}`);
-
-export class ComponentNotFoundError extends DomainError {
-  constructor(id: string, inputIndex?: number) {
-    super('NOT_FOUND', atInput(inputIndex, `Component ${id} was not found in this library`), undefined, { id, inputIndex });
+/**
+ * An error about one input of a call that may carry several (`inputs[]`): the message names the input
+ * (`inputs[2]: ...`) and `details.inputIndex` holds it; without an index it is the call's own.
+ */
+export class InputError extends DomainError {
+  constructor(code: string, message: string, inputIndex: number | undefined, details: Record<string, unknown> = {}) {
+    super(code, inputIndex === undefined ? message : `inputs[${inputIndex}]: ${message}`, undefined, { ...details, inputIndex });
   }
 }
 
-export class VersionConflictError extends DomainError {
+export class ComponentNotFoundError extends InputError {
+  constructor(id: string, inputIndex?: number) {
+    super('NOT_FOUND', `Component ${id} was not found in this library`, inputIndex, { id });
+  }
+}
+
+export class VersionConflictError extends InputError {
   constructor(id: string, expectedVersion: number, currentVersion: number | undefined, inputIndex?: number) {
-    super('VERSION_CONFLICT', atInput(inputIndex, `Component ${id} is at version ${currentVersion ?? 'unknown'}, not ${expectedVersion}: it was changed by someone else; read it again`), undefined, {
+    super('VERSION_CONFLICT', `Component ${id} is at version ${currentVersion ?? 'unknown'}, not ${expectedVersion}: it was changed by someone else; read it again`, inputIndex, {
       id,
       expectedVersion,
       currentVersion,
-      inputIndex,
     });
   }
 }
 
-export class ComponentInputError extends DomainError {
+export class ComponentInputError extends InputError {
   constructor(message: string, field: string, inputIndex?: number) {
-    super('BAD_USER_INPUT', atInput(inputIndex, message), undefined, { field, inputIndex });
+    super('BAD_USER_INPUT', message, inputIndex, { field });
   }
 }
 
-export class FeatureNotInPlanError extends DomainError {
+export class FeatureNotInPlanError extends InputError {
   constructor(feature: string, inputIndex?: number) {
-    super('FEATURE_NOT_IN_PLAN', atInput(inputIndex, `The organization's plan does not include ${feature}`), undefined, { feature, inputIndex });
+    super('FEATURE_NOT_IN_PLAN', `The organization's plan does not include ${feature}`, inputIndex, { feature });
   }
 }
 
 /** Another write touched the same data at the same moment; nothing was written. Read again and retry. */
-export class ConcurrentWriteError extends DomainError {
+export class ConcurrentWriteError extends InputError {
   constructor(what: string, inputIndex?: number) {
-    super('VERSION_CONFLICT', atInput(inputIndex, `${what} changed concurrently; nothing was written: read it again and retry`), undefined, { inputIndex });
+    super('VERSION_CONFLICT', `${what} changed concurrently; nothing was written: read it again and retry`, inputIndex);
   }
 }
 

@@ -1,46 +1,40 @@
-import { DomainError, atInput } from '../errors.js';
+import { DomainError, InputError } from '../errors.js';
 
 /** Errors of component writes and reads that only lib/components raises (the shared ones, which lower floors raise too, stay in lib/errors.ts). */
 
-export class CategoryNotFoundError extends DomainError {
+export class CategoryNotFoundError extends InputError {
   constructor(categoryId: string, inputIndex?: number, archived = false) {
-    super('CATEGORY_NOT_FOUND', atInput(inputIndex, archived ? `Category "${categoryId}" is archived` : `Category "${categoryId}" does not exist in this library`), undefined, {
-      categoryId,
-      inputIndex,
-    });
+    super('CATEGORY_NOT_FOUND', archived ? `Category "${categoryId}" is archived` : `Category "${categoryId}" does not exist in this library`, inputIndex, { categoryId });
   }
 }
 
-export class StatusNotFoundError extends DomainError {
+export class StatusNotFoundError extends InputError {
   constructor(statusId: string, inputIndex?: number, archived = false) {
-    super('STATUS_NOT_FOUND', atInput(inputIndex, archived ? `Status "${statusId}" is archived` : `Status "${statusId}" does not exist in this library`), undefined, {
-      statusId,
-      inputIndex,
-    });
+    super('STATUS_NOT_FOUND', archived ? `Status "${statusId}" is archived` : `Status "${statusId}" does not exist in this library`, inputIndex, { statusId });
   }
 }
 
-export class InvalidRevisionError extends DomainError {
+export class InvalidRevisionError extends InputError {
   constructor(message: string, revisionValue: string, inputIndex?: number) {
-    super('INVALID_REVISION', atInput(inputIndex, message), undefined, { revisionValue, inputIndex });
+    super('INVALID_REVISION', message, inputIndex, { revisionValue });
   }
 }
 
-export class AttributeValidationError extends DomainError {
+export class AttributeValidationError extends InputError {
   constructor(errors: { attributeId: string; message: string }[], inputIndex?: number) {
-    super('ATTRIBUTE_VALIDATION_FAILED', atInput(inputIndex, errors.map((e) => e.message).join('; ')), undefined, { errors, inputIndex });
+    super('ATTRIBUTE_VALIDATION_FAILED', errors.map((e) => e.message).join('; '), inputIndex, { errors });
   }
 }
 
-export class CpnError extends DomainError {
+export class CpnError extends InputError {
   constructor(code: 'CPN_INVALID' | 'CPN_TAKEN' | 'CPN_COUNTER_EXHAUSTED', message: string, inputIndex?: number, details: Record<string, unknown> = {}) {
-    super(code, atInput(inputIndex, message), undefined, { ...details, inputIndex });
+    super(code, message, inputIndex, details);
   }
 }
 
-export class NrmError extends DomainError {
+export class NrmError extends InputError {
   constructor(code: 'NRM_NOT_ALLOWED_ON_OBSOLETE' | 'NRM_NOT_ALLOWED' | 'NRM_REVISION_FIXED' | 'NRM_REQUIRES_PRODUCTION_STATUS', message: string, inputIndex?: number) {
-    super(code, atInput(inputIndex, message), undefined, { inputIndex });
+    super(code, message, inputIndex);
   }
 }
 
