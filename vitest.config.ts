@@ -1,10 +1,23 @@
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import SlowestFirst from './test/support/sequencer.js';
 
 // The AWS SDK warns on every process start that Node 20 support ends in 2027 (architecture.md knows);
 // keep the test output readable. Inherited by the forked workers and the local stack.
 process.env.NODE_NO_WARNINGS = '1';
+
+// A run leaves no scratch behind: every temporary folder of the run (the tests' own, the function bundles',
+// the local stack's) is made under one folder, TMPDIR for the workers and the stack, removed when the run
+// ends. What must outlast the run (the stack's log when it logged failures: test/support/globalSetup.ts) goes
+// to the system's temporary folder, PLM_KEEP_DIR.
+if (!process.env.PLM_TEST_SCRATCH) {
+  const system = tmpdir();
+  const scratch = mkdtempSync(join(system, 'plm-test-run-'));
+  Object.assign(process.env, { PLM_TEST_SCRATCH: scratch, PLM_KEEP_DIR: system, TMPDIR: scratch });
+  process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+}
 
 export default defineConfig({
   // graphql ships CJS and ESM; @graphql-tools loads one and vite the other unless both resolve to one file.

@@ -82,7 +82,10 @@ const built = new Map<string, string>();
 export function stageFunctionBundle(name: string, outputDir: string): void {
   let source = built.get(name);
   if (!source) {
-    source = join(mkdtempSync(join(tmpdir(), `plm-bundle-${name}-`)), 'out');
+    const scratch = mkdtempSync(join(tmpdir(), `plm-bundle-${name}-`));
+    // The build serves this process (a synth) and goes with it.
+    process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
+    source = join(scratch, 'out');
     // The stack's bundling is synchronous and esbuild's plugins need its asynchronous API: a child process builds.
     execFileSync(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'bundle.ts'), name, source], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     built.set(name, source);

@@ -10,7 +10,7 @@
  * `serveFirstRequest` to prove every bundle loads and answers.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -121,12 +121,16 @@ export interface FirstRequest {
 /** Imports a built function in a fresh Node process and serves its first request. */
 export async function serveFirstRequest(bundleDir: string, handler: HandlerName): Promise<FirstRequest> {
   const scratch = await mkdtemp(join(tmpdir(), 'plm-first-request-'));
-  const driver = join(scratch, 'driver.mjs');
-  const eventFile = join(scratch, 'event.json');
-  await writeFile(driver, driverSource);
-  await writeFile(eventFile, JSON.stringify(firstRequests[handler].event));
-  const { stdout } = await run(process.execPath, [driver, join(bundleDir, 'index.mjs'), eventFile], { env: processEnv, maxBuffer: 16 * 1024 * 1024 });
-  return JSON.parse(stdout.trim().split('\n').pop()!) as FirstRequest;
+  try {
+    const driver = join(scratch, 'driver.mjs');
+    const eventFile = join(scratch, 'event.json');
+    await writeFile(driver, driverSource);
+    await writeFile(eventFile, JSON.stringify(firstRequests[handler].event));
+    const { stdout } = await run(process.execPath, [driver, join(bundleDir, 'index.mjs'), eventFile], { env: processEnv, maxBuffer: 16 * 1024 * 1024 });
+    return JSON.parse(stdout.trim().split('\n').pop()!) as FirstRequest;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 export interface ColdStartResult {
@@ -198,6 +202,7 @@ export async function measureColdStart(runs = 5): Promise<ColdStartResult[]> {
       answered: samples.every((sample) => firstRequests[handler].expect(sample.result)),
     });
   }
+  await rm(directory, { recursive: true, force: true });
   return results;
 }
 
@@ -268,10 +273,12 @@ export async function compareColdStart(ref: string, handler: HandlerName = 'grap
   }
   for (const sample of [...baseline, ...current]) if (!firstRequests[handler].expect(sample.result)) throw new Error(`${handler}: wrong first answer ${JSON.stringify(sample.result)}`);
   const summary = (samples: FirstRequest[]) => ({ importMs: median(samples.map((s) => s.importMs)), loadAndFirstRequestMs: median(samples.map((s) => s.importMs + s.firstRequestMs)) });
+  const [baselineImportBytes, currentImportBytes] = [await bytesLoadedAtImport(baselineDir), await bytesLoadedAtImport(currentDir)];
+  await Promise.all([directory, baselineSource].map((path) => rm(path, { recursive: true, force: true })));
   return {
     handler,
-    baseline: { ref, importBytes: await bytesLoadedAtImport(baselineDir), ...summary(baseline) },
-    current: { importBytes: await bytesLoadedAtImport(currentDir), ...summary(current) },
+    baseline: { ref, importBytes: baselineImportBytes, ...summary(baseline) },
+    current: { importBytes: currentImportBytes, ...summary(current) },
     importRatio: median(current.map((sample, index) => sample.importMs / baseline[index]!.importMs)),
     runs,
   };

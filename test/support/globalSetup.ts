@@ -64,7 +64,8 @@ export default async function setup(project: TestProject) {
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true', ...dynamoDbLocalEnv() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logFile = join(await mkdtemp(join(tmpdir(), 'plm-stack-')), 'stack.log');
+  // Outside the run's scratch folder (vitest.config.ts), which goes with the run: kept when the stack logged failures.
+  const logFile = join(await mkdtemp(join(process.env.PLM_KEEP_DIR ?? tmpdir(), 'plm-stack-')), 'stack.log');
   const log = createWriteStream(logFile);
   let output = '';
   const capture = (chunk: Buffer) => {
