@@ -1,4 +1,7 @@
+import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
+
+const calendarDate = z.iso.date();
 
 /**
  * A DateTime a client sent (the scalar passes any JSON value through), as ISO 8601 UTC with milliseconds:
@@ -9,7 +12,9 @@ import { InvalidInputError } from '../errors.js';
  */
 export function parseDateTimeInput(value: unknown, field: string, options: { dayEnd?: boolean } = {}): string {
   const text = typeof value === 'string' ? value.trim() : '';
-  const at = /^\d{4}-\d\d-\d\d/.test(text) ? Date.parse(text) : Number.NaN;
+  // The date written must be a day of the calendar (zod's ISO date: month lengths, leap years): Date.parse
+  // reads 2026-02-30 as March 2nd.
+  const at = calendarDate.safeParse(text.slice(0, 10)).success ? Date.parse(text) : Number.NaN;
   const end = options.dayEnd && /^\d{4}-\d\d-\d\d$/.test(text) ? 86_400_000 - 1 : 0;
   const iso = Number.isNaN(at) ? null : new Date(at + end).toISOString();
   if (!iso || !/^\d{4}-/.test(iso)) {
