@@ -229,7 +229,7 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   if (input.isArchived !== undefined && input.isArchived !== null) next.isArchived = input.isArchived;
 
   // Stored values the principal cannot read and did not send: never judged for it, nor echoed in a refusal.
-  const sent = new Set(input.attributeValues?.map((c) => c.attributeId));
+  const sent = sentAttributes(input);
   const withheld = new Set([...withheldAttributes(ctx.config.accessPolicy, ctx.principalId)].filter((id) => !sent.has(id)));
   const stored = findCategory(ctx.config, current.categoryId);
   let category = stored;
@@ -283,10 +283,13 @@ export function changedAttributes(before: Record<string, unknown>, after: Record
  * listed by reconcile as applied. A principal that cannot read a value so gets the same answer whatever the
  * stored value is, and cannot confirm a guess of it. For others a value written again unchanged is no write.
  */
+/** The attributes an update sends a value of (or null): an entry without a value is a no-op whatever is stored, not a write. */
+function sentAttributes(input: Pick<UpdateComponentCommand, 'attributeValues'>): Set<string> {
+  return new Set((input.attributeValues ?? []).filter((change) => change.hasValue).map((change) => change.attributeId));
+}
+
 export function blindAttributes(policy: AccessPolicy, principal: string, input: Pick<UpdateComponentCommand, 'attributeValues'>): string[] {
-  // An entry without a value (hasValue false) is a no-op whatever is stored: not a write.
-  const sent = new Set((input.attributeValues ?? []).filter((change) => change.hasValue).map((change) => change.attributeId));
-  return [...sent].filter((id) => !canRead(policy, principal, id)).sort();
+  return [...sentAttributes(input)].filter((id) => !canRead(policy, principal, id)).sort();
 }
 
 /** The attributes a write writes: those whose values change, and every blind one (blindAttributes). */

@@ -264,6 +264,10 @@ describe('integration access on every path', () => {
       expect(refused.error!.extensions).toMatchObject({ reason: 'ATTRIBUTE_WITHHELD', field: 'categoryId', attributeIds: ['finish', 'mass'] });
       expect(traces(JSON.stringify(refused))).toEqual([]);
       expect(await categoryOf(id)).toEqual(before);
+      // Naming a withheld attribute without a value sends nothing: the same refusal.
+      const named = await refusal(erp.headers, updateMutation, { inputs: [{ id, categoryId: 'fastener', attributeValues: [{ attributeId: 'mass' }, { attributeId: 'finish' }] }] });
+      expect(named.error!.extensions).toMatchObject({ reason: 'ATTRIBUTE_WITHHELD', attributeIds: ['finish', 'mass'] });
+      expect(traces(JSON.stringify(named))).toEqual([]);
     }
     // Between categories of which nothing is withheld from it, the ERP changes the category as before.
     const connector = (await ok(admin, create, { inputs: [{ name: 'Header', categoryId: 'connector' }] })).component.create[0].id as string;
