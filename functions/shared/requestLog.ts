@@ -18,10 +18,11 @@ const logger = new Logger({ serviceName: 'plm', logLevel: (process.env.LOG_LEVEL
 const metrics = process.env.AWS_LAMBDA_FUNCTION_NAME ? new Metrics({ namespace: 'PLM', serviceName: 'plm' }) : undefined;
 
 /**
- * `fault`: the request ended in a server fault: a 5xx, or an answer whose error is INTERNAL_SERVER_ERROR (GraphQL
+ * A server fault: a 5xx, or an answer whose error `code` is INTERNAL_SERVER_ERROR (GraphQL
  * masks a fault in a 200, which no API Gateway 5xx metric counts). The stack alarms on it (infra/stack/alarms.ts).
  */
-function publishMetrics(handlerName: string, status: number, durationMs: number, meter: { requests: number; readCapacityUnits: number; writeCapacityUnits: number }, fault = status >= 500): void {
+function publishMetrics(handlerName: string, status: number, durationMs: number, meter: { requests: number; readCapacityUnits: number; writeCapacityUnits: number }, code?: string): void {
+  const fault = status >= 500 || code === 'INTERNAL_SERVER_ERROR';
   if (!metrics) return;
   metrics.addDimension('handler', handlerName);
   metrics.addMetric('Requests', MetricUnit.Count, 1);
@@ -93,7 +94,7 @@ export async function withRequestLog(
       durationMs,
       dynamodb: { ...meter },
     });
-    publishMetrics(handlerName, status, durationMs, meter, status >= 500 || code === 'INTERNAL_SERVER_ERROR');
+    publishMetrics(handlerName, status, durationMs, meter, code);
     return { ...result, headers: { ...result.headers, 'x-request-id': requestId } };
   } catch (error) {
     const durationMs = Math.round(performance.now() - started);

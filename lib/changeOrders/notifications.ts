@@ -259,7 +259,12 @@ async function emailsOf(store: Store, order: Pick<SummaryOrder, 'organizationId'
   const access = await loadEffectiveAccesses(store, order.organizationId, [...memberships.values()]);
   const readers = ids.filter((id) => access.get(id)?.libraryPermissions(order.libraryId).has('change_orders.read'));
   const users = await Promise.all(readers.map((id) => getUser(store, id)));
-  return new Map(users.flatMap((user) => (user && mailAddressOf(user) ? [[user.id, mailAddressOf(user)!] as const] : [])));
+  return new Map(
+    users.flatMap((user) => {
+      const address = mailAddressOf(user);
+      return user && address ? [[user.id, address] as const] : [];
+    }),
+  );
 }
 
 function outboundMail(appUrl: string, address: string, subject: string, lines: string[], order: Pick<ChangeOrderRecord, 'id' | 'number'>): OutboundMail {

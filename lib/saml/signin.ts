@@ -161,14 +161,14 @@ async function admit(deps: SamlSigninDeps, organization: OrganizationRecord, add
       return existing.id;
     }
   }
-  if (!(await invitedOrAllowlisted(store, organization.id, address))) throw notAdmitted();
   // Admission comes with verification (every invitation and allowlist entry, as verify-email): for an address
-  // verified before, this sign-in admits to this organization only.
+  // verified before, this sign-in admits to this organization only, by its invitation or allowlist entry.
   if (existing?.emailVerified) {
     await admitTo(deps, existing.id, organization.id);
     if (!(await getMembership(store, organization.id, existing.id))) throw notAdmitted();
     return existing.id;
   }
+  if (!(await invitedOrAllowlisted(store, organization.id, address))) throw notAdmitted();
   const userId = existing ? await takeOverUnverified(deps, existing) : await createVerifiedUser(store, address);
   await afterVerified(deps, userId, address);
   if (!(await getMembership(store, organization.id, userId))) throw notAdmitted();

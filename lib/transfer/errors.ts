@@ -1,7 +1,5 @@
 import { DomainError, type ImportProblem } from '../errors.js';
 
-/** An import refused before anything was written. */
-
 /** The most problems an IMPORT_INVALID error lists (the count says how many there were). */
 export const maxListedImportProblems = 1000;
 

@@ -63,8 +63,11 @@ const partOf = (primary: unknown): string | null => ((primary as Primary | null 
  *   primaryChanged only when the primary part changed; not sent when nothing else is left (a change of quotes
  *   or of the primary quote only), as withholdChanges leaves such changes out of history.
  */
+/** Whether an event of this type can carry anything `withheld` takes away (only sourcing.changed, and only its designations). */
+const shapes = (type: WebhookEventType, withheld: ReadonlySet<string>) => type === 'SOURCING_CHANGED' && (withheld.has('sourcing.parts') || withheld.has('sourcing.quotes'));
+
 export function withholdEventData(type: WebhookEventType, data: Record<string, unknown>, withheld: ReadonlySet<string>): Record<string, unknown> | undefined {
-  if (type !== 'SOURCING_CHANGED' || withheld.size === 0) return data;
+  if (!shapes(type, withheld)) return data;
   if (withheld.has('sourcing.parts')) return undefined;
   if (!withheld.has('sourcing.quotes')) return data;
   const primary = { partId: partOf(data.primary), quoteId: null };
@@ -80,7 +83,7 @@ export function withholdEventData(type: WebhookEventType, data: Record<string, u
  * one with the data withheld, or undefined when the event is not to be sent.
  */
 export function withholdBody(type: WebhookEventType, body: string, withheld: ReadonlySet<string>): string | undefined {
-  if (withheld.size === 0) return body;
+  if (!shapes(type, withheld)) return body;
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(body) as Record<string, unknown>;

@@ -61,7 +61,7 @@ export default async function setup(project: TestProject) {
     PLM_CALLER_CONCURRENCY: '64',
   };
   stack = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
-    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true', ...dynamoDbLocalEnv() },
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1', PLM_DATA_DIR: '', PLM_FAULT_INJECTION: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Outside the run's scratch folder (vitest.config.ts), which goes with the run: kept when the stack logged failures.
@@ -104,11 +104,6 @@ export default async function setup(project: TestProject) {
     if (failed) process.stderr.write(`The local stack's whole log: ${logFile}\n`);
     else await rm(dirname(logFile), { recursive: true, force: true });
   };
-}
-
-/** DynamoDB Local (spawned by the stack with the stack's environment) sends no usage telemetry from a test run. */
-function dynamoDbLocalEnv(): Record<string, string> {
-  return { DDB_LOCAL_TELEMETRY: '0' };
 }
 
 /**

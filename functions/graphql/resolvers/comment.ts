@@ -3,7 +3,7 @@ import { keyPermissionCap } from '../../../lib/access/keyRole.js';
 import { markAllRead, markRead, memberAccessOf, notificationSettingsOf, notificationsOf, setNotificationSettings, unwatch, watch, watchingOf } from '../../../lib/notifications/service.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { libraryScope, userById } from './shared.js';
+import { keyOrganizationOf, libraryScope, userById } from './shared.js';
 
 const deps = async (context: GraphQLContext): Promise<CommentDeps> => ({
   store: context.store,
@@ -11,8 +11,6 @@ const deps = async (context: GraphQLContext): Promise<CommentDeps> => ({
   permissions: await context.access.libraryPermissions(),
 });
 const user = (context: GraphQLContext, id: string | null) => (id ? userById(context, id) : null);
-/** An API key's organization (its caller's notifications and watches there only), or null for a person's session. */
-const keyOrganization = (context: GraphQLContext) => (context.caller.kind === 'apiKey' ? context.caller.organizationId : null);
 
 /** commentCount of the components and change orders of one response, read together. */
 async function commentCount(context: GraphQLContext, targetId: string): Promise<number> {
@@ -37,17 +35,17 @@ export const commentResolvers: Resolvers = {
   Mutation: {
     watch: async (_parent, { input }, context) => watch(await deps(context), input),
     unwatch: async (_parent, { targetId }, context) => unwatch(await deps(context), targetId),
-    markRead: (_parent, { ids }, context) => markRead(context.store, context.caller.userId, ids, keyOrganization(context)),
-    markAllRead: (_parent, _args, context) => markAllRead(context.store, context.caller.userId, keyOrganization(context)),
+    markRead: (_parent, { ids }, context) => markRead(context.store, context.caller.userId, ids, keyOrganizationOf(context)),
+    markAllRead: (_parent, _args, context) => markAllRead(context.store, context.caller.userId, keyOrganizationOf(context)),
     setNotificationSettings: (_parent, { input }, context) => setNotificationSettings(context.store, context.caller.userId, input),
   },
   UserQueryNamespace: {
-    watching: (_parent, _args, context) => watchingOf(context.store, context.caller.userId, keyOrganization(context)),
+    watching: (_parent, _args, context) => watchingOf(context.store, context.caller.userId, keyOrganizationOf(context)),
     notifications: (_parent, { unreadOnly, pagination }, context) => {
       const caller = context.caller;
       // What the caller may read now decides which notifications show (an API key: capped by its role).
       const access = memberAccessOf(context.store, caller.userId, caller.kind === 'apiKey' ? (organizationId) => keyPermissionCap(context.store, organizationId, caller) : undefined);
-      return notificationsOf(context.store, caller.userId, unreadOnly ?? false, pagination ?? {}, keyOrganization(context), access);
+      return notificationsOf(context.store, caller.userId, unreadOnly ?? false, pagination ?? {}, keyOrganizationOf(context), access);
     },
     notificationSettings: (_parent, _args, context) => notificationSettingsOf(context.store, context.caller.userId),
   },
