@@ -4,7 +4,7 @@ import { mailerFromEnv } from '../../lib/mail/ses.js';
 import { sendDueDigests } from '../../lib/notifications/digest.js';
 import { notifyChanges } from '../../lib/notifications/fanout.js';
 import { createStore } from '../../lib/store/client.js';
-import { attemptInsertedResends, deliverChanges, retryDueDeliveries } from '../../lib/webhooks/delivery.js';
+import { deliverStreamBatch, retryDueDeliveries } from '../../lib/webhooks/delivery.js';
 import { loadWebhookSettings } from '../../lib/webhooks/settings.js';
 import { changedItemOf, type StreamRecord } from '../../lib/store/stream.js';
 import { auditChainsOf, sealAuditChain } from '../../lib/store/audit.js';
@@ -43,13 +43,12 @@ export async function handler(
     // Both are idempotent per stream record: a batch that fails in either is retried whole.
     // New audit entries are linked into their organization's hash chain (lib/store/audit.ts, sealAuditChain).
     const chains = auditChainsOf(changes.filter((change) => change.kind === 'INSERT').map((change) => change.newImage));
-    const [delivered, notified, resent] = await Promise.all([
-      deliverChanges({ store, settings }, changes),
+    const [delivered, notified] = await Promise.all([
+      deliverStreamBatch({ store, settings }, changes),
       notifyChanges(notificationDeps(), changes),
-      attemptInsertedResends({ store, settings }, changes),
       ...chains.map((chain) => sealAuditChain(store, chain)),
     ]);
-    return { delivered: delivered + resent, notified };
+    return { delivered, notified };
   }
   return { retried: await retryDueDeliveries({ store, settings }) };
 }

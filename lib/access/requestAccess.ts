@@ -1,6 +1,6 @@
 import { nativePrincipalId } from '../model/attributeAccess.js';
 import { getIntegration } from '../store/integration.js';
-import { keyHasRole, keyPermissionCap } from './keyRole.js';
+import { keyHasRole, memberAccess } from './keyRole.js';
 import {
   ApiKeyRoleForbiddenError,
   BadRequestError,
@@ -147,13 +147,10 @@ export class RequestAccess {
   /** The caller's grants in the organization of x-organization (capped by an API key's role), resolved once per request. */
   effective(): Promise<EffectiveAccess> {
     this.effectiveAccess ??= this.organization().then(async (access) => {
-      const [effective, cap] = await Promise.all([
-        loadEffectiveAccess(this.store, access.membership),
-        this.caller.kind === 'apiKey' ? keyPermissionCap(this.store, access.organization.id, this.caller) : undefined,
-      ]);
-      if (!effective.hasAnyGrant) throw new OrganizationAccessDeniedError();
-      // An API key with a role acts with that role's permissions its owner also holds (lib/apikeys/keyRole.ts).
-      return cap ? effective.capped(cap) : effective;
+      // An API key with a role acts with that role's permissions its owner also holds (keyRole.ts).
+      const effective = await memberAccess(this.store, access.membership, this.caller.kind === 'apiKey' ? this.caller : undefined);
+      if (!effective) throw new OrganizationAccessDeniedError();
+      return effective;
     });
     return this.effectiveAccess;
   }

@@ -1,5 +1,6 @@
-import { loadEffectiveAccess, type EffectiveAccess } from '../access/effective.js';
+import type { EffectiveAccess } from '../access/effective.js';
 import type { PermissionName } from '../access/permissions.js';
+import { memberAccess, type AccessKey } from '../access/keyRole.js';
 import { BadRequestError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { LibraryScope } from '../model/scope.js';
 import { isUuid } from '../model/slugs.js';
@@ -101,8 +102,11 @@ export interface NotificationPage {
  */
 export type NotificationReaderAccess = (organizationId: string) => Promise<EffectiveAccess | undefined>;
 
-/** A reader's access from their membership, each organization read once; `cap`: an API key's role. */
-export function memberAccessOf(store: Store, userId: string, cap?: (organizationId: string) => Promise<ReadonlySet<PermissionName> | undefined>): NotificationReaderAccess {
+/**
+ * A reader's access from their membership (memberAccess: as their requests act), each organization read
+ * once; `key`: the API key they read with, whose role caps it.
+ */
+export function memberAccessOf(store: Store, userId: string, key?: AccessKey): NotificationReaderAccess {
   const read = new Map<string, Promise<EffectiveAccess | undefined>>();
   return (organizationId) => {
     let access = read.get(organizationId);
@@ -110,9 +114,7 @@ export function memberAccessOf(store: Store, userId: string, cap?: (organization
       access = (async () => {
         const [membership, organization] = await Promise.all([getMembership(store, organizationId, userId), getOrganization(store, organizationId)]);
         if (!membership || !organization || organization.archived) return undefined;
-        const [effective, limit] = await Promise.all([loadEffectiveAccess(store, membership), cap?.(organizationId)]);
-        if (!effective.hasAnyGrant) return undefined;
-        return limit ? effective.capped(limit) : effective;
+        return memberAccess(store, membership, key);
       })();
       read.set(organizationId, access);
     }

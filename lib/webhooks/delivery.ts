@@ -29,16 +29,25 @@ function bodyOf(event: WebhookEvent, webhook: WebhookRecord): string {
 type AccessOf = (webhook: WebhookRecord) => Promise<WebhookAccess>;
 
 /**
+ * What one stream batch sends: the deliveries of its events (deliverChanges) and the resends it shows
+ * inserted (attemptInsertedResends), with the webhooks' access read once for both. Returns the count of both.
+ */
+export async function deliverStreamBatch(deps: DeliveryDeps, changes: ChangedItem[]): Promise<number> {
+  const accessOf = webhookAccessReader(deps.store);
+  const [delivered, resent] = await Promise.all([deliverChanges(deps, changes, accessOf), attemptInsertedResends(deps, changes, accessOf)]);
+  return delivered + resent;
+}
+
+/**
  * Turns changed items into deliveries: for each event, one delivery per enabled webhook of its library
  * subscribed to its type (the webhooks of a library are read once per batch), each attempted at once.
  * A delivery's id derives from the webhook and the event, so a stream record processed twice delivers once.
  * An event is shaped by what the access policy withholds from the webhook's principal (withheld.ts); an
  * event it withholds whole, or any event of a webhook whose integration is disabled, makes no delivery.
  */
-export async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[]): Promise<number> {
+async function deliverChanges(deps: DeliveryDeps, changes: ChangedItem[], accessOf: AccessOf): Promise<number> {
   const events = changes.map(eventOf).filter((event): event is WebhookEvent => event !== undefined);
   const webhooksOf = new Map<string, Promise<WebhookRecord[]>>();
-  const accessOf = webhookAccessReader(deps.store);
   let delivered = 0;
   for (const event of events) {
     const library = `${event.organizationId}/${event.libraryId}`;
@@ -99,13 +108,12 @@ async function attemptDue(deps: DeliveryDeps, delivery: DeliveryRecord, now: Dat
  * Resends (webhooks.redeliver and replay) attempted as soon as the stream shows them inserted, rather than
  * at the next sweep: each is claimed first, so a sweep that found it too does not send it twice.
  */
-export async function attemptInsertedResends(deps: DeliveryDeps, changes: ChangedItem[]): Promise<number> {
+async function attemptInsertedResends(deps: DeliveryDeps, changes: ChangedItem[], accessOf: AccessOf): Promise<number> {
   const resends = changes
     .filter((change) => change.kind === 'INSERT' && change.newImage?.entity === 'WebhookDelivery' && typeof change.newImage.replayOf === 'string')
     .map((change) => deliveryRecord.safeParse(change.newImage))
     .flatMap((parsed) => (parsed.success && parsed.data.attempts === 0 && parsed.data.status === 'PENDING' ? [parsed.data] : []));
   const now = deps.now?.() ?? new Date();
-  const accessOf = webhookAccessReader(deps.store);
   // At most 25 at a time: a replay inserts up to 1,000.
   for (let start = 0; start < resends.length; start += 25) await Promise.all(resends.slice(start, start + 25).map((delivery) => attemptDue(deps, delivery, now, accessOf)));
   return resends.length;

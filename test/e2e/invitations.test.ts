@@ -6,7 +6,8 @@ import { newSession, sessionPutItem } from '../../lib/people/sessions.js';
 import { transactWrite } from '../../lib/store/items.js';
 import { userKey } from '../../lib/store/user.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { graphql, newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { capacityOf } from './itemHelpers.js';
 import { mailTo, memberWithRole, refusal } from './accessHelpers.js';
 
 const invite = `mutation($input: BulkInviteInput) { organization { bulkInvite(input: $input) { successful { email invitation { id email roleId role { id } accepted status libraryRoles { libraryId roleId } invitedBy { id } organization { id } } } failed { email code message } } } }`;
@@ -148,5 +149,28 @@ describe('invitations', () => {
     const orgAdmin = await memberWithRole(tenant, 'ADMIN');
     const escalation = await refusal(orgAdmin.headers, invite, { input: { emails: ['b@example.com'], orgRoleId: 'SITE_ADMIN' } });
     expect([escalation.code, escalation.error?.extensions?.requiredPermission]).toEqual(['FORBIDDEN', 'integrations.configure']);
+  });
+  it('reads the inviters of a list of invitations together, not one read per invitation', async () => {
+    const own = await newTenant();
+    const second = await memberWithRole(own, 'ADMIN');
+    const emails = (label: string, n: number) => Array.from({ length: n }, (_, i) => uniqueEmail(`${label}${i}`));
+    const inviteBoth = async (n: number) => {
+      await ok(tenantHeaders(own), invite, { input: { emails: emails('first', n), orgRoleId: 'VIEWER' } });
+      await ok(second.headers, invite, { input: { emails: emails('second', n), orgRoleId: 'VIEWER' } });
+    };
+    const listed = async () => {
+      const response = await graphql<any>('query { organization { invitations { id invitedBy { id emails } } } }', undefined, tenantHeaders(own));
+      expect(response.body.errors).toBeUndefined();
+      const invitations = response.body.data.organization.invitations as { invitedBy: { id: string } }[];
+      expect(new Set(invitations.map((invitation) => invitation.invitedBy.id))).toEqual(new Set([own.user.id, second.userId]));
+      return { requests: capacityOf(response).requests, count: invitations.length };
+    };
+    await inviteBoth(1);
+    const two = await listed();
+    await inviteBoth(5);
+    const twelve = await listed();
+    expect([two.count, twelve.count]).toEqual([2, 12]);
+    // The inviters of a page are read in one BatchGetItem: ten invitations more cost no request more.
+    expect(twelve.requests).toBe(two.requests);
   });
 });

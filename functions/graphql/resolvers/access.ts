@@ -14,8 +14,7 @@ import type { Organization as OrganizationRecord } from '../../../lib/orgs/model
 import { findOrganization } from '../../../lib/orgs/organizations.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { keyOrganizationOf, userById } from './shared.js';
-import { usersOfOrganization } from '../../../lib/people/users.js';
+import { keyOrganizationOf, userById, userOfOrganization } from './shared.js';
 
 /** The organization of x-organization and the caller's grants in it (both resolved once per request). */
 async function organizationContext(context: GraphQLContext) {
@@ -146,7 +145,7 @@ export const accessResolvers: Resolvers = {
     libraryRoles: (invitation) => grantsOfLibraries(invitation.organizationId, invitation.libraryRoles, null),
     invitedBy: async (invitation, _args, context) => {
       // Also read by the invitee (user.invitations), who is no member: the inviter is, or was, one of the inviting organization.
-      const user = (await usersOfOrganization(context.store, invitation.organizationId, [invitation.invitedById])).get(invitation.invitedById);
+      const user = await userOfOrganization(context, invitation.organizationId, invitation.invitedById);
       if (!user) throw new Error(`User ${invitation.invitedById} is missing`);
       if (user.id === context.caller.userId || (await mayReadAddressesIn(context, invitation.organizationId))) return user;
       // Anyone else (the invitee, or an inviter without organization.users.read seeing another's pending

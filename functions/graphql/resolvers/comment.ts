@@ -1,5 +1,4 @@
 import { commentCounts, createComment, deleteComment, listTargetComments, setThreadLocked, setThreadResolved, updateComment, type CommentDeps } from '../../../lib/comments/service.js';
-import { keyPermissionCap } from '../../../lib/access/keyRole.js';
 import { markAllRead, markRead, memberAccessOf, notificationSettingsOf, notificationsOf, setNotificationSettings, unwatch, watch, watchingOf } from '../../../lib/notifications/service.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -44,7 +43,7 @@ export const commentResolvers: Resolvers = {
     notifications: (_parent, { unreadOnly, pagination }, context) => {
       const caller = context.caller;
       // What the caller may read now decides which notifications show (an API key: capped by its role).
-      const access = memberAccessOf(context.store, caller.userId, caller.kind === 'apiKey' ? (organizationId) => keyPermissionCap(context.store, organizationId, caller) : undefined);
+      const access = memberAccessOf(context.store, caller.userId, caller.kind === 'apiKey' ? caller : undefined);
       return notificationsOf(context.store, caller.userId, unreadOnly ?? false, pagination ?? {}, keyOrganizationOf(context), access);
     },
     notificationSettings: (_parent, _args, context) => notificationSettingsOf(context.store, context.caller.userId),

@@ -63,12 +63,21 @@ export function withheldForCaller(context: GraphQLContext): Promise<ReadonlySet<
 export async function userById(context: GraphQLContext, userId: string, organizationId?: string): Promise<User | null> {
   const orgId = organizationId ?? (await context.access.organization()).organization.id;
   return context.once(`user:${orgId}:${userId}`, async () => {
-    const user = await context.batched(`userReferences:${orgId}`, userId, (ids) => usersOfOrganization(context.store, orgId, ids));
+    const user = await userOfOrganization(context, orgId, userId);
     if (!user) return null;
     const reference = { ...user };
     organizationReferences.add(reference);
     return reference;
   });
+}
+
+/**
+ * The stored user of a member, or former member, of an organization, as it is (every address): the ids asked
+ * for in one tick are read together. What a caller may see of it is the caller's resolver's to decide
+ * (userById's references, an invitation's inviter).
+ */
+export function userOfOrganization(context: GraphQLContext, organizationId: string, userId: string): Promise<User | undefined> {
+  return context.batched(`userReferences:${organizationId}`, userId, (ids) => usersOfOrganization(context.store, organizationId, ids));
 }
 
 /** User objects that came from userById: references inside an organization, whose addresses only its user readers see. */
