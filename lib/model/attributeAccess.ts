@@ -1,4 +1,4 @@
-import { IntegrationAccessError, InvalidInputError } from '../errors.js';
+import { IntegrationAccessError, InvalidInputError, SourcingWithheldError } from '../errors.js';
 
 /**
  * The principal and attribute access model, as pure rules over one library's policy (spec: "Principal and
@@ -193,6 +193,16 @@ export function withholdChanges<C extends { field: string; from?: unknown; to?: 
 export function withheldAttributes(policy: AccessPolicy, principal: string): ReadonlySet<string> {
   if (principal === nativePrincipalId) return new Set();
   return new Set(policy.entries.filter((e) => e.principal === principal && e.read !== 'READ').map((e) => e.attribute));
+}
+
+/**
+ * Refuses a read that would reveal sourcing `withheld` from the caller (SourcingWithheldError, naming the
+ * field asked and the first pseudo-attribute of `needs` withheld): search conditions on sourcing, the risks,
+ * the cost roll-up.
+ */
+export function refuseWithheldSourcing(withheld: ReadonlySet<string>, field: string, needs: readonly SourcingAttribute[]): void {
+  const missing = needs.find((attribute) => withheld.has(attribute));
+  if (missing) throw new SourcingWithheldError(field, missing);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { defaultPageSize, maxPageSize, type ComponentPage, type Pagination } from './query.js';
 import type { LibraryConfiguration } from '../config/libraryConfig.js';
-import { InvalidInputError, SourcingWithheldError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
+import { refuseWithheldSourcing } from '../model/attributeAccess.js';
 import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
 import type { UserRecord } from '../store/user.js';
@@ -45,7 +46,7 @@ export async function filterContext(scope: SearchScope, filter: SearchFilter): P
     needs.revisionScheme ? scope.config() : undefined,
     needs.sourcing ? scope.withheld() : undefined,
   ]);
-  if (needs.sourcing && withheld?.has('sourcing.parts')) throw new SourcingWithheldError(needs.sourcing, 'sourcing.parts');
+  if (needs.sourcing && withheld) refuseWithheldSourcing(withheld, needs.sourcing, ['sourcing.parts']);
   validateFilter(filter, config?.revisionScheme);
   return { pinnedIds, bookmarkedIds, revisionScheme: config?.revisionScheme };
 }

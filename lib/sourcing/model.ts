@@ -46,14 +46,21 @@ export function sourcingView(s: SourcingRecord): ComponentSourcingView {
  * sourcing pseudo-attribute: without `sourcing.parts` no parts (so no quotes) and no primary source;
  * without `sourcing.quotes` the parts without their quotes and no primary quote.
  */
-export function withholdSourcing(view: ComponentSourcingView, withheld: ReadonlySet<string>): ComponentSourcingView {
-  if (withheld.has('sourcing.parts')) return { componentId: view.componentId, parts: [], primaryPartId: null, primaryQuoteId: null };
+export function withholdSourcing<S extends SourcingShape>(view: S, withheld: ReadonlySet<string>): S {
+  if (withheld.has('sourcing.parts')) return { ...view, parts: [], primaryPartId: null, primaryQuoteId: null };
   if (withheld.has('sourcing.quotes')) return { ...view, parts: view.parts.map(withholdQuotes), primaryQuoteId: null };
   return view;
 }
 
+/** What withholdSourcing reads of a component's sourcing: the view's, and the export's (lib/transfer). */
+interface SourcingShape {
+  parts: readonly { quotes: readonly unknown[] }[];
+  primaryPartId: string | null;
+  primaryQuoteId: string | null;
+}
+
 /** A part as withheld quotes leave it (findPartsByMpn: parts withheld give no part at all). */
-export const withholdQuotes = (part: PartView): PartView => ({ ...part, quotes: [] });
+export const withholdQuotes = <P extends { quotes: readonly unknown[] }>(part: P): P => ({ ...part, quotes: [] });
 
 /** A component's sourcing (empty when it has none). */
 export async function sourcingOf(store: Store, ref: LibraryRef, componentId: string): Promise<ComponentSourcingView> {

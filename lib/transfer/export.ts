@@ -8,7 +8,8 @@ import { committedWriteIds } from '../store/pendingWrite.js';
 import { listFileRecords } from '../store/file.js';
 import { carriedFieldsOf, countsOf, fileFields, formatName, formatVersion, type ExportedComponent, type ExportedFile, type LibraryExport } from './format.js';
 import { exportTemplates } from './templates.js';
-import { exportSourcing, type ExportedComponentSourcing } from './sourcing.js';
+import { exportSourcing } from './sourcing.js';
+import { withholdSourcing } from '../sourcing/model.js';
 import { withheldAttributes, withholdChanges } from '../model/attributeAccess.js';
 import { exportAuditEntries, exportDiscussion } from './discussion.js';
 
@@ -137,18 +138,12 @@ export function exportFor(library: LibraryExport, principal: string): LibraryExp
       ...c,
       attributeValues: Object.fromEntries(Object.entries(c.attributeValues).filter(([id]) => !withheld.has(id))),
       history: c.history.map((h) => ({ ...h, changes: withholdChanges(h.changes, withheld) })),
-      sourcing: c.sourcing ? withheldSourcing(c.sourcing, withheld) : c.sourcing,
+      // No sourcing at all without `sourcing.parts`: null, as a component without sourcing is exported.
+      sourcing: !c.sourcing ? c.sourcing : withheld.has('sourcing.parts') ? null : withholdSourcing(c.sourcing, withheld),
       // What search filters on (the parts' MPNs and manufacturers) goes with the parts.
       ...(withheld.has('sourcing.parts') ? { sourcingIndex: undefined } : {}),
     })),
   };
-}
-
-/** A component's exported sourcing as `withheld` leaves it: null without `sourcing.parts`, the parts without quotes without `sourcing.quotes`. */
-function withheldSourcing(sourcing: ExportedComponentSourcing, withheld: ReadonlySet<string>): ExportedComponentSourcing | null {
-  if (withheld.has('sourcing.parts')) return null;
-  if (withheld.has('sourcing.quotes')) return { ...sourcing, parts: sourcing.parts.map((part) => ({ ...part, quotes: [] })), primaryQuoteId: null };
-  return sourcing;
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

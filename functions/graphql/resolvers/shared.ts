@@ -7,8 +7,7 @@ import { componentsByIds } from '../../../lib/components/queries.js';
 import type { User } from '../../../lib/accounts/model.js';
 import type { Component } from '../../../lib/components/model.js';
 import type { GraphQLContext } from '../context.js';
-import { withheldAttributes } from '../../../lib/model/attributeAccess.js';
-import { SourcingWithheldError } from '../../../lib/errors.js';
+import { refuseWithheldSourcing, withheldAttributes, type SourcingAttribute } from '../../../lib/model/attributeAccess.js';
 import { relationBatchReads, type RelationReads } from '../../../lib/items/reads.js';
 
 import type { LibraryScope } from '../../../lib/model/scope.js';
@@ -114,9 +113,7 @@ export function relationReads(context: GraphQLContext): RelationReads {
   };
 }
 
-/** Refuses a read that would reveal sourcing withheld from the calling integration (SourcingWithheldError). */
-export async function requireReadableSourcing(context: GraphQLContext, field: string, needs: readonly ('sourcing.parts' | 'sourcing.quotes')[]): Promise<void> {
-  const withheld = await withheldForCaller(context);
-  const missing = needs.find((attribute) => withheld.has(attribute));
-  if (missing) throw new SourcingWithheldError(field, missing);
+/** Refuses a read that would reveal sourcing withheld from the calling integration (refuseWithheldSourcing). */
+export async function requireReadableSourcing(context: GraphQLContext, field: string, needs: readonly SourcingAttribute[]): Promise<void> {
+  refuseWithheldSourcing(await withheldForCaller(context), field, needs);
 }
