@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { storableNumberProblem } from '../numbers.js';
+import { normalizeMpn } from '../store/component.js';
 import { approvals, lifecycles, vendorKinds } from '../store/sourcing.js';
 import { SourcingError } from './errors.js';
 import { isCurrency } from './pricing.js';
@@ -26,6 +27,25 @@ const url = z
   .url()
   .refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL')
   .nullish();
+/**
+ * The most bytes (UTF-8) of an MPN's search form (normalizeMpn: no spaces, upper case), the sort key of its MPN
+ * index entry (`MPN#<mpn>#<componentId>`, at most 1,024 bytes in DynamoDB). Every 255-character MPN of the
+ * Basic Multilingual Plane fits (3 bytes a character); a few letters grow when upper-cased (ΐ becomes three
+ * characters), so 255 of them would not.
+ */
+export const maxMpnKeyBytes = 765;
+
+/** Why an MPN cannot be kept (createPart, updatePart and a library import share it), or null. */
+export function mpnProblem(mpn: string): string | null {
+  if (mpn.trim() === '' || mpn.length > limits.text) return `an MPN is 1 to ${limits.text} characters`;
+  if (Buffer.byteLength(normalizeMpn(mpn), 'utf8') > maxMpnKeyBytes) return `an MPN's search form (no spaces, upper case) is at most ${maxMpnKeyBytes} bytes of UTF-8`;
+  return null;
+}
+const mpn = text().superRefine((v, ctx) => {
+  const problem = mpnProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 const count = (min: number) => z.number().int().min(min).max(1_000_000_000);
 const price = z
   .number({ error: 'INVALID_PRICE: must be a number' })
@@ -60,7 +80,7 @@ const vendorNotNull = (idField: string, nameField: string) => (input: Record<str
 const partFields = {
   manufacturerId: z.string().nullish(),
   manufacturerName: text().nullish(),
-  mpn: text(),
+  mpn,
   description: optionalText(limits.description),
   datasheetUrl: url,
   lifecycle: z.enum(lifecycles).nullish(),
@@ -74,7 +94,7 @@ export const partUpdate = z
     componentId: z.string(),
     id: z.string(),
     ...partFields,
-    mpn: text().optional(),
+    mpn: mpn.optional(),
     lifecycle: z.enum(lifecycles).optional(),
     approval: z.enum(approvals).optional(),
     isLegacyImport: z.boolean().optional(),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ConcurrentWriteError, type ImportProblem } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
-import { limits, normalizeName, rateProblem, storedRowProblems } from '../sourcing/input.js';
+import { limits, mpnProblem, normalizeName, rateProblem, storedRowProblems } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
 import { mpnIndexChanges, sourcingIndexOf } from '../sourcing/writes.js';
 import type { Store } from '../store/client.js';
@@ -173,7 +173,8 @@ export async function planSourcing(
       if (ids.has(part.id)) problem(`${at}.id`, 'DUPLICATE_ID', `part id ${part.id} appears twice`);
       ids.add(part.id);
       vendorProblem(`${at}.manufacturerId`, part.manufacturerId, 'MANUFACTURER');
-      if (part.mpn.trim() === '' || part.mpn.length > limits.text) problem(`${at}.mpn`, 'BAD_USER_INPUT', `an MPN is 1 to ${limits.text} characters`);
+      const badMpn = mpnProblem(part.mpn);
+      if (badMpn) problem(`${at}.mpn`, 'BAD_USER_INPUT', badMpn);
       for (const { field, message } of storedRowProblems('part', part)) problem(`${at}.${field}`, 'BAD_USER_INPUT', message);
       const key = `${part.manufacturerId}#${part.mpn.toLowerCase()}`;
       if (mpns.has(key)) problem(`${at}.mpn`, 'DUPLICATE_MPN', `MPN ${part.mpn} of this manufacturer is also ${where}.sourcing.parts[${mpns.get(key)}]`);

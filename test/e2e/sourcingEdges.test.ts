@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { refusal } from './accessHelpers.js';
+import { libraryPartition, partitionItems } from './componentHelpers.js';
 import { createItems } from './itemHelpers.js';
 
 /**
@@ -92,5 +93,23 @@ describe('sourcing edges', () => {
     for (const id of [leaf.id, '00000000-0000-4000-8000-000000000000', 'not-an-id']) {
       expect((await refusal(admin, sourcingQ, { id })).code).toBe('NOT_FOUND');
     }
+  });
+
+  it('refuses an MPN whose search form is too long to index with BAD_USER_INPUT, writing nothing (was INTERNAL_SERVER_ERROR)', async () => {
+    const [leaf] = await createItems(tenant, [{ name: 'Edge MPN', categoryId: 'mechanical' }]);
+    const createPartM = `mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { id mpn } } }`;
+    const updatePartM = `mutation($i: UpdatePartInput!) { vendorSourcing { updatePart(input: $i) { id mpn } } }`;
+    // 255 characters of the BMP, 3 bytes each: the longest MPN a client can send fits the index.
+    const widest = '\u4e00'.repeat(255);
+    const kept = (await ok(admin, createPartM, { i: { componentId: leaf!.id, manufacturerId: manufacturer, mpn: widest } })).vendorSourcing.createPart;
+    expect(kept.mpn).toBe(widest);
+    expect((await ok(admin, `query($m: String!) { vendorSourcing { findPartsByMpn(mpn: $m) { id } } }`, { m: widest })).vendorSourcing.findPartsByMpn).toEqual([{ id: kept.id }]);
+    // ΐ upper-cases to three characters (6 bytes): 255 of them are 255 characters but 1,530 bytes of index key.
+    const growing = '\u0390'.repeat(255);
+    const before = await partitionItems(libraryPartition(tenant), ['SRC#', 'MPN#', 'C#', 'H#']);
+    const created = await refusal(admin, createPartM, { i: { componentId: leaf!.id, manufacturerId: manufacturer, mpn: growing } });
+    const updated = await refusal(admin, updatePartM, { i: { componentId: leaf!.id, id: kept.id, mpn: growing } });
+    for (const refused of [created, updated]) expect({ code: refused.code, field: refused.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'mpn' });
+    expect(await partitionItems(libraryPartition(tenant), ['SRC#', 'MPN#', 'C#', 'H#'])).toEqual(before);
   });
 });
