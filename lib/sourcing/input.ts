@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { storableNumberProblem } from '../numbers.js';
 import { normalizeMpn } from '../store/component.js';
-import { approvals, lifecycles, vendorKinds } from '../store/sourcing.js';
+import { approvals, lifecycles, maxVendorNameKeyBytes, normalizeVendorName, vendorKinds, vendorNameFits } from '../store/sourcing.js';
 import { SourcingError } from './errors.js';
 import { isCurrency } from './pricing.js';
 
@@ -56,13 +56,18 @@ const currency = z
   .transform((v) => v.toUpperCase())
   .refine(isCurrency, 'UNKNOWN_CURRENCY: not an ISO 4217 currency code');
 
+const vendorName = text().superRefine((v, ctx) => {
+  const problem = vendorNameProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const vendorInput = z.object({
   kind: z.enum(vendorKinds),
-  name: text(),
+  name: vendorName,
   website: url,
-  aliases: z.array(text()).max(limits.aliases).nullish(),
+  aliases: z.array(vendorName).max(limits.aliases).nullish(),
 });
-export const vendorUpdate = z.object({ id: z.string(), name: text().optional(), website: url, aliases: z.array(text()).max(limits.aliases).nullish() });
+export const vendorUpdate = z.object({ id: z.string(), name: vendorName.optional(), website: url, aliases: z.array(vendorName).max(limits.aliases).nullish() });
 
 /**
  * An update's explicit null is never ignored: it clears what may be empty and is refused (naming the field)
@@ -200,5 +205,10 @@ export function breaksOf(input: { unitPrice?: number | null | undefined; priceBr
   return sorted;
 }
 
-/** Case-insensitive, whitespace-collapsed form of a vendor name (the key of its name claim). */
-export const normalizeName = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+/** The compared form of a vendor name (the key of its name claim): NFKC, whitespace collapsed, lower case. */
+export const normalizeName = normalizeVendorName;
+
+/** Why a vendor name or alias cannot be claimed (createVendor, updateVendor and a library import share it), or null. */
+export function vendorNameProblem(name: string): string | null {
+  return vendorNameFits(normalizeVendorName(name)) ? null : `a name's compared form (NFKC, lower case) is at most ${maxVendorNameKeyBytes} bytes of UTF-8`;
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ConcurrentWriteError, type ImportProblem } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
-import { limits, mpnProblem, normalizeName, rateProblem, storedRowProblems } from '../sourcing/input.js';
+import { limits, mpnProblem, normalizeName, rateProblem, storedRowProblems, vendorNameProblem } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
 import { mpnIndexChanges, sourcingIndexOf } from '../sourcing/writes.js';
 import type { Store } from '../store/client.js';
@@ -127,6 +127,10 @@ export async function planSourcing(
     const where = `${paths.manifest}sourcing.vendors[${i}]`;
     if (kindOf.has(v.id)) problem(`${where}.id`, 'DUPLICATE_ID', `vendor id ${v.id} appears twice`);
     for (const { field, message } of storedRowProblems('vendor', v)) problem(`${where}.${field}`, 'BAD_USER_INPUT', message);
+    for (const [k, name] of [v.name, ...v.aliases].entries()) {
+      const invalid = vendorNameProblem(name);
+      if (invalid) problem(`${where}.${k === 0 ? 'name' : `aliases[${k - 1}]`}`, 'BAD_USER_INPUT', invalid);
+    }
     kindOf.set(v.id, v.kind);
     const names = [...new Set([v.name, ...v.aliases].map(normalizeName))];
     for (const name of names) {

@@ -112,4 +112,34 @@ describe('sourcing edges', () => {
     for (const refused of [created, updated]) expect({ code: refused.code, field: refused.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'mpn' });
     expect(await partitionItems(libraryPartition(tenant), ['SRC#', 'MPN#', 'C#', 'H#'])).toEqual(before);
   });
+
+  it('compares vendor names in Unicode NFKC: composed and decomposed accents, full-width letters are one name (was a second vendor)', async () => {
+    const createVendorM = `mutation($i: CreateVendorInput!) { vendorSourcing { createVendor(input: $i) { id name } } }`;
+    const resolveQ = `query($n: String!) { vendorSourcing { resolveVendor(kind: MANUFACTURER, name: $n) { id } } }`;
+    const composed = 'W\u00fcrth Elektronik';
+    const decomposed = 'Wu\u0308rth Elektronik';
+    const wurth = (await ok(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: composed, aliases: ['\uff34\uff24\uff2b'] } })).vendorSourcing.createVendor;
+    // The same name as a macOS or an ERP export may write it (decomposed), or in ASCII for the full-width alias.
+    const again = await refusal(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: decomposed } });
+    const alias = await refusal(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: 'tdk' } });
+    for (const refused of [again, alias]) expect(refused.code).toBe('ALREADY_EXISTS');
+    for (const name of [decomposed, 'W\uff35\u0308RTH  elektronik', 'TDK']) expect((await ok(admin, resolveQ, { n: name })).vendorSourcing.resolveVendor).toEqual({ id: wurth.id });
+    const [leaf] = await createItems(tenant, [{ name: 'Edge inductor', categoryId: 'mechanical' }]);
+    const part = (
+      await ok(admin, `mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { manufacturer { id } } } }`, {
+        i: { componentId: leaf!.id, manufacturerName: decomposed, mpn: '744043' },
+      })
+    ).vendorSourcing.createPart;
+    expect(part.manufacturer).toEqual({ id: wurth.id });
+    const names = (await ok(admin, `query { vendorSourcing { vendors(kind: MANUFACTURER) { name } } }`)).vendorSourcing.vendors.map((v: { name: string }) => v.name);
+    expect(names.filter((n: string) => n.normalize('NFKC').toLowerCase().includes('rth'))).toEqual([composed]);
+
+    // A name whose compared form is too long to claim (a ligature NFKC spells out in 18 letters) is refused, not a server fault.
+    const ligatures = await refusal(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: '\ufdfa'.repeat(255) } });
+    expect({ code: ligatures.code, field: ligatures.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
+    expect((await ok(admin, resolveQ, { n: '\ufdfa'.repeat(255) })).vendorSourcing.resolveVendor).toBeNull();
+    // resolveVendor's own argument is named when it is empty (it named manufacturerId, an argument it does not have).
+    const empty = await refusal(admin, resolveQ, { n: ' ' });
+    expect({ code: empty.code, field: empty.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
+  });
 });
