@@ -251,7 +251,12 @@ export function sourcingItems(
   const map = (id: string) => vendorIds.get(id) ?? id;
   const record: SourcingRecord = {
     componentId,
-    parts: exported.parts.map((p) => ({ ...p, manufacturerId: map(p.manufacturerId), quotes: p.quotes.map((q) => ({ ...q, distributorId: map(q.distributorId) })) })),
+    // Price breaks by minQuantity, as createQuote keeps them (Quote.unitPrice is the smallest break's price).
+    parts: exported.parts.map((p) => ({
+      ...p,
+      manufacturerId: map(p.manufacturerId),
+      quotes: p.quotes.map((q) => ({ ...q, distributorId: map(q.distributorId), priceBreaks: [...q.priceBreaks].sort((a, b) => a.minQuantity - b.minQuantity) })),
+    })),
     primaryPartId: exported.primaryPartId,
     primaryQuoteId: exported.primaryQuoteId,
     rev: 1,
