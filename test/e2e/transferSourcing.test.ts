@@ -94,6 +94,16 @@ beforeAll(async () => {
 });
 
 describe('sourcing through a library export and import by the API', () => {
+  it('a CSV export imports back identical: quotes of one distributor on the same terms stay apart, legacy flags stay on the part or the quote they were on', async () => {
+    const before = await sourcing(source);
+    const files = await exportFiles('CSV');
+    const file = (suffix: string) => ({ ...files.find((f) => f.name.endsWith(suffix))!, contentType: 'text/csv' });
+    const target = await emptyLibraryTenant();
+    const job = await importInto(target, { fileId: file('components.csv'), bomFileId: file('bom.csv'), sourcingFileId: file('sourcing.csv') });
+    expect(job).toEqual({ status: 'SUCCEEDED', problems: [] });
+    expect(await sourcing(target)).toEqual(before);
+  });
+
   it('a JSON import keeps price breaks by minQuantity, so Quote.unitPrice is the smallest break’s price', async () => {
     const [file] = await exportFiles('JSON');
     const bundle = JSON.parse(file!.bytes.toString('utf8'));
