@@ -142,4 +142,21 @@ describe('sourcing edges', () => {
     const empty = await refusal(admin, resolveQ, { n: ' ' });
     expect({ code: empty.code, field: empty.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
   });
+
+  it('refuses an empty part or quote id in setPrimarySource instead of clearing the primary source or ignoring the quote', async () => {
+    const leaf = await sourcedPart('EDGE-PRIMARY', { unitPrice: 1 });
+    const primaryM = `mutation($i: SetPrimarySourceInput!) { vendorSourcing { setPrimarySource(input: $i) { primarySource { part { id } quote { id } } } } }`;
+    const primaryQ = `query($id: ID!) { vendorSourcing { componentSourcing(componentId: $id) { primarySource { part { id } quote { id } } } } }`;
+    const before = (await ok(admin, primaryQ, { id: leaf.id })).vendorSourcing.componentSourcing.primarySource;
+    expect(before.quote).not.toBeNull();
+    const items = await partitionItems(libraryPartition(tenant), ['SRC#', 'C#', 'H#']);
+    const noPart = await refusal(admin, primaryM, { i: { componentId: leaf.id, partId: '' } });
+    const noQuote = await refusal(admin, primaryM, { i: { componentId: leaf.id, partId: before.part.id, quoteId: '' } });
+    expect([noPart, noQuote].map((r) => [r.code, r.error?.extensions?.field])).toEqual([
+      ['PART_NOT_FOUND', 'partId'],
+      ['QUOTE_NOT_FOUND', 'quoteId'],
+    ]);
+    expect((await ok(admin, primaryQ, { id: leaf.id })).vendorSourcing.componentSourcing.primarySource).toEqual(before);
+    expect(await partitionItems(libraryPartition(tenant), ['SRC#', 'C#', 'H#'])).toEqual(items);
+  });
 });
