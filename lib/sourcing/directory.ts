@@ -4,7 +4,7 @@ import type { Store } from '../store/client.js';
 import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
 import { getVendors, listVendors, vendorIdByName, vendorNameClaim, vendorNameRelease, vendorPut, type VendorKind, type VendorRecord } from '../store/sourcing.js';
 import { SourcingError } from './errors.js';
-import { normalizeName, parseInput, vendorInput, vendorUpdate } from './input.js';
+import { normalizeName, parseInput, vendorInput, vendorNameProblem, vendorUpdate } from './input.js';
 
 /**
  * The organization's directory of manufacturers and distributors. A name and each alias are claimed in
@@ -82,7 +82,8 @@ export async function resolveVendor(store: Store, organizationId: string, kind: 
   const field = kind === 'MANUFACTURER' ? 'manufacturer' : 'distributor';
   const notFound = (what: string) => new SourcingError(`${kind}_NOT_FOUND`, `${what} is not a ${kind.toLowerCase()} of this organization's directory`, { field: id ? `${field}Id` : `${field}Name` });
   if ((id ? 1 : 0) + (name ? 1 : 0) !== 1) throw new SourcingError('BAD_USER_INPUT', `give ${field}Id or ${field}Name (one of them)`, { field: `${field}Id` });
-  const vendorId = id ?? (await vendorIdByName(store, organizationId, kind, normalizeName(name!)));
+  // A name too long to be claimed names no vendor (and is not a key DynamoDB would read).
+  const vendorId = id ?? (vendorNameProblem(name!) ? undefined : await vendorIdByName(store, organizationId, kind, normalizeName(name!)));
   if (!vendorId) throw notFound(`"${name}"`);
   const vendor = (await getVendors(store, organizationId, [vendorId])).get(vendorId);
   if (!vendor || vendor.kind !== kind) throw notFound(id ? `Vendor ${id}` : `"${name}"`);

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { storableNumberProblem } from '../numbers.js';
-import { approvals, lifecycles, vendorKinds } from '../store/sourcing.js';
+import { normalizeMpn } from '../store/component.js';
+import { approvals, lifecycles, maxVendorNameKeyBytes, normalizeVendorName, vendorKinds, vendorNameFits } from '../store/sourcing.js';
 import { SourcingError } from './errors.js';
 import { isCurrency } from './pricing.js';
 
@@ -26,6 +27,25 @@ const url = z
   .url()
   .refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL')
   .nullish();
+/**
+ * The most bytes (UTF-8) of an MPN's search form (normalizeMpn: no spaces, upper case), the sort key of its MPN
+ * index entry (`MPN#<mpn>#<componentId>`, at most 1,024 bytes in DynamoDB). Every 255-character MPN of the
+ * Basic Multilingual Plane fits (3 bytes a character); a few letters grow when upper-cased (ΐ becomes three
+ * characters), so 255 of them would not.
+ */
+export const maxMpnKeyBytes = 765;
+
+/** Why an MPN cannot be kept (createPart, updatePart and a library import share it), or null. */
+export function mpnProblem(mpn: string): string | null {
+  if (mpn.trim() === '' || mpn.length > limits.text) return `an MPN is 1 to ${limits.text} characters`;
+  if (Buffer.byteLength(normalizeMpn(mpn), 'utf8') > maxMpnKeyBytes) return `an MPN's search form (no spaces, upper case) is at most ${maxMpnKeyBytes} bytes of UTF-8`;
+  return null;
+}
+const mpn = text().superRefine((v, ctx) => {
+  const problem = mpnProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 const count = (min: number) => z.number().int().min(min).max(1_000_000_000);
 const price = z
   .number({ error: 'INVALID_PRICE: must be a number' })
@@ -36,13 +56,18 @@ const currency = z
   .transform((v) => v.toUpperCase())
   .refine(isCurrency, 'UNKNOWN_CURRENCY: not an ISO 4217 currency code');
 
+const vendorName = text().superRefine((v, ctx) => {
+  const problem = vendorNameProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const vendorInput = z.object({
   kind: z.enum(vendorKinds),
-  name: text(),
+  name: vendorName,
   website: url,
-  aliases: z.array(text()).max(limits.aliases).nullish(),
+  aliases: z.array(vendorName).max(limits.aliases).nullish(),
 });
-export const vendorUpdate = z.object({ id: z.string(), name: text().optional(), website: url, aliases: z.array(text()).max(limits.aliases).nullish() });
+export const vendorUpdate = z.object({ id: z.string(), name: vendorName.optional(), website: url, aliases: z.array(vendorName).max(limits.aliases).nullish() });
 
 /**
  * An update's explicit null is never ignored: it clears what may be empty and is refused (naming the field)
@@ -60,7 +85,7 @@ const vendorNotNull = (idField: string, nameField: string) => (input: Record<str
 const partFields = {
   manufacturerId: z.string().nullish(),
   manufacturerName: text().nullish(),
-  mpn: text(),
+  mpn,
   description: optionalText(limits.description),
   datasheetUrl: url,
   lifecycle: z.enum(lifecycles).nullish(),
@@ -74,7 +99,7 @@ export const partUpdate = z
     componentId: z.string(),
     id: z.string(),
     ...partFields,
-    mpn: text().optional(),
+    mpn: mpn.optional(),
     lifecycle: z.enum(lifecycles).optional(),
     approval: z.enum(approvals).optional(),
     isLegacyImport: z.boolean().optional(),
@@ -180,5 +205,10 @@ export function breaksOf(input: { unitPrice?: number | null | undefined; priceBr
   return sorted;
 }
 
-/** Case-insensitive, whitespace-collapsed form of a vendor name (the key of its name claim). */
-export const normalizeName = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+/** The compared form of a vendor name (the key of its name claim): NFKC, whitespace collapsed, lower case. */
+export const normalizeName = normalizeVendorName;
+
+/** Why a vendor name or alias cannot be claimed (createVendor, updateVendor and a library import share it), or null. */
+export function vendorNameProblem(name: string): string | null {
+  return vendorNameFits(normalizeVendorName(name)) ? null : `a name's compared form (NFKC, lower case) is at most ${maxVendorNameKeyBytes} bytes of UTF-8`;
+}

@@ -35,7 +35,11 @@ export function partView(s: SourcingRecord, part: PartRecord): PartView {
   return { ...part, componentId: s.componentId, isPrimary: s.primaryPartId === part.id, quotes: part.quotes.map((q) => quoteView(s, part.id, q)) };
 }
 
-const byRank = (a: PartRecord, b: PartRecord) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+/**
+ * By rank, then creation; parts created at one time (a CSV import) keep their stored order (the sort is
+ * stable), which is the order of the sheet's rows, never the order of their random ids.
+ */
+const byRank = (a: PartRecord, b: PartRecord) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || a.createdAt.localeCompare(b.createdAt);
 
 export function sourcingView(s: SourcingRecord): ComponentSourcingView {
   return { componentId: s.componentId, parts: [...s.parts].sort(byRank).map((p) => partView(s, p)), primaryPartId: s.primaryPartId, primaryQuoteId: s.primaryQuoteId };

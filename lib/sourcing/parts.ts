@@ -276,15 +276,16 @@ export async function setPrimarySource(store: Store, actor: SourcingActor, input
   return changeSourcing(store, actor, input.componentId, 'sourcing.parts', (current) => {
     let partId: string | null = null;
     let quoteId: string | null = null;
-    if (input.partId) {
+    // An id is an id: an empty string names no part or quote (it is not null, which clears), never ignored.
+    if (input.partId !== null && input.partId !== undefined) {
       const part = findPart(current, input.partId);
       if (part.approval !== 'APPROVED') throw new SourcingError('PRIMARY_NOT_APPROVED', `Part ${part.id} is ${part.approval}: only an APPROVED part may be the primary source`, { field: 'partId' });
       partId = part.id;
-      if (input.quoteId) {
+      if (input.quoteId !== null && input.quoteId !== undefined) {
         if (!part.quotes.some((q) => q.id === input.quoteId)) throw new SourcingError('QUOTE_NOT_FOUND', `Quote ${input.quoteId} is not a quote of part ${part.id}`, { field: 'quoteId' });
         quoteId = input.quoteId;
       }
-    } else if (input.quoteId) {
+    } else if (input.quoteId !== null && input.quoteId !== undefined) {
       throw new SourcingError('BAD_USER_INPUT', 'quoteId needs the partId it belongs to', { field: 'quoteId' });
     }
     const next = { ...current, primaryPartId: partId, primaryQuoteId: quoteId };

@@ -17,6 +17,21 @@ export const vendorKinds = ['MANUFACTURER', 'DISTRIBUTOR'] as const;
 export type VendorKind = (typeof vendorKinds)[number];
 
 export const vendorKey = (orgId: string, vendorId: string) => ({ PK: organizationPartition(orgId), SK: `VENDOR#${vendorId}` });
+/**
+ * The form vendor names and aliases are compared in (the key of their claims): Unicode NFKC, so that a name
+ * written with composed or decomposed accents (Würth), or in full-width letters (ＴＤＫ), is one name;
+ * whitespace collapsed; lower case.
+ */
+export const normalizeVendorName = (name: string) => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * The most bytes (UTF-8) of a normalized vendor name, the sort key of its claim (at most 1,024 bytes in
+ * DynamoDB): every 255-character name of the Basic Multilingual Plane fits; NFKC grows a few characters
+ * (one Arabic ligature becomes 18), so 255 of those would not.
+ */
+export const maxVendorNameKeyBytes = 765;
+export const vendorNameFits = (normalizedName: string) => Buffer.byteLength(normalizedName, 'utf8') <= maxVendorNameKeyBytes;
+
 /** One per name and per alias of a vendor: names are unique per kind in the organization, case-insensitively. */
 export const vendorNameKey = (orgId: string, kind: VendorKind, normalizedName: string) => ({ PK: organizationPartition(orgId), SK: `VENDORNAME#${kind}#${normalizedName}` });
 export const sourcingKey = (orgId: string, libraryId: string, componentId: string) => ({ PK: libraryPartition(orgId, libraryId), SK: `SRC#${componentId}` });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { ConcurrentWriteError, type ImportProblem } from '../errors.js';
 import type { LibraryRef } from '../model/scope.js';
-import { limits, normalizeName, rateProblem, storedRowProblems } from '../sourcing/input.js';
+import { limits, mpnProblem, normalizeName, rateProblem, storedRowProblems, vendorNameProblem } from '../sourcing/input.js';
 import { isCurrency } from '../sourcing/pricing.js';
 import { mpnIndexChanges, sourcingIndexOf } from '../sourcing/writes.js';
 import type { Store } from '../store/client.js';
@@ -127,6 +127,10 @@ export async function planSourcing(
     const where = `${paths.manifest}sourcing.vendors[${i}]`;
     if (kindOf.has(v.id)) problem(`${where}.id`, 'DUPLICATE_ID', `vendor id ${v.id} appears twice`);
     for (const { field, message } of storedRowProblems('vendor', v)) problem(`${where}.${field}`, 'BAD_USER_INPUT', message);
+    for (const [k, name] of [v.name, ...v.aliases].entries()) {
+      const invalid = vendorNameProblem(name);
+      if (invalid) problem(`${where}.${k === 0 ? 'name' : `aliases[${k - 1}]`}`, 'BAD_USER_INPUT', invalid);
+    }
     kindOf.set(v.id, v.kind);
     const names = [...new Set([v.name, ...v.aliases].map(normalizeName))];
     for (const name of names) {
@@ -173,7 +177,8 @@ export async function planSourcing(
       if (ids.has(part.id)) problem(`${at}.id`, 'DUPLICATE_ID', `part id ${part.id} appears twice`);
       ids.add(part.id);
       vendorProblem(`${at}.manufacturerId`, part.manufacturerId, 'MANUFACTURER');
-      if (part.mpn.trim() === '' || part.mpn.length > limits.text) problem(`${at}.mpn`, 'BAD_USER_INPUT', `an MPN is 1 to ${limits.text} characters`);
+      const badMpn = mpnProblem(part.mpn);
+      if (badMpn) problem(`${at}.mpn`, 'BAD_USER_INPUT', badMpn);
       for (const { field, message } of storedRowProblems('part', part)) problem(`${at}.${field}`, 'BAD_USER_INPUT', message);
       const key = `${part.manufacturerId}#${part.mpn.toLowerCase()}`;
       if (mpns.has(key)) problem(`${at}.mpn`, 'DUPLICATE_MPN', `MPN ${part.mpn} of this manufacturer is also ${where}.sourcing.parts[${mpns.get(key)}]`);
@@ -246,7 +251,12 @@ export function sourcingItems(
   const map = (id: string) => vendorIds.get(id) ?? id;
   const record: SourcingRecord = {
     componentId,
-    parts: exported.parts.map((p) => ({ ...p, manufacturerId: map(p.manufacturerId), quotes: p.quotes.map((q) => ({ ...q, distributorId: map(q.distributorId) })) })),
+    // Price breaks by minQuantity, as createQuote keeps them (Quote.unitPrice is the smallest break's price).
+    parts: exported.parts.map((p) => ({
+      ...p,
+      manufacturerId: map(p.manufacturerId),
+      quotes: p.quotes.map((q) => ({ ...q, distributorId: map(q.distributorId), priceBreaks: [...q.priceBreaks].sort((a, b) => a.minQuantity - b.minQuantity) })),
+    })),
     primaryPartId: exported.primaryPartId,
     primaryQuoteId: exported.primaryQuoteId,
     rev: 1,

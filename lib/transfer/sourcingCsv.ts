@@ -13,8 +13,12 @@ import type { ExportedComponentSourcing, ExportedManifestSourcing, ExportedVendo
  * distributor, distributorPN, minQuantity, unitPrice, currency, moq, orderMultiple, leadTimeDays, stock,
  * validUntil, primary, legacy. Vendors by name (an import matches them by name or alias, or creates them).
  * `primary`: `true` on the rows of the primary quote (or of the primary part when it has no quote), `part`
- * on the rows of a primary part whose quotes are none primary. `legacy` (true/false): the part and quote are
- * `isLegacyImport` (an import of a legacy cost sheet sets it on every row: ImportSource `legacy`).
+ * on the rows of a primary part whose quotes are none primary. `legacy`: `true` the part and the quote are
+ * `isLegacyImport` (the part, on a row without a quote), `part` only the part, `quote` only the quote, empty
+ * or `false` neither (an import of a legacy cost sheet sets both on every row: ImportSource `legacy`).
+ * `quote`: the quote's number within its part (1, 2, ...), so that two quotes of one part with the same
+ * distributor and terms stay two; a hand-written sheet may leave it out (rows of one part with the same
+ * distributor, distributor PN, currency and terms are then one quote).
  * Cells are escaped against formula injection as in csv.ts.
  */
 export const sourcingColumns = [
@@ -36,11 +40,12 @@ export const sourcingColumns = [
   'validUntil',
   'primary',
   'legacy',
+  'quote',
 ] as const;
 
 const text = (v: string | number | null | undefined) => (v === null || v === undefined ? '' : String(v));
-const byRank = (a: { rank: number | null; createdAt: string; id: string }, b: { rank: number | null; createdAt: string; id: string }) =>
-  (a.rank ?? Infinity) - (b.rank ?? Infinity) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+/** As the API orders parts (lib/sourcing/model.ts): rank, creation, then stored order (a stable sort). */
+const byRank = (a: { rank: number | null; createdAt: string }, b: { rank: number | null; createdAt: string }) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || a.createdAt.localeCompare(b.createdAt);
 
 /** The sourcing.csv of an export; null when no component has a manufacturer part. */
 export function sourcingToCsv(components: ExportedComponent[], sourcing: ExportedManifestSourcing | undefined): string | null {
@@ -54,10 +59,10 @@ export function sourcingToCsv(components: ExportedComponent[], sourcing: Exporte
       const isPrimary = s.primaryPartId === part.id;
       const head = [c.cpn, names.get(part.manufacturerId) ?? part.manufacturerId, part.mpn, part.lifecycle, part.approval, text(part.rank)];
       if (part.quotes.length === 0) {
-        rows.push([...head, '', '', '', '', '', '', '', '', '', '', isPrimary ? 'true' : '', part.isLegacyImport ? 'true' : '']);
+        rows.push([...head, '', '', '', '', '', '', '', '', '', '', isPrimary ? 'true' : '', part.isLegacyImport ? 'true' : '', '']);
         continue;
       }
-      for (const quote of part.quotes) {
+      for (const [number, quote] of part.quotes.entries()) {
         const primary = isPrimary ? (s.primaryQuoteId === quote.id ? 'true' : s.primaryQuoteId === null ? 'part' : '') : '';
         const tail = [
           quote.currency,
@@ -67,7 +72,8 @@ export function sourcingToCsv(components: ExportedComponent[], sourcing: Exporte
           text(quote.stock),
           text(quote.validUntil),
           primary,
-          part.isLegacyImport || quote.isLegacyImport ? 'true' : '',
+          part.isLegacyImport ? (quote.isLegacyImport ? 'true' : 'part') : quote.isLegacyImport ? 'quote' : '',
+          String(number + 1),
         ];
         const distributor = [names.get(quote.distributorId) ?? quote.distributorId, text(quote.distributorPartNumber)];
         const breaks = quote.priceBreaks.length > 0 ? quote.priceBreaks : [null];
@@ -103,6 +109,10 @@ export function sourcingFromCsv(
     return vendors.get(key)!.id;
   };
   const sourcing = new Map<ExportedComponent, ExportedComponentSourcing>();
+  /** The quotes of each part by their number in the sheet (column `quote`), and the quotes that have one. */
+  type SheetQuote = ExportedComponentSourcing['parts'][number]['quotes'][number];
+  const quoteNumbers = new Map<object, Map<number, SheetQuote>>();
+  const numbered = new Set<SheetQuote>();
   for (const { row, cells } of table) {
     const where = (column: string) => `${file} row ${row} ${column}`;
     const bad = (column: string, message: string) => problems.push({ path: where(column), code: 'CSV_INVALID_CELL', message });
@@ -128,8 +138,9 @@ export function sourcingFromCsv(
     if (!(lifecycles as readonly string[]).includes(lifecycle)) bad('lifecycle', `expected one of ${lifecycles.join(', ')} (got "${cell('lifecycle')}")`);
     if (!(approvals as readonly string[]).includes(approval)) bad('approval', `expected one of ${approvals.join(', ')} (got "${cell('approval')}")`);
     const legacyCell = cell('legacy').toLowerCase();
-    if (legacyCell !== '' && legacyCell !== 'true' && legacyCell !== 'false') bad('legacy', `expected true or false (got "${cell('legacy')}")`);
-    const legacy = legacyFile || legacyCell === 'true';
+    if (!['', 'true', 'false', 'part', 'quote'].includes(legacyCell)) bad('legacy', `expected true, part, quote or false (got "${cell('legacy')}")`);
+    const partLegacy = legacyFile || legacyCell === 'true' || legacyCell === 'part';
+    const quoteLegacy = legacyFile || legacyCell === 'true' || legacyCell === 'quote';
     const primary = cell('primary').toLowerCase();
     if (!['', 'true', 'false', 'part'].includes(primary)) bad('primary', `expected true, part or false (got "${cell('primary')}")`);
 
@@ -147,7 +158,7 @@ export function sourcingFromCsv(
         lifecycle: (lifecycles as readonly string[]).includes(lifecycle) ? (lifecycle as (typeof lifecycles)[number]) : 'UNKNOWN',
         approval: (approvals as readonly string[]).includes(approval) ? (approval as (typeof approvals)[number]) : 'NOT_APPROVED',
         rank: int('rank', 0),
-        isLegacyImport: legacy,
+        isLegacyImport: partLegacy,
         quotes: [],
         createdAt: at,
         updatedAt: at,
@@ -177,11 +188,20 @@ export function sourcingFromCsv(
     };
     if (terms.validUntil && Number.isNaN(Date.parse(terms.validUntil))) bad('validUntil', `expected a date (got "${terms.validUntil}")`);
     const same = (q: typeof terms) => (Object.keys(terms) as (keyof typeof terms)[]).every((k) => q[k] === terms[k]);
-    let quote = part.quotes.find(same);
+    // Rows of one quote: the same quote number within the part when the sheet numbers them, else the same terms.
+    const quoteNumber = int('quote', 1);
+    const partQuotes = quoteNumbers.get(part) ?? new Map();
+    quoteNumbers.set(part, partQuotes);
+    let quote = quoteNumber !== null ? partQuotes.get(quoteNumber) : part.quotes.find((q) => !numbered.has(q) && same(q));
+    if (quote && !same(quote)) bad('quote', `quote ${quoteNumber} of this part is on an earlier row with another distributor, currency or terms`);
     if (!quote) {
-      quote = { id: randomUUID(), ...terms, priceBreaks: [], isLegacyImport: legacy, createdAt: at, updatedAt: at };
+      quote = { id: randomUUID(), ...terms, priceBreaks: [], isLegacyImport: quoteLegacy, createdAt: at, updatedAt: at };
       part.quotes.push(quote);
       rows.set(quote.id, row);
+      if (quoteNumber !== null) {
+        partQuotes.set(quoteNumber, quote);
+        numbered.add(quote);
+      }
     }
     if (primary === 'true') s.primaryQuoteId = quote.id;
     const minQuantity = int('minQuantity', 1);

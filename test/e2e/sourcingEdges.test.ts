@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { refusal } from './accessHelpers.js';
+import { libraryPartition, partitionItems } from './componentHelpers.js';
 import { createItems } from './itemHelpers.js';
 
 /**
@@ -92,5 +93,70 @@ describe('sourcing edges', () => {
     for (const id of [leaf.id, '00000000-0000-4000-8000-000000000000', 'not-an-id']) {
       expect((await refusal(admin, sourcingQ, { id })).code).toBe('NOT_FOUND');
     }
+  });
+
+  it('refuses an MPN whose search form is too long to index with BAD_USER_INPUT, writing nothing (was INTERNAL_SERVER_ERROR)', async () => {
+    const [leaf] = await createItems(tenant, [{ name: 'Edge MPN', categoryId: 'mechanical' }]);
+    const createPartM = `mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { id mpn } } }`;
+    const updatePartM = `mutation($i: UpdatePartInput!) { vendorSourcing { updatePart(input: $i) { id mpn } } }`;
+    // 255 characters of the BMP, 3 bytes each: the longest MPN a client can send fits the index.
+    const widest = '\u4e00'.repeat(255);
+    const kept = (await ok(admin, createPartM, { i: { componentId: leaf!.id, manufacturerId: manufacturer, mpn: widest } })).vendorSourcing.createPart;
+    expect(kept.mpn).toBe(widest);
+    expect((await ok(admin, `query($m: String!) { vendorSourcing { findPartsByMpn(mpn: $m) { id } } }`, { m: widest })).vendorSourcing.findPartsByMpn).toEqual([{ id: kept.id }]);
+    // ΐ upper-cases to three characters (6 bytes): 255 of them are 255 characters but 1,530 bytes of index key.
+    const growing = '\u0390'.repeat(255);
+    const before = await partitionItems(libraryPartition(tenant), ['SRC#', 'MPN#', 'C#', 'H#']);
+    const created = await refusal(admin, createPartM, { i: { componentId: leaf!.id, manufacturerId: manufacturer, mpn: growing } });
+    const updated = await refusal(admin, updatePartM, { i: { componentId: leaf!.id, id: kept.id, mpn: growing } });
+    for (const refused of [created, updated]) expect({ code: refused.code, field: refused.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'mpn' });
+    expect(await partitionItems(libraryPartition(tenant), ['SRC#', 'MPN#', 'C#', 'H#'])).toEqual(before);
+  });
+
+  it('compares vendor names in Unicode NFKC: composed and decomposed accents, full-width letters are one name (was a second vendor)', async () => {
+    const createVendorM = `mutation($i: CreateVendorInput!) { vendorSourcing { createVendor(input: $i) { id name } } }`;
+    const resolveQ = `query($n: String!) { vendorSourcing { resolveVendor(kind: MANUFACTURER, name: $n) { id } } }`;
+    const composed = 'W\u00fcrth Elektronik';
+    const decomposed = 'Wu\u0308rth Elektronik';
+    const wurth = (await ok(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: composed, aliases: ['\uff34\uff24\uff2b'] } })).vendorSourcing.createVendor;
+    // The same name as a macOS or an ERP export may write it (decomposed), or in ASCII for the full-width alias.
+    const again = await refusal(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: decomposed } });
+    const alias = await refusal(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: 'tdk' } });
+    for (const refused of [again, alias]) expect(refused.code).toBe('ALREADY_EXISTS');
+    for (const name of [decomposed, 'W\uff35\u0308RTH  elektronik', 'TDK']) expect((await ok(admin, resolveQ, { n: name })).vendorSourcing.resolveVendor).toEqual({ id: wurth.id });
+    const [leaf] = await createItems(tenant, [{ name: 'Edge inductor', categoryId: 'mechanical' }]);
+    const part = (
+      await ok(admin, `mutation($i: CreatePartInput!) { vendorSourcing { createPart(input: $i) { manufacturer { id } } } }`, {
+        i: { componentId: leaf!.id, manufacturerName: decomposed, mpn: '744043' },
+      })
+    ).vendorSourcing.createPart;
+    expect(part.manufacturer).toEqual({ id: wurth.id });
+    const names = (await ok(admin, `query { vendorSourcing { vendors(kind: MANUFACTURER) { name } } }`)).vendorSourcing.vendors.map((v: { name: string }) => v.name);
+    expect(names.filter((n: string) => n.normalize('NFKC').toLowerCase().includes('rth'))).toEqual([composed]);
+
+    // A name whose compared form is too long to claim (a ligature NFKC spells out in 18 letters) is refused, not a server fault.
+    const ligatures = await refusal(admin, createVendorM, { i: { kind: 'MANUFACTURER', name: '\ufdfa'.repeat(255) } });
+    expect({ code: ligatures.code, field: ligatures.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
+    expect((await ok(admin, resolveQ, { n: '\ufdfa'.repeat(255) })).vendorSourcing.resolveVendor).toBeNull();
+    // resolveVendor's own argument is named when it is empty (it named manufacturerId, an argument it does not have).
+    const empty = await refusal(admin, resolveQ, { n: ' ' });
+    expect({ code: empty.code, field: empty.error?.extensions?.field }).toEqual({ code: 'BAD_USER_INPUT', field: 'name' });
+  });
+
+  it('refuses an empty part or quote id in setPrimarySource instead of clearing the primary source or ignoring the quote', async () => {
+    const leaf = await sourcedPart('EDGE-PRIMARY', { unitPrice: 1 });
+    const primaryM = `mutation($i: SetPrimarySourceInput!) { vendorSourcing { setPrimarySource(input: $i) { primarySource { part { id } quote { id } } } } }`;
+    const primaryQ = `query($id: ID!) { vendorSourcing { componentSourcing(componentId: $id) { primarySource { part { id } quote { id } } } } }`;
+    const before = (await ok(admin, primaryQ, { id: leaf.id })).vendorSourcing.componentSourcing.primarySource;
+    expect(before.quote).not.toBeNull();
+    const items = await partitionItems(libraryPartition(tenant), ['SRC#', 'C#', 'H#']);
+    const noPart = await refusal(admin, primaryM, { i: { componentId: leaf.id, partId: '' } });
+    const noQuote = await refusal(admin, primaryM, { i: { componentId: leaf.id, partId: before.part.id, quoteId: '' } });
+    expect([noPart, noQuote].map((r) => [r.code, r.error?.extensions?.field])).toEqual([
+      ['PART_NOT_FOUND', 'partId'],
+      ['QUOTE_NOT_FOUND', 'quoteId'],
+    ]);
+    expect((await ok(admin, primaryQ, { id: leaf.id })).vendorSourcing.componentSourcing.primarySource).toEqual(before);
+    expect(await partitionItems(libraryPartition(tenant), ['SRC#', 'C#', 'H#'])).toEqual(items);
   });
 });

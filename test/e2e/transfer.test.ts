@@ -258,11 +258,11 @@ describe('library export and import', () => {
     const lines = csv.trim().split('\n');
     expect(lines).toEqual([
       sourcingColumns.join(','),
-      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,1,0.1,EUR,10,10,14,5000,2027-01-01,true,`,
-      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,100,0.05,EUR,10,10,14,5000,2027-01-01,true,`,
+      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,1,0.1,EUR,10,10,14,5000,2027-01-01,true,,1`,
+      `${r1.cpn},Texas Instruments,RC0603-10K,ACTIVE,APPROVED,1,Digi-Key,296-RC0603-ND,100,0.05,EUR,10,10,14,5000,2027-01-01,true,,1`,
       // The formula-looking distributor part number is escaped with a leading quote.
-      `${r1.cpn},Yageo,RC0603FR-0710KL,UNKNOWN,PROTOTYPE_ONLY,2,Digi-Key,'=1+1,1,0.2,USD,,,,,,,`,
-      `${r2.cpn},Texas Instruments,R2-LEGACY,UNKNOWN,NOT_APPROVED,,,,,,,,,,,,,true`,
+      `${r1.cpn},Yageo,RC0603FR-0710KL,UNKNOWN,PROTOTYPE_ONLY,2,Digi-Key,'=1+1,1,0.2,USD,,,,,,,,1`,
+      `${r2.cpn},Texas Instruments,R2-LEGACY,UNKNOWN,NOT_APPROVED,,,,,,,,,,,,,true,`,
     ]);
 
     // A CSV import into another organization: vendors by name (created there), parts, quotes, breaks, primary.

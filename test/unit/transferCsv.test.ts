@@ -5,6 +5,7 @@ import type { ImportProblem } from '../../lib/errors.js';
 import { parse } from 'csv-parse/sync';
 import { bomToCsv, componentsToCsv, parseBomCsv, parseComponentsCsv } from '../../lib/transfer/csv.js';
 import { countersOfCpn, mergeCounters } from '../../lib/transfer/counters.js';
+import { sourcingFromCsv } from '../../lib/transfer/sourcingCsv.js';
 import type { ExportedComponent } from '../../lib/transfer/format.js';
 
 const component = (overrides: Partial<ExportedComponent>): ExportedComponent => ({
@@ -132,5 +133,64 @@ describe('CPN counters of an import', () => {
       { element: 'counter', scopeKey: 'PREFIX:100-', value: 7 },
       { element: 'counter', scopeKey: 'PREFIX:110-', value: 2 },
     ]);
+  });
+});
+
+describe('sourcing.csv', () => {
+  const read = (text: string) => {
+    const problems: ImportProblem[] = [];
+    const c = component({});
+    sourcingFromCsv(text, [c], false, '2026-01-01T00:00:00.000Z', problems);
+    const parts = (c.sourcing?.parts ?? []).map((p) => ({
+      mpn: p.mpn,
+      legacy: p.isLegacyImport,
+      quotes: p.quotes.map((q) => ({ legacy: q.isLegacyImport, breaks: q.priceBreaks.map((b) => [b.minQuantity, b.unitPrice]) })),
+    }));
+    return { parts, problems: problems.map((p) => [p.path, p.code]) };
+  };
+  const head = 'cpn,manufacturer,mpn,distributor,currency,minQuantity,unitPrice,legacy';
+
+  it('keeps quotes apart by their number, and merges the rows of a hand-written sheet without one by their terms', () => {
+    expect(read(`${head},quote\n100-00001,Yageo,R1,DigiKey,USD,1,0.03,,1\n100-00001,Yageo,R1,DigiKey,USD,1,0.02,,2\n100-00001,Yageo,R1,DigiKey,USD,1000,0.01,,2\n`)).toEqual({
+      parts: [
+        {
+          mpn: 'R1',
+          legacy: false,
+          quotes: [
+            { legacy: false, breaks: [[1, 0.03]] },
+            {
+              legacy: false,
+              breaks: [
+                [1, 0.02],
+                [1000, 0.01],
+              ],
+            },
+          ],
+        },
+      ],
+      problems: [],
+    });
+    expect(read(`${head}\n100-00001,Yageo,R1,DigiKey,USD,1,0.02,\n100-00001,Yageo,R1,DigiKey,USD,1000,0.01,\n`).parts[0]!.quotes).toEqual([
+      {
+        legacy: false,
+        breaks: [
+          [1, 0.02],
+          [1000, 0.01],
+        ],
+      },
+    ]);
+    // One quote number on rows of another distributor or currency is a mistake of the sheet, named by its row.
+    expect(read(`${head},quote\n100-00001,Yageo,R1,DigiKey,USD,1,0.02,,1\n100-00001,Yageo,R1,Mouser,USD,10,0.01,,1\n`).problems).toEqual([['sourcing.csv row 3 quote', 'CSV_INVALID_CELL']]);
+  });
+
+  it('marks the part, the quote or both legacy as the legacy cell says', () => {
+    const sheet = `${head},quote\n100-00001,Yageo,R1,DigiKey,USD,1,1,part,1\n100-00001,Yageo,R2,DigiKey,USD,1,1,quote,1\n100-00001,Yageo,R3,DigiKey,USD,1,1,true,1\n100-00001,Yageo,R4,DigiKey,USD,1,1,false,1\n`;
+    expect(read(sheet).parts.map((p) => [p.mpn, p.legacy, p.quotes[0]!.legacy])).toEqual([
+      ['R1', true, false],
+      ['R2', false, true],
+      ['R3', true, true],
+      ['R4', false, false],
+    ]);
+    expect(read(`${head}\n100-00001,Yageo,R1,DigiKey,USD,1,1,maybe\n`).problems).toEqual([['sourcing.csv row 2 legacy', 'CSV_INVALID_CELL']]);
   });
 });

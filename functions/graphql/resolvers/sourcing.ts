@@ -48,11 +48,14 @@ const component = (id: string) => async (_parent: unknown, _args: unknown, conte
 export const sourcingResolvers: Resolvers = {
   VendorSourcingQueryNamespace: {
     vendors: async (_parent, { kind }, context) => vendorsOf(context.store, (await libraryScope(context)).organizationId, kind ?? undefined),
-    resolveVendor: async (_parent, { kind, name }, context) =>
-      resolveVendor(context.store, (await libraryScope(context)).organizationId, kind, null, name).catch((error: unknown) => {
+    resolveVendor: async (_parent, { kind, name }, context) => {
+      // The query's own argument (resolveVendor of a part or quote names manufacturerName / distributorName).
+      if (name.trim() === '') throw new SourcingError('BAD_USER_INPUT', 'name: give a name or alias', { field: 'name' });
+      return resolveVendor(context.store, (await libraryScope(context)).organizationId, kind, null, name).catch((error: unknown) => {
         if (error instanceof SourcingError && error.code.endsWith('_NOT_FOUND')) return null;
         throw error;
-      }),
+      });
+    },
     componentSourcing: async (_parent, { componentId }, context) => {
       // A component this library does not have (never created, deleted, another library's) is NOT_FOUND, not an empty sourcing.
       const [component, sourcing] = await Promise.all([loadComponent(context, componentId), readableSourcing(context, componentId)]);

@@ -1,5 +1,6 @@
 import { validateRevision } from '../../config/revisionScheme.js';
 import { InvalidInputError } from '../../errors.js';
+import { normalizeVendorName } from '../../store/sourcing.js';
 import type { Clause, ClauseField, ClauseSet, NotFoundEntity } from './clauses.js';
 import { parseCompactPeriod, periodClauses } from './dates.js';
 import { resolveCategory, resolveLabel, resolveStatus, resolveType, resolveUser, type Resolved } from './resolve.js';
@@ -284,7 +285,8 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
   return { clauses: { and, or: orGroups[0]?.clauses ?? [] }, notFound };
 }
 
-const normalizeName = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+/** Names compare as the directory claims them (NFKC, whitespace collapsed, lower case). */
+const normalizeName = normalizeVendorName;
 
 /** The manufacturers a name or alias (case-insensitive; `*` a wildcard) names. */
 function resolveManufacturers(vocabulary: Vocabulary, value: string): Resolved[] {
