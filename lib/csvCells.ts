@@ -18,4 +18,14 @@ export function unescapeCell(cell: string): string {
   return cell.startsWith("'") ? cell.slice(1) : cell;
 }
 
+/**
+ * A number as a sheet writes it: decimal digits, an optional sign, point and exponent (`12`, `-0.5`, `1e3`),
+ * else undefined. Not what JavaScript's Number() also takes (`0x10`, `0b1`, `Infinity`, blanks as 0): a cell
+ * a person did not mean as a number is refused, naming it, rather than read as another number.
+ */
+export function numberCell(cell: string): number | undefined {
+  const text = cell.trim();
+  return plainNumber.test(text) ? Number(text) : undefined;
+}
+
 export const escapedRows = (rows: string[][]) => rows.map((row) => row.map(escapeCell));

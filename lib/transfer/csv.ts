@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { CategoriesDocument, CategoryDefinition } from '../config/categories.js';
 import type { StatusesDocument } from '../config/statuses.js';
-import { escapeCell, escapedRows, unescapeCell } from '../csvCells.js';
+import { escapeCell, escapedRows, numberCell, unescapeCell } from '../csvCells.js';
 import type { ImportProblem } from '../errors.js';
 import type { ExportedComponent } from './format.js';
 
@@ -249,7 +249,8 @@ export function findByIdOrName<T extends { id: string; name: string }>(entries: 
 export function attributeCellValue(category: CategoryDefinition, attributeId: string, cell: string): unknown {
   const attribute = category.attributes.find((a) => a.id === attributeId);
   if (!attribute) return cell;
-  if ((attribute.valueType === 'NUMBER' || attribute.valueType === 'INTEGER') && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(cell)) return Number(cell);
+  const number = attribute.valueType === 'NUMBER' || attribute.valueType === 'INTEGER' ? numberCell(cell) : undefined;
+  if (number !== undefined) return number;
   if (attribute.valueType === 'BOOLEAN' && /^(true|false)$/i.test(cell)) return cell.toLowerCase() === 'true';
   return cell;
 }

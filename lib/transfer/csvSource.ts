@@ -5,6 +5,7 @@ import type { ImportProblem } from '../errors.js';
 import { diffComponents } from '../components/rules.js';
 import { bomChange } from '../items/bomRules.js';
 import type { ComponentRecord } from '../store/component.js';
+import { numberCell } from '../csvCells.js';
 import { attributeCellValue, findByIdOrName, parseBomCsv, parseComponentsCsv } from './csv.js';
 import type { ExportedBomLine, ExportedComponent } from './format.js';
 import type { ImportConfiguration, Locations } from './validate.js';
@@ -62,7 +63,7 @@ export function componentsFromCsv(
     }
     let quantity: number | null = null;
     if (bomRow.quantity !== '') {
-      quantity = Number(bomRow.quantity);
+      quantity = numberCell(bomRow.quantity) ?? Number.NaN;
       if (!Number.isFinite(quantity)) {
         problems.push({ path: where, code: 'INVALID_BOM_LINE', message: `quantity must be a number (got "${bomRow.quantity}")` });
         quantity = null;

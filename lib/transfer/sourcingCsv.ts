@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { ImportProblem } from '../errors.js';
 import { normalizeName } from '../sourcing/input.js';
 import { approvals, lifecycles, type VendorKind } from '../store/sourcing.js';
+import { numberCell } from '../csvCells.js';
 import { escapedRows, parseTable } from './csv.js';
 import type { ExportedComponent } from './format.js';
 import type { ExportedComponentSourcing, ExportedManifestSourcing, ExportedVendor } from './sourcing.js';
@@ -119,9 +120,9 @@ export function sourcingFromCsv(
     const int = (column: string, min: number): number | null => {
       const v = (cells[column] ?? '').trim();
       if (v === '') return null;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min) bad(column, `expected a whole number of at least ${min} (got "${v}")`);
-      return Number.isInteger(n) ? n : null;
+      const n = numberCell(v);
+      if (n === undefined || !Number.isInteger(n) || n < min) bad(column, `expected a whole number of at least ${min} (got "${v}")`);
+      return n !== undefined && Number.isInteger(n) ? n : null;
     };
     const cell = (column: string) => (cells[column] ?? '').trim();
     const component = byCpn.get(cell('cpn').toLowerCase());
@@ -206,7 +207,7 @@ export function sourcingFromCsv(
     if (primary === 'true') s.primaryQuoteId = quote.id;
     const minQuantity = int('minQuantity', 1);
     const priceText = cell('unitPrice');
-    const unitPrice = priceText === '' ? null : Number(priceText);
+    const unitPrice = priceText === '' ? null : (numberCell(priceText) ?? Number.NaN);
     if (unitPrice !== null && Number.isNaN(unitPrice)) bad('unitPrice', `expected a number (got "${priceText}")`);
     if (minQuantity !== null || unitPrice !== null) quote.priceBreaks.push({ minQuantity: minQuantity ?? terms.moq ?? 1, unitPrice: unitPrice !== null && Number.isNaN(unitPrice) ? null : unitPrice });
   }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCategories } from '../../lib/config/categories.js';
 import { defaultCpnScheme } from '../../lib/config/cpnScheme.js';
+import { defaultRevisionScheme } from '../../lib/config/revisionScheme.js';
+import { defaultStatuses } from '../../lib/config/statuses.js';
+import { componentsFromCsv } from '../../lib/transfer/csvSource.js';
 import type { ImportProblem } from '../../lib/errors.js';
 import { parse } from 'csv-parse/sync';
 import { bomToCsv, componentsToCsv, parseBomCsv, parseComponentsCsv } from '../../lib/transfer/csv.js';
@@ -192,5 +195,34 @@ describe('sourcing.csv', () => {
       ['R4', false, false],
     ]);
     expect(read(`${head}\n100-00001,Yageo,R1,DigiKey,USD,1,1,maybe\n`).problems).toEqual([['sourcing.csv row 2 legacy', 'CSV_INVALID_CELL']]);
+  });
+  it('reads numbers as a sheet writes them, and names a cell JavaScript alone would read as a number', () => {
+    expect(read(`${head}\n100-00001,Yageo,R1,DigiKey,USD,1e2,.5,\n`).parts[0]!.quotes[0]!.breaks).toEqual([[100, 0.5]]);
+    for (const [quantity, price, column] of [
+      ['0x10', '1', 'minQuantity'],
+      ['1', '0x10', 'unitPrice'],
+      ['1', 'Infinity', 'unitPrice'],
+      ['0b11', '1', 'minQuantity'],
+    ]) {
+      expect(read(`${head}\n100-00001,Yageo,R1,DigiKey,USD,${quantity},${price},\n`).problems, `${quantity} ${price}`).toEqual([[`sourcing.csv row 2 ${column}`, 'CSV_INVALID_CELL']]);
+    }
+  });
+});
+
+describe('bom.csv quantities', () => {
+  it('reads a quantity as a sheet writes it, and refuses one JavaScript alone would read as a number', () => {
+    const config = { revisionScheme: defaultRevisionScheme, cpnScheme: defaultCpnScheme, statuses: defaultStatuses, categories: defaultCategories };
+    const actor = { userId: 'u', principalId: 'native', actingIntegrationId: null, at: '2026-01-01T00:00:00.000Z' };
+    const parent = component({ id: 'a', cpn: '100-00001', categoryId: 'pcba' });
+    const child = component({ id: 'b', cpn: '100-00002' });
+    const componentsCsv = componentsToCsv([parent, child], defaultCategories);
+    const quantities = (quantity: string) => {
+      const problems: ImportProblem[] = [];
+      const { components } = componentsFromCsv(componentsCsv, `parentCpn,childCpn,quantity\n100-00001,100-00002,${quantity}\n`, config, actor, problems);
+      return { quantity: components[0]!.bom?.lines[0]?.quantity, problems: problems.map((p) => p.code) };
+    };
+    expect(quantities('2.5')).toEqual({ quantity: 2.5, problems: [] });
+    expect(quantities('1e1')).toEqual({ quantity: 10, problems: [] });
+    for (const quantity of ['0x10', '0b11', 'Infinity', '1,5']) expect(quantities(`"${quantity}"`).problems, quantity).toEqual(['INVALID_BOM_LINE']);
   });
 });
