@@ -132,8 +132,8 @@ export class AlreadyExistsError extends DomainError {
  * (`inputs[2]: ...`) and `details.inputIndex` holds it; without an index it is the call's own.
  */
 export class InputError extends DomainError {
-  constructor(code: string, message: string, inputIndex: number | undefined, details: Record<string, unknown> = {}) {
-    super(code, inputIndex === undefined ? message : `inputs[${inputIndex}]: ${message}`, undefined, { ...details, inputIndex });
+  constructor(code: string, message: string, inputIndex: number | undefined, details: Record<string, unknown> = {}, httpStatus?: number) {
+    super(code, inputIndex === undefined ? message : `inputs[${inputIndex}]: ${message}`, httpStatus, { ...details, inputIndex });
   }
 }
 

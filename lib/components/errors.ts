@@ -63,17 +63,13 @@ export class ComponentInUseError extends DomainError {
  * calling integration: a category change while an attribute of the old or the new category is withheld (the
  * new category's rules would judge those values). Refused whatever the values, so the refusal tells nothing.
  */
-export class AttributeWithheldError extends DomainError {
+export class AttributeWithheldError extends InputError {
   constructor(
     readonly field: string,
     readonly attributeIds: readonly string[],
     inputIndex?: number,
   ) {
-    super(
-      'FORBIDDEN',
-      `${inputIndex === undefined ? '' : `inputs[${inputIndex}]: `}${field}: the library's access policy withholds ${attributeIds.join(', ')} from this integration, and this write would be judged on those values`,
-      403,
-      { reason: 'ATTRIBUTE_WITHHELD', field, attributeIds: [...attributeIds], ...(inputIndex === undefined ? {} : { inputIndex }) },
-    );
+    const message = `${field}: the library's access policy withholds ${attributeIds.join(', ')} from this integration, and this write would be judged on those values`;
+    super('FORBIDDEN', message, inputIndex, { reason: 'ATTRIBUTE_WITHHELD', field, attributeIds: [...attributeIds] }, 403);
   }
 }
