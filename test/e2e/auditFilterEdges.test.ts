@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
-import { refusal } from './accessHelpers.js';
+import { memberWithRole, refusal } from './accessHelpers.js';
 
 /**
  * The audit log's time bounds as a client sends them (found by probing from outside): the DateTime scalar
@@ -44,5 +44,28 @@ describe('audit log time bounds', () => {
     // A date alone as the upper bound still takes in that whole day.
     const day = (await ok(admin, logQ, { f: { to: team.at.slice(0, 10) } })).organization.auditLog.entries as { id: string }[];
     expect(day.map((e) => e.id)).toContain(team.id);
+  });
+});
+
+describe('a filter that matches an entry far back', () => {
+  const pageQ = `query($f: AuditLogFilterInput, $after: String) { organization { auditLog(filter: $f, pagination: { first: 1, after: $after }) { entries { id actorUserId operation } pageInfo { hasNextPage endCursor } } } }`;
+
+  it('pages on to it (a page that read its fill of entries without a match ended the log: hasNextPage false, the entry never listed)', { timeout: 120_000 }, async () => {
+    const tenant = await newTenant({ plan: 'team' });
+    const admin = tenantHeaders(tenant);
+    const rare = await memberWithRole(tenant, 'EDITOR');
+    await ok(rare.headers, 'mutation { markAllRead }');
+    // 520 later entries of another actor: more than one page's reads of a first: 1 page examine.
+    for (let round = 0; round < 52; round += 1) await Promise.all(Array.from({ length: 10 }, () => ok(admin, 'mutation { markAllRead }')));
+
+    const found: { id: string; actorUserId: string; operation: string }[] = [];
+    let after: string | null = null;
+    for (let pages = 0; pages < 100; pages += 1) {
+      const page: { entries: typeof found; pageInfo: { hasNextPage: boolean; endCursor: string | null } } = (await ok(admin, pageQ, { f: { actorId: rare.userId }, after })).organization.auditLog;
+      found.push(...page.entries);
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(found.map((e) => [e.actorUserId, e.operation])).toEqual([[rare.userId, 'markAllRead']]);
   });
 });
