@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { memberWithRole, refusal } from './accessHelpers.js';
+import { createParts } from './itemHelpers.js';
 
 /**
  * The audit log's time bounds as a client sends them (found by probing from outside): the DateTime scalar
@@ -67,5 +68,25 @@ describe('a filter that matches an entry far back', () => {
       after = page.pageInfo.endCursor;
     }
     expect(found.map((e) => [e.actorUserId, e.operation])).toEqual([[rare.userId, 'markAllRead']]);
+  });
+});
+
+describe('a target named in capitals', () => {
+  const logQ = `query($f: AuditLogFilterInput) { organization { auditLog(filter: $f, pagination: { first: 200 }) { entries { operation targets summary } } } }`;
+
+  it('is found by its id as the API answers it, and by the capitals as sent (the entry kept the capitals and the filter missed it)', async () => {
+    const tenant = await newTenant({ plan: 'team' });
+    const admin = tenantHeaders(tenant);
+    const [part] = await createParts(tenant, ['Audit capitals part']);
+    const upper = part!.id.toUpperCase();
+    const created = (await ok(admin, 'mutation($input: CreateCommentInput!) { comments { create(input: $input) { id targetId } } }', { input: { targetId: upper, body: 'capitals' } })).comments.create;
+    expect(created.targetId).toBe(part!.id);
+
+    for (const targetId of [part!.id, upper]) {
+      const entries = (await ok(admin, logQ, { f: { targetId } })).organization.auditLog.entries as { operation: string; targets: string[]; summary: string }[];
+      expect({ targetId, commented: entries.filter((e) => e.operation === 'comments.create').length }).toEqual({ targetId, commented: 1 });
+    }
+    const [entry] = (await ok(admin, logQ, { f: { operation: 'comments.create' } })).organization.auditLog.entries;
+    expect(entry).toMatchObject({ targets: [part!.id], summary: `input{targetId=${part!.id},body}` });
   });
 });
