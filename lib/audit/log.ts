@@ -30,6 +30,10 @@ export function auditTimeBound(value: string | undefined, field: 'filter.from' |
 export async function auditLogPage(store: Store, organizationId: string, raw: AuditLogFilter, pagination: { first?: number | null; after?: string | null } = {}): Promise<AuditLogPage> {
   const first = pagination.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new InvalidInputError('pagination.first is 1 to 200', { field: 'pagination.first' });
+  for (const field of ['actorId', 'targetId', 'operation'] as const) {
+    // An empty one was dropped, and the whole log answered as if no filter had been sent.
+    if (raw[field] !== undefined && raw[field].trim() === '') throw new InvalidInputError(`filter.${field}: empty (leave it out to list every entry)`, { field: `filter.${field}` });
+  }
   const filter: AuditLogFilter = {
     ...raw,
     // Ids as the entries keep them (auditId): a UUID in capitals names the same entries.

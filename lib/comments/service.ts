@@ -131,7 +131,8 @@ export async function createComment(deps: CommentDeps, input: CreateCommentInput
     throw new InvalidInputError(`stageIndex: a stage of the change order (0 to ${Math.max(0, target.stages - 1)}), on a thread's first comment only`, { field: 'stageIndex' });
   }
   let root: Comment | undefined;
-  if (input.parentId) {
+  // An empty parentId names no comment (NOT_FOUND), rather than being dropped for a thread of its own.
+  if (input.parentId !== null && input.parentId !== undefined) {
     root = await loadComment(deps, input.parentId);
     if (root.targetId !== targetId) throw new BadRequestError('parentId: a comment of another target');
     if (root.parentId !== null) throw new CommentThreadDepthError();

@@ -33,6 +33,12 @@ describe('audit log time bounds', () => {
       expect({ from, code: refused.code, field: refused.error?.extensions?.field }).toEqual({ from, code: 'BAD_USER_INPUT', field: 'filter.from' });
     }
     expect((await refusal(admin, logQ, { f: { to: 'tomorrow' } })).error?.extensions?.field).toBe('filter.to');
+    // An empty actor, target or operation was dropped: the whole log answered as if no filter was sent.
+    for (const field of ['actorId', 'targetId', 'operation']) {
+      const refused = await refusal(admin, logQ, { f: { [field]: '' } });
+      expect({ field, code: refused.code, named: refused.error?.extensions?.field }).toEqual({ field, code: 'BAD_USER_INPUT', named: `filter.${field}` });
+      expect((await refusal(admin, exportM, { i: { filter: { [field]: '' } } })).code).toBe('BAD_USER_INPUT');
+    }
     expect((await refusal(admin, exportM, { i: { filter: { from: 'yesterday' } } })).code).toBe('BAD_USER_INPUT');
   });
 

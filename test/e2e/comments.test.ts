@@ -50,6 +50,8 @@ describe('comments', () => {
     expect(reply.parentId).toBe(root.id);
     const second = await post(reviewer, { targetId: target, body: 'second thread' });
     expect((await refusal(headersOf(author), create, { input: { targetId: target, parentId: reply.id, body: 'deeper' } })).code).toBe('COMMENT_THREAD_TOO_DEEP');
+    // An empty parentId names no comment (it was dropped, and the reply became a thread of its own).
+    expect((await refusal(headersOf(author), create, { input: { targetId: target, parentId: '', body: 'meant as a reply' } })).code).toBe('NOT_FOUND');
 
     const first = (await ok(admin, list, { targetId: target, first: 2 })).comments.list;
     expect(first.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([root.id, reply.id]);
