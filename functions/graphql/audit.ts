@@ -1,6 +1,7 @@
 import { getNamedType, isInputObjectType, isListType, isNonNullType, type GraphQLArgument, type GraphQLInputType } from 'graphql';
 import type { AccessRule } from '../../lib/access/requestAccess.js';
 import { actorOfCaller, audited } from '../../lib/audit/operations.js';
+import { auditId } from '../../lib/store/auditContext.js';
 import type { GraphQLContext } from './context.js';
 
 /**
@@ -21,7 +22,7 @@ export function auditTargets(fieldArgs: readonly GraphQLArgument[], args: Record
       for (const field of Object.values(inner.getFields())) walk(field.type, (value as Record<string, unknown>)[field.name]);
       return;
     }
-    if (inner.name === 'ID' && typeof value === 'string') ids.add(value.slice(0, 128));
+    if (inner.name === 'ID' && typeof value === 'string') ids.add(auditId(value.slice(0, 128)));
   };
   for (const arg of fieldArgs) walk(arg.type, args[arg.name]);
   return [...ids];
@@ -36,7 +37,7 @@ export function auditSummary(fieldArgs: readonly GraphQLArgument[], args: Record
       const fields = Object.values(inner.getFields()).filter((field) => (value as Record<string, unknown>)[field.name] !== undefined);
       return `{${fields.map((field) => `${field.name}${describe(field.type, (value as Record<string, unknown>)[field.name], depth + 1)}`).join(',')}}`;
     }
-    return getNamedType(inner).name === 'ID' && typeof value === 'string' ? `=${value.slice(0, 64)}` : '';
+    return getNamedType(inner).name === 'ID' && typeof value === 'string' ? `=${auditId(value.slice(0, 64))}` : '';
   };
   const text = fieldArgs
     .filter((arg) => args[arg.name] !== undefined)

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import { parseDateTimeInput } from '../model/dateTime.js';
 import type { Store } from '../store/client.js';
-import { queryAuditLog, type AuditEntryRecord, type AuditLogFilter } from '../store/audit.js';
+import { auditId, queryAuditLog, type AuditEntryRecord, type AuditLogFilter } from '../store/audit.js';
 export type { AuditLogFilter };
 
 export interface AuditLogPage {
@@ -30,7 +30,18 @@ export function auditTimeBound(value: string | undefined, field: 'filter.from' |
 export async function auditLogPage(store: Store, organizationId: string, raw: AuditLogFilter, pagination: { first?: number | null; after?: string | null } = {}): Promise<AuditLogPage> {
   const first = pagination.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new InvalidInputError('pagination.first is 1 to 200', { field: 'pagination.first' });
-  const filter: AuditLogFilter = { ...raw, from: auditTimeBound(raw.from, 'filter.from'), to: auditTimeBound(raw.to, 'filter.to') };
+  for (const field of ['actorId', 'targetId', 'operation'] as const) {
+    // An empty one was dropped, and the whole log answered as if no filter had been sent.
+    if (raw[field] !== undefined && raw[field].trim() === '') throw new InvalidInputError(`filter.${field}: empty (leave it out to list every entry)`, { field: `filter.${field}` });
+  }
+  const filter: AuditLogFilter = {
+    ...raw,
+    // Ids as the entries keep them (auditId): a UUID in capitals names the same entries.
+    actorId: raw.actorId === undefined ? undefined : auditId(raw.actorId),
+    targetId: raw.targetId === undefined ? undefined : auditId(raw.targetId),
+    from: auditTimeBound(raw.from, 'filter.from'),
+    to: auditTimeBound(raw.to, 'filter.to'),
+  };
   if (filter.from && filter.to && filter.from > filter.to) throw new InvalidInputError('filter.from is after filter.to', { field: 'filter.from' });
   const { entries, next } = await queryAuditLog(store, `ORG#${organizationId}#AUDIT`, filter, first, pagination.after ? keyOfCursor(pagination.after) : undefined);
   return { entries, pageInfo: { hasNextPage: next !== undefined, endCursor: next ? cursorOf(next) : null } };

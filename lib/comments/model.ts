@@ -25,10 +25,10 @@ export class CommentDeletedError extends DomainError {
   }
 }
 
-/** A mention of someone who is not a member with components.read in the library. */
+/** A mention of someone who is not a member who may read the target (components.read in the library; change_orders.read for a change order). */
 export class MentionNotAllowedError extends DomainError {
   constructor(userIds: string[]) {
-    super('MENTION_NOT_ALLOWED', `Only members who can read this library may be mentioned: ${userIds.join(', ')}`, undefined, { userIds });
+    super('MENTION_NOT_ALLOWED', `Only members who can read what is commented on may be mentioned: ${userIds.join(', ')}`, undefined, { userIds });
   }
 }
 

@@ -61,14 +61,20 @@ async function targetOf(deps: CommentDeps, targetId: string): Promise<{ type: Co
   throw new NotFoundError('Comment target', targetId);
 }
 
-/** Every mentioned user must be a member of the organization holding components.read in the library. */
-async function checkMentions(deps: CommentDeps, userIds: string[]): Promise<void> {
+/**
+ * Every mentioned user must be a member of the organization holding components.read in the library, and
+ * change_orders.read on a change order's thread: the same readers the notification goes to (fanout.ts,
+ * readersOnly). A mention of anyone else was kept and put them on the watch list, and told them nothing.
+ */
+async function checkMentions(deps: CommentDeps, targetType: CommentTargetType, userIds: string[]): Promise<void> {
   if (userIds.length === 0) return;
   const memberships = await getMemberships(deps.store, deps.scope.organizationId, userIds);
+  const needed: PermissionName[] = targetType === 'CHANGE_ORDER' ? ['components.read', 'change_orders.read'] : ['components.read'];
   const refused: string[] = [];
   for (const id of userIds) {
     const membership = memberships.get(id);
-    const allowed = membership && (await loadEffectiveAccess(deps.store, membership)).libraryPermissions(deps.scope.libraryId).has('components.read');
+    const permissions = membership && (await loadEffectiveAccess(deps.store, membership)).libraryPermissions(deps.scope.libraryId);
+    const allowed = permissions !== undefined && needed.every((permission) => permissions.has(permission));
     if (!allowed) refused.push(id);
   }
   if (refused.length > 0) throw new MentionNotAllowedError(refused);
@@ -125,13 +131,14 @@ export async function createComment(deps: CommentDeps, input: CreateCommentInput
     throw new InvalidInputError(`stageIndex: a stage of the change order (0 to ${Math.max(0, target.stages - 1)}), on a thread's first comment only`, { field: 'stageIndex' });
   }
   let root: Comment | undefined;
-  if (input.parentId) {
+  // An empty parentId names no comment (NOT_FOUND), rather than being dropped for a thread of its own.
+  if (input.parentId !== null && input.parentId !== undefined) {
     root = await loadComment(deps, input.parentId);
     if (root.targetId !== targetId) throw new BadRequestError('parentId: a comment of another target');
     if (root.parentId !== null) throw new CommentThreadDepthError();
     if (root.locked) throw new CommentThreadLockedError(root.id);
   }
-  await checkMentions(deps, mentions);
+  await checkMentions(deps, targetType, mentions);
   const now = new Date();
   const id = timeOrderedId(now);
   const at = now.toISOString();
@@ -193,6 +200,7 @@ export async function updateComment(deps: CommentDeps, input: { id: string; body
   const mentions = mentionsOf(body, input.mentions ?? []);
   await checkMentions(
     deps,
+    comment.targetType,
     mentions.filter((id) => !comment.mentions.includes(id)),
   );
   return replaced(deps, comment, { body, mentions, editedBy: deps.scope.userId });

@@ -2,6 +2,7 @@ import type { Mailer, OutboundMail } from '../mail/mailer.js';
 import { findUser, mailAddressOf } from '../people/users.js';
 import type { Store } from '../store/client.js';
 import { clearDigestDue, listDigestsDue, listUnreadNotifications, type NotificationRecord } from '../store/notification.js';
+import { memberAccessOf, readableOnly } from './service.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -32,22 +33,18 @@ export function buildDigest(to: string, notifications: readonly NotificationReco
 }
 
 /**
- * The daily run: one digest per user with unread notifications since their mark (what is read already
- * is left out). The mark is removed only if no newer one replaced it meanwhile. Returns the mails sent.
+ * The daily run: one digest per user with unread notifications since their mark (what is read already,
+ * and what they may no longer read, is left out). The mark is removed only if no newer one replaced it meanwhile. Returns the mails sent.
  */
 export async function sendDueDigests(deps: { store: Store; mailer: Mailer; appUrl: string }): Promise<number> {
   let sent = 0;
   for (const due of await listDigestsDue(deps.store)) {
     const [user, unread] = await Promise.all([findUser(deps.store, due.userId), listUnreadNotifications(deps.store, due.userId)]);
     const address = mailAddressOf(user);
-    const mail =
-      address !== undefined
-        ? buildDigest(
-            address,
-            unread.filter((n) => n.createdAt >= due.since && n.kind !== 'MENTION'),
-            deps.appUrl,
-          )
-        : undefined;
+    // Only what the person may still read (as user.notifications shows it): a role narrowed or a membership
+    // removed since a notification was made withholds its text from the digest too.
+    const since = unread.filter((n) => n.createdAt >= due.since && n.kind !== 'MENTION');
+    const mail = address !== undefined ? buildDigest(address, await readableOnly(deps.store, since, memberAccessOf(deps.store, due.userId)), deps.appUrl) : undefined;
     if (mail) {
       await deps.mailer.send(mail);
       sent += 1;

@@ -126,9 +126,10 @@ export function memberAccessOf(store: Store, userId: string, key?: AccessKey): N
  * The notifications the reader may still read: what a notification says (names, comment text) is only for
  * those who may read its target now, as when it was made (fanout.ts, readersOnly): a member of the
  * organization holding components.read in the library, and change_orders.read for a change order (its
- * transitions, and comments on it). Access lost since hides them; regained, they show again.
+ * transitions, and comments on it). Access lost since hides them; regained, they show again. The daily
+ * digest (digest.ts) mails only these too.
  */
-async function readableOnly(store: Store, items: NotificationRecord[], accessOf: NotificationReaderAccess): Promise<NotificationRecord[]> {
+export async function readableOnly(store: Store, items: NotificationRecord[], accessOf: NotificationReaderAccess): Promise<NotificationRecord[]> {
   const organizations = [...new Set(items.map((n) => n.organizationId))];
   const access = new Map(await Promise.all(organizations.map(async (id) => [id, await accessOf(id)] as const)));
   const verdicts = new Map<NotificationRecord, boolean>();

@@ -224,7 +224,7 @@ export interface AuditLogFilter {
   to?: string | undefined;
 }
 
-/** A page of a chain's entries, newest first, filtered; the cursor is the last entry's key. */
+/** A page of a chain's entries, newest first, filtered; the cursor is the last entry's key (or the last one read: a filtered page may be short). */
 export async function queryAuditLog(store: Store, chainPk: string, filter: AuditLogFilter, limit: number, after?: string): Promise<{ entries: AuditEntryRecord[]; next?: string }> {
   const conditions: string[] = [];
   const values: Record<string, unknown> = { ':pk': chainPk, ':from': `E#${filter.from ?? ''}`, ':to': `E#${filter.to ?? '\uffff'}\uffff` };
@@ -268,6 +268,10 @@ export async function queryAuditLog(store: Store, chainPk: string, filter: Audit
     }
     if (!start) break;
   }
+  // Out of reads with the range not done (a filter matching little of a long log): the page goes on from the
+  // last entry read, so it may hold fewer than `limit` (even none) and still have a next page. It ended the
+  // log here, and what the filter matched further back was never listed (nor exported).
+  if (next === undefined && start !== undefined && entries.length < limit) next = start.SK as string;
   return { entries, ...(next ? { next } : {}) };
 }
 

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { isUuid } from '../model/slugs.js';
 
 /**
  * The audit operation of a request (lib/store/README.md, "Audit log"): who acts, what operation, from
@@ -72,6 +73,13 @@ export function withoutAuditOperation<T>(fn: () => T): T {
   return operations.exit(fn);
 }
 
+/**
+ * An id as the log keeps it and a filter names it: a UUID in lower case, as the API answers ids (a client may
+ * send capitals, which the operations read as the same id; kept as sent, the entry was missed by a filter on
+ * the id the API answers). Anything else as it is.
+ */
+export const auditId = (value: string): string => (isUuid(value) ? value.toLowerCase() : value);
+
 export const auditChainPk = (organizationId: string | null, actor: AuditActor) => (organizationId ? `ORG#${organizationId}#AUDIT` : `USER#${actor.userId ?? actor.id}#AUDIT`);
 export const pendingIndexPk = (chainPk: string) => `AUDITPENDING#${chainPk}`;
 export const entrySk = (at: string, entryId: string) => `E#${at}#${entryId}`;
@@ -99,7 +107,7 @@ export function auditEntryItem(operation: AuditOperation, result: AuditResult, e
     actorUserId: operation.actor.userId,
     integrationId: operation.actor.integrationId,
     operation: operation.operation,
-    targets: operation.targets,
+    targets: operation.targets.map(auditId),
     summary: operation.summary,
     result,
     errorCode,

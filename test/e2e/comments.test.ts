@@ -50,6 +50,8 @@ describe('comments', () => {
     expect(reply.parentId).toBe(root.id);
     const second = await post(reviewer, { targetId: target, body: 'second thread' });
     expect((await refusal(headersOf(author), create, { input: { targetId: target, parentId: reply.id, body: 'deeper' } })).code).toBe('COMMENT_THREAD_TOO_DEEP');
+    // An empty parentId names no comment (it was dropped, and the reply became a thread of its own).
+    expect((await refusal(headersOf(author), create, { input: { targetId: target, parentId: '', body: 'meant as a reply' } })).code).toBe('NOT_FOUND');
 
     const first = (await ok(admin, list, { targetId: target, first: 2 })).comments.list;
     expect(first.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([root.id, reply.id]);
@@ -158,6 +160,30 @@ describe('comments', () => {
     expect((await post(supplier, { targetId: partId, body: 'supplier note' })).targetType).toBe('COMPONENT');
     expect(await refusal(headersOf(supplier), list, { targetId: co.id })).toMatchObject({ code: 'FORBIDDEN', error: { extensions: { requiredPermission: 'change_orders.read' } } });
     expect((await refusal(headersOf(supplier), create, { input: { targetId: co.id, body: 'x' } })).code).toBe('FORBIDDEN');
+  });
+
+  it("refuses a mention on a change order's thread of a member who cannot read change orders (was accepted, and they were never told)", async () => {
+    const supplier = await memberWithRole(tenant, 'SUPPLIER');
+    const co = (
+      await ok(headersOf(author), 'mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { id } } }', {
+        input: { name: 'Mentions on a change order', templateId: 'default-one-stage', componentIds: [partId], values: { reason: 'x' }, stages: [{ index: 0, reviewerIds: [reviewer.userId] }] },
+      })
+    ).changeOrders.create;
+    const coCount = async () => (await ok(admin, 'query { changeOrders { get { nodes { id commentCount } } } }')).changeOrders.get.nodes.find((n: { id: string }) => n.id === co.id).commentCount;
+
+    const refused = await refusal(headersOf(author), create, { input: { targetId: co.id, body: `see @[Supplier](user:${supplier.userId})` } });
+    expect(refused).toMatchObject({ code: 'MENTION_NOT_ALLOWED', data: null, error: { extensions: { userIds: [supplier.userId] } } });
+    expect((await refusal(headersOf(author), create, { input: { targetId: co.id, body: 'see', mentions: [supplier.userId] } })).code).toBe('MENTION_NOT_ALLOWED');
+    expect(await coCount()).toBe(0);
+    expect((await ok(headersOf(author), list, { targetId: co.id })).comments.list.edges).toEqual([]);
+
+    // An edit may not bring them in either; the comment stays as it was.
+    const comment = await post(author, { targetId: co.id, body: `ask @[Reviewer](user:${reviewer.userId})` });
+    expect((await refusal(headersOf(author), update, { input: { id: comment.id, body: 'ask', mentions: [supplier.userId] } })).code).toBe('MENTION_NOT_ALLOWED');
+    const [stored] = (await ok(headersOf(author), list, { targetId: co.id })).comments.list.edges.map((e: { node: unknown }) => e.node);
+    expect(stored).toMatchObject({ body: `ask @[Reviewer](user:${reviewer.userId})`, mentions: [{ id: reviewer.userId }] });
+    // On a component they read, the same member is mentioned.
+    expect((await post(author, { targetId: partId, body: 'see', mentions: [supplier.userId] })).mentions).toEqual([{ id: supplier.userId }]);
   });
 
   it("cannot read or touch another tenant's comments", async () => {
