@@ -156,13 +156,14 @@ function importItems(
       status: { name: status.name, color: status.color, mapsTo: status.mapsTo },
       lockedBy: null,
     };
-    // Sourcing: its item and MPN index entries, vendor ids rewritten; the search filters follow the parts.
+    // Sourcing: its item and MPN index entries, vendor ids rewritten. What search filters on (sourcingIndex)
+    // is derived from the parts written, never taken from the file: a hand-edited file's index named MPNs and
+    // manufacturers the component did not have (or, without sourcing, kept them searchable).
+    record.sourcingIndex = undefined;
     if (c.sourcing) {
       const sourced = sourcingItems(target, id, c.sourcing, plan.vendorIds);
       items.push(...sourced.items);
       record.sourcingIndex = sourced.sourcingIndex;
-    } else if (record.sourcingIndex) {
-      record.sourcingIndex = { ...record.sourcingIndex, manufacturerIds: record.sourcingIndex.manufacturerIds.map((m) => plan.vendorIds.get(m) ?? m) };
     }
     records.push(record);
     items.push(componentItem(record));

@@ -33,7 +33,8 @@ import { transactWrite, type WriteItem } from '../store/items.js';
  * rates in the manifest (`sourcing`), each component's manufacturer parts, quotes and primary source in the
  * component (`sourcing`). Vendors belong to the organization: an import matches each exported vendor to one of
  * the target organization's by its name or an alias (per kind, case-insensitively, whitespace collapsed) or
- * creates it, and rewrites every vendor id (parts, quotes, `sourcingIndex`, history changes). Part and quote
+ * creates it, and rewrites every vendor id (parts, quotes, history changes). A component's `sourcingIndex`
+ * (what search filters on) is derived anew from the parts imported; the file's is not read. Part and quote
  * ids are kept (they are scoped by their component).
  */
 
@@ -108,7 +109,7 @@ export async function planSourcing(
   store: Store,
   target: LibraryRef,
   sourcing: ExportedManifestSourcing | undefined,
-  components: { sourcing?: ExportedComponentSourcing | null; sourcingIndex?: ComponentRecord['sourcingIndex'] }[],
+  components: { sourcing?: ExportedComponentSourcing | null }[],
   paths: { manifest: string; component: (i: number) => string },
   actor: { userId: string; at: string },
   problems: ImportProblem[],
@@ -166,7 +167,6 @@ export async function planSourcing(
   };
   for (const [i, c] of components.entries()) {
     const where = `${paths.component(i)}`;
-    for (const [k, id] of (c.sourcingIndex?.manufacturerIds ?? []).entries()) vendorProblem(`${where}.sourcingIndex.manufacturerIds[${k}]`, id, 'MANUFACTURER');
     const s = c.sourcing;
     if (!s) continue;
     if (s.parts.length > limits.partsPerComponent) problem(`${where}.sourcing.parts`, 'TOO_MANY_SOURCING_ROWS', `a component has at most ${limits.partsPerComponent} manufacturer parts`);

@@ -33,6 +33,7 @@ import { createVendor } from '../../lib/sourcing/directory.js';
 import { createPart, createQuote, setPrimarySource, updatePart } from '../../lib/sourcing/parts.js';
 import { setExchangeRates } from '../../lib/sourcing/rates.js';
 import { findPartsByMpn } from '../../lib/sourcing/model.js';
+import { normalizeMpn } from '../../lib/store/component.js';
 import { listVendors, vendorIdByName } from '../../lib/store/sourcing.js';
 import { createPlannedVendors, planSourcing } from '../../lib/transfer/sourcing.js';
 import { sourcingColumns, sourcingToCsv } from '../../lib/transfer/sourcingCsv.js';
@@ -316,6 +317,25 @@ describe('library export and import', () => {
       ['sourcing.csv row 3 currency', 'UNKNOWN_CURRENCY'],
     ]);
     expect(await listVendors(store, c.organization.id)).toEqual([]);
+  });
+
+  it("derives an imported component's sourcing search index from its sourcing, never from the file", async () => {
+    const a = await newTenant();
+    const from: LibraryTarget = { ...a, ref: { organizationId: a.organization.id, libraryId: a.library.id } };
+    const { r1, r2 } = await seedSourcing(from);
+    const edited = structuredClone(await exportLibrary(store, from.ref));
+    const first = edited.components.find((c) => c.id === r1.id)!;
+    const second = edited.components.find((c) => c.id === r2.id)!;
+    // A hand-edited file: one component's sourcing removed, its index left; another's index naming a part it does not have.
+    first.sourcing = null;
+    second.sourcingIndex = { mpns: ['GHOST-MPN', ...second.sourcingIndex!.mpns], manufacturerIds: second.sourcingIndex!.manufacturerIds };
+    const target = await newEmptyLibrary(store, a, uniqueSlug('idx'));
+    await importLibrary(store, target.ref, { kind: 'json', library: edited, root: 'components.json' }, options(a));
+    const imported = await exportLibrary(store, target.ref);
+    const byCpn = (cpn: string) => imported.components.find((c) => c.cpn === cpn)!;
+    expect(byCpn(first.cpn).sourcingIndex).toBeUndefined();
+    // What search filters on (mpn:, manufacturer:) is what the parts say.
+    expect(byCpn(second.cpn).sourcingIndex!.mpns.sort()).toEqual(second.sourcing!.parts.map((p) => normalizeMpn(p.mpn)).sort());
   });
 
   it('validates the sourcing of an import before writing anything: every problem with its path and code', async () => {
