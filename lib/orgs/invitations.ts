@@ -6,13 +6,12 @@ import type { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/client.js';
 import { failingWith, nowIso, transactWrite } from '../store/items.js';
 import { getInvitation, invitationPut, invitationSettle, listInvitationsForEmail, listInvitationsOfOrganization, type InvitationRecord } from '../store/invitation.js';
-import { getLibrary } from '../store/library.js';
 import { getMembership, membershipRecord, type MembershipRecord } from '../store/membership.js';
 import { getOrganization, type OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
 import { findUserIdByEmail, getUser, normalizeEmail, type UserRecord } from '../store/user.js';
 import { ensureSiteAdminCount, membershipChangeItems } from './members.js';
-import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
+import { assertHoldsAll, isCustomRoleId, resolveLibraryRoles, resolveRole } from './roles.js';
 import { parseInput } from '../input.js';
 import { isUuid } from '../model/slugs.js';
 
@@ -62,17 +61,8 @@ export async function bulkInvite(
   const roleField = input.orgRoleId ? 'input.orgRoleId' : input.roleId ? 'input.roleId' : 'input.role';
   const role = await resolveRole(store, organization.id, input.orgRoleId ?? input.roleId ?? input.role ?? 'VIEWER', 'ORG', roleField);
   assertHoldsAll(actor.organizationPermissions(), role.permissions);
-  const libraryRoles: Record<string, string> = {};
-  for (const [index, assignment] of (input.libraryRoles ?? []).entries()) {
-    const field = `input.libraryRoles[${index}]`;
-    const library = isUuid(assignment.libraryId) ? await getLibrary(store, organization.id, assignment.libraryId.toLowerCase()) : undefined;
-    if (!library) throw new InvalidInputError(`${field}.libraryId: no library ${assignment.libraryId} in this organization`, { field: `${field}.libraryId` });
-    // One role per library: a second entry for it replaced the first without a word.
-    if (library.id in libraryRoles) throw new InvalidInputError(`${field}.libraryId: library ${library.id} is named twice; give it one role`, { field: `${field}.libraryId` });
-    const libraryRole = await resolveRole(store, organization.id, assignment.roleName, 'LIBRARY', `${field}.roleName`);
-    assertHoldsAll(new Set([...actor.organizationPermissions(), ...actor.libraryPermissions(library.id)]), libraryRole.permissions);
-    libraryRoles[library.id] = libraryRole.id;
-  }
+  const assignments = (input.libraryRoles ?? []).map((assignment) => ({ libraryId: assignment.libraryId, role: assignment.roleName }));
+  const libraryRoles = await resolveLibraryRoles(store, organization.id, actor, assignments, 'roleName');
 
   const result: BulkInviteResult = { successful: [], failed: [] };
   const pending = (await listInvitationsOfOrganization(store, organization.id)).filter((inv) => inv.status === 'PENDING');

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { customRole, findRole } from '../access/effective.js';
+import { customRole, findRole, type EffectiveAccess } from '../access/effective.js';
 import { allPermissions, isPermissionName, type PermissionName } from '../access/permissions.js';
 import { allSystemRoles, isLibraryPermission, isSystemRoleId, systemLibraryRoleNamed, systemOrganizationRoleNamed, systemRoleFor, type Role, type RoleType } from '../access/roles.js';
 import { AccessAdminError, AlreadyExistsError, InvalidInputError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite } from '../store/items.js';
+import { getLibrary } from '../store/library.js';
 import { findRoleIdByName, getRole, listRoles, roleDeleteItems, rolePuts, roleUpdateItems, type RoleRecord } from '../store/role.js';
 import { parseInput } from '../input.js';
 import { isUuid } from '../model/slugs.js';
@@ -46,6 +47,33 @@ export async function resolveRole(store: Store, orgId: string, reference: string
  */
 export function assertHoldsAll(held: ReadonlySet<PermissionName>, wanted: Iterable<PermissionName>): void {
   for (const permission of wanted) if (!held.has(permission)) throw new PermissionDeniedError(permission);
+}
+
+/**
+ * The library roles a grant names (an invitation's, a team's): each library of the organization once, each
+ * role resolved as a library role (resolveRole) and within what the actor holds there (assertHoldsAll).
+ * `roleField` is the input field naming the role (`roleName` for an invitation, `roleId` for a team).
+ * Returns library id -> role id.
+ */
+export async function resolveLibraryRoles(
+  store: Store,
+  orgId: string,
+  actor: EffectiveAccess,
+  assignments: readonly { libraryId: string; role: string }[],
+  roleField: string,
+): Promise<Record<string, string>> {
+  const resolved: Record<string, string> = {};
+  for (const [index, assignment] of assignments.entries()) {
+    const field = `input.libraryRoles[${index}]`;
+    const library = isUuid(assignment.libraryId) ? await getLibrary(store, orgId, assignment.libraryId.toLowerCase()) : undefined;
+    if (!library) throw new InvalidInputError(`${field}.libraryId: no library ${assignment.libraryId} in this organization`, { field: `${field}.libraryId` });
+    // One role per library: a second entry for it replaced the first without a word.
+    if (library.id in resolved) throw new InvalidInputError(`${field}.libraryId: library ${library.id} is named twice; give it one role`, { field: `${field}.libraryId` });
+    const role = await resolveRole(store, orgId, assignment.role, 'LIBRARY', `${field}.${roleField}`);
+    assertHoldsAll(new Set([...actor.organizationPermissions(), ...actor.libraryPermissions(library.id)]), role.permissions);
+    resolved[library.id] = role.id;
+  }
+  return resolved;
 }
 
 const roleName = z.string().trim().min(1, 'name must not be empty').max(100, 'name is at most 100 characters');

@@ -4,13 +4,12 @@ import type { EffectiveAccess } from '../access/effective.js';
 import { AccessAdminError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite, type WriteItem } from '../store/items.js';
-import { getLibrary } from '../store/library.js';
 import { getMemberships, type MembershipRecord } from '../store/membership.js';
 import type { OrganizationRecord } from '../store/organization.js';
 import { roleHolderUpdates } from '../store/role.js';
 import { getTeam, getTeams, listTeamMemberIds, listTeams, teamExists, teamMemberDelete, teamMemberPut, teamNameDelete, teamNamePut, teamPut, type TeamRecord } from '../store/team.js';
 import { membershipChangeItems } from './members.js';
-import { assertHoldsAll, isCustomRoleId, resolveRole } from './roles.js';
+import { assertHoldsAll, isCustomRoleId, resolveLibraryRoles, resolveRole } from './roles.js';
 import { parseInput } from '../input.js';
 import { isUuid } from '../model/slugs.js';
 
@@ -45,17 +44,8 @@ async function resolveTeamRoles(
 ) {
   const orgRole = orgRoleId ? await resolveRole(store, organization.id, orgRoleId, 'ORG', 'input.orgRoleId') : null;
   if (orgRole) assertHoldsAll(actor.organizationPermissions(), orgRole.permissions);
-  const resolved: Record<string, string> = {};
-  for (const [index, assignment] of (libraryRoles ?? []).entries()) {
-    const library = isUuid(assignment.libraryId) ? await getLibrary(store, organization.id, assignment.libraryId.toLowerCase()) : undefined;
-    if (!library) throw new InvalidInputError(`input.libraryRoles[${index}].libraryId: no library ${assignment.libraryId} in this organization`, { field: `input.libraryRoles[${index}].libraryId` });
-    // One role per library: a second entry for it replaced the first without a word.
-    if (library.id in resolved)
-      throw new InvalidInputError(`input.libraryRoles[${index}].libraryId: library ${library.id} is named twice; give it one role`, { field: `input.libraryRoles[${index}].libraryId` });
-    const role = await resolveRole(store, organization.id, assignment.roleId, 'LIBRARY', `input.libraryRoles[${index}].roleId`);
-    assertHoldsAll(new Set([...actor.organizationPermissions(), ...actor.libraryPermissions(library.id)]), role.permissions);
-    resolved[library.id] = role.id;
-  }
+  const assignments = (libraryRoles ?? []).map((assignment) => ({ libraryId: assignment.libraryId, role: assignment.roleId }));
+  const resolved = await resolveLibraryRoles(store, organization.id, actor, assignments, 'roleId');
   return { orgRoleId: orgRole?.id ?? null, libraryRoles: resolved };
 }
 
