@@ -172,15 +172,15 @@ async function spendAndSignIn(deps: AccountDeps, hash: string, record: AccountTo
 /** After an address is verified: the pool learns it, and pending invitations to it are consumed. */
 export async function afterVerified(deps: Pick<AccountDeps, 'store' | 'identities'>, userId: string, address: string): Promise<void> {
   await deps.identities.markVerified(address).catch(() => undefined);
-  await admitByInvitations(deps.store, userId);
-  await admitByAllowlist(deps.store, userId);
+  await admitTo(deps, userId);
 }
 
 /**
- * A person whose address was verified before joins one organization by its invitation or allowlist entry (a
- * SAML sign-in to it): other organizations' invitations stay pending until the person accepts them.
+ * A person with a verified address joins the organizations whose invitations or allowlist entries name it;
+ * `organizationId`: that one alone (a SAML sign-in to it: other organizations' invitations stay pending until
+ * the person accepts them).
  */
-export async function admitTo(deps: Pick<AccountDeps, 'store'>, userId: string, organizationId: string): Promise<void> {
+export async function admitTo(deps: Pick<AccountDeps, 'store'>, userId: string, organizationId?: string): Promise<void> {
   await admitByInvitations(deps.store, userId, organizationId);
   await admitByAllowlist(deps.store, userId, organizationId);
 }
