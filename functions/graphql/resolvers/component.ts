@@ -10,9 +10,8 @@ import { findComponentsByFilter } from '../../../lib/search/service.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { searchScope } from './search.js';
-import { attributeChanges, libraryConfig, libraryScope, loadComponent, userById, withheldForCaller, writeContext } from './shared.js';
+import { attributeChanges, libraryConfig, libraryScope, loadComponent, principalById, userById, withheldForCaller, writeContext } from './shared.js';
 import { integrationLock, withholdChanges } from '../../../lib/model/attributeAccess.js';
-import { findPrincipal } from '../../../lib/integrations/principals.js';
 import { compareComponents } from '../../../lib/items/compare.js';
 
 function marked(context: GraphQLContext, kind: 'PIN' | 'BOOKMARK') {
@@ -100,7 +99,7 @@ export const componentResolvers: Resolvers = {
     originIntegration: async (component, _args, context) => {
       if (!component.originIntegrationId) return null;
       const { organization } = await context.access.organization();
-      return context.once(`principal:${component.originIntegrationId}`, () => findPrincipal(context.store, organization.id, component.originIntegrationId!).catch(() => null));
+      return principalById(context, organization.id, component.originIntegrationId);
     },
     linkedPrincipalIds: (component) => component.links,
     history: async (component, { first }, context) => {

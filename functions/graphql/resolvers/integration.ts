@@ -1,10 +1,9 @@
 import { nativePrincipalId } from '../../../lib/model/attributeAccess.js';
-import { createIntegration, findPrincipal, listPrincipals, updateIntegration } from '../../../lib/integrations/principals.js';
+import { createIntegration, listPrincipals, updateIntegration } from '../../../lib/integrations/principals.js';
 import { accessPolicyOf, reconcile, recommendedAttributes, setAttributeAccess, setComponentLink } from '../../../lib/integrations/service.js';
-import { IntegrationAccessError } from '../../../lib/errors.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { attributeChanges, libraryScope, writeContext } from './shared.js';
+import { attributeChanges, libraryScope, principalById, writeContext } from './shared.js';
 
 async function organizationId(context: GraphQLContext): Promise<string> {
   return (await context.access.organization()).organization.id;
@@ -13,14 +12,7 @@ async function organizationId(context: GraphQLContext): Promise<string> {
 export const integrationResolvers: Resolvers = {
   IntegrationQueryNamespace: {
     findAll: async (_parent, { includeDisabled }, context) => listPrincipals(context.store, await organizationId(context), includeDisabled !== false),
-    findOne: async (_parent, { id }, context) => {
-      try {
-        return await findPrincipal(context.store, await organizationId(context), id);
-      } catch (error) {
-        if (error instanceof IntegrationAccessError && error.code === 'INTEGRATION_NOT_FOUND') return null;
-        throw error;
-      }
-    },
+    findOne: async (_parent, { id }, context) => principalById(context, await organizationId(context), id),
   },
   IntegrationMutationNamespace: {
     create: async (_parent, { input }, context) => createIntegration(context.store, await organizationId(context), context.caller.userId, input),

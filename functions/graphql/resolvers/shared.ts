@@ -1,4 +1,6 @@
 import { componentWriteContext } from '../../../lib/components/context.js';
+import { IntegrationAccessError } from '../../../lib/errors.js';
+import { findPrincipal, type Principal } from '../../../lib/integrations/principals.js';
 import type { WriteContext } from '../../../lib/components/rules.js';
 import type { AttributeValueChange } from '../../../lib/components/commands.js';
 import { loadLibraryConfiguration, type LibraryConfiguration } from '../../../lib/config/libraryConfig.js';
@@ -116,4 +118,19 @@ export function relationReads(context: GraphQLContext): RelationReads {
 /** Refuses a read that would reveal sourcing withheld from the calling integration (refuseWithheldSourcing). */
 export async function requireReadableSourcing(context: GraphQLContext, field: string, needs: readonly SourcingAttribute[]): Promise<void> {
   refuseWithheldSourcing(await withheldForCaller(context), field, needs);
+}
+
+/**
+ * A principal of an organization by id (the native one, or an integration), read once per request; null when
+ * the organization has no such integration (deleted since, or never). Any other failure is the request's.
+ */
+export function principalById(context: GraphQLContext, organizationId: string, id: string): Promise<Principal | null> {
+  return context.once(`principal:${organizationId}:${id}`, async () => {
+    try {
+      return await findPrincipal(context.store, organizationId, id);
+    } catch (error) {
+      if (error instanceof IntegrationAccessError && error.code === 'INTEGRATION_NOT_FOUND') return null;
+      throw error;
+    }
+  });
 }

@@ -2,9 +2,8 @@ import { loadWebhookSettings } from '../../../lib/webhooks/settings.js';
 import { createWebhook, deliveriesOf, removeWebhook, rotateWebhookSecret, updateWebhook, webhooksOf } from '../../../lib/webhooks/service.js';
 import { redeliver, replay } from '../../../lib/webhooks/replay.js';
 import { webhookPrincipal, withholdBody } from '../../../lib/webhooks/withheld.js';
-import { findPrincipal } from '../../../lib/integrations/principals.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { libraryScope, withheldForCaller } from './shared.js';
+import { libraryScope, principalById, withheldForCaller } from './shared.js';
 
 export const webhookResolvers: Resolvers = {
   WebhookQueryNamespace: {
@@ -31,7 +30,7 @@ export const webhookResolvers: Resolvers = {
     },
     principal: async (webhook, _args, context) => {
       const id = webhookPrincipal(webhook);
-      return context.once(`principal:${id}`, () => findPrincipal(context.store, webhook.organizationId, id).catch(() => null));
+      return principalById(context, webhook.organizationId, id);
     },
   },
 };
