@@ -5,12 +5,13 @@ import { createParts } from './itemHelpers.js';
 
 /**
  * Change orders as a daily user meets them, found by probing from outside: what an order says it released
- * when another order released the same component first.
+ * when another order released the same component first, and what is in effect before a dated first release.
  */
 
 const orderFields = 'id number status resolution components { componentId fromRevision toRevision component { revisionValue } }';
 const createOrder = `mutation($input: CreateChangeOrderInput!) { changeOrders { create(input: $input) { ${orderFields} } } }`;
 const act = (name: string) => `mutation($id: ID!) { changeOrders { ${name}(id: $id) { ${orderFields} } } }`;
+const findOne = `query($id: ID!, $asOf: DateTime) { component { findOne(id: $id, asOf: $asOf) { id version revisionValue state } } }`;
 
 describe('change order review', () => {
   let tenant: Tenant;
@@ -45,5 +46,22 @@ describe('change order review', () => {
     const released = await approve(second.id);
     expect(released).toMatchObject({ resolution: 'APPROVED' });
     expect(released.components[0]).toEqual({ componentId: part!.id, fromRevision: 'B', toRevision: 'C', component: { revisionValue: 'C' } });
+  });
+
+  it('answers the version before a first release dated later until that date (asOf answered the release itself)', async () => {
+    const [part] = await createParts(tenant, ['Dated first release']);
+    const effectiveAt = new Date(Date.now() + 24 * 60 * 60 * 1000).toISOString();
+    const order = await draft([part!.id], { effectivity: 'ON_DATE', effectiveAt });
+    await submit(order.id);
+    expect((await approve(order.id)).resolution).toBe('APPROVED');
+    // Edited after the release: still not in effect before the date.
+    await ok(admin, 'mutation($id: ID!) { component { update(inputs: [{ id: $id, description: "after the dated release" }]) { id } } }', { id: part!.id });
+
+    const now = new Date().toISOString();
+    expect((await ok(admin, findOne, { id: part!.id, asOf: now })).component.findOne).toEqual({ id: part!.id, version: 1, revisionValue: 'A', state: 'MODIFIED' });
+    const after = new Date(Date.parse(effectiveAt) + 1000).toISOString();
+    expect((await ok(admin, findOne, { id: part!.id, asOf: after })).component.findOne).toMatchObject({ id: part!.id, version: 2, revisionValue: 'B' });
+    expect((await ok(admin, findOne, { id: part!.id, asOf: effectiveAt })).component.findOne).toMatchObject({ version: 2 });
+    expect((await ok(admin, findOne, { id: part!.id })).component.findOne).toEqual({ id: part!.id, version: 3, revisionValue: 'B', state: 'MODIFIED' });
   });
 });

@@ -301,7 +301,7 @@ export const descriptions: Record<string, string> = {
  "AttributeValidationRequestInput.key": "Caller-chosen; echoed back.",
  "BatchAttributeValidationResultDto.success": "True only when every request passed.",
  "BatchAttributeValidationResultDto.results": "In submission order.",
- "ComponentQueryNamespace.findOne": "With asOf: the component as in effect at that moment (its latest release in effect by then: a release of\nan ON_DATE change order takes effect on its date; without a release in effect, the last version written by\nthen); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of\nthe years 0000 to 9999.",
+ "ComponentQueryNamespace.findOne": "With asOf: the component as in effect at that moment (its latest release in effect by then: a release of\nan ON_DATE change order takes effect on its date; without a release in effect, the last version written by\nthen before any release dated later); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of\nthe years 0000 to 9999.",
  "ComponentQueryNamespace.validateAttributes": "Pre-flight check; create and update check again and that result is authoritative.",
  "ComponentQueryNamespace.validateAttributesBatch": "At most 10,000 requests (HTTP 400 otherwise, nothing validated); each independent, in submission order.",
  "ComponentQueryNamespace.getAllPinnedComponents": "The calling user's pinned components, most recently pinned first.",

@@ -2194,7 +2194,7 @@ export type ComponentQueryNamespace = {
   /**
    * With asOf: the component as in effect at that moment (its latest release in effect by then: a release of
    * an ON_DATE change order takes effect on its date; without a release in effect, the last version written by
-   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of
+   * then before any release dated later); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of
    * the years 0000 to 9999.
    */
   findOne?: Maybe<Component>;
