@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
 import { memberWithRole, type Member } from './accessHelpers.js';
-import { createParts } from './itemHelpers.js';
+import { createAssembly, createParts } from './itemHelpers.js';
 
 /**
  * Change orders as a daily user meets them, found by probing from outside: what an order says it released
@@ -60,8 +60,27 @@ describe('change order review', () => {
     const now = new Date().toISOString();
     expect((await ok(admin, findOne, { id: part!.id, asOf: now })).component.findOne).toEqual({ id: part!.id, version: 1, revisionValue: 'A', state: 'MODIFIED' });
     const after = new Date(Date.parse(effectiveAt) + 1000).toISOString();
-    expect((await ok(admin, findOne, { id: part!.id, asOf: after })).component.findOne).toMatchObject({ id: part!.id, version: 2, revisionValue: 'B' });
+    expect((await ok(admin, findOne, { id: part!.id, asOf: after })).component.findOne).toEqual({ id: part!.id, version: 2, revisionValue: 'B', state: 'RELEASED' });
     expect((await ok(admin, findOne, { id: part!.id, asOf: effectiveAt })).component.findOne).toMatchObject({ version: 2 });
     expect((await ok(admin, findOne, { id: part!.id })).component.findOne).toEqual({ id: part!.id, version: 3, revisionValue: 'B', state: 'MODIFIED' });
+  });
+
+  it('reads a past version in the state it had (a released version rebuilt from history took the current state: MODIFIED once edited since)', async () => {
+    const [part] = await createParts(tenant, ['Released then edited']);
+    const order = await draft([part!.id]);
+    await submit(order.id);
+    await approve(order.id);
+    await ok(admin, 'mutation($id: ID!) { component { update(inputs: [{ id: $id, name: "Edited after release" }]) { id } } }', { id: part!.id });
+    const compare = `query($id: ID!) { component { compare(left: { id: $id, revision: "B" }, right: { id: $id }) { left { version state revisionValue name } right { version state } } } }`;
+    expect((await ok(admin, compare, { id: part!.id })).component.compare).toEqual({
+      left: { version: 2, state: 'RELEASED', revisionValue: 'B', name: 'Released then edited' },
+      right: { version: 3, state: 'MODIFIED' },
+    });
+    // The version before the release was MODIFIED; a line pinned to the release shows it RELEASED.
+    const first = `query($id: ID!) { component { compare(left: { id: $id, version: 1 }, right: { id: $id, version: 2 }) { left { state } right { state } } } }`;
+    expect((await ok(admin, first, { id: part!.id })).component.compare).toEqual({ left: { state: 'MODIFIED' }, right: { state: 'RELEASED' } });
+    const assembly = (await createAssembly(tenant, 'Pins the release', [{ childId: part!.id, quantity: 1, childHistoryId: `${part!.id}:2` }])).id;
+    const bom = `query($id: ID!) { component { findOne(id: $id) { indentedBom { link { isPinned child { version state } } } } } }`;
+    expect((await ok(admin, bom, { id: assembly })).component.findOne.indentedBom).toEqual([{ link: { isPinned: true, child: { version: 2, state: 'RELEASED' } } }]);
   });
 });
