@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newTenant, ok, tenantHeaders, type Tenant } from '../support/api.js';
-import { memberWithRole, type Member } from './accessHelpers.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { componentKey } from '../../lib/store/component.js';
+import { newTenant, ok, tenantHeaders, testStore, type Tenant } from '../support/api.js';
+import { memberWithRole, refusal, type Member } from './accessHelpers.js';
 import { createAssembly, createParts } from './itemHelpers.js';
 
 /**
@@ -82,5 +84,87 @@ describe('change order review', () => {
     const assembly = (await createAssembly(tenant, 'Pins the release', [{ childId: part!.id, quantity: 1, childHistoryId: `${part!.id}:2` }])).id;
     const bom = `query($id: ID!) { component { findOne(id: $id) { indentedBom { link { isPinned child { version state } } } } } }`;
     expect((await ok(admin, bom, { id: assembly })).component.findOne.indentedBom).toEqual([{ link: { isPinned: true, child: { version: 2, state: 'RELEASED' } } }]);
+  });
+});
+
+describe('reviewers who cannot decide', () => {
+  let tenant: Tenant;
+  let admin: Record<string, string>;
+  let bob: Member;
+  let carol: Member;
+  let leaver: Member;
+  let viewer: Member;
+  const validate = `query($id: ID!) { changeOrders { validate(id: $id) { severity code componentId message } } }`;
+  const submit = `mutation($id: ID!) { changeOrders { submit(id: $id) { id status warnings { severity code } } } }`;
+  const createTemplate = `mutation($input: CreateTemplateInput!) { changeOrders { createTemplate(input: $input) { id } } }`;
+  const template = (types: string[], users: unknown[]) => ({
+    version: '1.0',
+    description: 'Named reviewers',
+    schema_type: 'change_order_scheme',
+    details: { info: { groups: [{ name: 'Change', fields: [{ type: 'text', label: 'Reason', name: 'reason' }] }] } },
+    stages: { open: [{ name: 'Board', types, default: types[0], reviewers: { users } }] },
+  });
+
+  beforeAll(async () => {
+    tenant = await newTenant({ plan: 'team' });
+    admin = tenantHeaders(tenant);
+    [bob, carol, leaver, viewer] = await Promise.all([memberWithRole(tenant, 'REVIEWER'), memberWithRole(tenant, 'REVIEWER'), memberWithRole(tenant, 'REVIEWER'), memberWithRole(tenant, 'VIEWER')]);
+  });
+
+  const order = async (templateId: string, stages: unknown[] = []) => {
+    const [part] = await createParts(tenant, [`Reviewed ${templateId.slice(0, 8)} ${stages.length}`]);
+    const created = (await ok(admin, createOrder, { input: { name: 'Named reviewers', templateId, componentIds: [part!.id], stages, values: { reason: 'Reviewers' } } })).changeOrders.create;
+    return { id: created.id as string, partId: part!.id as string };
+  };
+  const lockOf = async (id: string) =>
+    (await testStore().ddb.send(new GetCommand({ TableName: testStore().tableName, Key: componentKey(tenant.organization.id, tenant.library.id, id), ConsistentRead: true }))).Item?.lockedBy ?? null;
+
+  it('refuses to submit a stage that a reviewer who left (or cannot approve) would hold for good (it was submitted and waited forever)', async () => {
+    const unanimous = (await ok(admin, createTemplate, { input: { name: 'Board with a leaver', template: template(['Unanimous'], [bob.userId, { id: leaver.userId, isRequiredToApprove: true }]) } }))
+      .changeOrders.createTemplate.id;
+    await ok(admin, 'mutation($u: String!) { organization { membership { removeOrgRole(userId: $u) } } }', { u: leaver.userId });
+
+    const held = await order(unanimous);
+    expect((await ok(admin, validate, { id: held.id })).changeOrders.validate).toEqual([
+      { severity: 'ERROR', code: 'REVIEWER_CANNOT_APPROVE', componentId: null, message: expect.stringContaining(`Reviewer ${leaver.userId} of stage 0 "Board"`) },
+    ]);
+    const refused = await refusal(admin, submit, { id: held.id });
+    expect(refused.code).toBe('CHANGE_ORDER_INVALID');
+    expect(refused.error!.extensions!.problems).toEqual([expect.objectContaining({ code: 'REVIEWER_CANNOT_APPROVE', severity: 'ERROR' })]);
+    // Nothing written: still a DRAFT, the component free.
+    expect((await ok(admin, `query { changeOrders { get(filter: { status: DRAFT }) { nodes { id } } } }`)).changeOrders.get.nodes.map((n: { id: string }) => n.id)).toContain(held.id);
+    expect(await lockOf(held.partId)).toBeNull();
+
+    // A Viewer named as a reviewer of a Unanimous stage cannot approve either; the author gives reviewers who can.
+    const defaults = await order('default-two-stage', [
+      { index: 0, reviewerIds: [viewer.userId] },
+      { index: 1, reviewerIds: [carol.userId] },
+    ]);
+    expect((await ok(admin, validate, { id: defaults.id })).changeOrders.validate).toEqual([
+      { severity: 'ERROR', code: 'REVIEWER_CANNOT_APPROVE', componentId: null, message: expect.stringContaining(`Reviewer ${viewer.userId} of stage 0 "Engineering review"`) },
+    ]);
+    await ok(admin, `mutation($input: UpdateChangeOrderInput!) { changeOrders { update(input: $input) { id } } }`, {
+      input: {
+        id: defaults.id,
+        stages: [
+          { index: 0, reviewerIds: [bob.userId] },
+          { index: 1, reviewerIds: [carol.userId] },
+        ],
+      },
+    });
+    expect((await ok(admin, submit, { id: defaults.id })).changeOrders.submit).toMatchObject({ status: 'OPEN', warnings: [] });
+  });
+
+  it('warns, and submits, when the others can pass the stage without the reviewer who left', async () => {
+    const gone = await memberWithRole(tenant, 'REVIEWER');
+    const majority = (await ok(admin, createTemplate, { input: { name: 'Majority with a leaver', template: template(['Majority'], [bob.userId, carol.userId, gone.userId]) } })).changeOrders
+      .createTemplate.id;
+    await ok(admin, 'mutation($u: String!) { organization { membership { removeOrgRole(userId: $u) } } }', { u: gone.userId });
+    const passing = await order(majority);
+    expect((await ok(admin, submit, { id: passing.id })).changeOrders.submit).toEqual({
+      id: passing.id,
+      status: 'OPEN',
+      warnings: [{ severity: 'WARNING', code: 'REVIEWER_CANNOT_APPROVE' }],
+    });
   });
 });

@@ -1043,7 +1043,9 @@ export type ChangeOrderProblemSeverity =
  * and VALUE_INVALID (ERROR: the template's fields), OBSOLETE_CHILD (WARNING: a child whose status maps to
  * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity),
  * COMPONENT_NOT_FOUND (ERROR: a component of the order deleted since), COMPONENT_IN_CHANGE_ORDER (ERROR: a
- * component another change order holds).
+ * component another change order holds), REVIEWER_CANNOT_APPROVE (a reviewer no longer a member of the organization
+ * with change_orders.approve in the library: ERROR when their stage cannot pass with the others' approvals alone,
+ * else WARNING).
  */
 export type ChangeOrderProblem = {
   __typename?: 'ChangeOrderProblem';
