@@ -205,6 +205,16 @@ export function submitChangeOrder(deps: ChangeOrderDeps, scope: LibraryScope, id
     });
     // The checks of changeOrders.validate: an ERROR refuses (CHANGE_ORDER_INVALID), the warnings are kept.
     record.warnings = requireValid(record, await validateChangeOrder(deps.store, scope, record));
+    // The revision each component leaves, as it is now: held from this submit on, it can no longer change (another
+    // order may have released it since this one was drafted, and fromRevision named the revision before that).
+    const current = await getComponents(
+      deps.store,
+      scope.organizationId,
+      scope.libraryId,
+      record.components.map((c) => c.componentId),
+      true,
+    );
+    for (const entry of record.components) entry.fromRevision = current.get(entry.componentId)?.revisionValue ?? entry.fromRevision;
     record.status = 'OPEN';
     record.currentStage = 0;
     record.stages[0]!.openedAt = at;

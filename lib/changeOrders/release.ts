@@ -90,6 +90,7 @@ export async function release(store: Store, scope: LibraryScope, record: ChangeO
       updatedAt: at,
       updatedBy: scope.userId,
     };
+    entry.fromRevision = before.revisionValue;
     entry.toRevision = revisionValue;
     // The fault makes the last component write of the transaction fail, after all the others in it.
     const expectedVersion = fail && index === record.components.length - 1 ? -1 : before.version;

@@ -4,6 +4,9 @@ import { getBoms } from '../store/bom.js';
 import type { ChangeOrderRecord } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
 import { getComponents, type ComponentRecord } from '../store/component.js';
+import { loadEffectiveAccesses } from '../access/effective.js';
+import { getMemberships } from '../store/membership.js';
+import { stageOutcome } from './lifecycle.js';
 import { getTemplates } from './templates.js';
 import { validateValues } from './values.js';
 
@@ -99,6 +102,41 @@ export async function validateChangeOrder(store: Store, scope: LibraryScope, rec
       }
     }
   }
+  problems.push(...(await reviewerProblems(store, scope, record)));
+  return problems;
+}
+
+/**
+ * Reviewers who cannot decide: no longer members of the organization, or without change_orders.approve in the
+ * library (a template names its reviewers once, and people leave). Such a stage was submitted and then waited
+ * for good (a Unanimous stage, a reviewer required to approve): an ERROR when the stage cannot pass with the
+ * others' approvals alone, else a WARNING.
+ */
+async function reviewerProblems(store: Store, scope: LibraryScope, record: ChangeOrderRecord): Promise<ValidationProblem[]> {
+  const ids = [...new Set(record.stages.flatMap((stage) => stage.reviewers.map((r) => r.userId)))];
+  if (ids.length === 0) return [];
+  const memberships = await getMemberships(store, scope.organizationId, ids, true);
+  const access = await loadEffectiveAccesses(store, scope.organizationId, [...memberships.values()]);
+  const able = (userId: string) => !!access.get(userId)?.libraryPermissions(scope.libraryId).has('change_orders.approve');
+  const problems: ValidationProblem[] = [];
+  record.stages.forEach((stage, index) => {
+    const unable = stage.reviewers.filter((r) => !able(r.userId));
+    if (unable.length === 0) return;
+    const othersApprove = stage.reviewers.filter((r) => able(r.userId)).map((r) => ({ userId: r.userId, decision: 'APPROVE' as const, comment: null, at: '' }));
+    const passes = stageOutcome({ ...stage, decisions: othersApprove }) === 'PASSED';
+    for (const reviewer of unable) {
+      problems.push({
+        severity: passes ? 'WARNING' : 'ERROR',
+        code: 'REVIEWER_CANNOT_APPROVE',
+        componentId: null,
+        message: `Reviewer ${reviewer.userId} of stage ${index} "${stage.name}" is not a member of this organization with change_orders.approve in this library${
+          passes
+            ? ''
+            : `: the stage cannot pass without them (${stage.approvalType}${reviewer.isRequiredToApprove ? ', required to approve' : ''}); give the stage reviewers who can decide, or use a template that does not name them`
+        }`,
+      });
+    }
+  });
   return problems;
 }
 

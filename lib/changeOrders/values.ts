@@ -1,8 +1,11 @@
+import * as z from 'zod';
 import { compilePattern } from '../config/patterns.js';
 import { ChangeOrderError } from './errors.js';
 import type { TemplateDocument } from './templateRules.js';
 
 type Field = TemplateDocument['details']['info']['groups'][number]['fields'][number];
+
+const calendarDate = z.iso.date();
 
 /** A field's key in a change order's values: its name, or its label when it has none. */
 export const fieldKey = (field: Field) => field.name ?? field.label;
@@ -58,7 +61,10 @@ function checkValue(field: Field, value: unknown): string | undefined {
       return undefined;
     }
     case 'date':
-      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : 'must be an ISO 8601 date';
+      // A day of the calendar (zod's ISO date: month lengths, leap years): Date.parse reads 2026-02-30 as March 2nd.
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) && calendarDate.safeParse(value.slice(0, 10)).success && !Number.isNaN(Date.parse(value))
+        ? undefined
+        : 'must be an ISO 8601 date';
     case 'enum':
       return typeof value === 'string' && options.has(value) ? undefined : `must be one of ${[...options].join(', ')}`;
     case 'list': {

@@ -15,8 +15,8 @@ import { componentAtVersion } from './reads.js';
  * Effectivity: which version of a component is in effect at a moment. A RELEASE history record takes
  * effect at its `effectiveAt` (its change order's ON_DATE, or the release itself; records from before
  * effectivity take effect when written). At a moment the version in effect is the latest release in effect
- * by then; a component with no release in effect yet shows the last version written by then; one created
- * later did not exist (null). So a release dated tomorrow leaves today's answer on the revision before it.
+ * by then; a component with no release in effect yet shows the last version written by then and before any
+ * release dated later; one created later did not exist (null). So a release dated tomorrow leaves today's answer on the revision before it.
  */
 
 /** asOf as ISO UTC (so it compares as a string with the stored times); BAD_USER_INPUT when it is no date-time of years 0000 to 9999. */
@@ -26,11 +26,16 @@ export function parseAsOf(asOf: string): string {
 
 /** The version in effect at `asOf` among the history records (any order), or null when none was written by then. */
 export function versionInEffect(history: readonly Pick<ComponentHistoryRecord, 'version' | 'action' | 'at' | 'effectiveAt'>[], asOf: string): number | null {
+  // A release written by then but dated later is not in effect yet, nor is what was written after it (built on
+  // its revision): without a release in effect, the version before the first such release is (a first release
+  // dated tomorrow answered today with itself).
+  let dated = Number.POSITIVE_INFINITY;
+  for (const record of history) if (record.action === 'RELEASE' && record.at <= asOf && (record.effectiveAt ?? record.at) > asOf) dated = Math.min(dated, record.version);
   let released: number | null = null;
   let written: number | null = null;
   for (const record of history) {
     if (record.action === 'RELEASE' && (record.effectiveAt ?? record.at) <= asOf && (released === null || record.version > released)) released = record.version;
-    if (record.at <= asOf && (written === null || record.version > written)) written = record.version;
+    if (record.at <= asOf && record.version < dated && (written === null || record.version > written)) written = record.version;
   }
   return released ?? written;
 }

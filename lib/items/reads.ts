@@ -8,7 +8,7 @@ import { getBoms, getDocumentLinks, listBomSnapshots, type BomLine, type BomReco
 import { getUsages, type UsageRecord } from '../store/usage.js';
 
 import { type ComponentRecord } from '../store/component.js';
-import { listComponentHistorySince } from '../store/componentHistory.js';
+import { listComponentHistorySince, type ComponentHistoryRecord } from '../store/componentHistory.js';
 
 import { parseChildHistoryId } from './bomRules.js';
 
@@ -103,7 +103,7 @@ export async function componentAtVersion(store: Store, config: LibraryConfigurat
       }
     }
   }
-  const rebuilt = record as ComponentRecord;
+  const rebuilt = { ...(record as ComponentRecord), state: await stateAtVersion(store, current, at) };
   const status = findStatus(config, rebuilt.statusId);
   const category = findCategory(config, rebuilt.categoryId);
   return {
@@ -114,6 +114,35 @@ export async function componentAtVersion(store: Store, config: LibraryConfigurat
     status: status ? { name: status.name, color: status.color, mapsTo: status.mapsTo } : rebuilt.status,
     category: category ? { name: category.name, type: category.type, prefix: category.prefix } : rebuilt.category,
   };
+}
+
+/** History changes of writes that keep the state (linking is not a design change, nor is sourcing other than the AML). */
+const keepsState = (field: string) => field === 'links' || field.startsWith('sourcing.');
+
+/** The state a history record left, or undefined for a write that kept the state it found. */
+function stateLeftBy(record: ComponentHistoryRecord): ComponentRecord['state'] | undefined {
+  if (record.action === 'RELEASE') return 'RELEASED';
+  const recorded = record.changes.find((c) => c.field === 'state')?.to;
+  if (recorded === 'RELEASED' || recorded === 'MODIFIED') return recorded;
+  return record.action === 'CREATE' || record.changes.some((c) => !keepsState(c.field)) ? 'MODIFIED' : undefined;
+}
+
+/**
+ * The state (RELEASED or MODIFIED) a version had. History records a state change only when sourcing makes a
+ * RELEASED component MODIFIED: a release, and any other design change, do not record it, so undoing the later
+ * records left every past version in the current state (a released revision read as of its date answered
+ * MODIFIED once edited since). A version's own record tells (a RELEASE, a design change); a write that kept the
+ * state (links, sourcing) had the state of the version before it, read from the earlier records (rarely needed).
+ */
+async function stateAtVersion(store: Store, current: ComponentRecord, at: ComponentHistoryRecord): Promise<ComponentRecord['state']> {
+  const own = stateLeftBy(at);
+  if (own) return own;
+  const earlier = (await listComponentHistorySince(store, current, 1)).filter((h) => h.version < at.version).sort((a, b) => b.version - a.version);
+  for (const record of earlier) {
+    const left = stateLeftBy(record);
+    if (left) return left;
+  }
+  return 'MODIFIED';
 }
 
 /** The component a line shows: the pinned version when pinned, else the latest. */

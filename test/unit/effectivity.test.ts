@@ -20,6 +20,11 @@ describe('versionInEffect', () => {
     expect(versionInEffect(history, '2026-01-01T12:00:00.000Z')).toBe(1);
     expect(versionInEffect(history, '2025-12-31T00:00:00.000Z')).toBeNull();
   });
+  it('before a first release dated later: the version before it, not the release nor what was written after it', () => {
+    const dated = [record(1, 'CREATE', '2026-01-01T00:00:00.000Z'), record(2, 'RELEASE', '2026-01-02T00:00:00.000Z', '2026-02-01T00:00:00.000Z'), record(3, 'UPDATE', '2026-01-03T00:00:00.000Z')];
+    expect(versionInEffect(dated, '2026-01-04T00:00:00.000Z')).toBe(1);
+    expect(versionInEffect(dated, '2026-02-01T00:00:00.000Z')).toBe(2);
+  });
   it('a release recorded before effectivity takes effect when written', () => {
     expect(versionInEffect([record(1, 'CREATE', '2026-01-01T00:00:00.000Z'), { version: 2, action: 'RELEASE', at: '2026-01-02T00:00:00.000Z' }], '2026-01-03T00:00:00.000Z')).toBe(2);
   });

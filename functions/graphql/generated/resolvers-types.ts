@@ -1043,7 +1043,9 @@ export type ChangeOrderProblemSeverity =
  * and VALUE_INVALID (ERROR: the template's fields), OBSOLETE_CHILD (WARNING: a child whose status maps to
  * OBSOLETE), REFDES_QUANTITY_MISMATCH (WARNING: a line naming more or fewer designators than its quantity),
  * COMPONENT_NOT_FOUND (ERROR: a component of the order deleted since), COMPONENT_IN_CHANGE_ORDER (ERROR: a
- * component another change order holds).
+ * component another change order holds), REVIEWER_CANNOT_APPROVE (a reviewer no longer a member of the organization
+ * with change_orders.approve in the library: ERROR when their stage cannot pass with the others' approvals alone,
+ * else WARNING).
  */
 export type ChangeOrderProblem = {
   __typename?: 'ChangeOrderProblem';
@@ -2194,7 +2196,7 @@ export type ComponentQueryNamespace = {
   /**
    * With asOf: the component as in effect at that moment (its latest release in effect by then: a release of
    * an ON_DATE change order takes effect on its date; without a release in effect, the last version written by
-   * then); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of
+   * then before any release dated later); null when it did not exist then. BAD_USER_INPUT for an asOf that is no ISO 8601 date-time string of
    * the years 0000 to 9999.
    */
   findOne?: Maybe<Component>;
