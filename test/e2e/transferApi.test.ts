@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { clearImportMark, markLibraryImporting } from '../../lib/store/libraryTransfer.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newSession, sessionPutItem } from '../../lib/people/sessions.js';
@@ -8,11 +7,11 @@ import { transactWrite } from '../../lib/store/items.js';
 import { createImportJob, importJobKey, type ImportJobRecord } from '../../lib/store/importJob.js';
 import { abortLibraryImport } from '../../lib/transfer/jobs.js';
 import { memberWithRole, refusal } from './accessHelpers.js';
-import { gqlOk, graphql, newTenant, tenantHeaders, testStore, uniqueSlug, type Tenant } from '../support/api.js';
+import { gqlOk, graphql, newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { uploadFile } from '../support/files.js';
 import { seedContext } from './searchHelpers.js';
 import { createComponents } from '../../lib/components/service.js';
-import { canonicalLibrary, newEmptyLibrary, partitionSnapshot, seedTemplatesAndFiles } from './transferHelpers.js';
+import { canonicalLibrary, emptyLibraryTenant, partitionSnapshot, seedTemplatesAndFiles, sourcedResistor } from './transferHelpers.js';
 import { addMember } from '../../lib/orgs/operator.js';
 import { listTemplates } from '../../lib/store/changeOrderTemplate.js';
 import { listFileRecords } from '../../lib/store/file.js';
@@ -100,14 +99,6 @@ interface ExportedFile {
   downloadUrl: string;
 }
 
-/** An empty library of the tenant's organization with an API key of its own (the key's owner is the Site Admin). */
-async function emptyLibraryTenant(): Promise<Tenant> {
-  const slug = uniqueSlug('api');
-  const target = await newEmptyLibrary(store, tenant, slug);
-  const key = await createApiKey(store, { organizationId: tenant.organization.id, libraryId: target.library.id, userId: tenant.user.id }, { name: 'import' });
-  return { ...tenant, library: { ...tenant.library, id: target.library.id, slug, path: `@${tenant.organization.slug}/${slug}` }, apiKey: key.secret };
-}
-
 beforeAll(async () => {
   tenant = await newTenant();
   const ctx = await seedContext(store, tenant, new Date().toISOString());
@@ -127,7 +118,7 @@ describe('library export and import through the API', () => {
     const bytes = Buffer.from(await (await fetch(exported.files[0]!.downloadUrl)).arrayBuffer());
     expect(bytes.length).toBe(exported.files[0]!.size);
 
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const file = await uploadFile(target, bytes, { name: 'export.json', contentType: 'application/json' });
     const queued = await startImport(target, { fileId: file.id });
     expect(queued).toMatchObject({ status: 'QUEUED', format: 'JSON', counts: null, error: null, startedAt: null, finishedAt: null, stale: false, createdBy: { id: target.user.id } });
@@ -211,7 +202,7 @@ describe('library export and import through the API', () => {
     expect(exported.files.map((f) => f.contentType)).toEqual(['text/csv', 'text/csv']);
     const [components, bom] = await Promise.all(exported.files.map(async (f) => Buffer.from(await (await fetch(f.downloadUrl)).arrayBuffer())));
     expect(components!.toString()).toMatch(/^cpn,name,category,status,revision,state,/);
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const componentsFile = await uploadFile(target, components!, { name: 'components.csv', contentType: 'text/csv' });
     const bomFile = await uploadFile(target, bom!, { name: 'bom.csv', contentType: 'text/csv' });
     const queued = await startImport(target, { fileId: componentsFile.id, bomFileId: bomFile.id });
@@ -222,7 +213,7 @@ describe('library export and import through the API', () => {
   });
 
   it('answers what a client sends wrong with a code, writing nothing', async () => {
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const before = await partitionSnapshot(store, { organizationId: target.organization.id, libraryId: target.library.id });
     const garbage = await uploadFile(target, Buffer.from('{"format": "plm-library", "oops"'), { name: 'broken.json', contentType: 'application/json' });
     const after = await partitionSnapshot(store, { organizationId: target.organization.id, libraryId: target.library.id });
@@ -253,7 +244,7 @@ describe('library export and import through the API', () => {
   });
 
   it('closes the library while an import writes', async () => {
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const ref = { organizationId: target.organization.id, libraryId: target.library.id };
     await markLibraryImporting(store, ref.organizationId, ref.libraryId, { importId: 'test-import', startedAt: new Date().toISOString(), startedBy: target.user.id });
     const closed = await graphql('{ component { findAll { totalCount } } }', undefined, tenantHeaders(target));
@@ -265,7 +256,7 @@ describe('library export and import through the API', () => {
   });
 
   it('runs one job per library: a second import is refused while one is queued or running', async () => {
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const ref = { organizationId: target.organization.id, libraryId: target.library.id };
     const running = runningJob(target, new Date().toISOString());
     await createImportJob(store, running, null);
@@ -281,7 +272,7 @@ describe('library export and import through the API', () => {
   });
 
   it('shows a job whose worker died as stale; import-abort fails it and frees the library', async () => {
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const ref = { organizationId: target.organization.id, libraryId: target.library.id };
     const dead = runningJob(target, new Date(Date.now() - 10 * 60_000).toISOString());
     await createImportJob(store, dead, null);
@@ -301,7 +292,7 @@ describe('library export and import through the API', () => {
   });
 
   it('replaces a job that stayed QUEUED because no worker ever got it, with no operator', async () => {
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const at = new Date(Date.now() - 10 * 60_000).toISOString();
     const lost = { ...runningJob(target, at), startedAt: null };
     // Written as VALIDATING (the stream's worker leaves it alone), then set back to QUEUED by a MODIFY, which the
@@ -335,7 +326,7 @@ describe('library export and import through the API', () => {
       expect(await refusal(member.headers, '{ transfer { importJobs { id } } }')).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     }
     // A job of another library is not found through this one.
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const other = await startImport(target, { fileId: (await uploadFile(target, Buffer.from('{'), { name: 'x.json', contentType: 'application/json' })).id });
     expect((await gqlOk<{ transfer: { importJob: Job | null } }>(tenant, jobQuery, { id: other.id })).transfer.importJob).toBeNull();
   });
@@ -344,26 +335,17 @@ describe('library export and import through the API', () => {
 describe('a CSV import through the API with sourcing.csv', () => {
   it('imports manufacturer parts and quotes from sourcingFileId, marked as a legacy cost sheet when asked', { timeout: 60_000 }, async () => {
     const source = await newTenant();
-    const [part] = (
-      await gqlOk<{ item: { create: { id: string }[] } }>(source, 'mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }', {
-        inputs: [{ name: 'Sourced resistor', categoryId: 'resistor', cpn: '100-00042', attributeValues: [{ attributeId: 'resistance', value: 470 }] }],
-      })
-    ).item.create;
-    for (const [kind, name] of [
-      ['MANUFACTURER', 'Yageo'],
-      ['DISTRIBUTOR', 'DigiKey'],
-    ])
-      await gqlOk(source, 'mutation($input: CreateVendorInput!) { vendorSourcing { createVendor(input: $input) { id } } }', { input: { kind, name } });
+    const part = await sourcedResistor(source);
     const created = await gqlOk<{ vendorSourcing: { createPart: { id: string } } }>(source, 'mutation($input: CreatePartInput!) { vendorSourcing { createPart(input: $input) { id } } }', {
-      input: { componentId: part!.id, manufacturerName: 'Yageo', mpn: 'RC0603FR-07470RL', approval: 'APPROVED' },
+      input: { componentId: part.id, manufacturerName: 'Yageo', mpn: 'RC0603FR-07470RL', approval: 'APPROVED' },
     });
     await gqlOk(source, 'mutation($input: CreateQuoteInput!) { vendorSourcing { createQuote(input: $input) { id } } }', {
-      input: { componentId: part!.id, partId: created.vendorSourcing.createPart.id, distributorName: 'DigiKey', currency: 'USD', unitPrice: 0.02, moq: 100 },
+      input: { componentId: part.id, partId: created.vendorSourcing.createPart.id, distributorName: 'DigiKey', currency: 'USD', unitPrice: 0.02, moq: 100 },
     });
     const exported = (await gqlOk<{ transfer: { exportLibrary: { files: ExportedFile[] } } }>(source, exportMutation, { input: { format: 'CSV' } })).transfer.exportLibrary;
     expect(exported.files.map((f) => f.name.replace(/^.*-/, ''))).toEqual(['components.csv', 'bom.csv', 'sourcing.csv']);
     const [components, bom, sourcing] = await Promise.all(exported.files.map(async (f) => Buffer.from(await (await fetch(f.downloadUrl)).arrayBuffer())));
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, tenant, 'api');
     const upload = (bytes: Buffer | undefined, name: string) => uploadFile(target, bytes!, { name, contentType: 'text/csv' });
     const [componentsFile, bomFile, sourcingFile] = [await upload(components, 'components.csv'), await upload(bom, 'bom.csv'), await upload(sourcing, 'sourcing.csv')];
     const refused = await graphql(importMutation, { input: { fileId: componentsFile.id, legacy: true } }, tenantHeaders(target));

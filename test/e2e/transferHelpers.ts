@@ -10,7 +10,8 @@ import { seedContext, type SeedTarget } from './searchHelpers.js';
 import { LocalBlobStorage } from '../../lib/files/blobStorage.js';
 import { createComponents, updateComponents } from '../../lib/components/service.js';
 import { writeItems } from '../../lib/items/writer.js';
-import { gqlOk, stack, type Tenant } from '../support/api.js';
+import { gqlOk, stack, uniqueSlug, type Tenant } from '../support/api.js';
+import { createApiKey } from '../../lib/apikeys/apiKeys.js';
 import { uploadFile } from '../support/files.js';
 import { memberWithRole, type Member } from './accessHelpers.js';
 
@@ -22,6 +23,32 @@ export interface LibraryTarget extends SeedTarget {
 export async function newEmptyLibrary(store: Store, target: SeedTarget, slug: string): Promise<LibraryTarget> {
   const library = await createLibrary(store, target.organization.id, { name: `Import ${slug}`, slug }, target.user.id);
   return { ...target, library: { id: library.id }, ref: { organizationId: target.organization.id, libraryId: library.id } };
+}
+
+/**
+ * An empty library of the tenant's organization, as a tenant of its own: an API key of that library (the
+ * key's owner is the tenant's Site Admin), for imports through the API.
+ */
+export async function emptyLibraryTenant(store: Store, tenant: Tenant, prefix = 'imp'): Promise<Tenant> {
+  const slug = uniqueSlug(prefix);
+  const target = await newEmptyLibrary(store, tenant, slug);
+  const key = await createApiKey(store, { organizationId: tenant.organization.id, libraryId: target.library.id, userId: tenant.user.id }, { name: 'import' });
+  return { ...tenant, library: { ...tenant.library, id: target.library.id, slug, path: `@${tenant.organization.slug}/${slug}` }, apiKey: key.secret };
+}
+
+/** A resistor (CPN 100-00042) and the directory's Yageo and DigiKey, over the API: the start of a sourcing round trip. */
+export async function sourcedResistor(tenant: Tenant): Promise<{ id: string }> {
+  const [component] = (
+    await gqlOk<{ item: { create: { id: string }[] } }>(tenant, 'mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }', {
+      inputs: [{ name: 'Sourced resistor', categoryId: 'resistor', cpn: '100-00042', attributeValues: [{ attributeId: 'resistance', value: 470 }] }],
+    })
+  ).item.create;
+  for (const [kind, name] of [
+    ['MANUFACTURER', 'Yageo'],
+    ['DISTRIBUTOR', 'DigiKey'],
+  ])
+    await gqlOk(tenant, 'mutation($input: CreateVendorInput!) { vendorSourcing { createVendor(input: $input) { id } } }', { input: { kind, name } });
+  return component!;
 }
 
 /**

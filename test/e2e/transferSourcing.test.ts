@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../lib/apikeys/apiKeys.js';
-import { gqlOk, newTenant, testStore, uniqueSlug, type Tenant } from '../support/api.js';
+import { gqlOk, newTenant, testStore, type Tenant } from '../support/api.js';
 import { uploadFile } from '../support/files.js';
-import { newEmptyLibrary } from './transferHelpers.js';
+import { emptyLibraryTenant, sourcedResistor } from './transferHelpers.js';
 
 /**
  * Sourcing through a library export and import by the API, as an ERP integrator does it: what comes back
@@ -26,14 +25,6 @@ interface Job {
 let source: Tenant;
 const sourcing = (t: Tenant) => gqlOk<{ component: { findAll: { edges: { node: unknown }[] } } }>(t, sourcingQuery).then((r) => r.component.findAll.edges.map((e) => e.node));
 
-/** An empty library of the source's organization with an API key of its own. */
-async function emptyLibraryTenant(): Promise<Tenant> {
-  const slug = uniqueSlug('src');
-  const target = await newEmptyLibrary(store, source, slug);
-  const key = await createApiKey(store, { organizationId: source.organization.id, libraryId: target.library.id, userId: source.user.id }, { name: 'import' });
-  return { ...source, library: { ...source.library, id: target.library.id, slug, path: `@${source.organization.slug}/${slug}` }, apiKey: key.secret };
-}
-
 async function exportFiles(format: 'JSON' | 'CSV'): Promise<{ name: string; bytes: Buffer }[]> {
   const files = (await gqlOk<{ transfer: { exportLibrary: { files: { name: string; downloadUrl: string }[] } } }>(source, exportMutation, { input: { format } })).transfer.exportLibrary.files;
   return Promise.all(files.map(async (f) => ({ name: f.name, bytes: Buffer.from(await (await fetch(f.downloadUrl)).arrayBuffer()) })));
@@ -53,26 +44,17 @@ async function importInto(target: Tenant, files: Record<string, { bytes: Buffer;
 
 beforeAll(async () => {
   source = await newTenant();
-  const [component] = (
-    await gqlOk<{ item: { create: { id: string }[] } }>(source, 'mutation($inputs: [CreateItemInput!]!) { item { create(inputs: $inputs) { id } } }', {
-      inputs: [{ name: 'Sourced resistor', categoryId: 'resistor', cpn: '100-00042', attributeValues: [{ attributeId: 'resistance', value: 470 }] }],
-    })
-  ).item.create;
-  for (const [kind, name] of [
-    ['MANUFACTURER', 'Yageo'],
-    ['DISTRIBUTOR', 'DigiKey'],
-  ])
-    await gqlOk(source, 'mutation($input: CreateVendorInput!) { vendorSourcing { createVendor(input: $input) { id } } }', { input: { kind, name } });
+  const component = await sourcedResistor(source);
   const part = async (input: Record<string, unknown>) =>
     (
       await gqlOk<{ vendorSourcing: { createPart: { id: string } } }>(source, 'mutation($input: CreatePartInput!) { vendorSourcing { createPart(input: $input) { id } } }', {
-        input: { componentId: component!.id, manufacturerName: 'Yageo', ...input },
+        input: { componentId: component.id, manufacturerName: 'Yageo', ...input },
       })
     ).vendorSourcing.createPart.id;
   const quote = async (input: Record<string, unknown>) =>
     (
       await gqlOk<{ vendorSourcing: { createQuote: { id: string } } }>(source, 'mutation($input: CreateQuoteInput!) { vendorSourcing { createQuote(input: $input) { id } } }', {
-        input: { componentId: component!.id, distributorName: 'DigiKey', currency: 'USD', ...input },
+        input: { componentId: component.id, distributorName: 'DigiKey', currency: 'USD', ...input },
       })
     ).vendorSourcing.createQuote.id;
   // A part from a legacy cost migration that was since quoted anew, and a part of its own whose only quote is a migrated one.
@@ -87,7 +69,7 @@ beforeAll(async () => {
     ],
   });
   await gqlOk(source, 'mutation($input: SetPrimarySourceInput!) { vendorSourcing { setPrimarySource(input: $input) { componentId } } }', {
-    input: { componentId: component!.id, partId: migrated, quoteId: current },
+    input: { componentId: component.id, partId: migrated, quoteId: current },
   });
   const alternate = await part({ mpn: 'RC0603JR-07470RL', approval: 'PROTOTYPE_ONLY' });
   await quote({ partId: alternate, unitPrice: 0.04, moq: 100, isLegacyImport: true });
@@ -98,7 +80,7 @@ describe('sourcing through a library export and import by the API', () => {
     const before = await sourcing(source);
     const files = await exportFiles('CSV');
     const file = (suffix: string) => ({ ...files.find((f) => f.name.endsWith(suffix))!, contentType: 'text/csv' });
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, source, 'src');
     const job = await importInto(target, { fileId: file('components.csv'), bomFileId: file('bom.csv'), sourcingFileId: file('sourcing.csv') });
     expect(job).toEqual({ status: 'SUCCEEDED', problems: [] });
     expect(await sourcing(target)).toEqual(before);
@@ -109,7 +91,7 @@ describe('sourcing through a library export and import by the API', () => {
     const bundle = JSON.parse(file!.bytes.toString('utf8'));
     // An integrator's generator writes the breaks in its own order.
     for (const c of bundle.components) for (const p of c.sourcing?.parts ?? []) for (const q of p.quotes) q.priceBreaks.reverse();
-    const target = await emptyLibraryTenant();
+    const target = await emptyLibraryTenant(store, source, 'src');
     const job = await importInto(target, { fileId: { name: 'export.json', bytes: Buffer.from(JSON.stringify(bundle)), contentType: 'application/json' } });
     expect(job).toEqual({ status: 'SUCCEEDED', problems: [] });
     const [imported] = (await sourcing(target)) as { vendorSourcing: { parts: { quotes: { unitPrice: number; priceBreaks: { minQuantity: number }[] }[] }[] } }[];
