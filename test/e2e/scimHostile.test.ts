@@ -132,6 +132,28 @@ describe('SCIM PATCH does what it says or refuses (RFC 7644 §3.5.2)', () => {
     expect((await scim(t.token, 'GET', `/Users/${user.id}`)).body[enterpriseSchema]).toEqual(removed.body[enterpriseSchema]);
   });
 
+  it("takes the manager as Entra sends it, the manager's id as a bare string, and stores it as RFC 7643 §4.3 says ({ value })", async () => {
+    const [boss, other] = [await newUser(t), await newUser(t)];
+    const report = await newUser(t, { schemas: [userSchema, enterpriseSchema], [enterpriseSchema]: { manager: boss.id } });
+    expect(report[enterpriseSchema]).toEqual({ manager: { value: boss.id } });
+    // Entra's reference attribute, after each create: { op: Add, path: …:manager, value: "<id>" }.
+    const added = await patch(t, `/Users/${report.id}`, [{ op: 'Add', path: `${enterpriseSchema}:manager`, value: other.id }]);
+    expect(added).toMatchObject({ status: 200, body: { [enterpriseSchema]: { manager: { value: other.id } } } });
+    const replaced = await patch(t, `/Users/${report.id}`, [{ op: 'Replace', value: { [`${enterpriseSchema}:manager`]: boss.id } }]);
+    expect(replaced).toMatchObject({ status: 200, body: { [enterpriseSchema]: { manager: { value: boss.id } } } });
+    const put = await scim(t.token, 'PUT', `/Users/${report.id}`, { schemas: [userSchema, enterpriseSchema], userName: report.userName, [enterpriseSchema]: { manager: other.id } });
+    expect(put).toMatchObject({ status: 200, body: { [enterpriseSchema]: { manager: { value: other.id } } } });
+    // Anything else that is not an object is still refused, changing nothing.
+    for (const value of [[boss.id], 42, true]) {
+      const refused = await patch(t, `/Users/${report.id}`, [{ op: 'replace', path: `${enterpriseSchema}:manager`, value }]);
+      expect(refused, JSON.stringify(value)).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    }
+    expect((await scim(t.token, 'GET', `/Users/${report.id}`)).body[enterpriseSchema]).toEqual({ manager: { value: other.id } });
+    const removed = await patch(t, `/Users/${report.id}`, [{ op: 'Remove', path: `${enterpriseSchema}:manager` }]);
+    expect(removed.status).toBe(200);
+    expect(removed.body[enterpriseSchema]).toBeUndefined();
+  });
+
   it('applies value-filtered paths as Entra sends them, adding the described value when none matches', async () => {
     const user = await newUser(t, { emails: [{ value: 'home@acme.test', type: 'home' }] });
     const patched = await patch(t, `/Users/${user.id}`, [
