@@ -46,7 +46,7 @@ function returnsAttribute(query: ListQuery, attribute: string): boolean {
 
 async function users(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
-  const query = parseListQuery(request.query);
+  const query = parseListQuery(request.query, userPatchSchema);
   /** User resources with their read-only groups, read only when the response carries them or the filter tests them. */
   const withGroups = returnsAttribute(query, 'groups') || (query.filter !== undefined && filterNames(query.filter, 'groups'));
   const resources = async (list: ScimUserRecord[]) => {
@@ -109,7 +109,7 @@ async function retryOnConflict<T>(attempt: (again: boolean) => Promise<T>): Prom
 
 async function groups(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
-  const query = parseListQuery(request.query);
+  const query = parseListQuery(request.query, groupPatchSchema);
   const wantsMembers = returnsAttribute(query, 'members');
   if (id === undefined) {
     if (method === 'GET') {

@@ -49,9 +49,13 @@ describe('SCIM PATCH cannot reach an object prototype (one tenant cannot break t
     expect((await patch(victim, `/Users/${victimUser.id}`, [{ op: 'replace', path: 'displayName', value: 'Still here' }])).body.displayName).toBe('Still here');
     const org = await ok(victim.admin, '{ organization { current { id } } }');
     expect(org.organization.current.id).toBe(victim.tenant.organization.id);
-    // A fresh object made by the stack carries no inherited `polluted` (a list response's keys are its own).
-    const list = await scim(victim.token, 'GET', `/Users?filter=${encodeURIComponent('polluted eq "x"')}`);
-    expect(list).toMatchObject({ status: 200, body: { schemas: [listSchema], totalResults: 0 } });
+    // A fresh object made by the stack carries no inherited `polluted` (a list response's keys are its own), and
+    // a filter on it is one on an attribute no user has: 400 invalidFilter, not a 500.
+    const list = await scim(victim.token, 'GET', '/Users');
+    expect(list).toMatchObject({ status: 200, body: { schemas: [listSchema] } });
+    expect(list.body.Resources.filter((user: object) => 'polluted' in user)).toEqual([]);
+    const filtered = await scim(victim.token, 'GET', `/Users?filter=${encodeURIComponent('polluted eq "x"')}`);
+    expect(filtered).toMatchObject({ status: 400, body: { schemas: [errorSchema], scimType: 'invalidFilter' } });
     // Each attack was refused, not applied.
     for (const [index, [scimType, Operations]] of attacks.entries()) {
       expect(answers[index]!.status, JSON.stringify(Operations)).toBe(400);
@@ -220,6 +224,47 @@ describe('POST .search (RFC 7644 §3.4.3)', () => {
     expect(await scim(t.token, 'POST', '/Users/.search', [])).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
     expect((await scim(t.token, 'GET', '/Users/.search')).status).toBe(405);
     expect(await scim(t.token, 'POST', '/.search', { filter: 'userName pr' })).toMatchObject({ status: 501, body: { schemas: [errorSchema] } });
+  });
+});
+
+describe('filters name attributes of the resource (RFC 7644 §3.4.2.2, §3.12 invalidFilter)', () => {
+  it('refuses a filter on an attribute the resource does not have with 400 invalidFilter, rather than answering no match', async () => {
+    const t = await scimTenant();
+    const user = await newUser(t, { schemas: [userSchema, enterpriseSchema], emails: [{ value: 'filtered@acme.test', type: 'work' }], [enterpriseSchema]: { department: 'R&D' } });
+    const group = await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Filtered ${randomUUID().slice(0, 6)}`, members: [{ value: user.id }] });
+    expect(group.status).toBe(201);
+    const list = (resource: string, filter: string) => scim(t.token, 'GET', `/${resource}?filter=${encodeURIComponent(filter)}`);
+    // A misspelt matching attribute would read as "nobody", and the IdP would create the user again (409).
+    for (const filter of [
+      'usrName eq "x"',
+      'name.nickname eq "x"',
+      'emails[kind eq "work"]',
+      'emails.nosuch co "x"',
+      `${enterpriseSchema}:departement eq "R&D"`,
+      'urn:example:schemas:Custom:2.0:User:userName eq "x"',
+      'userName eq "x" or nosuch pr',
+      'not (nosuch eq "x")',
+    ]) {
+      expect(await list('Users', filter), filter).toMatchObject({ status: 400, body: { schemas: [errorSchema], scimType: 'invalidFilter' } });
+    }
+    expect(await list('Groups', `userName eq "${user.userName}"`)).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+    expect(await scim(t.token, 'POST', '/Users/.search', { filter: 'usrName eq "x"' })).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+
+    // Every attribute /Schemas declares filters, in any case, with or without its schema URN.
+    for (const filter of [
+      `USERNAME eq "${user.userName}"`,
+      `${userSchema}:userName eq "${user.userName}"`,
+      `emails[type eq "work"].value co "filtered"`,
+      'Emails.Value eq "filtered@acme.test"',
+      `${enterpriseSchema}:department eq "R&D"`,
+      `id eq "${user.id}" and meta.lastModified gt "2020-01-01T00:00:00Z"`,
+      `groups.value eq "${group.body.id}"`,
+    ]) {
+      expect(await list('Users', filter), filter).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: user.id }] } });
+    }
+    // roles is accepted and ignored (never stored): a filter on it matches nobody.
+    expect(await list('Users', 'roles pr')).toMatchObject({ status: 200, body: { totalResults: 0 } });
+    expect(await list('Groups', `externalId pr or displayName sw "filtered"`)).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: group.body.id }] } });
   });
 });
 
