@@ -115,7 +115,16 @@ async function groups(store: Store, organization: OrganizationRecord, request: S
     if (method === 'GET') {
       const displayName = equalityOn(query, 'displayname');
       const teams = displayName !== undefined ? await findScimTeamByName(store, organization, displayName).then((team) => (team ? [team] : [])) : await scimTeams(store, organization);
-      // Filter and page first (without members), then read the members of the page's groups only.
+      if (query.filter && filterNames(query.filter, 'members')) {
+        // The filter tests members (an IdP checking one membership): every group is filtered with its members.
+        const withMembers: Record<string, unknown>[] = [];
+        for (let start = 0; start < teams.length; start += 10) {
+          const chunk = teams.slice(start, start + 10);
+          withMembers.push(...(await Promise.all(chunk.map(async (team) => groupResource(team, baseUrl, await scimTeamMembers(store, team))))));
+        }
+        return ok(listResponse(withMembers, query));
+      }
+      // Otherwise filter and page first (without members), then read the members of the page's groups only.
       const { filter, startIndex, count } = query;
       const { sortBy, sortOrder } = query;
       const list = listResponse(

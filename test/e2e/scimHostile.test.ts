@@ -268,6 +268,26 @@ describe('filters name attributes of the resource (RFC 7644 §3.4.2.2, §3.12 in
   });
 });
 
+describe('filters /Groups by their members', () => {
+  it('finds the groups a user is a member of, as a value filter or a sub-attribute, members excluded or not', async () => {
+    const t = await scimTenant();
+    const [member, outsider] = [await newUser(t), await newUser(t)];
+    const tag = randomUUID().slice(0, 6);
+    const group = await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `With ${tag}`, members: [{ value: member.id }] });
+    const other = await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Without ${tag}` });
+    expect([group.status, other.status]).toEqual([201, 201]);
+    const list = (filter: string, extra = '') => scim(t.token, 'GET', `/Groups?filter=${encodeURIComponent(filter)}${extra}`);
+    // How an IdP checks one membership: the group by id, and the member in it, without the member list.
+    const checked = await list(`id eq "${group.body.id}" and members[value eq "${member.id}"]`, '&excludedAttributes=members');
+    expect(checked).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: group.body.id, displayName: `With ${tag}` }] } });
+    expect(checked.body.Resources[0]).not.toHaveProperty('members');
+    const bySub = await list(`members.value eq "${member.id}"`);
+    expect(bySub).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: group.body.id, members: [{ value: member.id }] }] } });
+    expect(await list(`id eq "${group.body.id}" and members[value eq "${outsider.id}"]`)).toMatchObject({ status: 200, body: { totalResults: 0 } });
+    expect((await list(`not (members pr) and displayName ew "${tag}"`)).body.Resources.map((found: { id: string }) => found.id)).toEqual([other.body.id]);
+  });
+});
+
 describe('Location and meta.location use the scheme the client used', () => {
   it('answers http URLs on the plain-HTTP local stack (https behind API Gateway)', async () => {
     const t = await scimTenant();
