@@ -17,7 +17,7 @@ import {
 } from '../store/account.js';
 import type { Store } from '../store/client.js';
 import { nowIso, transactWrite } from '../store/items.js';
-import { findUserIdByEmail, getUser, normalizeEmail, userEmailVerifiedUpdate, userKey, userPuts } from '../store/user.js';
+import { findUserIdByEmail, getUser, normalizeEmail, userKey, userPuts, userTokenSpentUpdate } from '../store/user.js';
 import type { IdentityProvider, PoolTokens } from './identities.js';
 import { checkPassword, type PasswordPolicy } from './passwordPolicy.js';
 import { newSession, sessionDeleteItem, sessionPutItem, sha256, type IssuedSession } from '../people/sessions.js';
@@ -150,19 +150,28 @@ async function sendAlreadyRegistered(deps: AccountDeps, address: string): Promis
 
 const tokenInvalid = () => new AccountError('AUTH_TOKEN_INVALID', 400, 'The token is unknown, expired, already used, or not meant for this');
 
-/** Reads an emailed token for one purpose; anything but a live unused token of that purpose is AUTH_TOKEN_INVALID. */
+/**
+ * Reads an emailed token for one purpose; anything but a live unused token of that purpose is AUTH_TOKEN_INVALID,
+ * and so is a token emailed before the account's last completed password reset (which ends every earlier link).
+ */
 async function liveToken(deps: AccountDeps, value: string, purpose: AccountTokenRecord['purpose']) {
   const hash = sha256(value);
   const record = await getAccountToken(deps.store, hash);
   if (!record || record.purpose !== purpose || record.usedAt !== null || Date.parse(record.expiresAtIso) <= Date.now()) throw tokenInvalid();
+  const validAfter = (await getUser(deps.store, record.userId))?.emailedTokensValidAfter;
+  if (validAfter !== undefined && record.createdAt <= validAfter) throw tokenInvalid();
   return { hash, record };
 }
 
-/** Spends the token, verifies the address and opens a session, in one transaction: of two concurrent uses exactly one wins. */
+/**
+ * Spends the token, verifies the address and opens a session, in one transaction: of two concurrent uses exactly
+ * one wins. A password reset also ends every token emailed before it (userTokenSpentUpdate).
+ */
 async function spendAndSignIn(deps: AccountDeps, hash: string, record: AccountTokenRecord): Promise<IssuedSession> {
   const at = nowIso();
   const session = newSession(record.userId, at);
-  await transactWrite(deps.store, [accountTokenSpend(hash, record.purpose, at), userEmailVerifiedUpdate(record.userId), sessionPutItem(session)], {
+  const endEarlier = record.purpose === 'RESET_PASSWORD' ? at : undefined;
+  await transactWrite(deps.store, [accountTokenSpend(hash, record.purpose, at), userTokenSpentUpdate(record.userId, record.createdAt, endEarlier), sessionPutItem(session)], {
     otherwise: tokenInvalid,
     onConflict: tokenInvalid,
   });

@@ -23,6 +23,16 @@ function scalar(definition: AttributeDefinition, value: unknown, path: string): 
   return value;
 }
 
+/**
+ * Entra ID sends the enterprise manager, a single-valued complex attribute whose sub-attribute `value` is the
+ * manager's id (RFC 7643 §4.3), as that id alone: `"manager": "<id>"`, in bodies and PATCH values. A string
+ * given for such an attribute is read as `{ value: <string> }`; anything else is left to be checked as it is.
+ */
+export function complexOfString(definition: AttributeDefinition, value: unknown): unknown {
+  const takesValue = !definition.multiValued && definition.subAttributes?.some((sub) => sub.name === 'value');
+  return takesValue && typeof value === 'string' ? { value } : value;
+}
+
 function complex(definitions: AttributeDefinition[], value: unknown, path: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidValue(`${path} must be an object`);
   return canonicalAttributes(definitions, value as Record<string, unknown>, `${path}.`);
@@ -36,7 +46,7 @@ function canonicalValue(definition: AttributeDefinition, value: unknown, path: s
     const values = list.filter((item) => item !== null && item !== undefined);
     return values.map((item, index) => (definition.subAttributes ? complex(definition.subAttributes, item, `${path}[${index}]`) : scalar(definition, item, `${path}[${index}]`)));
   }
-  return definition.subAttributes ? complex(definition.subAttributes, value, path) : scalar(definition, value, path);
+  return definition.subAttributes ? complex(definition.subAttributes, complexOfString(definition, value), path) : scalar(definition, value, path);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Filter } from 'scim2-parse-filter';
 import { unsafeJsonProblem } from '../input.js';
+import { complexOfString } from './canonical.js';
 import { invalidValue, ScimError } from './errors.js';
 import { matches, parseFilter } from './query.js';
 import { commonAttributes, enterpriseAttributes, enterpriseSchemaId, groupAttributes, groupSchemaId, patchOpSchema, userAttributes, userSchemaId, type AttributeDefinition } from './schemas.js';
@@ -239,7 +240,7 @@ function applyOne(resource: Node, operation: PatchOperation, target: Target, pat
         if (isObject(current) && Object.keys(current).length === 0) deleteIn(container, name);
       } else setIn(container, name, merge(current, { [target.sub.name]: value }, path));
     } else if (op === 'remove') deleteIn(container, name);
-    else setIn(container, name, attribute.subAttributes ? merge(current, value, path) : value);
+    else setIn(container, name, attribute.subAttributes ? merge(current, complexOfString(attribute, value), path) : value);
     if (target.extension && Object.keys(container).length === 0) deleteIn(resource, target.extension);
     return;
   }

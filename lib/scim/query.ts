@@ -1,6 +1,6 @@
 import { parse, type Filter } from 'scim2-parse-filter';
 import { ScimError } from './errors.js';
-import { caseExactPaths, enterpriseSchemaId, groupSchemaId, listResponseSchema, maxResults, userSchemaId } from './schemas.js';
+import { caseExactPaths, enterpriseSchemaId, groupSchemaId, listResponseSchema, maxResults, userSchemaId, type AttributeDefinition } from './schemas.js';
 
 type Resource = Record<string, unknown>;
 type Value = string | number | boolean | null;
@@ -31,6 +31,82 @@ export function parseFilter(text: string): Filter {
 }
 
 const schemaPrefixes = [enterpriseSchemaId, userSchemaId, groupSchemaId].map((urn) => `${urn.toLowerCase()}:`);
+
+/** The attributes a resource type's filters may name (lib/scim/patch.ts userPatchSchema, groupPatchSchema). */
+export interface FilterSchema {
+  coreUrn: string;
+  core: AttributeDefinition[];
+  extensions: { urn: string; attributes: AttributeDefinition[] }[];
+  /** Accepted and never stored (roles): a filter on them matches nothing. */
+  ignored: string[];
+}
+
+const unknownAttribute = (path: string, why: string) => new ScimError(400, `The filter names "${path}", ${why} (see /Schemas)`, 'invalidFilter');
+const definitionNamed = (definitions: readonly AttributeDefinition[] | undefined, name: string) => definitions?.find((definition) => definition.name.toLowerCase() === name.toLowerCase());
+
+/** The attribute an attrPath names (`attr`, `attr.sub`, each optionally after its schema URN), or 400 invalidFilter. */
+function filteredAttribute(schema: FilterSchema, path: string): AttributeDefinition | undefined {
+  let rest = path;
+  let attributes = schema.core;
+  if (/^urn:/i.test(path)) {
+    const lower = path.toLowerCase();
+    const extension = schema.extensions.find((candidate) => lower.startsWith(`${candidate.urn.toLowerCase()}:`));
+    if (extension) [rest, attributes] = [path.slice(extension.urn.length + 1), extension.attributes];
+    else if (lower.startsWith(`${schema.coreUrn.toLowerCase()}:`)) rest = path.slice(schema.coreUrn.length + 1);
+    else throw unknownAttribute(path, 'which is in no schema of this resource');
+  }
+  const [name = '', sub, ...more] = rest.split('.');
+  if (attributes === schema.core && sub === undefined && schema.ignored.includes(name.toLowerCase())) return undefined;
+  const attribute = definitionNamed(attributes, name);
+  if (!attribute) throw unknownAttribute(path, 'which is not an attribute of this resource');
+  if (sub === undefined) return attribute;
+  const subAttribute = definitionNamed(attribute.subAttributes, sub);
+  if (!subAttribute || more.length) throw unknownAttribute(path, `which is not a sub-attribute of ${attribute.name}`);
+  return subAttribute;
+}
+
+/**
+ * Every attribute a filter names must be one the resource has: RFC 7644 §3.12 makes a filter on an attribute
+ * the service provider does not support 400 invalidFilter, where answering "no match" would have the identity
+ * provider create, again, a user or group it looked up by a misspelt or unsupported attribute.
+ */
+export function assertFilterAttributes(filter: Filter, schema: FilterSchema): void {
+  switch (filter.op) {
+    case 'and':
+    case 'or':
+      filter.filters.forEach((inner) => assertFilterAttributes(inner, schema));
+      return;
+    case 'not':
+      assertFilterAttributes(filter.filter, schema);
+      return;
+    case '[]': {
+      const attribute = filteredAttribute(schema, filter.attrPath);
+      if (!attribute) return;
+      if (!attribute.multiValued || !attribute.subAttributes) throw unknownAttribute(filter.attrPath, 'which is not a multi-valued complex attribute');
+      const inner = { coreUrn: schema.coreUrn, core: attribute.subAttributes, extensions: [], ignored: [] };
+      const check = (value: Filter): void => {
+        switch (value.op) {
+          case 'and':
+          case 'or':
+            value.filters.forEach(check);
+            return;
+          case 'not':
+            check(value.filter);
+            return;
+          case '[]':
+            throw unknownAttribute(filter.attrPath, 'with a value filter nested in its own');
+          default:
+            if (/^urn:/i.test(value.attrPath) || value.attrPath.includes('.')) throw unknownAttribute(`${filter.attrPath}[${value.attrPath}]`, 'which is not a sub-attribute');
+            filteredAttribute(inner, value.attrPath);
+        }
+      };
+      check(filter.valFilter as Filter);
+      return;
+    }
+    default:
+      filteredAttribute(schema, filter.attrPath);
+  }
+}
 
 /** `urn:...:User:name.givenName` -> ['name', 'givenName']; the enterprise URN stays as the first step. */
 function pathSteps(path: string): string[] {
@@ -152,16 +228,18 @@ const attributeList = (text: string | null) =>
         .map((name) => name.trim().replace(/\[.*\]$/, ''))
         .filter(Boolean);
 
-/** The query parameters of a list (RFC 7644 §3.4.2): filter, startIndex (1-based), count, attributes. */
-export function parseListQuery(params: URLSearchParams): ListQuery {
+/** The query parameters of a list (RFC 7644 §3.4.2): filter (naming attributes of `schema`), startIndex (1-based), count, attributes. */
+export function parseListQuery(params: URLSearchParams, schema: FilterSchema): ListQuery {
   const filterText = params.get('filter');
+  const filter = filterText ? parseFilter(filterText) : undefined;
+  if (filter) assertFilterAttributes(filter, schema);
   const attributes = attributeList(params.get('attributes'));
   const excludedAttributes = attributeList(params.get('excludedAttributes'));
   const sortBy = params.get('sortBy')?.trim();
   const sortOrder = params.get('sortOrder')?.trim().toLowerCase();
   if (sortOrder && sortOrder !== 'ascending' && sortOrder !== 'descending') throw new ScimError(400, 'sortOrder must be ascending or descending', 'invalidValue');
   return {
-    ...(filterText ? { filter: parseFilter(filterText) } : {}),
+    ...(filter ? { filter } : {}),
     startIndex: Math.max(1, positiveInt(params.get('startIndex'), 1, 'startIndex')),
     count: Math.min(maxResults, Math.max(0, positiveInt(params.get('count'), maxResults, 'count'))),
     ...(attributes ? { attributes } : {}),

@@ -46,7 +46,7 @@ function returnsAttribute(query: ListQuery, attribute: string): boolean {
 
 async function users(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
-  const query = parseListQuery(request.query);
+  const query = parseListQuery(request.query, userPatchSchema);
   /** User resources with their read-only groups, read only when the response carries them or the filter tests them. */
   const withGroups = returnsAttribute(query, 'groups') || (query.filter !== undefined && filterNames(query.filter, 'groups'));
   const resources = async (list: ScimUserRecord[]) => {
@@ -109,13 +109,22 @@ async function retryOnConflict<T>(attempt: (again: boolean) => Promise<T>): Prom
 
 async function groups(store: Store, organization: OrganizationRecord, request: ScimRequest, id: string | undefined): Promise<ScimResponse> {
   const { method, baseUrl } = request;
-  const query = parseListQuery(request.query);
+  const query = parseListQuery(request.query, groupPatchSchema);
   const wantsMembers = returnsAttribute(query, 'members');
   if (id === undefined) {
     if (method === 'GET') {
       const displayName = equalityOn(query, 'displayname');
       const teams = displayName !== undefined ? await findScimTeamByName(store, organization, displayName).then((team) => (team ? [team] : [])) : await scimTeams(store, organization);
-      // Filter and page first (without members), then read the members of the page's groups only.
+      if (query.filter && filterNames(query.filter, 'members')) {
+        // The filter tests members (an IdP checking one membership): every group is filtered with its members.
+        const withMembers: Record<string, unknown>[] = [];
+        for (let start = 0; start < teams.length; start += 10) {
+          const chunk = teams.slice(start, start + 10);
+          withMembers.push(...(await Promise.all(chunk.map(async (team) => groupResource(team, baseUrl, await scimTeamMembers(store, team))))));
+        }
+        return ok(listResponse(withMembers, query));
+      }
+      // Otherwise filter and page first (without members), then read the members of the page's groups only.
       const { filter, startIndex, count } = query;
       const { sortBy, sortOrder } = query;
       const list = listResponse(

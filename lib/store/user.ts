@@ -25,6 +25,8 @@ export const userRecord = z.object({
   emailVerified: z.boolean(),
   archived: z.boolean(),
   createdAt: z.string(),
+  /** Emailed tokens (verification, password reset) made before this time are spent: a completed password reset ends them. */
+  emailedTokensValidAfter: z.string().optional(),
 });
 export type UserRecord = z.infer<typeof userRecord>;
 
@@ -47,6 +49,22 @@ export function userEmailHeldBy(email: string, userId: string): WriteItem {
 /** Marks an account's address verified (an emailed token spent, or the assertion of the organization owning its domain). */
 export function userEmailVerifiedUpdate(userId: string) {
   return { Update: { Key: userKey(userId), UpdateExpression: 'SET emailVerified = :true', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':true': true } } };
+}
+
+/**
+ * Spends an emailed token on its account: the address is verified, and with `endEarlierAt` (a completed
+ * password reset) every token emailed before that time is spent too. Refused (condition) when the token was
+ * made before the account's emailedTokensValidAfter, so of an old link and a reset racing, the old link loses.
+ */
+export function userTokenSpentUpdate(userId: string, tokenCreatedAt: string, endEarlierAt?: string) {
+  return {
+    Update: {
+      Key: userKey(userId),
+      UpdateExpression: endEarlierAt ? 'SET emailVerified = :true, emailedTokensValidAfter = :after' : 'SET emailVerified = :true',
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(emailedTokensValidAfter) OR emailedTokensValidAfter < :created)',
+      ExpressionAttributeValues: { ':true': true, ':created': tokenCreatedAt, ...(endEarlierAt ? { ':after': endEarlierAt } : {}) },
+    },
+  };
 }
 
 /** Sets an account's name (SCIM: the identity provider renamed a person whose account it provisioned). */

@@ -88,13 +88,18 @@ export function sessionFrom(response: AccountResponse): string {
   return cookie.split(';')[0]!.split('=').slice(1).join('=');
 }
 
-/** The token of the newest emailed link to `path` for an address. */
-export async function emailedToken(address: string, path: '/verify-email' | '/reset-password'): Promise<string> {
+/** The tokens of the emailed links to `path` for an address, oldest first. */
+export async function emailedTokens(address: string, path: '/verify-email' | '/reset-password'): Promise<string[]> {
   const mails = (await (await fetch(`${stack.baseUrl}/_local/mail?to=${encodeURIComponent(address)}`)).json()) as { to: string[]; text: string }[];
   const mine = mails.filter((mail) => mail.to.includes(address.toLowerCase()) && mail.text.includes(`${path}?token=`));
-  const last = mine.at(-1);
+  return mine.map((mail) => decodeURIComponent(/token=([^\s&]+)/.exec(mail.text)![1]!));
+}
+
+/** The token of the newest emailed link to `path` for an address. */
+export async function emailedToken(address: string, path: '/verify-email' | '/reset-password'): Promise<string> {
+  const last = (await emailedTokens(address, path)).at(-1);
   if (!last) throw new Error(`no ${path} email to ${address}`);
-  return decodeURIComponent(/token=([^\s&]+)/.exec(last.text)![1]!);
+  return last;
 }
 
 /** Signs up and verifies an address; the session's cookie and CSRF token. */

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { graphql, newTenant, ok, stack, tenantHeaders, testStore } from '../support/api.js';
-import { appOrigin, emailedToken, freshClientIp, newAddress, postAuth, send, sessionFrom, strongPassword, verifiedAccount } from './accountHelpers.js';
+import { appOrigin, emailedToken, emailedTokens, freshClientIp, newAddress, postAuth, send, sessionFrom, strongPassword, verifiedAccount } from './accountHelpers.js';
 import { mailTo } from './accessHelpers.js';
 import { verifyDomain } from '../../lib/orgs/operator.js';
 
@@ -157,6 +157,35 @@ describe('sign-in, sign-out, password reset, Bearer tokens', () => {
     expect((await postAuth('/auth/password-reset/complete', { token, password: strongPassword() }, ip)).body.code).toBe('AUTH_TOKEN_INVALID');
     expect((await postAuth('/auth/signin', { email: address, password: oldPassword }, ip)).status).toBe(401);
     expect((await postAuth('/auth/signin', { email: address, password: newPassword }, ip)).status).toBe(200);
+  });
+
+  it('a completed reset ends every link emailed before it: an earlier reset link and the verification link open nothing', async () => {
+    const ip = freshClientIp();
+    const address = newAddress('relink');
+    await postAuth('/auth/signup', { email: address, password: strongPassword() }, ip);
+    await postAuth('/auth/password-reset/request', { email: address }, ip);
+    await postAuth('/auth/password-reset/request', { email: address }, ip);
+    const [verification] = await emailedTokens(address, '/verify-email');
+    const [earlier, later] = await emailedTokens(address, '/reset-password');
+    expect([verification, earlier, later].every(Boolean)).toBe(true);
+    const chosen = strongPassword();
+    expect((await postAuth('/auth/password-reset/complete', { token: later, password: chosen }, ip)).status).toBe(200);
+
+    // Whoever else read the mailbox before the reset holds links that would sign in as its owner, or set
+    // another password: each is refused, opens no session and changes nothing.
+    const replayed = await postAuth('/auth/password-reset/complete', { token: earlier, password: strongPassword() }, ip);
+    expect([replayed.status, replayed.body.code, replayed.headers['set-cookie']]).toEqual([400, 'AUTH_TOKEN_INVALID', undefined]);
+    const verified = await postAuth('/auth/verify-email', { token: verification }, ip);
+    expect([verified.status, verified.body.code, verified.headers['set-cookie']]).toEqual([400, 'AUTH_TOKEN_INVALID', undefined]);
+    expect((await postAuth('/auth/signin', { email: address, password: chosen }, ip)).status).toBe(200);
+
+    // A link asked for after the reset works.
+    await postAuth('/auth/password-reset/request', { email: address }, ip);
+    const next = (await emailedTokens(address, '/reset-password')).at(-1)!;
+    expect(next).not.toBe(later);
+    const again = strongPassword();
+    expect((await postAuth('/auth/password-reset/complete', { token: next, password: again }, ip)).status).toBe(200);
+    expect((await postAuth('/auth/signin', { email: address, password: again }, ip)).status).toBe(200);
   });
 
   it('an operator-made account gets its first password through a reset', async () => {

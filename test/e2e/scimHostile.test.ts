@@ -49,9 +49,13 @@ describe('SCIM PATCH cannot reach an object prototype (one tenant cannot break t
     expect((await patch(victim, `/Users/${victimUser.id}`, [{ op: 'replace', path: 'displayName', value: 'Still here' }])).body.displayName).toBe('Still here');
     const org = await ok(victim.admin, '{ organization { current { id } } }');
     expect(org.organization.current.id).toBe(victim.tenant.organization.id);
-    // A fresh object made by the stack carries no inherited `polluted` (a list response's keys are its own).
-    const list = await scim(victim.token, 'GET', `/Users?filter=${encodeURIComponent('polluted eq "x"')}`);
-    expect(list).toMatchObject({ status: 200, body: { schemas: [listSchema], totalResults: 0 } });
+    // A fresh object made by the stack carries no inherited `polluted` (a list response's keys are its own), and
+    // a filter on it is one on an attribute no user has: 400 invalidFilter, not a 500.
+    const list = await scim(victim.token, 'GET', '/Users');
+    expect(list).toMatchObject({ status: 200, body: { schemas: [listSchema] } });
+    expect(list.body.Resources.filter((user: object) => 'polluted' in user)).toEqual([]);
+    const filtered = await scim(victim.token, 'GET', `/Users?filter=${encodeURIComponent('polluted eq "x"')}`);
+    expect(filtered).toMatchObject({ status: 400, body: { schemas: [errorSchema], scimType: 'invalidFilter' } });
     // Each attack was refused, not applied.
     for (const [index, [scimType, Operations]] of attacks.entries()) {
       expect(answers[index]!.status, JSON.stringify(Operations)).toBe(400);
@@ -132,6 +136,28 @@ describe('SCIM PATCH does what it says or refuses (RFC 7644 §3.5.2)', () => {
     expect((await scim(t.token, 'GET', `/Users/${user.id}`)).body[enterpriseSchema]).toEqual(removed.body[enterpriseSchema]);
   });
 
+  it("takes the manager as Entra sends it, the manager's id as a bare string, and stores it as RFC 7643 §4.3 says ({ value })", async () => {
+    const [boss, other] = [await newUser(t), await newUser(t)];
+    const report = await newUser(t, { schemas: [userSchema, enterpriseSchema], [enterpriseSchema]: { manager: boss.id } });
+    expect(report[enterpriseSchema]).toEqual({ manager: { value: boss.id } });
+    // Entra's reference attribute, after each create: { op: Add, path: …:manager, value: "<id>" }.
+    const added = await patch(t, `/Users/${report.id}`, [{ op: 'Add', path: `${enterpriseSchema}:manager`, value: other.id }]);
+    expect(added).toMatchObject({ status: 200, body: { [enterpriseSchema]: { manager: { value: other.id } } } });
+    const replaced = await patch(t, `/Users/${report.id}`, [{ op: 'Replace', value: { [`${enterpriseSchema}:manager`]: boss.id } }]);
+    expect(replaced).toMatchObject({ status: 200, body: { [enterpriseSchema]: { manager: { value: boss.id } } } });
+    const put = await scim(t.token, 'PUT', `/Users/${report.id}`, { schemas: [userSchema, enterpriseSchema], userName: report.userName, [enterpriseSchema]: { manager: other.id } });
+    expect(put).toMatchObject({ status: 200, body: { [enterpriseSchema]: { manager: { value: other.id } } } });
+    // Anything else that is not an object is still refused, changing nothing.
+    for (const value of [[boss.id], 42, true]) {
+      const refused = await patch(t, `/Users/${report.id}`, [{ op: 'replace', path: `${enterpriseSchema}:manager`, value }]);
+      expect(refused, JSON.stringify(value)).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    }
+    expect((await scim(t.token, 'GET', `/Users/${report.id}`)).body[enterpriseSchema]).toEqual({ manager: { value: other.id } });
+    const removed = await patch(t, `/Users/${report.id}`, [{ op: 'Remove', path: `${enterpriseSchema}:manager` }]);
+    expect(removed.status).toBe(200);
+    expect(removed.body[enterpriseSchema]).toBeUndefined();
+  });
+
   it('applies value-filtered paths as Entra sends them, adding the described value when none matches', async () => {
     const user = await newUser(t, { emails: [{ value: 'home@acme.test', type: 'home' }] });
     const patched = await patch(t, `/Users/${user.id}`, [
@@ -198,6 +224,67 @@ describe('POST .search (RFC 7644 §3.4.3)', () => {
     expect(await scim(t.token, 'POST', '/Users/.search', [])).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
     expect((await scim(t.token, 'GET', '/Users/.search')).status).toBe(405);
     expect(await scim(t.token, 'POST', '/.search', { filter: 'userName pr' })).toMatchObject({ status: 501, body: { schemas: [errorSchema] } });
+  });
+});
+
+describe('filters name attributes of the resource (RFC 7644 §3.4.2.2, §3.12 invalidFilter)', () => {
+  it('refuses a filter on an attribute the resource does not have with 400 invalidFilter, rather than answering no match', async () => {
+    const t = await scimTenant();
+    const user = await newUser(t, { schemas: [userSchema, enterpriseSchema], emails: [{ value: 'filtered@acme.test', type: 'work' }], [enterpriseSchema]: { department: 'R&D' } });
+    const group = await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Filtered ${randomUUID().slice(0, 6)}`, members: [{ value: user.id }] });
+    expect(group.status).toBe(201);
+    const list = (resource: string, filter: string) => scim(t.token, 'GET', `/${resource}?filter=${encodeURIComponent(filter)}`);
+    // A misspelt matching attribute would read as "nobody", and the IdP would create the user again (409).
+    for (const filter of [
+      'usrName eq "x"',
+      'name.nickname eq "x"',
+      'emails[kind eq "work"]',
+      'emails.nosuch co "x"',
+      `${enterpriseSchema}:departement eq "R&D"`,
+      'urn:example:schemas:Custom:2.0:User:userName eq "x"',
+      'userName eq "x" or nosuch pr',
+      'not (nosuch eq "x")',
+    ]) {
+      expect(await list('Users', filter), filter).toMatchObject({ status: 400, body: { schemas: [errorSchema], scimType: 'invalidFilter' } });
+    }
+    expect(await list('Groups', `userName eq "${user.userName}"`)).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+    expect(await scim(t.token, 'POST', '/Users/.search', { filter: 'usrName eq "x"' })).toMatchObject({ status: 400, body: { scimType: 'invalidFilter' } });
+
+    // Every attribute /Schemas declares filters, in any case, with or without its schema URN.
+    for (const filter of [
+      `USERNAME eq "${user.userName}"`,
+      `${userSchema}:userName eq "${user.userName}"`,
+      `emails[type eq "work"].value co "filtered"`,
+      'Emails.Value eq "filtered@acme.test"',
+      `${enterpriseSchema}:department eq "R&D"`,
+      `id eq "${user.id}" and meta.lastModified gt "2020-01-01T00:00:00Z"`,
+      `groups.value eq "${group.body.id}"`,
+    ]) {
+      expect(await list('Users', filter), filter).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: user.id }] } });
+    }
+    // roles is accepted and ignored (never stored): a filter on it matches nobody.
+    expect(await list('Users', 'roles pr')).toMatchObject({ status: 200, body: { totalResults: 0 } });
+    expect(await list('Groups', `externalId pr or displayName sw "filtered"`)).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: group.body.id }] } });
+  });
+});
+
+describe('filters /Groups by their members', () => {
+  it('finds the groups a user is a member of, as a value filter or a sub-attribute, members excluded or not', async () => {
+    const t = await scimTenant();
+    const [member, outsider] = [await newUser(t), await newUser(t)];
+    const tag = randomUUID().slice(0, 6);
+    const group = await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `With ${tag}`, members: [{ value: member.id }] });
+    const other = await scim(t.token, 'POST', '/Groups', { schemas: [groupSchema], displayName: `Without ${tag}` });
+    expect([group.status, other.status]).toEqual([201, 201]);
+    const list = (filter: string, extra = '') => scim(t.token, 'GET', `/Groups?filter=${encodeURIComponent(filter)}${extra}`);
+    // How an IdP checks one membership: the group by id, and the member in it, without the member list.
+    const checked = await list(`id eq "${group.body.id}" and members[value eq "${member.id}"]`, '&excludedAttributes=members');
+    expect(checked).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: group.body.id, displayName: `With ${tag}` }] } });
+    expect(checked.body.Resources[0]).not.toHaveProperty('members');
+    const bySub = await list(`members.value eq "${member.id}"`);
+    expect(bySub).toMatchObject({ status: 200, body: { totalResults: 1, Resources: [{ id: group.body.id, members: [{ value: member.id }] }] } });
+    expect(await list(`id eq "${group.body.id}" and members[value eq "${outsider.id}"]`)).toMatchObject({ status: 200, body: { totalResults: 0 } });
+    expect((await list(`not (members pr) and displayName ew "${tag}"`)).body.Resources.map((found: { id: string }) => found.id)).toEqual([other.body.id]);
   });
 });
 

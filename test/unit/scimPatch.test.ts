@@ -186,7 +186,7 @@ describe('POST .search bodies and sortBy', () => {
     expect(refusal(() => searchParameters({ count: '5' }))).toEqual({ status: 400, scimType: 'invalidValue' });
     expect(refusal(() => searchParameters({ filter: 3 }))).toEqual({ status: 400, scimType: 'invalidFilter' });
     expect(refusal(() => searchParameters({ attributes: [1] }))).toEqual({ status: 400, scimType: 'invalidValue' });
-    expect(refusal(() => parseListQuery(new URLSearchParams('sortOrder=sideways')))).toEqual({ status: 400, scimType: 'invalidValue' });
+    expect(refusal(() => parseListQuery(new URLSearchParams('sortOrder=sideways'), userPatchSchema))).toEqual({ status: 400, scimType: 'invalidValue' });
   });
 
   it('sorts case-insensitively, by the primary value of a multi-valued attribute, unassigned last ascending', () => {
@@ -195,7 +195,7 @@ describe('POST .search bodies and sortBy', () => {
       { id: '2', userName: 'Alice', emails: [{ value: 'm@x' }] },
       { id: '3', emails: [] },
     ];
-    const order = (query: string) => (listResponse(resources, parseListQuery(new URLSearchParams(query))).Resources as { id: string }[]).map((r) => r.id);
+    const order = (query: string) => (listResponse(resources, parseListQuery(new URLSearchParams(query), userPatchSchema)).Resources as { id: string }[]).map((r) => r.id);
     expect(order('sortBy=userName')).toEqual(['2', '1', '3']);
     expect(order('sortBy=userName&sortOrder=descending')).toEqual(['3', '1', '2']);
     expect(order('sortBy=emails')).toEqual(['1', '2', '3']);

@@ -3,6 +3,7 @@ import { parseIdpMetadata } from '../../lib/saml/metadata.js';
 import { ScimError } from '../../lib/scim/errors.js';
 import { parseGroupInput } from '../../lib/scim/groups.js';
 import { filterNames, listResponse, matches, parseFilter, parseListQuery, project } from '../../lib/scim/query.js';
+import { userPatchSchema } from '../../lib/scim/patch.js';
 import { linkingEmail, parseUserInput } from '../../lib/scim/users.js';
 import { idpCertificate, idpMetadata } from '../support/saml.js';
 
@@ -52,11 +53,11 @@ describe('SCIM filters (parsed by scim2-parse-filter, compared as RFC 7643 says)
 
   it('pages from a 1-based startIndex and projects attributes (id, schemas, meta always stay)', () => {
     const resources = [1, 2, 3].map((n) => ({ schemas: ['s'], id: `id${n}`, userName: `u${n}`, emails: [{ value: `u${n}@x.test`, type: 'work' }], meta: {} }));
-    const page = listResponse(resources, parseListQuery(new URLSearchParams('startIndex=2&count=1&attributes=emails.value')));
+    const page = listResponse(resources, parseListQuery(new URLSearchParams('startIndex=2&count=1&attributes=emails.value'), userPatchSchema));
     expect(page).toMatchObject({ totalResults: 3, startIndex: 2, itemsPerPage: 1, Resources: [{ id: 'id2', emails: [{ value: 'u2@x.test' }] }] });
     expect(Object.keys((page.Resources as object[])[0]!).sort()).toEqual(['emails', 'id', 'meta', 'schemas']);
     expect(project(resources[0]!, { excludedAttributes: ['emails'] })).not.toHaveProperty('emails');
-    expect(() => parseListQuery(new URLSearchParams('count=lots'))).toThrow(ScimError);
+    expect(() => parseListQuery(new URLSearchParams('count=lots'), userPatchSchema)).toThrow(ScimError);
   });
 });
 
