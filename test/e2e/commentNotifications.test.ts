@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { mailTo, memberWithRole, notificationsOf as notesOf, ok, refusal, untilNotifications as until, type Member } from './accessHelpers.js';
+import { createParts } from './itemHelpers.js';
+
+/**
+ * What comments tell people, made from the table's stream by the local stack's poller: mentions added by an
+ * edit, deleted comments' text, and the mail of both.
+ */
+const create = 'mutation($input: CreateCommentInput!) { comments { create(input: $input) { id } } }';
+const update = 'mutation($input: UpdateCommentInput!) { comments { update(input: $input) { id mentions { id } } } }';
+const mention = (who: Member) => `@[${who.email}](user:${who.userId})`;
+const mentionsOf = (notes: { kind: string; targetId: string }[], targetId: string) => notes.filter((n) => n.kind === 'MENTION' && n.targetId === targetId);
+
+let tenant: Tenant;
+let admin: Record<string, string>;
+let author: Member;
+
+beforeAll(async () => {
+  tenant = await newTenant();
+  admin = tenantHeaders(tenant);
+  author = await memberWithRole(tenant, 'EDITOR');
+});
+
+describe('comment notifications', () => {
+  it('tells a user mentioned by an edit once (mail included), and not those mentioned before it, nor the editor', async () => {
+    const [part] = await createParts(tenant, ['Edited mention part']);
+    const [early, added, marker] = await Promise.all([memberWithRole(tenant, 'VIEWER'), memberWithRole(tenant, 'VIEWER'), memberWithRole(tenant, 'VIEWER')]);
+    const comment = (await ok(author.headers, create, { input: { targetId: part!.id, body: `Please check ${mention(early)}` } })).comments.create;
+    await until(early, (notes) => mentionsOf(notes, part!.id).length === 1);
+
+    // The edit adds a mention (and keeps the first): the one added is told, with the edited text.
+    const edited = (await ok(author.headers, update, { input: { id: comment.id, body: `Please check ${mention(early)} and ${mention(added)}` } })).comments.update;
+    expect(edited.mentions.map((m: { id: string }) => m.id).sort()).toEqual([early.userId, added.userId].sort());
+    const told = await until(added, (notes) => mentionsOf(notes, part!.id).length > 0);
+    expect(mentionsOf(told, part!.id)).toEqual([expect.objectContaining({ actorId: author.userId, summary: `You were mentioned: Please check ${mention(early)} and ${mention(added)}` })]);
+
+    // Edited again with the same mentions: nobody is told anew. A later comment on the part marks that the stream went past both edits.
+    await ok(author.headers, update, { input: { id: comment.id, body: `Please check ${mention(early)} and ${mention(added)} (typo fixed)` } });
+    await ok(admin, create, { input: { targetId: part!.id, body: `Marker ${mention(marker)}` } });
+    await until(marker, (notes) => mentionsOf(notes, part!.id).length === 1);
+    expect(mentionsOf(await notesOf(added), part!.id)).toHaveLength(1);
+    expect(mentionsOf(await notesOf(early), part!.id)).toHaveLength(1);
+    expect(mentionsOf(await notesOf(author), part!.id)).toEqual([]);
+    expect((await mailTo(added.email)).filter((m) => m.subject === 'You were mentioned')).toHaveLength(1);
+    expect((await mailTo(early.email)).filter((m) => m.subject === 'You were mentioned')).toHaveLength(1);
+    // The user mentioned by the edit watches the part, as one mentioned in a new comment does.
+    expect((await ok(added.headers, '{ user { watching { targetId automatic } } }')).user.watching).toContainEqual({ targetId: part!.id, automatic: true });
+  });
+
+  it("refuses an edit's mention of someone who may not read the target, and tells nobody", async () => {
+    const [part] = await createParts(tenant, ['Refused edit mention part']);
+    const outsider = await memberWithRole(await newTenant(), 'VIEWER');
+    const comment = (await ok(author.headers, create, { input: { targetId: part!.id, body: 'Plain' } })).comments.create;
+    expect((await refusal(author.headers, update, { input: { id: comment.id, body: `Plain ${mention(outsider)}` } })).code).toBe('MENTION_NOT_ALLOWED');
+    const listed = await ok(admin, 'query($id: ID!) { comments { list(targetId: $id) { edges { node { body mentions { id } } } } } }', { id: part!.id });
+    expect(listed.comments.list.edges).toEqual([{ node: { body: 'Plain', mentions: [] } }]);
+  });
+});
