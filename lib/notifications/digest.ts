@@ -2,7 +2,7 @@ import type { Mailer, OutboundMail } from '../mail/mailer.js';
 import { findUser, mailAddressOf } from '../people/users.js';
 import type { Store } from '../store/client.js';
 import { clearDigestDue, listDigestsDue, listUnreadNotifications, type NotificationRecord } from '../store/notification.js';
-import { memberAccessOf, readableOnly } from './service.js';
+import { memberAccessOf, ofDeletedComments, readableOnly } from './service.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -43,8 +43,18 @@ export async function sendDueDigests(deps: { store: Store; mailer: Mailer; appUr
     const address = mailAddressOf(user);
     // Only what the person may still read (as user.notifications shows it): a role narrowed or a membership
     // removed since a notification was made withholds its text from the digest too.
+    // A comment deleted since is no news: left out (user.notifications shows it without its text).
     const since = unread.filter((n) => n.createdAt >= due.since && n.kind !== 'MENTION');
-    const mail = address !== undefined ? buildDigest(address, await readableOnly(deps.store, since, memberAccessOf(deps.store, due.userId)), deps.appUrl) : undefined;
+    const readable = address !== undefined ? await readableOnly(deps.store, since, memberAccessOf(deps.store, due.userId)) : [];
+    const deleted = await ofDeletedComments(deps.store, readable);
+    const mail =
+      address !== undefined
+        ? buildDigest(
+            address,
+            readable.filter((n) => !deleted.has(n)),
+            deps.appUrl,
+          )
+        : undefined;
     if (mail) {
       await deps.mailer.send(mail);
       sent += 1;

@@ -14,6 +14,7 @@ import { getUsages } from '../store/usage.js';
 import { listWatchers, putAutomaticWatch, type WatchRecord } from '../store/watch.js';
 import { eventOf } from '../webhooks/events.js';
 import { notificationMail } from './digest.js';
+import { ofDeletedComments } from './service.js';
 import { mentionsAddedOf, type FanoutEvent } from './mentionEdits.js';
 
 /**
@@ -163,8 +164,9 @@ interface Touch {
   mentions: string[];
   /** Only the mentioned users are told (an edit that added mentions), not the watchers. */
   mentionsOnly?: boolean;
-  /** A comment's text, which a mention's summary quotes. */
+  /** A comment's text, which a mention's summary quotes, and the comment's id (its deletion withdraws the text: service.ts). */
   quote?: string;
+  commentId?: string;
 }
 
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
@@ -216,6 +218,7 @@ export function touchOf(event: FanoutEvent, change?: ChangedItem): Touch | undef
         mentions: (comment.mentions as string[]) ?? [],
         mentionsOnly: !created,
         quote,
+        ...(str(comment.id) ? { commentId: str(comment.id)! } : {}),
       };
     }
     default:
@@ -289,6 +292,7 @@ function notificationOf(event: FanoutEvent, touch: Touch, recipient: Recipient):
     subjectId: touch.subjectId === recipient.targetId ? null : touch.subjectId,
     actorId: touch.actorId,
     summary: recipient.kind === 'MENTION' ? `You were mentioned: ${touch.quote ?? touch.summary}` : touch.summary,
+    ...(touch.commentId ? { commentId: touch.commentId } : {}),
     eventId: event.id,
     createdAt: event.occurredAt,
     read: false,
@@ -324,7 +328,10 @@ async function addresseesOf(store: Store, notifications: readonly NotificationRe
 async function deliver(deps: NotificationDeps, created: readonly NotificationRecord[], { settings, users }: Addressees): Promise<void> {
   const digestSince = new Map<string, string>();
   const mailed: NotificationRecord[] = [];
+  // A comment deleted before its notification was made is not mailed (the notification shows no text either).
+  const deleted = await ofDeletedComments(deps.store, created);
   for (const record of created) {
+    if (deleted.has(record)) continue;
     if (record.kind !== 'MENTION' && settings.get(record.userId)?.email === 'DIGEST') {
       const since = digestSince.get(record.userId);
       if (since === undefined || record.createdAt < since) digestSince.set(record.userId, record.createdAt);

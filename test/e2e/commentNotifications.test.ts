@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newTenant, tenantHeaders, type Tenant } from '../support/api.js';
+import { OutboxMailer } from '../../lib/mail/mailer.js';
+import { sendDueDigests } from '../../lib/notifications/digest.js';
+import { newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { mailTo, memberWithRole, notificationsOf as notesOf, ok, refusal, untilNotifications as until, type Member } from './accessHelpers.js';
 import { createParts } from './itemHelpers.js';
 
@@ -8,9 +10,10 @@ import { createParts } from './itemHelpers.js';
  * edit, deleted comments' text, and the mail of both.
  */
 const create = 'mutation($input: CreateCommentInput!) { comments { create(input: $input) { id } } }';
+const remove = 'mutation($id: ID!) { comments { delete(id: $id) { id deleted body } } }';
 const update = 'mutation($input: UpdateCommentInput!) { comments { update(input: $input) { id mentions { id } } } }';
 const mention = (who: Member) => `@[${who.email}](user:${who.userId})`;
-const mentionsOf = (notes: { kind: string; targetId: string }[], targetId: string) => notes.filter((n) => n.kind === 'MENTION' && n.targetId === targetId);
+const mentionsOf = <N extends { kind: string; targetId: string }>(notes: N[], targetId: string) => notes.filter((n) => n.kind === 'MENTION' && n.targetId === targetId);
 
 let tenant: Tenant;
 let admin: Record<string, string>;
@@ -55,5 +58,41 @@ describe('comment notifications', () => {
     expect((await refusal(author.headers, update, { input: { id: comment.id, body: `Plain ${mention(outsider)}` } })).code).toBe('MENTION_NOT_ALLOWED');
     const listed = await ok(admin, 'query($id: ID!) { comments { list(targetId: $id) { edges { node { body mentions { id } } } } } }', { id: part!.id });
     expect(listed.comments.list.edges).toEqual([{ node: { body: 'Plain', mentions: [] } }]);
+  });
+
+  it("keeps a deleted comment's notifications without its text, in user.notifications and out of the digest", async () => {
+    const [part] = await createParts(tenant, ['Deleted comment part']);
+    const [watcher, digestWatcher, mentioned] = await Promise.all([memberWithRole(tenant, 'VIEWER'), memberWithRole(tenant, 'VIEWER'), memberWithRole(tenant, 'VIEWER')]);
+    await ok(digestWatcher.headers, 'mutation { setNotificationSettings(input: { email: DIGEST }) { email } }');
+    for (const who of [watcher, digestWatcher]) await ok(who.headers, 'mutation($input: WatchInput!) { watch(input: $input) { targetId } }', { input: { targetId: part!.id } });
+    const secret = `Withdrawn supplier price ${Date.now()}`;
+    const deleted = (await ok(author.headers, create, { input: { targetId: part!.id, body: `${secret} ${mention(mentioned)}` } })).comments.create;
+    await ok(author.headers, create, { input: { targetId: part!.id, body: 'Kept note' } });
+    await until(digestWatcher, (notes) => notes.filter((n) => n.kind === 'COMMENT').length === 2);
+    const before = await until(watcher, (notes) => notes.filter((n) => n.kind === 'COMMENT').length === 2);
+    expect(before.filter((n) => n.summary.includes(secret))).toHaveLength(1);
+    await until(mentioned, (notes) => mentionsOf(notes, part!.id).length === 1);
+
+    expect((await ok(author.headers, remove, { id: deleted.id })).comments.delete).toEqual({ id: deleted.id, deleted: true, body: null });
+    // The notifications stay (read state, links), saying the comment was deleted, as its tombstone does: no text.
+    const after = await notesOf(watcher);
+    expect(after.map((n) => n.id)).toEqual(before.map((n) => n.id));
+    expect(
+      after
+        .filter((n) => n.kind === 'COMMENT')
+        .map((n) => n.summary)
+        .sort(),
+    ).toEqual(['A comment, since deleted', 'New comment: Kept note']);
+    expect(mentionsOf(await notesOf(mentioned), part!.id).map((n) => n.summary)).toEqual(['You were mentioned in a comment, since deleted']);
+    expect(JSON.stringify(await notesOf(digestWatcher))).not.toContain(secret);
+
+    // The daily digest mails what is still there, not the deleted comment.
+    const outbox = new OutboxMailer();
+    await sendDueDigests({ store: testStore(), mailer: outbox, appUrl: 'https://app.example' });
+    const digests = outbox.sent.filter((m) => m.to.includes(digestWatcher.email));
+    expect(digests).toHaveLength(1);
+    expect(digests[0]!.subject).toBe('Your daily digest: 1 notification');
+    expect(digests[0]!.text).toContain('Kept note');
+    expect(digests[0]!.text).not.toContain(secret);
   });
 });
