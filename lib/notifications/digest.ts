@@ -8,12 +8,12 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&a
 
 const linkOf = (record: NotificationRecord, appUrl: string) => `${appUrl.replace(/\/$/, '')}/notifications/${record.id}`;
 
-/** The mail of one notification (users who chose EACH, and every mention). */
+/** The mail of one notification (users who chose EACH, and every mention); the mail port makes the subject one bounded line. */
 export function notificationMail(to: string, record: NotificationRecord, appUrl: string): OutboundMail {
   const link = linkOf(record, appUrl);
   return {
     to: [to],
-    subject: record.kind === 'MENTION' ? 'You were mentioned' : `Update: ${record.summary.slice(0, 120)}`,
+    subject: record.kind === 'MENTION' ? 'You were mentioned' : `Update: ${record.summary}`,
     text: `${record.summary}\n\n${link}\n`,
     html: `<p>${escapeHtml(record.summary)}</p><p><a href="${escapeHtml(link)}">Open</a></p>`,
   };

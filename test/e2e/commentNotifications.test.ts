@@ -49,7 +49,7 @@ describe('comment notifications', () => {
     expect((await mailTo(early.email)).filter((m) => m.subject === 'You were mentioned')).toHaveLength(1);
     // The user mentioned by the edit watches the part, as one mentioned in a new comment does.
     expect((await ok(added.headers, '{ user { watching { targetId automatic } } }')).user.watching).toContainEqual({ targetId: part!.id, automatic: true });
-  });
+  }, 60_000);
 
   it("refuses an edit's mention of someone who may not read the target, and tells nobody", async () => {
     const [part] = await createParts(tenant, ['Refused edit mention part']);
@@ -94,5 +94,21 @@ describe('comment notifications', () => {
     expect(digests[0]!.subject).toBe('Your daily digest: 1 notification');
     expect(digests[0]!.text).toContain('Kept note');
     expect(digests[0]!.text).not.toContain(secret);
+  });
+
+  it('mails a comment written over several lines with a one-line subject of bounded length', async () => {
+    const [part] = await createParts(tenant, ['Multi-line comment part']);
+    const watcher = await memberWithRole(tenant, 'VIEWER');
+    await ok(watcher.headers, 'mutation($input: WatchInput!) { watch(input: $input) { targetId } }', { input: { targetId: part!.id } });
+    const body = `Line one\r\n\nBcc: someone@example.com\n\n${'long '.repeat(60)}`;
+    await ok(author.headers, create, { input: { targetId: part!.id, body } });
+    await until(watcher, (notes) => notes.some((n) => n.kind === 'COMMENT'));
+    const mails = await mailTo(watcher.email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toMatch(/^Update: New comment: Line one Bcc: someone@example\.com long long .*…$/);
+    expect(mails[0]!.subject).not.toMatch(/[\r\n\t]/);
+    expect([...mails[0]!.subject].length).toBeLessThanOrEqual(150);
+    // The body keeps the text as written.
+    expect(mails[0]!.text).toContain('Line one\r\n\nBcc: someone@example.com');
   });
 });
