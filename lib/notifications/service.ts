@@ -159,8 +159,9 @@ export async function readableOnly(store: Store, items: NotificationRecord[], ac
 }
 
 /**
- * The notifications among these that quote a comment deleted since (its tombstone has no body) or gone with
- * its library: what they quoted is no longer anyone's to read. Notifications made before comments' ids were
+ * The notifications among these that quote a comment deleted since (its tombstone has no body): what they
+ * quoted is no longer anyone's to read. (A comment gone with its library is not read here: its library's
+ * notifications are withheld by readableOnly.) Notifications made before comments' ids were
  * kept on them (no `commentId`) cannot be told apart and keep their text.
  */
 export async function ofDeletedComments(store: Store, items: readonly NotificationRecord[]): Promise<Set<NotificationRecord>> {
@@ -171,7 +172,7 @@ export async function ofDeletedComments(store: Store, items: readonly Notificati
   await Promise.all(
     [...byLibrary.values()].map(async (notes) => {
       const comments = await getCommentsById(store, notes[0]!.organizationId, notes[0]!.libraryId, [...new Set(notes.map((n) => n.commentId!))]);
-      for (const n of notes) if (comments.get(n.commentId!)?.deleted !== false) deleted.add(n);
+      for (const n of notes) if (comments.get(n.commentId!)?.deleted === true) deleted.add(n);
     }),
   );
   return deleted;
