@@ -9,6 +9,34 @@ export interface CapturedMail extends OutboundMail {
   sentAt: string;
 }
 
+/** The longest subject the port sends, in characters (code points, the ellipsis included). */
+export const maxSubjectLength = 150;
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * A subject as every mail leaves the port: one line (line breaks, tabs, other whitespace and control
+ * characters collapsed into single spaces, trimmed), at most `maxSubjectLength` characters, cut between
+ * characters as seen (never inside a surrogate pair or an emoji sequence) and ended with an ellipsis when cut.
+ * Subjects are built from what users wrote (comment text, names): a line break there is a broken header.
+ */
+export function oneLineSubject(subject: string): string {
+  const line = subject.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  if ([...line].length <= maxSubjectLength) return line;
+  let kept = '';
+  let length = 0;
+  for (const { segment } of graphemes.segment(line)) {
+    const size = [...segment].length;
+    if (length + size > maxSubjectLength - 1) break;
+    kept += segment;
+    length += size;
+  }
+  return `${kept.trimEnd()}…`;
+}
+
+/** The mail as the port sends it (the subject one line: `oneLineSubject`). Every Mailer's send goes through it. */
+export const sendable = (mail: OutboundMail): OutboundMail => ({ ...mail, subject: oneLineSubject(mail.subject) });
+
 /** The mail port: SES when deployed, a captured outbox in the local stack. */
 export interface Mailer {
   send(mail: OutboundMail): Promise<void>;
@@ -26,7 +54,8 @@ export class OutboxMailer implements Mailer {
     else this.faults.delete(address.toLowerCase());
   }
 
-  async send(mail: OutboundMail): Promise<void> {
+  async send(outbound: OutboundMail): Promise<void> {
+    const mail = sendable(outbound);
     for (const address of mail.to) {
       const fault = this.faults.get(address.toLowerCase());
       if (!fault || !mail.subject.startsWith(fault.subject)) continue;

@@ -1,5 +1,5 @@
 import type { Mailer, OutboundMail } from './mailer.js';
-import { localOutbox } from './mailer.js';
+import { localOutbox, sendable } from './mailer.js';
 
 /**
  * How long one SendEmail may take (in the shape of lib/store/client.ts's timeouts, whose `worstCaseCallMs`
@@ -41,7 +41,7 @@ export class SesMailer implements Mailer {
         },
       };
     });
-    await (await this.client).send(mail);
+    await (await this.client).send(sendable(mail));
   }
 }
 

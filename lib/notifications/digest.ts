@@ -2,18 +2,18 @@ import type { Mailer, OutboundMail } from '../mail/mailer.js';
 import { findUser, mailAddressOf } from '../people/users.js';
 import type { Store } from '../store/client.js';
 import { clearDigestDue, listDigestsDue, listUnreadNotifications, type NotificationRecord } from '../store/notification.js';
-import { memberAccessOf, readableOnly } from './service.js';
+import { memberAccessOf, ofDeletedComments, readableOnly } from './service.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const linkOf = (record: NotificationRecord, appUrl: string) => `${appUrl.replace(/\/$/, '')}/notifications/${record.id}`;
 
-/** The mail of one notification (users who chose EACH, and every mention). */
+/** The mail of one notification (users who chose EACH, and every mention); the mail port makes the subject one bounded line. */
 export function notificationMail(to: string, record: NotificationRecord, appUrl: string): OutboundMail {
   const link = linkOf(record, appUrl);
   return {
     to: [to],
-    subject: record.kind === 'MENTION' ? 'You were mentioned' : `Update: ${record.summary.slice(0, 120)}`,
+    subject: record.kind === 'MENTION' ? 'You were mentioned' : `Update: ${record.summary}`,
     text: `${record.summary}\n\n${link}\n`,
     html: `<p>${escapeHtml(record.summary)}</p><p><a href="${escapeHtml(link)}">Open</a></p>`,
   };
@@ -43,8 +43,18 @@ export async function sendDueDigests(deps: { store: Store; mailer: Mailer; appUr
     const address = mailAddressOf(user);
     // Only what the person may still read (as user.notifications shows it): a role narrowed or a membership
     // removed since a notification was made withholds its text from the digest too.
+    // A comment deleted since is no news: left out (user.notifications shows it without its text).
     const since = unread.filter((n) => n.createdAt >= due.since && n.kind !== 'MENTION');
-    const mail = address !== undefined ? buildDigest(address, await readableOnly(deps.store, since, memberAccessOf(deps.store, due.userId)), deps.appUrl) : undefined;
+    const readable = address !== undefined ? await readableOnly(deps.store, since, memberAccessOf(deps.store, due.userId)) : [];
+    const deleted = await ofDeletedComments(deps.store, readable);
+    const mail =
+      address !== undefined
+        ? buildDigest(
+            address,
+            readable.filter((n) => !deleted.has(n)),
+            deps.appUrl,
+          )
+        : undefined;
     if (mail) {
       await deps.mailer.send(mail);
       sent += 1;

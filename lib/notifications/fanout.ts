@@ -12,15 +12,18 @@ import { mailAddressOf } from '../people/users.js';
 import type { ChangedItem } from '../store/stream.js';
 import { getUsages } from '../store/usage.js';
 import { listWatchers, putAutomaticWatch, type WatchRecord } from '../store/watch.js';
-import { eventOf, type WebhookEvent } from '../webhooks/events.js';
+import { eventOf } from '../webhooks/events.js';
 import { notificationMail } from './digest.js';
+import { ofDeletedComments } from './service.js';
+import { mentionsAddedOf, type FanoutEvent } from './mentionEdits.js';
 
 /**
  * Notifications, made from the table's stream beside webhook deliveries (functions/webhooks/handler.ts),
  * never in the request path. Each event that touches something watched becomes one notification per
  * watcher (the actor excepted): a component's or assembly's watchers, the watchers "with children" of
  * every assembly above it (where-used, at every level), a change order's watchers, a comment target's
- * watchers; mentioned users get a MENTION instead. A notification's key derives from the event id and the
+ * watchers; mentioned users get a MENTION instead, and so do users an edit of a comment adds to its mentions
+ * (mentionEdits.ts: those mentioned before the edit are not told again; the target's watchers are not told of edits). A notification's key derives from the event id and the
  * user, so a record processed twice notifies once, and a mail goes out only with the put that created it.
  * The same pass puts the automatic watches: a comment's author and mentioned users, a change order's reviewers.
  *
@@ -159,12 +162,17 @@ interface Touch {
   /** Follow where-used: watchers with children of the assemblies above are told too. */
   upward: boolean;
   mentions: string[];
+  /** Only the mentioned users are told (an edit that added mentions), not the watchers. */
+  mentionsOnly?: boolean;
+  /** A comment's text, which a mention's summary quotes, and the comment's id (its deletion withdraws the text: service.ts). */
+  quote?: string;
+  commentId?: string;
 }
 
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** What an event means for watchers (undefined: nothing to tell). */
-export function touchOf(event: WebhookEvent, change?: ChangedItem): Touch | undefined {
+export function touchOf(event: FanoutEvent, change?: ChangedItem): Touch | undefined {
   const data = event.data as Record<string, Record<string, unknown> | unknown>;
   const component = data.component as Record<string, unknown> | undefined;
   const label = (c: Record<string, unknown> | undefined) => `${str(c?.cpn) ?? ''} ${str(c?.name) ?? ''}`.trim();
@@ -196,15 +204,21 @@ export function touchOf(event: WebhookEvent, change?: ChangedItem): Touch | unde
         mentions: [],
       };
     }
-    case 'COMMENT_CREATED': {
+    case 'COMMENT_CREATED':
+    case 'COMMENT_MENTIONS_ADDED': {
       const comment = data.comment as Record<string, unknown>;
+      const quote = String(comment.body ?? '').slice(0, 200);
+      const created = event.type === 'COMMENT_CREATED';
       return {
         kind: 'COMMENT',
         subjectId: str(comment.targetId)!,
-        actorId: str(comment.createdBy),
-        summary: `New comment: ${String(comment.body ?? '').slice(0, 200)}`,
+        actorId: created ? str(comment.createdBy) : str(comment.editedBy),
+        summary: created ? `New comment: ${quote}` : `Comment edited: ${quote}`,
         upward: false,
         mentions: (comment.mentions as string[]) ?? [],
+        mentionsOnly: !created,
+        quote,
+        ...(str(comment.id) ? { commentId: str(comment.id)! } : {}),
       };
     }
     default:
@@ -212,9 +226,9 @@ export function touchOf(event: WebhookEvent, change?: ChangedItem): Touch | unde
   }
 }
 
-async function recipientsOf(reads: BatchReads, event: WebhookEvent, touch: Touch): Promise<Recipient[]> {
+async function recipientsOf(reads: BatchReads, event: FanoutEvent, touch: Touch): Promise<Recipient[]> {
   const { organizationId: org, libraryId: lib } = event;
-  const direct = await reads.watchersOf(org, lib, touch.subjectId);
+  const direct = touch.mentionsOnly ? [] : await reads.watchersOf(org, lib, touch.subjectId);
   const ancestors = touch.upward ? [...(await reads.ancestorsOf(org, lib, touch.subjectId))] : [];
   const above = (await Promise.all(ancestors.map((id) => reads.watchersOf(org, lib, id)))).flat().filter((watch) => watch.withChildren);
   const byUser = new Map<string, Recipient>();
@@ -229,7 +243,7 @@ async function recipientsOf(reads: BatchReads, event: WebhookEvent, touch: Touch
  * components.read in the library (and change_orders.read for a change order). A watch outlives a removed
  * membership or a narrowed role; what it would tell is withheld then.
  */
-async function readersOnly(reads: BatchReads, event: WebhookEvent, touch: Touch, recipients: Recipient[]): Promise<Recipient[]> {
+async function readersOnly(reads: BatchReads, event: FanoutEvent, touch: Touch, recipients: Recipient[]): Promise<Recipient[]> {
   if (recipients.length === 0) return recipients;
   const access = await reads.accessOf(
     event.organizationId,
@@ -245,14 +259,16 @@ async function readersOnly(reads: BatchReads, event: WebhookEvent, touch: Touch,
 }
 
 /** Automatic watches an event brings: comment authors and mentioned users, change order reviewers. */
-async function automaticWatchesOf(store: Store, event: WebhookEvent, change: ChangedItem): Promise<WatchRecord[]> {
+async function automaticWatchesOf(store: Store, event: FanoutEvent, change: ChangedItem): Promise<WatchRecord[]> {
   const base = { organizationId: event.organizationId, libraryId: event.libraryId, withChildren: false, active: true, automatic: true, createdAt: event.occurredAt };
   const watches: WatchRecord[] = [];
-  if (event.type === 'COMMENT_CREATED') {
+  if (event.type === 'COMMENT_CREATED' || event.type === 'COMMENT_MENTIONS_ADDED') {
     const comment = (event.data.comment ?? {}) as Record<string, unknown>;
     const component = comment.targetType === 'COMPONENT' ? await getComponent(store, event.organizationId, event.libraryId, String(comment.targetId)) : undefined;
     const targetType = comment.targetType === 'CHANGE_ORDER' ? 'CHANGE_ORDER' : component?.category.type === 'ASSEMBLY' ? 'ASSEMBLY' : 'COMPONENT';
-    for (const userId of [comment.createdBy, ...((comment.mentions as unknown[]) ?? [])]) {
+    // A new comment's author and mentioned users; the users an edit added to the mentions.
+    const authors = event.type === 'COMMENT_CREATED' ? [comment.createdBy] : [];
+    for (const userId of [...authors, ...((comment.mentions as unknown[]) ?? [])]) {
       if (typeof userId === 'string') watches.push({ ...base, userId, targetType, targetId: String(comment.targetId) });
     }
   }
@@ -265,7 +281,7 @@ async function automaticWatchesOf(store: Store, event: WebhookEvent, change: Cha
 }
 
 /** The notification of one recipient of an event: its id derives from the event and the user (once per both). */
-function notificationOf(event: WebhookEvent, touch: Touch, recipient: Recipient): NotificationRecord {
+function notificationOf(event: FanoutEvent, touch: Touch, recipient: Recipient): NotificationRecord {
   return {
     id: timeOrderedId(new Date(event.occurredAt), `${event.id}:${recipient.userId}`),
     userId: recipient.userId,
@@ -275,7 +291,8 @@ function notificationOf(event: WebhookEvent, touch: Touch, recipient: Recipient)
     targetId: recipient.targetId,
     subjectId: touch.subjectId === recipient.targetId ? null : touch.subjectId,
     actorId: touch.actorId,
-    summary: recipient.kind === 'MENTION' ? `You were mentioned: ${touch.summary.replace(/^New comment: /, '')}` : touch.summary,
+    summary: recipient.kind === 'MENTION' ? `You were mentioned: ${touch.quote ?? touch.summary}` : touch.summary,
+    ...(touch.commentId ? { commentId: touch.commentId } : {}),
     eventId: event.id,
     createdAt: event.occurredAt,
     read: false,
@@ -311,7 +328,10 @@ async function addresseesOf(store: Store, notifications: readonly NotificationRe
 async function deliver(deps: NotificationDeps, created: readonly NotificationRecord[], { settings, users }: Addressees): Promise<void> {
   const digestSince = new Map<string, string>();
   const mailed: NotificationRecord[] = [];
+  // A comment deleted before its notification was made is not mailed (the notification shows no text either).
+  const deleted = await ofDeletedComments(deps.store, created);
   for (const record of created) {
+    if (deleted.has(record)) continue;
     if (record.kind !== 'MENTION' && settings.get(record.userId)?.email === 'DIGEST') {
       const since = digestSince.get(record.userId);
       if (since === undefined || record.createdAt < since) digestSince.set(record.userId, record.createdAt);
@@ -330,7 +350,7 @@ async function deliver(deps: NotificationDeps, created: readonly NotificationRec
 export async function notifyChanges(deps: NotificationDeps, changes: ChangedItem[]): Promise<number> {
   const reads = new BatchReads(deps.store);
   const notifications: NotificationRecord[] = [];
-  let waiting: { event: WebhookEvent; touch: Touch }[] = [];
+  let waiting: { event: FanoutEvent; touch: Touch }[] = [];
   const findRecipients = async () => {
     const found = await mapLimited(waiting, eventsInFlight, async ({ event, touch }) => (await recipientsOf(reads, event, touch)).map((recipient) => notificationOf(event, touch, recipient)));
     notifications.push(...found.flat());
@@ -340,7 +360,7 @@ export async function notifyChanges(deps: NotificationDeps, changes: ChangedItem
     // What a library import inserts (its comments, BOMs: tagged with its id) is old news: nobody is told, and
     // the authors and mentioned users of imported comments watch only as the export says (lib/transfer/discussion.ts).
     if (change.kind === 'INSERT' && change.newImage?.importId !== undefined) continue;
-    const event = eventOf(change);
+    const event: FanoutEvent | undefined = eventOf(change) ?? mentionsAddedOf(change);
     if (!event) continue;
     const watches = await automaticWatchesOf(deps.store, event, change);
     if (watches.length > 0) {

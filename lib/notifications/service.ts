@@ -6,6 +6,7 @@ import type { LibraryScope } from '../model/scope.js';
 import { isUuid } from '../model/slugs.js';
 import { getChangeOrder } from '../store/changeOrder.js';
 import type { Store } from '../store/client.js';
+import { getCommentsById } from '../store/comment.js';
 import { getComponent, getComponents } from '../store/component.js';
 import { getMembership } from '../store/membership.js';
 import { getOrganization } from '../store/organization.js';
@@ -158,8 +159,32 @@ export async function readableOnly(store: Store, items: NotificationRecord[], ac
 }
 
 /**
+ * The notifications among these that quote a comment deleted since (its tombstone has no body): what they
+ * quoted is no longer anyone's to read. (A comment gone with its library is not read here: its library's
+ * notifications are withheld by readableOnly.) Notifications made before comments' ids were
+ * kept on them (no `commentId`) cannot be told apart and keep their text.
+ */
+export async function ofDeletedComments(store: Store, items: readonly NotificationRecord[]): Promise<Set<NotificationRecord>> {
+  const byLibrary = new Map<string, NotificationRecord[]>();
+  for (const n of items)
+    if (n.commentId) (byLibrary.get(`${n.organizationId}/${n.libraryId}`) ?? byLibrary.set(`${n.organizationId}/${n.libraryId}`, []).get(`${n.organizationId}/${n.libraryId}`)!).push(n);
+  const deleted = new Set<NotificationRecord>();
+  await Promise.all(
+    [...byLibrary.values()].map(async (notes) => {
+      const comments = await getCommentsById(store, notes[0]!.organizationId, notes[0]!.libraryId, [...new Set(notes.map((n) => n.commentId!))]);
+      for (const n of notes) if (comments.get(n.commentId!)?.deleted === true) deleted.add(n);
+    }),
+  );
+  return deleted;
+}
+
+/** What a notification of a deleted comment says instead of quoting it: that it was deleted, no text (as its tombstone). */
+export const deletedCommentSummary = (kind: NotificationRecord['kind']): string => (kind === 'MENTION' ? 'You were mentioned in a comment, since deleted' : 'A comment, since deleted');
+
+/**
  * A page of the caller's notifications, newest first, those they may no longer read left out (readableOnly):
- * a page can hold fewer than `first` while hasNextPage is true.
+ * a page can hold fewer than `first` while hasNextPage is true. A notification of a comment deleted since stays,
+ * without the comment's text (deletedCommentSummary).
  */
 export async function notificationsOf(
   store: Store,
@@ -173,7 +198,9 @@ export async function notificationsOf(
   if (!Number.isInteger(first) || first < 1 || first > 200) throw new BadRequestError('pagination.first: 1 to 200');
   if (pagination.after && !isUuid(pagination.after)) throw new BadRequestError('pagination.after: not a cursor of this list');
   const { items, hasMore } = await listNotifications(store, userId, unreadOnly, first, pagination.after ?? undefined, organizationId);
-  const edges = (await readableOnly(store, items, accessOf)).map((node) => ({ cursor: node.id, node }));
+  const readable = await readableOnly(store, items, accessOf);
+  const deleted = await ofDeletedComments(store, readable);
+  const edges = readable.map((node) => ({ cursor: node.id, node: deleted.has(node) ? { ...node, summary: deletedCommentSummary(node.kind) } : node }));
   // The cursor is the last notification read, shown or not, so the next page goes on from there.
   return { edges, pageInfo: { hasNextPage: hasMore, endCursor: items.at(-1)?.id ?? null } };
 }

@@ -275,6 +275,41 @@ export async function queryAuditLog(store: Store, chainPk: string, filter: Audit
   return { entries, ...(next ? { next } : {}) };
 }
 
+/**
+ * The sealed entries outside a time range that hold the given sequence numbers: entries are linked in the
+ * order they were sealed, not by time, so a range's chain neighbours may lie just outside it. Read outward
+ * from both bounds, a page of each side at a time, until every number is found or the chain ends (a number
+ * that is missing for good reads the rest of the chain).
+ */
+async function sealedOutside(store: Store, chainPk: string, range: { from?: string | undefined; to?: string | undefined }, wanted: Set<number>): Promise<AuditEntryRecord[]> {
+  const sides = [
+    ...(range.from ? [{ lo: 'E#', hi: `E#${range.from}`, forward: false, start: undefined as Record<string, unknown> | undefined, done: false }] : []),
+    ...(range.to ? [{ lo: `E#${range.to}\uffff`, hi: 'E#\uffff', forward: true, start: undefined as Record<string, unknown> | undefined, done: false }] : []),
+  ];
+  const found: AuditEntryRecord[] = [];
+  while (wanted.size > 0 && sides.some((side) => !side.done)) {
+    for (const side of sides.filter((candidate) => !candidate.done)) {
+      const page = await store.ddb.send(
+        new QueryCommand({
+          TableName: store.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+          ExpressionAttributeValues: { ':pk': chainPk, ':lo': side.lo, ':hi': side.hi },
+          ScanIndexForward: side.forward,
+          ConsistentRead: true,
+          Limit: 200,
+          ExclusiveStartKey: side.start,
+        }),
+      );
+      for (const entry of (page.Items ?? []).map((item) => parseItem(auditEntry, item, 'audit entry'))) {
+        if (entry.seq !== undefined && wanted.delete(entry.seq)) found.push(entry);
+      }
+      side.start = page.LastEvaluatedKey;
+      side.done = !side.start;
+    }
+  }
+  return found;
+}
+
 export interface AuditVerification {
   ok: boolean;
   /** Sealed entries checked, and entries not yet in the chain. */
@@ -289,13 +324,20 @@ export interface AuditVerification {
  * Recomputes a chain: each sealed entry's hash from its content (key included), each link to the entry
  * before it, sequence numbers without gaps, and the last entry against the head and the daily digests.
  * Names the first entry that was altered, follows a removed one, or stands where another was moved.
- * With `from`, the chain is checked from the first entry in range (its link to the entry before is taken
- * as given unless that entry is read too).
+ * A range is checked by chain position: from the first sealed entry in it to the last (its link to the entry
+ * before is taken as given unless that entry is read too), with the entries between them in the chain that
+ * lie outside the range by time (linked later or earlier than their time says: `sealedOutside`) read too.
  */
 export async function verifyAuditChain(store: Store, chainPk: string, range: { from?: string | undefined; to?: string | undefined } = {}): Promise<AuditVerification> {
   const [entries, head, digests] = await Promise.all([listAuditEntries(store, chainPk, range), getAuditHead(store, chainPk), listAuditDigests(store, chainPk)]);
-  const sealed = entries.filter((e) => e.seq !== undefined).sort((a, b) => a.seq! - b.seq!);
-  const pending = entries.length - sealed.length;
+  const inRange = entries.filter((e) => e.seq !== undefined);
+  const seqs = new Set(inRange.map((e) => e.seq!));
+  const wanted = new Set<number>();
+  const [low, high] = inRange.reduce(([lo, hi], e) => [Math.min(lo, e.seq!), Math.max(hi, e.seq!)], [Infinity, -Infinity]);
+  for (let seq = low + 1; seq < high; seq += 1) if (!seqs.has(seq)) wanted.add(seq);
+  const neighbours = wanted.size > 0 && (range.from || range.to) ? await sealedOutside(store, chainPk, range, wanted) : [];
+  const sealed = [...inRange, ...neighbours].sort((a, b) => a.seq! - b.seq!);
+  const pending = entries.length - inRange.length;
   const bad = (entry: AuditEntryRecord, problem: NonNullable<AuditVerification['firstBad']>['problem'], detail: string): AuditVerification => ({
     ok: false,
     checked: sealed.length,

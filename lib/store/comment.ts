@@ -127,6 +127,12 @@ export async function getComment(store: Store, orgId: string, libraryId: string,
   return Item ? parseItem(commentRecord, Item, 'comment') : undefined;
 }
 
+/** Comments of a library by id (their pointers, then the comments: BatchGetItem rounds); ids without a comment are absent. */
+export async function getCommentsById(store: Store, orgId: string, libraryId: string, commentIds: readonly string[]): Promise<Map<string, CommentRecord>> {
+  const pointers = await batchGetRecords(store, commentIds, (id) => commentPointerKey(orgId, libraryId, id), pointerRecord, 'comment pointer');
+  return batchGetRecords(store, [...pointers.keys()], (id) => commentKey(orgId, libraryId, pointers.get(id)!.targetId, pointers.get(id)!.rootId, id), commentRecord, 'comment');
+}
+
 /** One page of a target's comments in thread order; `after` is the sort key of the last comment read. */
 export async function listComments(
   store: Store,

@@ -34,6 +34,8 @@ export const notificationRecord = z.object({
   subjectId: z.string().nullable(),
   actorId: z.string().nullable(),
   summary: z.string(),
+  /** The comment a COMMENT or MENTION notification quotes (absent on notifications made before it was kept): its deletion withdraws the text. */
+  commentId: z.string().uuid().optional(),
   eventId: z.string(),
   createdAt: z.string(),
   read: z.boolean(),

@@ -36,7 +36,8 @@ export const eventNames: Record<WebhookEventType, string> = {
   CHANGE_REQUEST_PROMOTED: 'change_request.promoted',
 };
 
-function libraryOf(pk: unknown): { organizationId: string; libraryId: string } | undefined {
+/** The organization and library of an item's partition (`ORG#<org>#LIB#<lib>`), or undefined for another partition. */
+export function libraryOf(pk: unknown): { organizationId: string; libraryId: string } | undefined {
   const match = typeof pk === 'string' ? /^ORG#([0-9a-f-]{36})#LIB#([0-9a-f-]{36})$/.exec(pk) : null;
   return match ? { organizationId: match[1]!, libraryId: match[2]! } : undefined;
 }
