@@ -99,7 +99,8 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
   const merged = { ...current };
   for (const change of changes ?? []) {
     if (!change.hasValue) continue;
-    if (change.value === null) delete merged[change.attributeId];
+    // "" is no value (as validation reads it): it clears the attribute rather than being stored.
+    if (change.value === null || change.value === '') delete merged[change.attributeId];
     else merged[change.attributeId] = change.value;
   }
   return merged;
@@ -112,7 +113,9 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
  * something of a value it may not read; so they are not judged here (see checkWithheldCategoryChange).
  */
 function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number, withheld: ReadonlySet<string> = new Set()): void {
-  const errors = validateAttributeValues(category, values).filter((error) => !withheld.has(error.attributeId));
+  // Withheld values are left out of what is judged (their size included), so no refusal depends on them.
+  const judged = Object.fromEntries(Object.entries(values).filter(([attributeId]) => !withheld.has(attributeId)));
+  const errors = validateAttributeValues(category, judged).filter((error) => !withheld.has(error.attributeId));
   if (errors.length > 0) throw new AttributeValidationError(errors, index);
 }
 
