@@ -81,9 +81,9 @@ function patternProblems(pattern: string, value: string): string[] {
   return expression.matchesWhole(value) ? [] : [`must match the pattern ${pattern} (got ${shown(value)})`];
 }
 
-function attributeProblems(attribute: AttributeDefinition, value: unknown): string[] {
+function attributeProblems(attribute: AttributeDefinition, value: unknown, kept: boolean): string[] {
   if (isBlank(value)) return attribute.required && !attribute.archived ? ['is required'] : [];
-  if (attribute.archived) return ['is archived and can no longer be set'];
+  if (attribute.archived) return kept ? [] : ['is archived and can no longer be set'];
   const wrongType = typeProblem(attribute, value);
   return wrongType ? [wrongType] : limitProblems(attribute, value);
 }
@@ -107,13 +107,15 @@ function totalSizeProblems(values: Record<string, unknown>): AttributeError[] {
 /**
  * Validates the resulting attribute values of a component of this category (after merge), e.g.
  * `{ resistance: 10000, package: '0603' }`. Errors follow the category's attribute order, then unknown
- * ids in input order; absent, null and "" are no value.
+ * ids in input order; absent, null and "" are no value. `kept`: attributes whose stored values the write
+ * leaves as they are; an archived one of them is kept, not set (archiving retires an attribute, it does not
+ * take its values away nor lock the component's other attributes).
  */
-export function validateAttributeValues(category: CategoryDefinition, values: Record<string, unknown>): AttributeError[] {
+export function validateAttributeValues(category: CategoryDefinition, values: Record<string, unknown>, kept: ReadonlySet<string> = new Set()): AttributeError[] {
   const errors: AttributeError[] = [];
   for (const attribute of category.attributes) {
     const value = Object.hasOwn(values, attribute.id) ? values[attribute.id] : undefined;
-    for (const problem of attributeProblems(attribute, value)) errors.push({ attributeId: attribute.id, message: `${attribute.name} ${problem}` });
+    for (const problem of attributeProblems(attribute, value, kept.has(attribute.id))) errors.push({ attributeId: attribute.id, message: `${attribute.name} ${problem}` });
   }
   const known = new Set(category.attributes.map((attribute) => attribute.id));
   const settable = category.attributes.filter((attribute) => !attribute.archived).map((attribute) => attribute.id);

@@ -5,9 +5,10 @@ import { historyOf } from '../support/history.js';
 import { attributeMap, componentWrites, createComponent, createMutation, findOne, updateComponent, updateMutation } from './componentHelpers.js';
 
 /**
- * What a component write may store: every value has a bound, so that a write the table cannot hold (an item
+ * What a component write may store. Every value has a bound, so that a write the table cannot hold (an item
  * over DynamoDB's 400 KB, its history record holding the value twice) is refused with the input's code,
- * never an INTERNAL_SERVER_ERROR, and nothing is written.
+ * never an INTERNAL_SERVER_ERROR, and nothing is written. A value of an attribute archived since it was set
+ * stays on its component without locking the component's other attributes.
  */
 
 const configsQuery = 'query($filter: ConfigFilterInput) { configs(filter: $filter) { type version document } }';
@@ -100,5 +101,33 @@ describe('bounds of component values', () => {
     expect((await updateComponent(tenant, { id: part.id, attributeValues: many })).version).toBe(2);
     expect(await componentWrites(tenant)).toEqual(before);
     expect(attributeMap((await findOne(tenant, part.id))!)).toEqual({});
+  });
+
+  it('a value of an attribute archived since stays, and does not block the other attributes; it cannot be set anew', async () => {
+    const part = await createComponent(tenant, {
+      name: 'legacy',
+      categoryId: 'free-text',
+      attributeValues: [
+        { attributeId: 'text-10', value: 'kept' },
+        { attributeId: 'text-11', value: 'other' },
+      ],
+    });
+    const { configs } = await gqlOk<{ configs: { version: number; document: { categories: { id: string; attributes: { id: string; archived?: boolean }[] }[] } }[] }>(tenant, configsQuery, {
+      filter: { types: ['CATEGORIES'] },
+    });
+    const document = configs[0]!.document;
+    document.categories.find((c) => c.id === 'free-text')!.attributes.find((a) => a.id === 'text-10')!.archived = true;
+    await gqlOk(tenant, setConfig, { input: { type: 'CATEGORIES', document, expectedVersion: configs[0]!.version } });
+
+    // Another attribute changes; the archived value is kept as it was.
+    const updated = await updateComponent(tenant, { id: part.id, attributeValues: [{ attributeId: 'text-11', value: 'changed' }] });
+    expect(attributeMap(updated)).toEqual({ 'text-10': 'kept', 'text-11': 'changed' });
+    expect((await historyOf(tenant, part.id))[0]!.changes).toEqual([{ field: 'attributeValues.text-11', from: 'other', to: 'changed' }]);
+    // Setting it (to another value, or on another component) is refused; clearing it is allowed.
+    const before = await componentWrites(tenant);
+    await expectError(tenant, updateMutation, { inputs: [{ id: part.id, attributeValues: [{ attributeId: 'text-10', value: 'new' }] }] }, 'ATTRIBUTE_VALIDATION_FAILED');
+    await expectError(tenant, createMutation, { inputs: [{ name: 'new', categoryId: 'free-text', attributeValues: [{ attributeId: 'text-10', value: 'kept' }] }] }, 'ATTRIBUTE_VALIDATION_FAILED');
+    expect(await componentWrites(tenant)).toEqual(before);
+    expect(attributeMap(await updateComponent(tenant, { id: part.id, attributeValues: [{ attributeId: 'text-10', value: null }] }))).toEqual({ 'text-11': 'changed' });
   });
 });
