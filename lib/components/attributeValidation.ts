@@ -2,6 +2,13 @@ import type { AttributeDefinition, CategoryDefinition } from '../config/categori
 import { compilePattern } from '../config/patterns.js';
 import { storableNumberProblem } from '../numbers.js';
 
+/**
+ * What one component may hold whatever its category says, so that it and its history record (which holds a
+ * changed value twice) stay well inside DynamoDB's 400 KB item: a STRING value at most 10,000 characters (an
+ * attribute's own max may be lower), all values together at most 100,000 bytes of JSON.
+ */
+export const attributeValueLimits = { stringLength: 10_000, totalBytes: 100_000 } as const;
+
 export interface AttributeError {
   attributeId: string;
   message: string;
@@ -58,8 +65,9 @@ function limitProblems(attribute: AttributeDefinition, value: unknown): string[]
   }
   if (attribute.valueType === 'STRING' && typeof value === 'string') {
     const length = [...value].length;
+    const longest = Math.min(max ?? attributeValueLimits.stringLength, attributeValueLimits.stringLength);
     if (min !== null && length < min) problems.push(`must be at least ${min} characters long (got ${length})`);
-    if (max !== null && length > max) problems.push(`must be at most ${max} characters long (got ${length})`);
+    if (length > longest) problems.push(`must be at most ${longest} characters long (got ${length})`);
     if (pattern !== null) problems.push(...patternProblems(pattern, value));
   }
   return problems;
@@ -73,23 +81,41 @@ function patternProblems(pattern: string, value: string): string[] {
   return expression.matchesWhole(value) ? [] : [`must match the pattern ${pattern} (got ${shown(value)})`];
 }
 
-function attributeProblems(attribute: AttributeDefinition, value: unknown): string[] {
+function attributeProblems(attribute: AttributeDefinition, value: unknown, kept: boolean): string[] {
   if (isBlank(value)) return attribute.required && !attribute.archived ? ['is required'] : [];
-  if (attribute.archived) return ['is archived and can no longer be set'];
+  if (attribute.archived) return kept ? [] : ['is archived and can no longer be set'];
   const wrongType = typeProblem(attribute, value);
   return wrongType ? [wrongType] : limitProblems(attribute, value);
+}
+
+/** The values together past attributeValueLimits.totalBytes: one error, on the largest value. */
+function totalSizeProblems(values: Record<string, unknown>): AttributeError[] {
+  const sizes = Object.entries(values)
+    .filter(([, value]) => !isBlank(value))
+    .map(([attributeId, value]) => ({ attributeId, bytes: Buffer.byteLength(JSON.stringify(value)) + Buffer.byteLength(attributeId) }));
+  const total = sizes.reduce((sum, size) => sum + size.bytes, 0);
+  if (total <= attributeValueLimits.totalBytes) return [];
+  const largest = sizes.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  return [
+    {
+      attributeId: largest.attributeId,
+      message: `the attribute values of a component take at most ${attributeValueLimits.totalBytes} bytes together (these take ${total}; the largest is ${largest.attributeId})`,
+    },
+  ];
 }
 
 /**
  * Validates the resulting attribute values of a component of this category (after merge), e.g.
  * `{ resistance: 10000, package: '0603' }`. Errors follow the category's attribute order, then unknown
- * ids in input order; absent, null and "" are no value.
+ * ids in input order; absent, null and "" are no value. `kept`: attributes whose stored values the write
+ * leaves as they are; an archived one of them is kept, not set (archiving retires an attribute, it does not
+ * take its values away nor lock the component's other attributes).
  */
-export function validateAttributeValues(category: CategoryDefinition, values: Record<string, unknown>): AttributeError[] {
+export function validateAttributeValues(category: CategoryDefinition, values: Record<string, unknown>, kept: ReadonlySet<string> = new Set()): AttributeError[] {
   const errors: AttributeError[] = [];
   for (const attribute of category.attributes) {
     const value = Object.hasOwn(values, attribute.id) ? values[attribute.id] : undefined;
-    for (const problem of attributeProblems(attribute, value)) errors.push({ attributeId: attribute.id, message: `${attribute.name} ${problem}` });
+    for (const problem of attributeProblems(attribute, value, kept.has(attribute.id))) errors.push({ attributeId: attribute.id, message: `${attribute.name} ${problem}` });
   }
   const known = new Set(category.attributes.map((attribute) => attribute.id));
   const settable = category.attributes.filter((attribute) => !attribute.archived).map((attribute) => attribute.id);
@@ -98,5 +124,6 @@ export function validateAttributeValues(category: CategoryDefinition, values: Re
       errors.push({ attributeId, message: `unknown attribute "${attributeId}": category ${category.name} has ${settable.length ? settable.join(', ') : 'no attributes'}` });
     }
   }
+  if (errors.length === 0) errors.push(...totalSizeProblems(values));
   return errors;
 }

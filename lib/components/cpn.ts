@@ -3,19 +3,38 @@ import type { CategoryDefinition } from '../config/categories.js';
 import type { Store } from '../store/client.js';
 import { allocateCounter } from '../store/counter.js';
 import { isCpnTaken } from '../store/cpn.js';
-import type { CreateComponentCommand } from './commands.js';
+import type { CpnOverride, CreateComponentCommand } from './commands.js';
+import { ComponentInputError } from '../errors.js';
 import { CpnError } from './errors.js';
 
 /** How a new component gets its CPN: chosen by the caller, or rendered with counters still to allocate. */
 export type CpnPlan = { kind: 'chosen'; cpn: string } | { kind: 'generated'; categoryPrefix: string; overrides: Record<string, string> };
 
-function overridesOf(input: CreateComponentCommand): Record<string, string> {
-  return Object.fromEntries((input.cpnOverrides ?? []).map((o) => [o.element, o.value]));
+/** An element named more than once: which value counts would be left to chance, so each is a problem. */
+export function repeatedOverrideElements(overrides: readonly CpnOverride[]): { element: string; message: string }[] {
+  const first = new Map<string, number>();
+  const problems: { element: string; message: string }[] = [];
+  overrides.forEach((override, position) => {
+    const earlier = first.get(override.element);
+    if (earlier === undefined) first.set(override.element, position);
+    else problems.push({ element: override.element, message: `given twice (overrides[${earlier}] and overrides[${position}]): give each element once` });
+  });
+  return problems;
+}
+
+function overridesOf(input: CreateComponentCommand, index: number): Record<string, string> {
+  const overrides = input.cpnOverrides ?? [];
+  const repeated = repeatedOverrideElements(overrides);
+  if (repeated.length > 0) throw new CpnError('CPN_INVALID', repeated.map((e) => `${e.element}: ${e.message}`).join('; '), index, { errors: repeated });
+  return Object.fromEntries(overrides.map((o) => [o.element, o.value]));
 }
 
 /** Checks the CPN part of a create input before anything is allocated or written. */
 export function planCpn(scheme: CpnScheme, input: CreateComponentCommand, category: CategoryDefinition, index: number): CpnPlan {
   const chosen = input.cpn?.trim();
+  if (chosen && (input.cpnOverrides?.length ?? 0) > 0) {
+    throw new ComponentInputError('give a complete cpn or cpnOverrides, not both (the overrides would be ignored)', 'cpnOverrides', index);
+  }
   if (chosen) {
     if (scheme.settings.allow_freeform) {
       const problem = validateFreeformCpn(scheme, chosen);
@@ -31,7 +50,7 @@ export function planCpn(scheme: CpnScheme, input: CreateComponentCommand, catego
     }
     return { kind: 'chosen', cpn: rendered.displayValue };
   }
-  const overrides = overridesOf(input);
+  const overrides = overridesOf(input, index);
   const rendered = renderCpn(scheme, { categoryPrefix: category.prefix, overrides });
   if (rendered.errors.length > 0) {
     throw new CpnError('CPN_INVALID', rendered.errors.map((e) => `${e.element}: ${e.message}`).join('; '), index, { errors: rendered.errors });

@@ -1,4 +1,5 @@
 import { DomainError, InputError } from '../errors.js';
+import { maxRevisionLength } from '../config/revisionScheme.js';
 
 /** Errors of component writes and reads that only lib/components raises (the shared ones, which lower floors raise too, stay in lib/errors.ts). */
 
@@ -16,7 +17,8 @@ export class StatusNotFoundError extends InputError {
 
 export class InvalidRevisionError extends InputError {
   constructor(message: string, revisionValue: string, inputIndex?: number) {
-    super('INVALID_REVISION', message, inputIndex, { revisionValue });
+    // A refused value past the scheme's bound is echoed cut, not whole.
+    super('INVALID_REVISION', message, inputIndex, { revisionValue: revisionValue.length > maxRevisionLength ? `${revisionValue.slice(0, maxRevisionLength)}...` : revisionValue });
   }
 }
 

@@ -4,6 +4,7 @@ import type { Store } from '../store/client.js';
 import { getComponent } from '../store/component.js';
 import { isCpnTaken, listCpns } from '../store/cpn.js';
 import type { CpnOverride } from './commands.js';
+import { repeatedOverrideElements } from './cpn.js';
 import { ComponentNotFoundError, InvalidInputError } from '../errors.js';
 import { presentId } from '../input.js';
 
@@ -44,14 +45,17 @@ export async function validateCompleteOverride(scope: IdentifierScope, overrides
     categoryPrefix: await categoryPrefixOf(scope, componentId),
     overrides: Object.fromEntries(overrides.map((o) => [o.element, o.value])),
   });
-  const isUnique = rendered.isDeterministic && rendered.errors.length === 0 ? await uniqueIn(scope, rendered.displayValue, componentId) : false;
-  return { displayValue: rendered.displayValue, isDeterministic: rendered.isDeterministic, isUnique, errors: rendered.errors };
+  // As create refuses them: an element given twice is an error of the preview.
+  const errors = [...repeatedOverrideElements(overrides), ...rendered.errors];
+  const isUnique = rendered.isDeterministic && errors.length === 0 ? await uniqueIn(scope, rendered.displayValue, componentId) : false;
+  return { displayValue: rendered.displayValue, isDeterministic: rendered.isDeterministic, isUnique, errors };
 }
 
 /** Checks each supplied element value on its own. */
 export function validateOverrides(scope: IdentifierScope, overrides: CpnOverride[]) {
   const rendered = renderCpn(scope.config.cpnScheme, { overrides: Object.fromEntries(overrides.map((o) => [o.element, o.value])) });
-  return { success: rendered.errors.length === 0, errors: rendered.errors };
+  const errors = [...repeatedOverrideElements(overrides), ...rendered.errors];
+  return { success: errors.length === 0, errors };
 }
 
 export async function validateFreeformOverride(scope: IdentifierScope, value: string, componentId?: string | null) {

@@ -99,7 +99,8 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
   const merged = { ...current };
   for (const change of changes ?? []) {
     if (!change.hasValue) continue;
-    if (change.value === null) delete merged[change.attributeId];
+    // "" is no value (as validation reads it): it clears the attribute rather than being stored.
+    if (change.value === null || change.value === '') delete merged[change.attributeId];
     else merged[change.attributeId] = change.value;
   }
   return merged;
@@ -111,8 +112,10 @@ export function mergeAttributeValues(current: Record<string, unknown>, changes: 
  * that depended on them (invalid, required and missing, unknown to the category) would tell the principal
  * something of a value it may not read; so they are not judged here (see checkWithheldCategoryChange).
  */
-function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number, withheld: ReadonlySet<string> = new Set()): void {
-  const errors = validateAttributeValues(category, values).filter((error) => !withheld.has(error.attributeId));
+function checkAttributes(category: CategoryDefinition, values: Record<string, unknown>, index: number, withheld: ReadonlySet<string> = new Set(), kept: ReadonlySet<string> = new Set()): void {
+  // Withheld values are left out of what is judged (their size included), so no refusal depends on them.
+  const judged = Object.fromEntries(Object.entries(values).filter(([attributeId]) => !withheld.has(attributeId)));
+  const errors = validateAttributeValues(category, judged, kept).filter((error) => !withheld.has(error.attributeId));
   if (errors.length > 0) throw new AttributeValidationError(errors, index);
 }
 
@@ -264,7 +267,9 @@ export function applyUpdate(ctx: WriteContext, current: ComponentRecord, input: 
   next.attributeValues = mergeAttributeValues(current.attributeValues, input.attributeValues);
   // A category change or any attribute change validates the whole resulting set against the category.
   if (next.categoryId !== current.categoryId || (input.attributeValues?.some((c) => c.hasValue) ?? false)) {
-    checkAttributes(category, next.attributeValues, index, withheld);
+    // In its own category, a stored value the write leaves as it is stays even if its attribute was archived since.
+    const kept = next.categoryId === current.categoryId ? new Set(Object.keys(current.attributeValues).filter((id) => same(current.attributeValues[id], next.attributeValues[id]))) : new Set<string>();
+    checkAttributes(category, next.attributeValues, index, withheld, kept);
   }
   checkAttributeWrites(ctx, current.links, current.attributeValues, next.attributeValues, index, input);
   return next;

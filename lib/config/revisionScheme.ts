@@ -23,6 +23,9 @@ export interface RevisionRule {
 
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
+/** Characters of a revision at most, delimiters included (a rule's initialValue has the same bound). */
+export const maxRevisionLength = 64;
+
 const revisionSegment = z.discriminatedUnion('type', [
   z
     .object({
@@ -42,7 +45,7 @@ const revisionSegment = z.discriminatedUnion('type', [
 const revisionRule = z
   .object({
     mapsTo: z.array(z.enum(classifications)).min(1),
-    initialValue: z.string().max(64),
+    initialValue: z.string().max(maxRevisionLength),
     allowBlank: z.boolean().default(false),
   })
   .strict();
@@ -120,6 +123,8 @@ export function validateRevision(scheme: RevisionScheme, value: string, mapsTo?:
     if (mapsTo === undefined) return 'revision must not be blank';
     return ruleFor(scheme, mapsTo)?.allowBlank ? null : `revision must not be blank for components in ${mapsTo} statuses`;
   }
+  // Before anything quotes it: a message never carries more than the bound of the value.
+  if (value.length > maxRevisionLength) return `revision must be at most ${maxRevisionLength} characters (got ${value.length})`;
   const mismatch = (detail: string) => `revision "${value}" does not match the library scheme ${schemeName(scheme)}: ${detail}`;
   const parts = value.split(scheme.delimiter);
   if (parts.length !== scheme.segments.length) {

@@ -107,6 +107,22 @@ describe('CPNs with the default scheme', () => {
     expect((await createComponent(tenant, resistor('next'))).cpn).toBe('100-00014');
   });
 
+  it('refuses an element given twice in cpnOverrides, and cpnOverrides with a complete cpn (either was silently dropped); the previews say the same', async () => {
+    const before = await componentWrites(tenant);
+    const twice = [
+      { element: 'counter', value: '00700' },
+      { element: 'counter', value: '00701' },
+    ];
+    const refused = await expectError(tenant, createMutation, { inputs: [resistor('twice', { cpnOverrides: twice })] }, 'CPN_INVALID');
+    expect(refused.body.errors![0]!.extensions!.errors).toEqual([{ element: 'counter', message: expect.stringContaining('given twice') }]);
+    const both = await expectError(tenant, createMutation, { inputs: [resistor('both', { cpn: '100-00702', cpnOverrides: [{ element: 'counter', value: '00703' }] })] }, 'BAD_USER_INPUT');
+    expect(both.body.errors![0]!.extensions).toMatchObject({ field: 'cpnOverrides', inputIndex: 0 });
+    expect(await componentWrites(tenant)).toEqual(before);
+    expect(await preview(tenant, twice)).toMatchObject({ isUnique: false, errors: [{ element: 'counter', message: expect.stringContaining('given twice') }] });
+    const check = (await gqlOk<{ identifier: { validateOverrides: Check } }>(tenant, overridesQuery, { overrides: twice })).identifier.validateOverrides;
+    expect(check).toMatchObject({ success: false, errors: [{ element: 'counter' }] });
+  });
+
   it('validateCompleteOverride renders unresolved elements as X runs and is deterministic only without them', async () => {
     expect(await preview(tenant, [])).toEqual({ displayValue: 'XXX-XXXXX', isDeterministic: false, isUnique: false, errors: [] });
     expect(await preview(tenant, [{ element: 'category', value: '100' }])).toEqual({ displayValue: '100-XXXXX', isDeterministic: false, isUnique: false, errors: [] });
