@@ -2116,6 +2116,7 @@ export type ComponentOrderInput = {
 /** first: 1 to 1000, default 50. Default order CREATED_AT descending. */
 export type PaginationInput = {
   first?: InputMaybe<Scalars['Int']['input']>;
+  /** The endCursor of the previous page of the same list: same filter, order (field and direction), group and library. A cursor of another list is BAD_USER_INPUT (field after): start again from the first page. */
   after?: InputMaybe<Scalars['String']['input']>;
   orderBy?: InputMaybe<ComponentOrderInput>;
 };
@@ -4595,6 +4596,7 @@ export type Webhook = {
   /**
    * The delivery log, newest first (kept 30 days). An integration reads it as it receives events: bodies
    * without what the access policy withholds from it, deliveries of events it withholds whole left out.
+   * first: 1 to 100 (BAD_USER_INPUT outside).
    */
   deliveries: Array<WebhookDelivery>;
   /**
