@@ -248,4 +248,19 @@ describe('webhooks', () => {
     expect((await ok(admin, 'mutation($id: ID!) { webhooks { delete(id: $id) } }', { id: webhook.id })).webhooks.delete).toBe(true);
     expect((await refusal(admin, 'mutation($id: ID!) { webhooks { delete(id: $id) } }', { id: webhook.id })).code).toBe('NOT_FOUND');
   });
+
+  it('refuses a delivery log page outside 1 to 100 (it was clamped: first 500 answered 100, first 0 and -5 one)', async () => {
+    const { webhook } = (await ok(admin, createWebhook, { input: { url: 'http://127.0.0.1:9/log', events: ['BOM_CHANGED'], enabled: false } })).webhooks.create;
+    const log = 'query($first: Int) { webhooks { findAll { id deliveries(first: $first) { id } } } }';
+    for (const first of [0, -5, 101, 500]) {
+      const refused = await refusal(admin, log, { first });
+      expect(refused.code, String(first)).toBe('BAD_USER_INPUT');
+      expect(refused.error!.extensions).toMatchObject({ field: 'first' });
+      expect(refused.error!.message).toMatch(/1 to 100/);
+    }
+    for (const first of [1, 100, null]) {
+      const hooks = (await ok(admin, log, { first })).webhooks.findAll as { id: string; deliveries: unknown[] }[];
+      expect(hooks.find((h) => h.id === webhook.id)!.deliveries).toEqual([]);
+    }
+  });
 });
