@@ -2226,9 +2226,9 @@ export type ComponentQueryNamespace = {
   componentGroups: ComponentGroupConnection;
   /** The components of one group (key as componentGroups returns it), paged as component.filter by pagination (advancedFilter.pagination is BAD_USER_INPUT). */
   componentsInGroup: ComponentConnection;
-  /** The search bar's key:value syntax (README, Search), run as component.filter. */
+  /** The search bar's key:value syntax (README, Search), run as component.filter; query at most 1,000 characters (BAD_USER_INPUT beyond). */
   filterWithQuery: ComponentConnection;
-  /** The filter a key:value query stands for. */
+  /** The filter a key:value query stands for; query at most 1,000 characters (BAD_USER_INPUT beyond). */
   buildFilterFromQuery: QueryFilterResult;
   /** A sentence over the library's vocabulary, interpreted by a deterministic parser (README, Search). */
   filterWithAI: FilterWithAiOutput;
@@ -3534,7 +3534,9 @@ export type ManufacturerConditionInput = {
 
 /** Every `and` condition, and at least one `or` condition when `or` is given. Default order CREATED_AT descending. */
 export type AdvancedComponentFilterInput = {
+  /** Every condition must hold; at most 200 (BAD_USER_INPUT beyond). */
   and?: InputMaybe<Array<ComponentFilterConditionInput>>;
+  /** One of them must hold, when given; at most 200 (BAD_USER_INPUT beyond). */
   or?: InputMaybe<Array<ComponentFilterConditionInput>>;
   pagination?: InputMaybe<PaginationInput>;
 };
