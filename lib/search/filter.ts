@@ -177,8 +177,17 @@ export function validateLikePatterns(filter: AdvancedFilter | null | undefined):
   );
 }
 
+/** Conditions of a filter's and, and of its or (each evaluated over every row of the library). */
+export const maxFilterConditions = 200;
+
 /** Refuses malformed operands up front (dates, revisions to order by, like patterns over the limits), naming where they are. */
 export function validateFilter(filter: SearchFilter, scheme: RevisionScheme | undefined): void {
+  for (const list of ['and', 'or'] as const) {
+    const count = filter.advanced?.[list]?.length ?? 0;
+    if (count > maxFilterConditions) {
+      throw new InvalidInputError(`${list}: a filter holds at most ${maxFilterConditions} conditions in ${list} (got ${count})`, { field: list, limit: maxFilterConditions });
+    }
+  }
   validateLikePatterns(filter.advanced);
   (['and', 'or'] as const).forEach((list) =>
     (filter.advanced?.[list] ?? []).forEach((condition, index) => {

@@ -5,9 +5,9 @@ import { refuseWithheldSourcing } from '../model/attributeAccess.js';
 import type { Store } from '../store/client.js';
 import { getComponents } from '../store/component.js';
 import type { UserRecord } from '../store/user.js';
-import { decodeCursor, defaultOrder, encodeCursor, type Order } from './cursor.js';
+import { cursorList, decodeCursor, defaultOrder, encodeCursor, openCursor, sealCursor, type Order } from './cursor.js';
 import { conditionsOf, filterNeeds, validateFilter, type FilterContext, type SearchFilter } from './filter.js';
-import type { ComponentSearchIndex, GroupBy, HitPage } from './port.js';
+import type { ComponentSearchIndex, GroupBy, HitPage, SearchRequest } from './port.js';
 
 /** What a search runs with: the library, the caller, the index, and per-request reads the caller memoizes. */
 export interface SearchScope {
@@ -51,6 +51,29 @@ export async function filterContext(scope: SearchScope, filter: SearchFilter): P
   return { pinnedIds, bookmarkedIds, revisionScheme: config?.revisionScheme };
 }
 
+/**
+ * The list a page of components belongs to (cursor.ts, cursorList): its cursors are read in that list only.
+ * The pagination inside component.filter's input is not part of it.
+ */
+function componentList(scope: SearchScope, filter: SearchFilter, order: Order, group?: { by: GroupBy; key: string }): string {
+  const { pagination: _pagination, ...advanced } = (filter.advanced ?? {}) as AdvancedFilterInput;
+  return cursorList({ kind: 'components', libraryId: scope.libraryId, simple: filter.simple, advanced, order, group });
+}
+
+type AdvancedFilterInput = NonNullable<SearchFilter['advanced']> & { pagination?: unknown };
+
+/** The hits' positions as cursors of the list. */
+function sealed(page: HitPage, list: string): HitPage {
+  return { ...page, hits: page.hits.map((hit) => ({ ...hit, cursor: sealCursor(hit.cursor, list) })) };
+}
+
+/** One page of a list of components: the cursor read in it, the hits' cursors issued for it. */
+async function findHits(scope: SearchScope, request: Omit<SearchRequest, 'after'> & { after?: string | null }): Promise<HitPage> {
+  const list = componentList(scope, request.filter, request.order, request.group);
+  const after = request.after ? openCursor(request.after, list) : null;
+  return sealed(await scope.index.find({ ...request, after }), list);
+}
+
 /** The components of hits, in hit order (one BatchGetItem per 100); a component deleted meanwhile is left out. */
 export async function componentPage(scope: SearchScope, page: HitPage): Promise<ComponentPage> {
   const found = await getComponents(
@@ -70,7 +93,7 @@ export async function componentPage(scope: SearchScope, page: HitPage): Promise<
 export async function findComponentsByFilter(scope: SearchScope, filter: SearchFilter, pagination: Pagination | null | undefined): Promise<ComponentPage> {
   const request = pageRequest(pagination);
   const context = await filterContext(scope, filter);
-  return componentPage(scope, await scope.index.find({ filter, context, ...request }));
+  return componentPage(scope, await findHits(scope, { filter, context, ...request }));
 }
 
 export interface ComponentGroupView {
@@ -144,10 +167,13 @@ export async function findComponentGroups(
     }),
   );
   groups.sort((a, b) => (a.sort[0] < b.sort[0] ? -1 : a.sort[0] > b.sort[0] ? 1 : a.sort[1] < b.sort[1] ? -1 : a.sort[1] > b.sort[1] ? 1 : 0));
-  const after = groupsRequest.after ? decodeCursor(groupsRequest.after) : undefined;
+  // The groups of one grouping and filter are a list of their own (their cursors are not components').
+  const list = cursorList({ kind: 'groups', libraryId: scope.libraryId, by, simple: filter.simple, advanced: filter.advanced });
+  const after = groupsRequest.after ? decodeCursor(openCursor(groupsRequest.after, list)) : undefined;
   const remaining = after ? groups.filter((g) => g.sort[0] > after[0] || (g.sort[0] === after[0] && g.sort[1] > after[1])) : groups;
   const page = remaining.slice(0, groupsRequest.first);
-  const hits = await Promise.all(page.map((group) => scope.index.find({ filter, context, order, first: size, group: { by, key: group.key } })));
+  // A preview's cursors are those of componentsInGroup of its group (same filter and order).
+  const hits = await Promise.all(page.map((group) => findHits(scope, { filter, context, order, first: size, group: { by, key: group.key } })));
   // One batch read for the previews of every group on the page.
   const all = await componentPage(scope, { hits: hits.flatMap((h) => h.hits), hasNextPage: false, totalCount: 0 });
   const nodes = new Map(all.edges.map((edge) => [edge.node.id, edge.node]));
@@ -155,7 +181,7 @@ export async function findComponentGroups(
     const found = hits[i]!;
     const previewEdges = found.hits.flatMap((hit) => (nodes.has(hit.id) ? [{ cursor: hit.cursor, node: nodes.get(hit.id)! }] : []));
     const components: ComponentPage = { edges: previewEdges, hasNextPage: found.hasNextPage, endCursor: found.hits.at(-1)?.cursor ?? null, totalCount: found.totalCount };
-    return { cursor: encodeCursor(group.sort[0], group.sort[1]), node: { key: group.key, label: group.label, totalCount: group.totalCount, components } };
+    return { cursor: sealCursor(encodeCursor(group.sort[0], group.sort[1]), list), node: { key: group.key, label: group.label, totalCount: group.totalCount, components } };
   });
   return { edges, hasNextPage: remaining.length > page.length, endCursor: edges.at(-1)?.cursor ?? null, totalCount: groups.length };
 }
@@ -165,5 +191,5 @@ export async function findComponentsInGroup(scope: SearchScope, by: GroupBy, key
   refuseNestedPagination(filter);
   const request = pageRequest(pagination);
   const context = await filterContext(scope, filter);
-  return componentPage(scope, await scope.index.find({ filter, context, ...request, group: { by, key } }));
+  return componentPage(scope, await findHits(scope, { filter, context, ...request, group: { by, key } }));
 }

@@ -102,6 +102,11 @@ export async function webhooksOf(store: Store, scope: LibraryScope): Promise<Web
   return (await listWebhooks(store, scope.organizationId, scope.libraryId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** Deliveries a page of the log holds at most. */
+export const maxDeliveriesPage = 100;
+
+/** The newest `first` deliveries (1 to 100; outside it BAD_USER_INPUT, never a page of another size). */
 export function deliveriesOf(store: Store, webhook: WebhookRecord, first: number) {
-  return listDeliveries(store, webhook.organizationId, webhook.libraryId, webhook.id, Math.min(Math.max(first, 1), 100));
+  if (!Number.isInteger(first) || first < 1 || first > maxDeliveriesPage) throw new InvalidInputError(`deliveries first must be 1 to ${maxDeliveriesPage}`, { field: 'first' });
+  return listDeliveries(store, webhook.organizationId, webhook.libraryId, webhook.id, first);
 }

@@ -12,30 +12,6 @@ export interface UrlPolicy {
   allowLoopback: boolean;
 }
 
-/** ipaddr.js ranges a webhook may not reach: anything that is not a public unicast address. */
-const forbiddenRanges = new Set([
-  'unspecified',
-  'broadcast',
-  'multicast',
-  'linkLocal',
-  'loopback',
-  'carrierGradeNat',
-  'private',
-  'reserved',
-  'uniqueLocal',
-  'ipv4Mapped',
-  'rfc6145',
-  'rfc6052',
-  '6to4',
-  'teredo',
-  'benchmarking',
-  'amt',
-  'as112',
-  'deprecated',
-  'orchid2',
-  'droneRemoteIdProtocolEntityTags',
-]);
-
 /** The range of an address, an IPv4-mapped IPv6 address (::ffff:a.b.c.d) taken as its IPv4 address. */
 function rangeOf(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return undefined;
@@ -44,9 +20,16 @@ function rangeOf(address: string): string | undefined {
   return parsed.range();
 }
 
+/**
+ * A public address: one ipaddr.js calls `unicast` (global unicast, outside every special-purpose range it
+ * knows), and for IPv6 not IPv4-compatible (::/96, deprecated: ::7f00:1 is 127.0.0.1, which some stacks
+ * route). An allowlist: ranges ipaddr.js names that a list of forbidden ones would miss (site-local
+ * fec0::/10 as deprecatedSiteLocal, discard-only 100::/64, SRv6 segment ids 5f00::/16) were taken as public.
+ */
 export function isPublicAddress(address: string): boolean {
-  const range = rangeOf(address);
-  return range !== undefined && !forbiddenRanges.has(range);
+  if (rangeOf(address) !== 'unicast') return false;
+  const parsed = ipaddr.parse(address);
+  return !(parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0));
 }
 
 function isLoopbackAddress(address: string): boolean {

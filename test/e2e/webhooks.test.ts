@@ -248,4 +248,31 @@ describe('webhooks', () => {
     expect((await ok(admin, 'mutation($id: ID!) { webhooks { delete(id: $id) } }', { id: webhook.id })).webhooks.delete).toBe(true);
     expect((await refusal(admin, 'mutation($id: ID!) { webhooks { delete(id: $id) } }', { id: webhook.id })).code).toBe('NOT_FOUND');
   });
+
+  it('refuses receivers at IPv6 addresses that are not global unicast, over https too (they were taken as public)', async () => {
+    // Site-local (fec0::/10, deprecated but routed inside some networks), IPv4-compatible (::/96: ::7f00:1 is
+    // 127.0.0.1, ::a9fe:a9fe the metadata service), discard-only (100::/64), SRv6 segment ids (5f00::/16).
+    for (const url of ['https://[fec0::1]/x', 'https://[::7f00:1]/x', 'https://[::a9fe:a9fe]/latest/meta-data', 'https://[100::1]/x', 'https://[5f00::1]/x']) {
+      const refused = await refusal(admin, createWebhook, { input: { url, events: ['BOM_CHANGED'] } });
+      expect(refused.code, url).toBe('BAD_USER_INPUT');
+      expect(refused.error!.message, url).toMatch(/neither public nor loopback/);
+    }
+    const hooks = (await ok(admin, 'query { webhooks { findAll { url } } }')).webhooks.findAll as { url: string }[];
+    expect(hooks.filter((h) => h.url.includes('['))).toEqual([]);
+  });
+
+  it('refuses a delivery log page outside 1 to 100 (it was clamped: first 500 answered 100, first 0 and -5 one)', async () => {
+    const { webhook } = (await ok(admin, createWebhook, { input: { url: 'http://127.0.0.1:9/log', events: ['BOM_CHANGED'], enabled: false } })).webhooks.create;
+    const log = 'query($first: Int) { webhooks { findAll { id deliveries(first: $first) { id } } } }';
+    for (const first of [0, -5, 101, 500]) {
+      const refused = await refusal(admin, log, { first });
+      expect(refused.code, String(first)).toBe('BAD_USER_INPUT');
+      expect(refused.error!.extensions).toMatchObject({ field: 'first' });
+      expect(refused.error!.message).toMatch(/1 to 100/);
+    }
+    for (const first of [1, 100, null]) {
+      const hooks = (await ok(admin, log, { first })).webhooks.findAll as { id: string; deliveries: unknown[] }[];
+      expect(hooks.find((h) => h.id === webhook.id)!.deliveries).toEqual([]);
+    }
+  });
 });

@@ -126,3 +126,29 @@ describe('natural-language filters (rule-based model)', () => {
     expect(interpret(reading.clauses).matchMode).toBe('any');
   });
 });
+
+describe('dates out of the calendar', () => {
+  // "last 999999999 days" threw a RangeError (Invalid time value): INTERNAL_SERVER_ERROR from filterWithAI.
+  it.each([
+    ['parts changed in the last 999999999 days', updated('rangeStart', '0100-01-01')],
+    ['parts changed in the last 1e9 days', updated('rangeStart', '0100-01-01')],
+    ['parts changed in the last 300000 years', updated('rangeStart', '0100-01-01')],
+    ['parts created 999999999 years ago', created('on', '0100-01-01')],
+    ['parts created 99999999 weeks ago', created('on', '0100-01-01')],
+    ['parts created 30000 months ago', created('on', '0100-01-01')],
+    ['parts created 3 months ago', created('on', '2026-08-22')],
+  ])('reads %s from the earliest day it knows at most', (sentence, condition) => {
+    const { filter } = interpret(readSentence(sentence, vocabulary).clauses);
+    expect(filter).toEqual({ and: [type('eq', 'PART'), condition] });
+  });
+
+  // "February 31" read as March 3, "99 March" as June 7, "0 March" as February 28: another day, silently.
+  it.each(['parts created on February 31', 'parts since 99 March', 'parts created on 0 March', 'parts created on April 31st, 2025'])('refuses %s, naming the day', (sentence) => {
+    expect(() => readSentence(sentence, vocabulary)).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/not a day/) }));
+  });
+
+  it('reads the days a month has', () => {
+    const { filter } = interpret(readSentence('parts created on February 28, 2025', vocabulary).clauses);
+    expect(filter).toEqual({ and: [type('eq', 'PART'), created('on', '2025-02-28')] });
+  });
+});

@@ -224,7 +224,24 @@ describe('webhook signatures', () => {
 
 describe('webhook receiver URLs (deployed policy)', () => {
   const deployed = { allowLoopback: false };
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '0.0.0.0', '::ffff:127.0.0.1', '100.64.0.1'])('refuses %s', (address) => {
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    '0.0.0.0',
+    '::ffff:127.0.0.1',
+    '100.64.0.1',
+    'fec0::1',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '100::1',
+    '5f00::1',
+  ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
   it.each(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])('accepts the public %s', (address) => {

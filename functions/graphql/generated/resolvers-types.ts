@@ -2116,6 +2116,7 @@ export type ComponentOrderInput = {
 /** first: 1 to 1000, default 50. Default order CREATED_AT descending. */
 export type PaginationInput = {
   first?: InputMaybe<Scalars['Int']['input']>;
+  /** The endCursor of the previous page of the same list: same filter, order (field and direction), group and library. A cursor of another list is BAD_USER_INPUT (field after): start again from the first page. */
   after?: InputMaybe<Scalars['String']['input']>;
   orderBy?: InputMaybe<ComponentOrderInput>;
 };
@@ -2225,9 +2226,9 @@ export type ComponentQueryNamespace = {
   componentGroups: ComponentGroupConnection;
   /** The components of one group (key as componentGroups returns it), paged as component.filter by pagination (advancedFilter.pagination is BAD_USER_INPUT). */
   componentsInGroup: ComponentConnection;
-  /** The search bar's key:value syntax (README, Search), run as component.filter. */
+  /** The search bar's key:value syntax (README, Search), run as component.filter; query at most 1,000 characters (BAD_USER_INPUT beyond). */
   filterWithQuery: ComponentConnection;
-  /** The filter a key:value query stands for. */
+  /** The filter a key:value query stands for; query at most 1,000 characters (BAD_USER_INPUT beyond). */
   buildFilterFromQuery: QueryFilterResult;
   /** A sentence over the library's vocabulary, interpreted by a deterministic parser (README, Search). */
   filterWithAI: FilterWithAiOutput;
@@ -3533,7 +3534,9 @@ export type ManufacturerConditionInput = {
 
 /** Every `and` condition, and at least one `or` condition when `or` is given. Default order CREATED_AT descending. */
 export type AdvancedComponentFilterInput = {
+  /** Every condition must hold; at most 200 (BAD_USER_INPUT beyond). */
   and?: InputMaybe<Array<ComponentFilterConditionInput>>;
+  /** One of them must hold, when given; at most 200 (BAD_USER_INPUT beyond). */
   or?: InputMaybe<Array<ComponentFilterConditionInput>>;
   pagination?: InputMaybe<PaginationInput>;
 };
@@ -4595,6 +4598,7 @@ export type Webhook = {
   /**
    * The delivery log, newest first (kept 30 days). An integration reads it as it receives events: bodies
    * without what the access policy withholds from it, deliveries of events it withholds whole left out.
+   * first: 1 to 100 (BAD_USER_INPUT outside).
    */
   deliveries: Array<WebhookDelivery>;
   /**

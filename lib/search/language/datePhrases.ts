@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../../errors.js';
 import type { Clause } from './clauses.js';
 import { addDays, dayPeriod, isDay, monthOf, monthPeriod, periodClauses, shiftedStart, today, weekStart, yearPeriod, type DateRelation, type Period } from './dates.js';
 import type { TokenCursor } from './tokenCursor.js';
@@ -112,5 +113,13 @@ function readPeriod(cursor: TokenCursor, now: string): Period | undefined {
   const currentMonth = Number(now.slice(5, 7)) - 1;
   // Without a year: the most recent such month (or day) up to today.
   const year = explicitYear ?? (month < currentMonth || (month === currentMonth && (day ?? 1) <= Number(now.slice(8, 10))) ? thisYear : thisYear - 1);
-  return day === undefined ? monthPeriod(year, month) : dayPeriod(new Date(Date.UTC(year, month, day)).toISOString().slice(0, 10));
+  if (day === undefined) return monthPeriod(year, month);
+  // Date.UTC rolls a day the month does not have into another month ("February 31" was March 3): refused.
+  const date = new Date(Date.UTC(year, month, day));
+  if (date.getUTCMonth() !== month || day < 1) {
+    throw new InvalidInputError(`query: ${monthNames[month]} ${day} is not a day of ${year}`, { field: 'query' });
+  }
+  return dayPeriod(date.toISOString().slice(0, 10));
 }
+
+const monthNames = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

@@ -79,12 +79,20 @@ export function periodClauses(field: ClauseField & ('createdAt' | 'updatedAt'), 
   }
 }
 
-/** The day `count` units before `day`. */
+/**
+ * The earliest day a relative phrase reaches: "last 999999999 days" is since this day (every component),
+ * "300000 years ago" this day (none). Before it a day has no YYYY-MM-DD form a filter takes (a year
+ * below 100, or before year 0), and far enough back none at all (a RangeError, which was a server error).
+ */
+export const earliestDay = '0100-01-01';
+
+/** The day `count` units before `day`, or earliestDay when that is before it. */
 export function shiftedStart(day: string, unit: 'day' | 'week' | 'month' | 'year', count: number): string {
-  if (unit === 'day') return addDays(day, -count);
-  if (unit === 'week') return addDays(day, -7 * count);
   const d = new Date(`${day}T00:00:00Z`);
-  if (unit === 'month') d.setUTCMonth(d.getUTCMonth() - count);
+  if (unit === 'day') d.setUTCDate(d.getUTCDate() - count);
+  else if (unit === 'week') d.setUTCDate(d.getUTCDate() - 7 * count);
+  else if (unit === 'month') d.setUTCMonth(d.getUTCMonth() - count);
   else d.setUTCFullYear(d.getUTCFullYear() - count);
-  return d.toISOString().slice(0, 10);
+  // An invalid date (past the Date range) compares false: taken as the earliest day too.
+  return d.getTime() >= Date.parse(`${earliestDay}T00:00:00Z`) ? d.toISOString().slice(0, 10) : earliestDay;
 }

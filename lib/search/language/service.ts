@@ -27,8 +27,13 @@ export interface QueryFilterResult {
   notFoundEntities: NotFoundEntity[];
 }
 
+/** Characters of a key:value query (filterWithQuery, buildFilterFromQuery). */
+export const maxQueryLength = 1000;
+
 /** component.buildFilterFromQuery: the advanced filter a key:value query stands for. */
 export async function buildFilterFromQuery(scope: SearchScope, query: string): Promise<QueryFilterResult> {
+  // Refused before any work: 500,000 one-letter terms (1 MB) took over 10 s of CPU to compile.
+  if (query.length > maxQueryLength) throw new InvalidInputError(`query is at most ${maxQueryLength} characters (got ${query.length})`, { field: 'query', limit: maxQueryLength });
   const terms = parseQuery(query);
   const vocabulary = await loadVocabulary(scope, vocabularyNeeded(terms));
   const { clauses, notFound } = compileQuery(terms, vocabulary);
