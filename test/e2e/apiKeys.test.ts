@@ -84,9 +84,11 @@ describe('API keys', () => {
   });
 
   it('refuses an expired key with 401', async () => {
-    const issued = await issue('short-lived', new Date(Date.now() + 1500).toISOString());
+    // Five seconds of life: a busy machine took longer than 1.5 s between the key's creation and its first use.
+    const expiresAt = Date.now() + 5000;
+    const issued = await issue('short-lived', new Date(expiresAt).toISOString());
     expect((await graphql(whoAmI, undefined, { 'x-api-key': issued.secret })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1600));
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 100));
     expect((await graphql(whoAmI, undefined, { 'x-api-key': issued.secret })).status).toBe(401);
   });
 
