@@ -19,7 +19,7 @@ import { getMembership, membershipKey, membershipRecord, type MembershipRecord }
 import { findOrganizationIdBySlug, getOrganization, organizationKey, organizationRecord, organizationSlugKey, type OrganizationRecord } from '../store/organization.js';
 import type { Caller } from './caller.js';
 import type { PermissionName } from './permissions.js';
-import { loadEffectiveAccess, type EffectiveAccess } from './effective.js';
+import type { EffectiveAccess } from './effective.js';
 
 /** What an operation needs from the request: which context headers, and which permission. */
 export type OperationScope = 'user' | 'organization' | 'library';

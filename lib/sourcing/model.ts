@@ -39,7 +39,7 @@ export function partView(s: SourcingRecord, part: PartRecord): PartView {
  * By rank, then creation; parts created at one time (a CSV import) keep their stored order (the sort is
  * stable), which is the order of the sheet's rows, never the order of their random ids.
  */
-const byRank = (a: PartRecord, b: PartRecord) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || a.createdAt.localeCompare(b.createdAt);
+export const byRank = (a: Pick<PartRecord, 'rank' | 'createdAt'>, b: Pick<PartRecord, 'rank' | 'createdAt'>) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || a.createdAt.localeCompare(b.createdAt);
 
 export function sourcingView(s: SourcingRecord): ComponentSourcingView {
   return { componentId: s.componentId, parts: [...s.parts].sort(byRank).map((p) => partView(s, p)), primaryPartId: s.primaryPartId, primaryQuoteId: s.primaryQuoteId };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import type { ImportProblem } from '../errors.js';
 import { normalizeName } from '../sourcing/input.js';
+import { byRank } from '../sourcing/model.js';
 import { approvals, lifecycles, type VendorKind } from '../store/sourcing.js';
 import { numberCell } from '../csvCells.js';
 import { escapedRows, parseTable } from './csv.js';
@@ -45,8 +46,6 @@ export const sourcingColumns = [
 ] as const;
 
 const text = (v: string | number | null | undefined) => (v === null || v === undefined ? '' : String(v));
-/** As the API orders parts (lib/sourcing/model.ts): rank, creation, then stored order (a stable sort). */
-const byRank = (a: { rank: number | null; createdAt: string }, b: { rank: number | null; createdAt: string }) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || a.createdAt.localeCompare(b.createdAt);
 
 /** The sourcing.csv of an export; null when no component has a manufacturer part. */
 export function sourcingToCsv(components: ExportedComponent[], sourcing: ExportedManifestSourcing | undefined): string | null {

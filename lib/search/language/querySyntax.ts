@@ -285,12 +285,9 @@ export function compileQuery(terms: QueryTerm[], vocabulary: Vocabulary): Compil
   return { clauses: { and, or: orGroups[0]?.clauses ?? [] }, notFound };
 }
 
-/** Names compare as the directory claims them (NFKC, whitespace collapsed, lower case). */
-const normalizeName = normalizeVendorName;
-
 /** The manufacturers a name or alias (case-insensitive; `*` a wildcard) names. */
 function resolveManufacturers(vocabulary: Vocabulary, value: string): Resolved[] {
-  const wanted = normalizeName(value);
+  const wanted = normalizeVendorName(value);
   const pattern = new RegExp(
     `^${wanted
       .split('*')
@@ -298,7 +295,7 @@ function resolveManufacturers(vocabulary: Vocabulary, value: string): Resolved[]
       .join('.*')}$`,
   );
   return (vocabulary.manufacturers ?? [])
-    .filter((m) => [m.name, ...m.aliases].some((name) => (value.includes('*') ? pattern.test(normalizeName(name)) : normalizeName(name) === wanted)))
+    .filter((m) => [m.name, ...m.aliases].some((name) => (value.includes('*') ? pattern.test(normalizeVendorName(name)) : normalizeVendorName(name) === wanted)))
     .map((m) => ({ field: 'manufacturer.id', value: m.id, display: m.name }));
 }
 
