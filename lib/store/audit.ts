@@ -112,7 +112,8 @@ export function getAuditHead(store: Store, chainPk: string): Promise<AuditChainP
 /**
  * Links the chain's pending entries, oldest first, after its head: sets seq, prevHash and hash on each
  * and moves the head, in one transaction conditioned on the head read (and on each entry still pending).
- * Of two sealers, one wins; the other reads again. Returns how many entries it sealed.
+ * Of two sealers, one wins; the other reads again. A page that held them all ends the seal (no round reads
+ * the head and the index again to find nothing). Returns how many entries it sealed.
  */
 export async function sealAuditChain(store: Store, chainPk: string): Promise<number> {
   let sealed = 0;
@@ -158,8 +159,13 @@ export async function sealAuditChain(store: Store, chainPk: string): Promise<num
       },
     });
     const ok = await withoutAuditOperation(() => sendTransaction(store, items));
-    if (ok) sealed += pending.length;
-    else await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+    if (ok) {
+      sealed += pending.length;
+      // The page held every entry pending when it was read: done, without a round that reads the head and
+      // the index again to find nothing (two of a stream batch's five requests). An entry written since has
+      // its own stream record, whose batch seals it.
+      if (!page.LastEvaluatedKey) return sealed;
+    } else await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
   }
   return sealed;
 }

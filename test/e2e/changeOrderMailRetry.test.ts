@@ -14,7 +14,7 @@ import { createComponent } from './componentHelpers.js';
 /**
  * The backstop of change order mails (lib/changeOrders/mailRetry.ts): an outbox item the stream did not send
  * waits in a due index, and the jobs function's scheduled sweep sends it, claimed first, with backoff, until
- * it fails for good. The local stack (test/support/globalSetup.ts) sweeps three at once every 150 ms, makes an
+ * it fails for good. The local stack (test/support/globalSetup.ts) sweeps three at once every 300 ms, makes an
  * item due 1.5 s after it was written, retries after 0.4, 0.8, 1.6 s and gives up after 4 attempts; SES
  * failures are injected per address (PUT /_local/mail/faults, PLM_FAULT_INJECTION only).
  */

@@ -94,7 +94,7 @@ describe('webhooks', () => {
   });
 
   it('retries a failing receiver with backoff and records the failure; a receiver that recovers gets it delivered', { timeout: 120_000 }, async () => {
-    // Slow to answer (longer than the test stack's 150 ms retry sweep): overlapping sweeps must still send each attempt once.
+    // Slow to answer (longer than the test stack's 300 ms retry sweep): overlapping sweeps must still send each attempt once.
     const failing = webhookReceiver(
       () => 500,
       () => secrets.failing,
