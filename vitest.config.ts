@@ -29,10 +29,9 @@ export default defineConfig({
     // A worker's process runs file after file with the modules it has loaded (none of the tests mocks a module
     // or leaves state behind for the next file): a file does not pay for a fresh process and module graph.
     isolate: false,
-    // The e2e files mostly wait on the local stack (one Node process and DynamoDB Local): four at once keep
-    // two cores busy, where vitest's default (cores - 1) runs them one at a time on a 2-core machine. With three,
-    // the second half of a CI run (the short files, which wait on streams and sweeps) left 20 to 39% idle.
-    maxWorkers: Math.max(4, availableParallelism()),
+    // The e2e files mostly wait on the local stack (one Node process and DynamoDB Local): three at once keep
+    // two cores busy, where vitest's default (cores - 1) runs them one at a time on a 2-core machine.
+    maxWorkers: Math.max(3, availableParallelism()),
     sequence: { sequencer: SlowestFirst },
     projects: [
       // Pure tests: no local stack (`npm run test:unit`, the fast loop).
