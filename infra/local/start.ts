@@ -13,7 +13,7 @@ import { handlerEnv, localConfig } from './config.js';
 import { ensureTable, ensureUserPool, startCognito, startDynamoDb, stopChild } from './emulators.js';
 import { createFederationStandIn } from './federation.js';
 import { createLocalServer, type LocalServerState } from './server.js';
-import { startStreamPoller } from './streamPoller.js';
+import { startStreamReader } from './streamReader.js';
 import { changeOrderMailStreamFilter } from '../../lib/changeOrders/mailStream.js';
 import { committedWriteStreamFilter } from '../../lib/items/settleStream.js';
 import { importJobStreamFilter, matchesStreamFilter } from '../../lib/transfer/jobStream.js';
@@ -30,8 +30,7 @@ const scratchDirectory = (prefix: string) => {
 const children = [startDynamoDb(config), startCognito(config, config.dataDir ? '' : scratchDirectory('plm-cognito-'))];
 const server: Server = createLocalServer(state);
 let stopping = false;
-let poller: ReturnType<typeof startStreamPoller> | undefined;
-let jobsPoller: ReturnType<typeof startStreamPoller> | undefined;
+let streamReader: ReturnType<typeof startStreamReader> | undefined;
 let retryTimer: NodeJS.Timeout | undefined;
 let mailSweepTimer: NodeJS.Timeout | undefined;
 
@@ -40,7 +39,7 @@ async function stop(code: number): Promise<never> {
     stopping = true;
     clearInterval(retryTimer);
     clearInterval(mailSweepTimer);
-    await Promise.all([poller?.stop(), jobsPoller?.stop()]);
+    await streamReader?.stop();
     server.close();
     server.closeAllConnections();
     await Promise.all(children.map(stopChild));
@@ -97,29 +96,31 @@ try {
     import('../../functions/jobs/handler.js'),
   ]);
   state.handlers = { graphql: graphql.handler, auth: auth.handler, scim: scim.handler };
-  // Webhooks: the stream of DynamoDB Local feeds the webhooks function as Lambda's event source would, and
-  // a timer stands in for its retry schedule.
-  poller = startStreamPoller({
+  // The stream of DynamoDB Local feeds the stream-fed functions as Lambda's event source mappings would, read
+  // once for both. Webhooks (and notifications, audit sealing): every record, batch after batch. Import jobs,
+  // the settling of large writes (a large release's commit) and change order mails (the INSERT of their
+  // outbox item): the deployed mapping's filters applied here, each record run on its own without waiting
+  // (a long import holds up neither webhooks nor other jobs). A timer stands in for the webhooks' retry schedule.
+  streamReader = startStreamReader({
     endpoint: `http://127.0.0.1:${config.dynamodbPort}`,
     tableName: config.tableName,
-    onRecords: async (records) => {
-      await webhooks.handler({ Records: records } as never);
-    },
-  });
-  // Import jobs, the settling of large writes (a large release's commit) and change order mails (the INSERT of
-  // their outbox item): a poller of their own over the same stream, with the deployed event source mapping's
-  // filters applied here, each record run on its own without waiting (a long import holds up neither webhooks
-  // nor other jobs).
-  jobsPoller = startStreamPoller({
-    name: 'jobs',
-    endpoint: `http://127.0.0.1:${config.dynamodbPort}`,
-    tableName: config.tableName,
-    onRecords: async (records) => {
-      const filters = [importJobStreamFilter, committedWriteStreamFilter, changeOrderMailStreamFilter];
-      for (const record of records.filter((r) => filters.some((filter) => matchesStreamFilter(filter, r)))) {
-        void jobs.handler({ Records: [record] } as never).catch((error: unknown) => console.error('jobs: a job, settling or mail failed:', error));
-      }
-    },
+    consumers: [
+      {
+        name: 'webhooks',
+        onRecords: async (records) => {
+          await webhooks.handler({ Records: records } as never);
+        },
+      },
+      {
+        name: 'jobs',
+        onRecords: async (records) => {
+          const filters = [importJobStreamFilter, committedWriteStreamFilter, changeOrderMailStreamFilter];
+          for (const record of records.filter((r) => filters.some((filter) => matchesStreamFilter(filter, r)))) {
+            void jobs.handler({ Records: [record] } as never).catch((error: unknown) => console.error('jobs: a job, settling or mail failed:', error));
+          }
+        },
+      },
+    ],
   });
   const sweepMs = Number(process.env.WEBHOOK_RETRY_SWEEP_MS) || 1000;
   retryTimer = setInterval(() => void webhooks.handler({ source: 'local.schedule' } as never).catch((error: unknown) => console.error('webhooks: retry run failed:', error)), sweepMs);
