@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Store } from './client.js';
-import { getItem, putIf, queryAll, queryPrefix } from './items.js';
+import { getItem, prefixQuery, putIf, queryAll, queryMatching, queryPrefix } from './items.js';
 import { libraryPartition } from './library.js';
 
 /**
@@ -56,6 +56,18 @@ export function putAutomaticWatch(store: Store, record: WatchRecord): Promise<bo
 export async function listWatchers(store: Store, orgId: string, libraryId: string, targetId: string): Promise<WatchRecord[]> {
   const all = await queryPrefix(store, libraryPartition(orgId, libraryId), `WATCH#${targetId}#`, watchRecord, 'watch');
   return all.filter((watch) => watch.active);
+}
+
+/**
+ * The active watches of a library, by target, when the library holds at most `limit` watch items (unwatched
+ * ones counted); undefined when it holds more. The read stops one item past the limit.
+ */
+export async function listLibraryWatchersUpTo(store: Store, orgId: string, libraryId: string, limit: number): Promise<Map<string, WatchRecord[]> | undefined> {
+  const found = await queryMatching(store, { ...prefixQuery(libraryPartition(orgId, libraryId), 'WATCH#', {}), Limit: limit + 1 }, limit + 1, watchRecord, 'watch');
+  if (found.length > limit) return undefined;
+  const byTarget = new Map<string, WatchRecord[]>();
+  for (const watch of found) if (watch.active) (byTarget.get(watch.targetId) ?? byTarget.set(watch.targetId, []).get(watch.targetId)!).push(watch);
+  return byTarget;
 }
 
 /** What a user watches, in every library. */

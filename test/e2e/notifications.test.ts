@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { OutboxMailer } from '../../lib/mail/mailer.js';
 import { buildDigest, sendDueDigests } from '../../lib/notifications/digest.js';
 import { notifyChanges } from '../../lib/notifications/fanout.js';
+import { newMeter, withMeter } from '../../lib/store/meter.js';
 import type { ChangedItem } from '../../lib/store/stream.js';
 import { newTenant, tenantHeaders, testStore, type Tenant } from '../support/api.js';
 import { mailTo, memberWithRole, notificationsOf as notesOf, ok, refusal, untilNotifications as until, type Member, type Note } from './accessHelpers.js';
@@ -189,6 +190,40 @@ describe('notifications', () => {
     expect(commenterNotes.map((n) => n.kind)).toEqual(Array.from({ length: 60 }, () => 'COMPONENT_UPDATED'));
     expect(outbox.sent.filter((m) => m.to.includes(commenter.email))).toHaveLength(60);
     expect(new Set(commenterNotes.map((n) => n.id)).size).toBe(60);
+  });
+
+  it('reads where-used in rounds and the watches of a library whole for a batch about many of its components, and tells the same people', async () => {
+    // A library of its own: its watches are only the two below.
+    const own = await newTenant({ plan: 'team' });
+    const parts = await createParts(
+      own,
+      Array.from({ length: 40 }, (_, i) => `Batch part ${i}`),
+    );
+    const assembly = await createAssembly(
+      own,
+      'Batch assembly',
+      parts.slice(1, 6).map((part) => ({ childId: part.id, quantity: 1 })),
+    );
+    const [partWatcher, assemblyWatcher] = await Promise.all([memberWithRole(own, 'VIEWER'), memberWithRole(own, 'VIEWER')]);
+    await ok(partWatcher.headers, watchMutation, { input: { targetId: parts[0]!.id } });
+    await ok(assemblyWatcher.headers, watchMutation, { input: { targetId: assembly.id, withChildren: true } });
+    const pk = `ORG#${own.organization.id}#LIB#${own.library.id}`;
+    // A release of the 40 parts: one event each.
+    const batch: ChangedItem[] = parts.map((part, i) => {
+      const image = (version: number) => ({ PK: pk, SK: `C#${part.id}`, entity: 'Component', id: part.id, cpn: `P${i}`, name: `Batch part ${i}`, version, state: 'MODIFIED', updatedBy: own.user.id });
+      return { eventId: `many-${part.id}`, kind: 'MODIFY', at: new Date(Date.UTC(2032, 0, 1, 0, 0, i)).toISOString(), oldImage: image(1), newImage: image(2) };
+    });
+    const outbox = new OutboxMailer();
+    const meter = newMeter();
+    expect(await withMeter(meter, () => notifyChanges({ store: testStore(), mailer: outbox, appUrl: 'https://app.example' }, batch))).toBe(6);
+    // One Query of the watches and one BatchGetItem of the 40 where-used entries (a Query and a BatchGetItem
+    // per component made 96 requests in all), then the assembly's BOM for each of its five children, its own
+    // where-used entry, the two watchers' access, the notifications' transaction and their addressees: 13.
+    expect(meter.requests).toBeLessThanOrEqual(16);
+    expect((await notesOf(partWatcher)).map((n) => [n.kind, n.targetId])).toEqual([['COMPONENT_UPDATED', parts[0]!.id]]);
+    const told = await notesOf(assemblyWatcher);
+    expect(told.map((n) => n.targetId)).toEqual(Array(5).fill(assembly.id));
+    expect(new Set(told.map((n) => n.subjectId))).toEqual(new Set(parts.slice(1, 6).map((part) => part.id)));
   });
 
   it('builds a digest of the notifications it is given, oldest first', () => {
