@@ -71,6 +71,33 @@ async function inRounds<V>(ids: readonly string[], read: (ids: string[]) => Prom
 }
 
 /**
+ * Values by id, each read once into `cache` (under `keyOf` of its id): the ids not read yet in one `read` of
+ * them all, which callers asking meanwhile share; an id it does not find is absent from the answer.
+ */
+async function readOnce<V>(
+  cache: Map<string, Promise<V | undefined>>,
+  ids: readonly string[],
+  keyOf: (id: string) => string,
+  read: (missing: string[]) => Promise<Map<string, V>>,
+): Promise<Map<string, V>> {
+  const missing = [...new Set(ids)].filter((id) => !cache.has(keyOf(id)));
+  if (missing.length > 0) {
+    const loading = read(missing);
+    for (const id of missing)
+      cache.set(
+        keyOf(id),
+        loading.then((found) => found.get(id)),
+      );
+  }
+  const values = await Promise.all(ids.map((id) => cache.get(keyOf(id))));
+  const answer = new Map<string, V>();
+  ids.forEach((id, index) => {
+    if (values[index] !== undefined) answer.set(id, values[index] as V);
+  });
+  return answer;
+}
+
+/**
  * What one stream batch reads once: members' access per organization (memberships, then their teams and
  * custom roles, in rounds), permissions per library and set of roles, the where-used entries and the
  * assemblies above a component, and the watchers of a target (forgotten whenever an event puts automatic
@@ -108,35 +135,23 @@ class BatchReads {
   }
 
   /** The where-used entries of components (absent: used nowhere), each read once per batch, in rounds of 100. */
-  async usagesOf(orgId: string, libraryId: string, ids: readonly string[]): Promise<Map<string, UsageRecord>> {
-    const key = (id: string) => `${orgId}|${libraryId}|${id}`;
-    const missing = [...new Set(ids)].filter((id) => !this.usages.has(key(id)));
-    if (missing.length > 0) {
-      const loading = inRounds(missing, (round) => getUsages(this.store, orgId, libraryId, round));
-      for (const id of missing)
-        this.usages.set(
-          key(id),
-          loading.then((found) => found.get(id)),
-        );
-    }
-    const found = await Promise.all(ids.map(async (id) => [id, await this.usages.get(key(id))] as const));
-    return new Map(found.filter((entry): entry is readonly [string, UsageRecord] => entry[1] !== undefined));
+  usagesOf(orgId: string, libraryId: string, ids: readonly string[]): Promise<Map<string, UsageRecord>> {
+    return readOnce(
+      this.usages,
+      ids,
+      (id) => `${orgId}|${libraryId}|${id}`,
+      (missing) => inRounds(missing, (round) => getUsages(this.store, orgId, libraryId, round)),
+    );
   }
 
   /** The effective access of each user who is a member of the organization (absent: not a member). */
-  async accessOf(orgId: string, userIds: readonly string[]): Promise<Map<string, EffectiveAccess>> {
-    const key = (userId: string) => `${orgId}|${userId}`;
-    const missing = [...new Set(userIds)].filter((userId) => !this.access.has(key(userId)));
-    if (missing.length > 0) {
-      const loading = inRounds(missing, (ids) => getMemberships(this.store, orgId, ids)).then((memberships) => loadEffectiveAccesses(this.store, orgId, [...memberships.values()]));
-      for (const userId of missing)
-        this.access.set(
-          key(userId),
-          loading.then((found) => found.get(userId)),
-        );
-    }
-    const found = await Promise.all(userIds.map(async (userId) => [userId, await this.access.get(key(userId))] as const));
-    return new Map(found.filter((entry): entry is readonly [string, EffectiveAccess] => entry[1] !== undefined));
+  accessOf(orgId: string, userIds: readonly string[]): Promise<Map<string, EffectiveAccess>> {
+    return readOnce(
+      this.access,
+      userIds,
+      (userId) => `${orgId}|${userId}`,
+      (missing) => inRounds(missing, (ids) => getMemberships(this.store, orgId, ids)).then((memberships) => loadEffectiveAccesses(this.store, orgId, [...memberships.values()])),
+    );
   }
 
   /** A member's permissions in a library, computed once per library and set of roles that applies there. */
