@@ -42,12 +42,12 @@ export function startStreamReader(options: { endpoint: string; tableName: string
   const queues = options.consumers.map((consumer) => ({ consumer, records: [] as _Record[], draining: Promise.resolve(), running: false, drained: () => {} }));
   type Queue = (typeof queues)[number];
 
-  /** Hands the queue's records to its consumer, a batch at a time, until none are left. */
+  /** Hands the queue's records to its consumer, a batch at a time, until none are left (or the stack stops: the batch under way ends). */
   function drain(queue: Queue): void {
     if (queue.running) return;
     queue.running = true;
     queue.draining = (async () => {
-      while (queue.records.length > 0) {
+      while (queue.records.length > 0 && !stopped) {
         const batch = queue.records.splice(0, batchSize);
         await queue.consumer.onRecords(batch).catch((error: unknown) => console.error(`${queue.consumer.name}: a stream batch failed:`, error));
         queue.drained();

@@ -20,7 +20,7 @@ describe('the change order mail outbox: the jobs function handed the same stream
   // The jobs function loaded in this process (as Lambda loads it), on the stack's table; the item is written
   // over a placeholder, so the stream says MODIFY and the stack's own poller leaves it alone: this test is the
   // only one that hands its INSERT to a jobs function. (A second table would do, but a table created in
-  // DynamoDB Local while the stack runs stalls the stack's stream pollers.)
+  // DynamoDB Local while the stack runs stalls the stack's stream reader.)
   let store: Store;
   let handler: typeof import('../../functions/jobs/handler.js')['handler'];
   const send = localOutbox.send;
