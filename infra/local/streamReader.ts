@@ -13,6 +13,8 @@ export interface StreamConsumer {
 const batchSize = 1000;
 /** Records read but not yet handed to a consumer, past which reading waits for it (memory, not speed). */
 const backlogLimit = 10_000;
+/** The pause after a read of every shard that found nothing. */
+const idleMs = 100;
 
 /**
  * The local stack's stand-in for Lambda's event source mappings: reads DynamoDB Local's stream of the table
@@ -26,7 +28,7 @@ const backlogLimit = 10_000;
  * One reader for every consumer: DynamoDB Local serves each GetRecords from its one SQLite thread, and a
  * reader per consumer read (and the SDK decoded) every record, search blocks and all, once per consumer.
  */
-export function startStreamReader(options: { endpoint: string; tableName: string; consumers: StreamConsumer[]; intervalMs?: number }) {
+export function startStreamReader(options: { endpoint: string; tableName: string; consumers: StreamConsumer[] }) {
   const config = { endpoint: options.endpoint, region: 'us-east-1', credentials };
   const ddb = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);
@@ -110,7 +112,7 @@ export function startStreamReader(options: { endpoint: string; tableName: string
       } catch (error) {
         if (!stopped) console.error(`the stream reader of ${options.consumers.map((c) => c.name).join(' and ')} failed to read:`, error);
       }
-      if (!busy) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+      if (!busy) await new Promise((resolve) => setTimeout(resolve, idleMs));
     }
   })();
 

@@ -191,14 +191,8 @@ class BatchReads {
 /** How far up where-used is followed (BOMs deeper than this are not expected; it also bounds a cycle). */
 const maxAncestorDepth = 25;
 
-/** The assemblies above a component at every level, each confirmed against its current BOM. */
-export async function ancestorsOf(
-  store: Store,
-  orgId: string,
-  libraryId: string,
-  componentId: string,
-  usagesOf: (ids: string[]) => Promise<Map<string, UsageRecord>> = (ids) => getUsages(store, orgId, libraryId, ids),
-): Promise<Set<string>> {
+/** The assemblies above a component at every level (where-used entries read by `usagesOf`), each confirmed against its current BOM. */
+async function ancestorsOf(store: Store, orgId: string, libraryId: string, componentId: string, usagesOf: (ids: string[]) => Promise<Map<string, UsageRecord>>): Promise<Set<string>> {
   const found = new Set<string>();
   let level = [componentId];
   for (let depth = 0; depth < maxAncestorDepth && level.length > 0; depth += 1) {
